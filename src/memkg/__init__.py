@@ -1,0 +1,61 @@
+"""memkg: an AI agent's memory as an RDF 1.2 knowledge graph.
+
+Everything a user needs is importable from here::
+
+    from memkg import MemoryStore, Claim, Message
+    store = MemoryStore("./memkg-store")      # on disk; MemoryStore() in memory
+    store.load("examples/lia-tea.trig")
+    for row in store.query("SELECT ?c WHERE { GRAPH ?g { ?c a mem:Claim } }"):
+        print(row["c"])
+"""
+
+from .errors import (
+    MemkgError,
+    NotFoundError,
+    ParseError,
+    StoreLockedError,
+    UnknownFormatError,
+    ValidationError,
+    Violation,
+)
+from .model import (
+    Action,
+    Claim,
+    Episode,
+    Extraction,
+    Message,
+    Occurrence,
+    Outcome,
+    Retraction,
+    Vertex,
+)
+from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
+from .vocab import MEM, PROV, mem, prov
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_STORE_PATH",
+    "MEM",
+    "PROV",
+    "Action",
+    "Claim",
+    "Episode",
+    "Extraction",
+    "LoadReport",
+    "MemkgError",
+    "MemoryStore",
+    "Message",
+    "NotFoundError",
+    "Occurrence",
+    "Outcome",
+    "ParseError",
+    "Retraction",
+    "StoreLockedError",
+    "UnknownFormatError",
+    "ValidationError",
+    "Vertex",
+    "Violation",
+    "mem",
+    "prov",
+]

@@ -1,0 +1,362 @@
+"""The ``memkg`` command line: parse arguments, call one library method, format the result.
+
+Library errors become command-line errors at one place, :func:`main`, with the
+exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
+or usage error (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Triple,
+    serialize,
+)
+
+from . import __version__, views
+from .errors import MemkgError, NotFoundError, ParseError, StoreLockedError, ValidationError
+from .store import DEFAULT_STORE_PATH, FORMAT_NAMES, MemoryStore, stderr_progress
+from .vocab import MEM, MEMX, PREFIXES, RDF
+
+EXIT_OK, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+
+RESULT_FORMATS = {
+    "json": QueryResultsFormat.JSON,
+    "xml": QueryResultsFormat.XML,
+    "csv": QueryResultsFormat.CSV,
+    "tsv": QueryResultsFormat.TSV,
+}
+GRAPH_FORMATS = {**FORMAT_NAMES}
+QUERY_FORMATS = ["table", *RESULT_FORMATS, *GRAPH_FORMATS]
+
+
+class UsageError(MemkgError):
+    """A command line that cannot be carried out as written."""
+
+
+# -- formatting ----------------------------------------------------------------------
+
+_SHORT = {**PREFIXES, "memx": MEMX}
+
+
+def short(term: Any) -> str:
+    """A term for people: prefixed names, plain numbers and dates, quoted strings."""
+    if term is None:
+        return ""
+    if isinstance(term, NamedNode):
+        for prefix, ns in _SHORT.items():
+            if term.value.startswith(ns) and term.value[len(ns):].replace("_", "a").isalnum():
+                return f"{prefix}:{term.value[len(ns):]}"
+        return f"<{term.value}>"
+    if isinstance(term, BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, Literal):
+        dt = term.datatype.value
+        if term.language:
+            return f'"{term.value}"@{term.language}'
+        if dt.endswith("#string"):
+            return f'"{term.value}"'
+        return term.value
+    if isinstance(term, Triple):
+        return f"<<( {short(term.subject)} {short(term.predicate)} {short(term.object)} )>>"
+    return str(term)
+
+
+def print_table(solutions: QuerySolutions, out: Any) -> None:
+    names = [v.value for v in solutions.variables]
+    rows = [[short(row[n]) for n in names] for row in solutions]
+    widths = [max([len(n), *(len(r[i]) for r in rows)]) for i, n in enumerate(names)]
+    out.write("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for r in rows:
+        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+    out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+
+
+def write_results(results: Any, fmt: str) -> None:
+    out = sys.stdout
+    if isinstance(results, QueryTriples):
+        if fmt == "table":
+            fmt = "turtle"
+        if fmt not in GRAPH_FORMATS:
+            raise UsageError(f"a CONSTRUCT or DESCRIBE result is a graph: use --format {'|'.join(GRAPH_FORMATS)}")
+        rdf_fmt = GRAPH_FORMATS[fmt]
+        prefixes = PREFIXES if rdf_fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
+        out.flush()
+        sys.stdout.buffer.write(serialize(results, format=rdf_fmt, prefixes=prefixes) or b"")
+        return
+    if fmt in GRAPH_FORMATS:
+        raise UsageError(f"a SELECT or ASK result is a table: use --format {'|'.join(['table', *RESULT_FORMATS])}")
+    if fmt == "table":
+        if isinstance(results, QueryBoolean):
+            out.write(("true" if bool(results) else "false") + "\n")
+        else:
+            print_table(results, out)
+        return
+    out.flush()
+    sys.stdout.buffer.write(results.serialize(format=RESULT_FORMATS[fmt]) or b"")
+    if fmt == "json":
+        sys.stdout.buffer.write(b"\n")
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
+    path = Path(args.store)
+    if not write and not path.exists():
+        raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
+    return MemoryStore(path, read_only=not write)
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    progress = stderr_progress()
+    with open_store(args, write=True) as store:
+        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress)
+    if progress:
+        sys.stderr.write("\r\x1b[K")
+    where = f" into graph <{args.graph}>" if args.graph else ""
+    print(
+        f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
+        f"{report.added:,} new (index included), store {args.store}"
+    )
+    return EXIT_OK
+
+
+def read_query_argument(text: str) -> str:
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise UsageError(f"{path}: no such query file")
+        return path.read_text(encoding="utf-8")
+    return text
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        results = store.query(read_query_argument(args.query), use_default_graph_as_union=args.union)
+        write_results(results, args.format)
+    return EXIT_OK
+
+
+def parse_params(pairs: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param takes key=value, got {pair!r}")
+        params[key.strip()] = value
+    return params
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    if args.list or not args.name:
+        for v in views.list_views():
+            params = ", ".join(
+                f"{p.name}{'' if p.required else '?'}" for p in v.params
+            )
+            print(f"{v.name:<16} {v.description}  [{params}]")
+        return EXIT_OK
+    params = parse_params(args.param)
+    if args.tenant:
+        params["tenant"] = args.tenant
+    with open_store(args, write=False) as store:
+        write_results(store.view(args.name, params), args.format)
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        data = store.export(
+            args.output,
+            format=args.format,
+            graph=args.graph,
+            with_index=args.with_index,
+            with_ontology=args.with_ontology,
+        )
+    if data is not None:
+        sys.stdout.buffer.write(data)
+    return EXIT_OK
+
+
+STATS_QUERY = f"""
+SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {{
+  GRAPH ?g {{ ?x a ?class }}
+  FILTER(?g != <https://w3id.org/memkg>)
+}} GROUP BY ?g ?class ORDER BY ?g DESC(?n) ?class
+"""
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        graphs: dict[str, list[tuple[str, int]]] = {}
+        for row in store.query(STATS_QUERY):
+            graphs.setdefault(short(row["g"]), []).append((short(row["class"]), int(row["n"].value)))
+        default = store.query(
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+        )
+        n_default = int(next(iter(default))["n"].value)
+        total = len(store)
+        print(f"store {args.store}: {total:,} quads (index and ontology included)")
+        print(f"default graph: {n_default:,} triples")
+        for g, counts in graphs.items():
+            print(f"graph {g}:")
+            for cls, n in counts:
+                print(f"  {n:>7,}  {cls}")
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    if args.action == "rebuild":
+        with open_store(args, write=True) as store:
+            store.rebuild_index()
+        print("claim index rebuilt")
+        return EXIT_OK
+    with open_store(args, write=False) as store:
+        report = store.check_index()
+    for g, r, part in report.missing:
+        print(f"missing: {r} in {g}: no index triple for its {part}")
+    for g, r, part in report.orphaned:
+        print(f"orphaned: {r} in {g}: index {part} matches no rdf:reifies triple")
+    if report.consistent:
+        print("claim index consistent")
+        return EXIT_OK
+    return EXIT_INVALID
+
+
+# -- argument parsing ----------------------------------------------------------------
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memkg",
+        description="memkg: an AI agent's memory as an RDF 1.2 knowledge graph.",
+        epilog=(
+            "examples:\n"
+            "  memkg load examples/lia-tea.trig\n"
+            "  memkg view current\n"
+            "  memkg query 'SELECT ?c WHERE { GRAPH ?g { ?c a mem:Claim } }'\n"
+            "\nexit codes: 0 ok; 1 invalid data or inconsistency (nothing written); "
+            "2 parse or usage error (nothing written)"
+        ),
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memkg {__version__}")
+    parser.add_argument(
+        "--store",
+        default=str(DEFAULT_STORE_PATH),
+        metavar="PATH",
+        help="the store directory (default: ./memkg-store)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help: str, example: str, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name, help=help, description=help, epilog=f"example:\n  {example}", formatter_class=_Formatter
+        )
+        p.set_defaults(func=func)
+        return p
+
+    p = command(
+        "load",
+        "Load Turtle, TriG, N-Triples or N-Quads 1.2 files in one atomic, validated write.",
+        "memkg load examples/lia-tea.trig --graph https://example.org/tenants/lia",
+        cmd_load,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
+    p.add_argument("--graph", metavar="IRI", help="graph for the files' default-graph triples (a tenant)")
+    p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
+
+    p = command(
+        "query",
+        "Run a SPARQL 1.2 query (text, or @file.rq); mem:, prov:, rdf:, rdfs:, xsd:, owl: are predeclared.",
+        "memkg query 'SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( ?s ?p ?o )>> } }' --format json",
+        cmd_query,
+    )
+    p.add_argument("query", metavar="QUERY", help="the query text, or @FILE to read it from a file")
+    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+    p.add_argument(
+        "--union", action="store_true", help="query the union of all graphs as the default graph"
+    )
+
+    p = command(
+        "view",
+        "Run a query template from queries/ by name, with parameters bound as RDF terms.",
+        "memkg view current --tenant https://example.org/tenants/lia",
+        cmd_view,
+    )
+    p.add_argument("name", nargs="?", metavar="NAME", help="the view (see --list)")
+    p.add_argument("--list", action="store_true", help="list the views and their parameters")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (repeatable)")
+    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+
+    p = command(
+        "export",
+        "Write the store's data (index triples and the ontology left out unless asked).",
+        "memkg export --format nquads -o backup.nq",
+        cmd_export,
+    )
+    p.add_argument("--format", default="trig", choices=sorted(FORMAT_NAMES), help="output format (default: trig)")
+    p.add_argument("--graph", metavar="IRI", help="export only this graph")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")
+    p.add_argument("--with-ontology", action="store_true", help="include the ontology graph")
+
+    command(
+        "stats",
+        "Show what is in memory: quads, and things by class in each graph.",
+        "memkg stats",
+        cmd_stats,
+    )
+
+    p = command(
+        "index",
+        "Check the claim index against the data (exit 1 if inconsistent), or rebuild it.",
+        "memkg index check",
+        cmd_index,
+    )
+    p.add_argument("action", choices=["check", "rebuild"], help="check or rebuild")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse exits 2 on usage errors, with a hint
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.func(args)
+    except ValidationError as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ValueError, OSError) as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # e.g. `memkg export | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,396 @@
+"""The memory model: vertices, messages, claims, occurrences, episodes, retractions.
+
+Each class describes one thing the agent remembers and knows how to turn
+itself into quads (:meth:`Item.quads`). The classes hold no store and write
+nothing: :meth:`memkg.MemoryStore.add` mints missing IRIs, stamps
+``mem:recordedAt`` from the store clock and commits the quads in one atomic,
+validated write.
+
+Terms are pyoxigraph terms. For convenience an IRI may be given as a ``str``
+wherever only an IRI makes sense (subjects, predicates, roles); a claim's
+*object* given as a Python value (``str``, ``int``, ``float``, ``Decimal``,
+``bool``, ``datetime``) becomes a literal, so pass a ``NamedNode`` for an IRI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Union
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
+
+from .vocab import RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
+
+IRI = Union[str, NamedNode]
+Value = Union[NamedNode, BlankNode, Literal, Triple, str, int, float, Decimal, bool, datetime]
+Graph = Union[NamedNode, DefaultGraph]
+
+#: Prefix of the IRIs memkg mints when the caller gives none.
+ID_BASE = "urn:memkg:"
+
+
+def datetime_literal(t: datetime) -> Literal:
+    """An ``xsd:dateTime`` literal with an explicit timezone (naive times are refused)."""
+    if t.tzinfo is None:
+        raise ValueError(f"datetime {t.isoformat()} has no timezone; memkg times must carry one")
+    text = t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return Literal(text, datatype=xsd.dateTime)
+
+
+def new_id(kind: str) -> NamedNode:
+    """A fresh, time-ordered IRI such as ``urn:memkg:claim:0193a…``.
+
+    Time-ordered (48-bit milliseconds, then 80 random bits) so that IRIs sort in
+    the order they were minted, which keeps exports and logs readable.
+    """
+    stamp = int(time.time() * 1000).to_bytes(6, "big").hex()
+    return NamedNode(f"{ID_BASE}{kind}:{stamp}{os.urandom(10).hex()}")
+
+
+def iri(value: IRI, *, kind: str = "id") -> NamedNode:
+    """An IRI argument as a node. A bare token with no scheme (``"lia"``) is a
+    caller's stable id and is kept, under :data:`ID_BASE`."""
+    if isinstance(value, NamedNode):
+        return value
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"expected an IRI (str or NamedNode), got {value!r}")
+    if ":" not in value:
+        value = f"{ID_BASE}{kind}:{value}"
+    try:
+        return NamedNode(value)
+    except ValueError as err:
+        raise ValueError(f"not a valid IRI: {value!r} ({err})") from None
+
+
+def term(value: Value) -> NamedNode | BlankNode | Literal | Triple:
+    """A claim object: RDF terms as they are, Python values as typed literals."""
+    if isinstance(value, (NamedNode, BlankNode, Literal, Triple)):
+        return value
+    if isinstance(value, bool):
+        return Literal("true" if value else "false", datatype=xsd.boolean)
+    if isinstance(value, int):
+        return Literal(str(value), datatype=xsd.integer)
+    if isinstance(value, (float, Decimal)):
+        return decimal_literal(value)
+    if isinstance(value, datetime):
+        return datetime_literal(value)
+    if isinstance(value, str):
+        return Literal(value)
+    raise TypeError(f"cannot make an RDF term of {value!r}")
+
+
+def decimal_literal(x: float | Decimal) -> Literal:
+    """``xsd:decimal`` from a float without binary noise (0.1 stays "0.1")."""
+    d = Decimal(repr(x)) if isinstance(x, float) else x
+    if not d.is_finite():
+        raise ValueError(f"{x!r} is not a finite number")
+    return Literal(format(d, "f"), datatype=xsd.decimal)
+
+
+def unit_interval(name: str, x: float | Decimal | None) -> Literal | None:
+    """A confidence-like number, refused unless finite and within [0, 1]."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float, Decimal)):
+        raise TypeError(f"{name} must be a number, got {x!r}")
+    if not (math.isfinite(float(x)) and 0 <= x <= 1):
+        raise ValueError(f"{name} must be a finite number in [0, 1], got {x!r}")
+    return decimal_literal(Decimal(x) if isinstance(x, int) else x)
+
+
+def content_hash(content: str) -> str:
+    """SHA-256 of a payload's UTF-8 bytes, hex: spots repeated payloads."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+class _Quads:
+    """Collects the quads of one item in one graph."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.items: list[Quad] = []
+
+    def add(self, s: NamedNode | BlankNode, p: NamedNode, o: object) -> None:
+        if o is None:
+            return
+        self.items.append(Quad(s, p, o, self.graph))  # type: ignore[arg-type]
+
+    def add_all(self, s: NamedNode, p: NamedNode, objects: Iterable[object]) -> None:
+        for o in objects:
+            self.add(s, p, o)
+
+
+def _time(t: datetime | None) -> Literal | None:
+    return datetime_literal(t) if t is not None else None
+
+
+@dataclass
+class Item:
+    """Something the agent remembers. ``id`` None means: mint one on write."""
+
+    id: IRI | None = field(default=None, kw_only=True)
+    #: Extra (predicate, object) pairs to record on the item's node.
+    extra: list[tuple[IRI, Value]] = field(default_factory=list, kw_only=True)
+
+    kind: str = field(default="item", init=False, repr=False)
+
+    def node(self) -> NamedNode:
+        """The item's IRI, minted once on first use."""
+        if self.id is None:
+            self.id = new_id(self.kind)
+        self.id = iri(self.id, kind=self.kind)
+        return self.id
+
+    def quads(self, graph: Graph, recorded_at: datetime) -> list[Quad]:
+        out = _Quads(graph)
+        self._describe(out, recorded_at)
+        for p, o in self.extra:
+            out.add(self.node(), iri(p), term(o))
+        return out.items
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class Vertex(Item):
+    """A person, agent, entity or context: a node with stable identity.
+
+    ``cls`` is its class (``mem:Person``, ``mem:Agent``, ``mem:Entity``,
+    ``mem:Context``, …). The display name is a plain property here; a name that
+    changes over time is better kept as claims on ``mem:displayName``.
+    """
+
+    cls: IRI = mem.Entity
+    display_name: str | None = None
+    kind: str = field(default="vertex", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, iri(self.cls))
+        out.add(n, mem.displayName, Literal(self.display_name) if self.display_name else None)
+
+
+@dataclass
+class Message(Item):
+    """A received payload, kept verbatim, with its hash and idempotency key.
+
+    Writing a message whose ``event_id`` the graph already holds writes nothing
+    and returns the IRI of the message already there (a retry, collapsed).
+    """
+
+    content: str = ""
+    event_id: str | None = None
+    sender: IRI | None = None
+    event_time: datetime | None = None
+    kind: str = field(default="message", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Message)
+        out.add(n, mem.content, Literal(self.content))
+        out.add(n, mem.contentHash, Literal(content_hash(self.content)))
+        out.add(n, mem.eventId, Literal(self.event_id) if self.event_id else None)
+        out.add(n, prov.wasAttributedTo, iri(self.sender) if self.sender else None)
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+@dataclass
+class Claim(Item):
+    """A proposition attributed to a source: the reifier of one triple term, not asserted.
+
+    Provenance is required by the invariants: give at least one of
+    ``asserted_by``, ``generated_by``, ``derived_from`` or ``supported_by``.
+    """
+
+    subject: IRI = ""
+    predicate: IRI = ""
+    object: Value = ""
+    confidence: float | Decimal | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    event_time: datetime | None = None
+    context: list[IRI] = field(default_factory=list)
+    asserted_by: IRI | None = None
+    generated_by: IRI | None = None
+    derived_from: list[IRI] = field(default_factory=list)
+    supported_by: list[IRI] = field(default_factory=list)
+    cls: IRI = mem.Claim
+    kind: str = field(default="claim", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unit_interval("confidence", self.confidence)
+        if self.valid_from and self.valid_until and not self.valid_from < self.valid_until:
+            raise ValueError(
+                f"valid_from {self.valid_from.isoformat()} must be before "
+                f"valid_until {self.valid_until.isoformat()} (validity is [from, until))"
+            )
+
+    def triple(self) -> Triple:
+        return Triple(iri(self.subject), iri(self.predicate), term(self.object))
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, iri(self.cls))
+        out.add(n, RDF_REIFIES, self.triple())
+        out.add(n, mem.confidence, unit_interval("confidence", self.confidence))
+        out.add(n, mem.validFrom, _time(self.valid_from))
+        out.add(n, mem.validUntil, _time(self.valid_until))
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+        out.add_all(n, mem.context, (iri(c) for c in self.context))
+        out.add(n, mem.assertedBy, iri(self.asserted_by) if self.asserted_by else None)
+        out.add(n, prov.wasGeneratedBy, iri(self.generated_by) if self.generated_by else None)
+        out.add_all(n, prov.wasDerivedFrom, (iri(d) for d in self.derived_from))
+        out.add_all(n, mem.supportedBy, (iri(s) for s in self.supported_by))
+
+
+@dataclass
+class Occurrence(Item):
+    """One occurrence of an asserted relation: the triple is asserted, and this
+    reifier gives the occurrence its own identity (two recommendations of tea on
+    two days are two occurrences of one triple)."""
+
+    subject: IRI = ""
+    predicate: IRI = ""
+    object: Value = ""
+    event_time: datetime | None = None
+    confidence: float | Decimal | None = None
+    event_id: str | None = None
+    generated_by: IRI | None = None
+    kind: str = field(default="occurrence", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unit_interval("confidence", self.confidence)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        t = Triple(iri(self.subject), iri(self.predicate), term(self.object))
+        out.add(t.subject, t.predicate, t.object)  # the relation itself is asserted
+        out.add(n, RDF_TYPE, mem.Occurrence)
+        out.add(n, RDF_REIFIES, t)
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.confidence, unit_interval("confidence", self.confidence))
+        out.add(n, mem.eventId, Literal(self.event_id) if self.event_id else None)
+        out.add(n, prov.wasGeneratedBy, iri(self.generated_by) if self.generated_by else None)
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+@dataclass
+class Outcome(Item):
+    """The result of an action."""
+
+    description: str | None = None
+    event_time: datetime | None = None
+    kind: str = field(default="outcome", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Outcome)
+        out.add(n, rdfs.comment, Literal(self.description) if self.description else None)
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+@dataclass
+class Action(Item):
+    """Something done within an episode, by an actor, about an object, with an outcome."""
+
+    actor: IRI | None = None
+    recipient: IRI | None = None
+    object: IRI | None = None
+    produces: Outcome | None = None
+    event_time: datetime | None = None
+    kind: str = field(default="action", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Action)
+        out.add(n, mem.actor, iri(self.actor) if self.actor else None)
+        out.add(n, prov.wasAssociatedWith, iri(self.actor) if self.actor else None)
+        out.add(n, mem.recipient, iri(self.recipient) if self.recipient else None)
+        out.add(n, mem.object, iri(self.object) if self.object else None)
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+        if self.produces is not None:
+            out.add(n, mem.produces, self.produces.node())
+            out.items += self.produces.quads(out.graph, recorded_at)
+
+
+@dataclass
+class Episode(Item):
+    """One situated interaction: who took part, when, and the actions within it."""
+
+    participants: list[IRI] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+    event_time: datetime | None = None
+    description: str | None = None
+    kind: str = field(default="episode", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Episode)
+        out.add_all(n, mem.participant, (iri(p) for p in self.participants))
+        out.add(n, rdfs.comment, Literal(self.description) if self.description else None)
+        out.add(n, mem.eventTime, _time(self.event_time))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+        for action in self.actions:
+            out.add(n, mem.hasAction, action.node())
+            out.items += action.quads(out.graph, recorded_at)
+
+
+@dataclass
+class Extraction(Item):
+    """The activity that produced claims from sources, run by an extractor."""
+
+    used: list[IRI] = field(default_factory=list)
+    extractor: IRI | None = None
+    kind: str = field(default="extraction", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Extraction)
+        out.add_all(n, prov.used, (iri(u) for u in self.used))
+        out.add(n, prov.wasAssociatedWith, iri(self.extractor) if self.extractor else None)
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+@dataclass
+class Retraction(Item):
+    """Withdraws claims or sources from current knowledge, without a successor."""
+
+    retracts: list[IRI] = field(default_factory=list)
+    reason: str | None = None
+    kind: str = field(default="retraction", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, mem.Retraction)
+        out.add_all(n, mem.retracts, (iri(r) for r in self.retracts))
+        out.add(n, mem.reason, Literal(self.reason) if self.reason else None)
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+def idempotency_key(item: Item) -> str | None:
+    """The event id under which a retry of ``item`` must collapse, if it has one."""
+    if isinstance(item, (Message, Occurrence)):
+        return item.event_id
+    return None
+
+
+def walk(items: Iterable[Item]) -> Iterator[Item]:
+    """Every item, nested ones (an episode's actions, an action's outcome) included."""
+    for item in items:
+        yield item
+        if isinstance(item, Episode):
+            yield from walk(item.actions)
+        elif isinstance(item, Action) and item.produces is not None:
+            yield item.produces

@@ -1,0 +1,555 @@
+"""The memory store: an Oxigraph store on disk (or in memory) that memkg writes atomically.
+
+Every write goes through one path, :meth:`MemoryStore.write` (or its streaming
+sibling used by :meth:`MemoryStore.load`): the quads are completed with their
+index triples (:mod:`memkg.index`), checked by the validator when one is
+installed, and committed in one step. Nothing reaches the store half-done:
+
+* small writes use ``Store.extend``, a single transaction;
+* large loads (more than :data:`BULK_THRESHOLD` quads) use Oxigraph's bulk
+  loader, which is several times faster on disk but not transactional, and so
+  only *after* the whole input has parsed and validated: only an I/O failure
+  during that final write could leave part of it, and re-running the same load
+  is then safe because loads are idempotent (quads are a set).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Store,
+    parse,
+    serialize,
+)
+
+from . import index as claim_index
+from . import model, ontology, views
+from .errors import (
+    NotFoundError,
+    ParseError,
+    StoreLockedError,
+    UnknownFormatError,
+    ValidationError,
+    Violation,
+)
+from .model import Claim, Item, Retraction, idempotency_key
+from .vocab import PREFIXES, mem
+
+DEFAULT_STORE_PATH = Path("memkg-store")
+
+#: Loads with more quads than this go through the bulk loader (see module doc).
+BULK_THRESHOLD = 200_000
+#: Inputs larger than this many bytes are parsed twice (check, then stream)
+#: instead of being held in memory as Python objects.
+STREAM_THRESHOLD_BYTES = 256 * 1024 * 1024
+
+_EXTENSIONS: dict[str, RdfFormat] = {
+    "ttl": RdfFormat.TURTLE,
+    "turtle": RdfFormat.TURTLE,
+    "trig": RdfFormat.TRIG,
+    "nt": RdfFormat.N_TRIPLES,
+    "ntriples": RdfFormat.N_TRIPLES,
+    "nq": RdfFormat.N_QUADS,
+    "nquads": RdfFormat.N_QUADS,
+}
+FORMAT_NAMES: dict[str, RdfFormat] = {
+    "turtle": RdfFormat.TURTLE,
+    "trig": RdfFormat.TRIG,
+    "ntriples": RdfFormat.N_TRIPLES,
+    "nquads": RdfFormat.N_QUADS,
+}
+
+Term = NamedNode | BlankNode | Literal
+Validator = Callable[["MemoryStore", Sequence[Quad]], list[Violation]]
+Progress = Callable[[str], None]
+
+
+def rdf_format(path: str | Path, forced: str | RdfFormat | None = None) -> RdfFormat:
+    """The RDF format of ``path``: ``forced`` if given, else from its extension.
+
+    >>> rdf_format("memory.trig").name
+    'TriG'
+    """
+    if isinstance(forced, RdfFormat):
+        return forced
+    if forced is not None:
+        try:
+            return FORMAT_NAMES[forced.lower()]
+        except KeyError:
+            raise UnknownFormatError(
+                f"unknown format {forced!r}; expected one of {', '.join(FORMAT_NAMES)}"
+            ) from None
+    ext = Path(path).suffix.lstrip(".").lower()
+    if ext not in _EXTENSIONS:
+        raise UnknownFormatError(
+            f"{path}: cannot tell the RDF format from the extension {ext or '(none)'!r}; "
+            f"use .ttl, .trig, .nt or .nq, or force one with --format {'|'.join(FORMAT_NAMES)}"
+        )
+    return _EXTENSIONS[ext]
+
+
+def as_graph(graph: str | NamedNode | DefaultGraph | None) -> NamedNode | DefaultGraph:
+    """A graph argument as a term: an IRI string or node for a tenant, None for the default graph."""
+    if graph is None or isinstance(graph, DefaultGraph):
+        return DefaultGraph()
+    if isinstance(graph, NamedNode):
+        return graph
+    try:
+        return NamedNode(graph)
+    except ValueError as err:
+        raise ValueError(f"not a valid graph IRI: {graph!r} ({err})") from None
+
+
+class Clock:
+    """The store clock: UTC, strictly increasing, so two writes never share a ``recordedAt``."""
+
+    def __init__(self, now: Callable[[], datetime] | None = None) -> None:
+        self._now = now or (lambda: datetime.now(timezone.utc))
+        self._last: datetime | None = None
+        self._lock = threading.Lock()
+
+    def tick(self) -> datetime:
+        with self._lock:
+            t = self._now().astimezone(timezone.utc)
+            if self._last is not None and t <= self._last:
+                t = self._last + timedelta(microseconds=1)
+            self._last = t
+            return t
+
+
+@dataclass
+class LoadReport:
+    """What a :meth:`MemoryStore.load` did."""
+
+    files: list[str] = field(default_factory=list)
+    parsed: int = 0  #: quads read from the files
+    added: int = 0  #: quads (data and index) the store did not have before
+    bulk: bool = False  #: whether the bulk loader was used
+
+
+class MemoryStore:
+    """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
+
+    ``path`` is a directory (created if needed); ``None`` keeps everything in
+    memory, for tests and scratch work.
+
+    >>> store = MemoryStore()
+    >>> store.load_data('<urn:ex:a> <urn:ex:p> "1" .', format="ntriples").parsed
+    1
+    >>> [str(row["o"]) for row in store.query("SELECT ?o WHERE { <urn:ex:a> ?p ?o }")]
+    ['"1"']
+
+    Raises :class:`~memkg.errors.StoreLockedError` when another process has the
+    directory open for writing.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        clock: Clock | None = None,
+        validator: Validator | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.read_only = read_only
+        self.clock = clock or Clock()
+        self.validator = validator
+        self._write_lock = threading.RLock()
+        try:
+            if self.path is None:
+                self._store = Store()
+            elif read_only:
+                self._store = Store.read_only(str(self.path))
+            else:
+                self._store = Store(str(self.path))
+            if not read_only:
+                ontology.install(self._store)
+        except OSError as err:
+            if "lock" in str(err).lower():
+                raise StoreLockedError(
+                    f"{self.path}: the store is open for writing in another process "
+                    f"(a running `memkg serve`?); stop it or use --endpoint"
+                ) from err
+            raise
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def raw(self) -> Store:
+        """The underlying pyoxigraph Store, for reads the API does not cover. Do not write to it."""
+        return self._store
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def __contains__(self, quad: Quad) -> bool:
+        return quad in self._store
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: dict[Any, Term] | None = None,
+        default_graph: Any = None,
+        use_default_graph_as_union: bool = False,
+    ) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """Run a SPARQL 1.2 query; the memkg prefixes (mem:, prov:, rdf:, …) are predeclared.
+
+        Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
+        """
+        try:
+            return self._store.query(
+                sparql,
+                prefixes=PREFIXES,
+                substitutions=substitutions,
+                default_graph=default_graph,
+                use_default_graph_as_union=use_default_graph_as_union,
+            )
+        except SyntaxError as err:
+            raise ParseError.from_syntax_error(err, file="<query>") from None
+
+    def quads(
+        self,
+        subject: Term | None = None,
+        predicate: NamedNode | None = None,
+        object: Term | None = None,
+        graph: NamedNode | DefaultGraph | None = None,
+        *,
+        with_index: bool = False,
+    ) -> Iterator[Quad]:
+        """The quads matching a pattern (None matches anything); index triples only if asked."""
+        for q in self._store.quads_for_pattern(subject, predicate, object, graph):
+            if with_index or not claim_index.is_index_quad(q):
+                yield q
+
+    def named_graphs(self) -> list[NamedNode]:
+        """The tenants' graphs (the ontology graph, memkg's own, left out)."""
+        graphs = (g for g in self._store.named_graphs() if isinstance(g, NamedNode))
+        return sorted((g for g in graphs if g != ontology.ONTOLOGY_GRAPH), key=str)
+
+    def view(
+        self, name: str, params: dict[str, str] | None = None
+    ) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """Run the template ``queries/NAME.rq`` with its parameters given as text.
+
+        >>> store = MemoryStore()
+        >>> list(store.view("current"))
+        []
+        """
+        bound = views.bind(views.get_view(name), dict(params or {}))
+        return self.query(bound.text, **views.dataset_for(bound.tenant, ontology.ONTOLOGY_GRAPH))
+
+    # -- writing ---------------------------------------------------------------------
+
+    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int:
+        """Write ``quads`` atomically, with their index triples, after validation.
+
+        Returns how many quads were new. Raises
+        :class:`~memkg.errors.ValidationError` (nothing written) when the
+        validator refuses the write.
+        """
+        self._check_writable()
+        batch = list(claim_index.with_index(quads))
+        with self._write_lock:
+            self._validate(batch, source)
+            new = [q for q in dict.fromkeys(batch) if q not in self._store]
+            if new:
+                self._store.extend(new)
+            return len(new)
+
+    def add(self, item: Item, *, graph: str | NamedNode | None = None) -> NamedNode:
+        """Remember one item (and the items nested in it) in one atomic write.
+
+        Mints the item's IRI if it has none, stamps ``mem:recordedAt`` from the
+        store clock, and returns the IRI. A message or occurrence whose
+        ``event_id`` the graph already holds is a retry: nothing is written and
+        the IRI already stored is returned.
+
+        >>> from memkg.model import Message
+        >>> store = MemoryStore()
+        >>> first = store.add(Message(content="I prefer tea", event_id="chat-1"))
+        >>> store.add(Message(content="I prefer tea", event_id="chat-1")) == first
+        True
+        """
+        return self.add_all([item], graph=graph)[0]
+
+    def add_all(self, items: Sequence[Item], *, graph: str | NamedNode | None = None) -> list[NamedNode]:
+        """Remember several items in one atomic write; returns their IRIs in order."""
+        target = as_graph(graph)
+        with self._write_lock:
+            recorded_at = self.clock.tick()
+            quads: list[Quad] = []
+            seen: dict[str, NamedNode] = {}
+            for item in items:
+                key = idempotency_key(item)
+                if key is not None:
+                    existing = seen.get(key) or self._find_event(key, target)
+                    if existing is not None:
+                        item.id = existing
+                        continue
+                quads += item.quads(target, recorded_at)
+                if key is not None:
+                    seen[key] = item.node()
+            self.write(quads, source=", ".join(str(i.node()) for i in items))
+            return [item.node() for item in items]
+
+    def supersede(
+        self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | None = None
+    ) -> NamedNode:
+        """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
+        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
+        target = as_graph(graph)
+        old_node = model.iri(old, kind="claim")
+        self._require_claim(old_node, target)
+        new.extra = [*new.extra, (mem.supersedes, old_node)]
+        return self.add(new, graph=target)
+
+    def retract(
+        self,
+        *targets: str | NamedNode,
+        reason: str | None = None,
+        graph: str | NamedNode | None = None,
+    ) -> NamedNode:
+        """Withdraw claims (or sources) from current knowledge, without a successor.
+        Returns the IRI of the recorded ``mem:Retraction``."""
+        target = as_graph(graph)
+        nodes = [model.iri(t, kind="claim") for t in targets]
+        for node in nodes:
+            if not any(self._store.quads_for_pattern(node, None, None, target)):
+                raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
+        return self.add(Retraction(retracts=nodes, reason=reason), graph=target)
+
+    def _find_event(self, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
+        for q in self._store.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
+            if isinstance(q.subject, NamedNode):
+                return q.subject
+        return None
+
+    def _require_claim(self, node: NamedNode, graph: NamedNode | DefaultGraph) -> None:
+        if not any(self._store.quads_for_pattern(node, model.RDF_REIFIES, None, graph)):
+            raise NotFoundError(f"{node}: no claim by that IRI in graph {graph}")
+
+    def load(
+        self,
+        *paths: str | os.PathLike[str],
+        graph: str | NamedNode | None = None,
+        format: str | RdfFormat | None = None,
+        base_iri: str | None = None,
+        progress: Progress | None = None,
+    ) -> LoadReport:
+        """Load RDF 1.2 files (Turtle, TriG, N-Triples, N-Quads) in one atomic write.
+
+        ``graph`` receives the triples each file puts in its default graph (named
+        graphs in TriG/N-Quads stay where they are). Every file is parsed and the
+        whole batch validated before anything is written: a
+        :class:`~memkg.errors.ParseError` (with file, line and column) or a
+        :class:`~memkg.errors.ValidationError` leaves the store as it was.
+        Loading the same files again adds nothing (blank nodes excepted: each
+        load mints new ones, which is why reifiers should be IRIs).
+        """
+        self._check_writable()
+        if not paths:
+            raise ValueError("load needs at least one file")
+        target = as_graph(graph)
+        sources = [(Path(p), rdf_format(p, format)) for p in paths]
+        for path, _ in sources:
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: no such file")
+        report = LoadReport(files=[str(p) for p, _ in sources])
+        total_bytes = sum(p.stat().st_size for p, _ in sources)
+
+        def read_all() -> Iterator[Quad]:
+            for path, fmt in sources:
+                yield from _parse_file(path, fmt, target, base_iri, progress)
+
+        with self._write_lock:
+            before = len(self._store)
+            if total_bytes <= STREAM_THRESHOLD_BYTES:
+                batch = list(claim_index.with_index(read_all()))
+                report.parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+                self._validate(batch, ", ".join(report.files))
+                report.bulk = len(batch) > BULK_THRESHOLD
+                self._commit(batch, bulk=report.bulk, progress=progress)
+            else:
+                # Too big to hold as Python objects: a first pass proves the input
+                # parses (and is counted), a second streams it to the bulk loader.
+                report.parsed = sum(1 for _ in read_all())
+                self._validate_stream(read_all, ", ".join(report.files))
+                report.bulk = True
+                self._commit(claim_index.with_index(read_all()), bulk=True, progress=progress)
+            report.added = len(self._store) - before
+        return report
+
+    def load_data(
+        self,
+        data: str | bytes,
+        *,
+        format: str | RdfFormat,
+        graph: str | NamedNode | None = None,
+        base_iri: str | None = None,
+    ) -> LoadReport:
+        """Load RDF given as text rather than a file; same guarantees as :meth:`load`."""
+        self._check_writable()
+        fmt = rdf_format("", format)
+        target = as_graph(graph)
+        raw = data.encode() if isinstance(data, str) else data
+        with self._write_lock:
+            before = len(self._store)
+            batch = list(claim_index.with_index(_parse_bytes(raw, fmt, target, base_iri)))
+            self._validate(batch, "<data>")
+            self._commit(batch, bulk=len(batch) > BULK_THRESHOLD)
+            parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+            return LoadReport(files=["<data>"], parsed=parsed, added=len(self._store) - before)
+
+    def _commit(self, quads: Iterable[Quad], *, bulk: bool, progress: Progress | None = None) -> None:
+        if progress:
+            progress("writing…")
+        if bulk:
+            self._store.bulk_extend(quads)
+        else:
+            self._store.extend(quads)
+        if self.path is not None:
+            self._store.flush()
+
+    def _validate(self, batch: Sequence[Quad], source: str | None) -> None:
+        if self.validator is None:
+            return
+        violations = self.validator(self, batch)
+        if violations:
+            raise ValidationError(violations, source=source)
+
+    def _validate_stream(self, read: Callable[[], Iterator[Quad]], source: str) -> None:
+        if self.validator is None:
+            return
+        self._validate(list(read()), source)
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise PermissionError(f"{self.path}: the store is open read-only")
+
+    # -- export and maintenance --------------------------------------------------------
+
+    def export(
+        self,
+        output: str | os.PathLike[str] | IO[bytes] | None = None,
+        *,
+        format: str | RdfFormat = "trig",
+        graph: str | NamedNode | None = None,
+        with_index: bool = False,
+        with_ontology: bool = False,
+    ) -> bytes | None:
+        """Serialize the store (or one ``graph``); returns bytes when ``output`` is None.
+
+        Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
+        graph: name it with ``graph`` when the store has named graphs.
+        """
+        fmt = rdf_format("", format)
+        target = as_graph(graph) if graph is not None else None
+        if not fmt.supports_datasets and target is None:
+            if self.named_graphs():
+                raise ValueError(
+                    f"{fmt.name} holds a single graph but the store has named graphs; "
+                    f"pass a graph (--graph IRI) or use trig/nquads"
+                )
+            target = DefaultGraph()
+        quads = self.quads(graph=target, with_index=with_index)
+        if not with_ontology and target is None:
+            quads = (q for q in quads if q.graph_name != ontology.ONTOLOGY_GRAPH)
+        items: Iterable[Any] = quads if fmt.supports_datasets else (q.triple for q in quads)
+        prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
+        return serialize(items, output, fmt, prefixes=prefixes)
+
+    def check_index(self) -> claim_index.IndexReport:
+        """Prove the claim index matches the data (see :func:`memkg.index.check`)."""
+        return claim_index.check(self._store)
+
+    def rebuild_index(self) -> None:
+        """Derive the claim index again from the data, atomically."""
+        self._check_writable()
+        with self._write_lock:
+            claim_index.rebuild(self._store)
+
+    def flush(self) -> None:
+        if self.path is not None and not self.read_only:
+            self._store.flush()
+
+    def close(self) -> None:
+        """Flush and release the store (the directory can then be opened elsewhere)."""
+        self.flush()
+        self._store = None  # type: ignore[assignment]  # pyoxigraph closes on drop
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
+    if isinstance(target, DefaultGraph):
+        yield from quads
+        return
+    for q in quads:
+        if isinstance(q.graph_name, DefaultGraph):
+            yield Quad(q.subject, q.predicate, q.object, target)
+        else:
+            yield q
+
+
+def _parse_file(
+    path: Path,
+    fmt: RdfFormat,
+    target: NamedNode | DefaultGraph,
+    base_iri: str | None,
+    progress: Progress | None,
+) -> Iterator[Quad]:
+    # pyoxigraph parses lazily: syntax errors surface while iterating, so the
+    # whole iteration sits inside the try.
+    base = base_iri or path.resolve().as_uri()
+    try:
+        parser = parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True)
+        for n, quad in enumerate(_retarget(parser, target), 1):
+            if progress and n % 100_000 == 0:
+                progress(f"{path}: {n:,} quads read")
+            yield quad
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file=path) from None
+
+
+def _parse_bytes(
+    data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
+) -> Iterator[Quad]:
+    try:
+        yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file="<data>") from None
+
+
+def stderr_progress() -> Progress | None:
+    """A progress printer for long work: stderr, and silent unless stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(message: str) -> None:
+        sys.stderr.write(f"\r\x1b[K{message}")
+        sys.stderr.flush()
+
+    return show

@@ -1,0 +1,35 @@
+"""Shared fixtures: paths to the examples, and stores to write into."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memkg import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+LIA = EXAMPLES / "lia-tea.trig"
+LIA_GRAPH = "https://example.org/tenants/lia"
+EX = "https://example.org/lia/"
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    """A fresh in-memory store."""
+    return MemoryStore()
+
+
+@pytest.fixture
+def lia_store(store: MemoryStore) -> MemoryStore:
+    """An in-memory store holding the tea story."""
+    store.load(LIA)
+    return store
+
+
+def data_quads(store: MemoryStore) -> set:
+    """The user's quads: no index triples, no ontology graph."""
+    from memkg.ontology import ONTOLOGY_GRAPH
+
+    return {q for q in store.quads() if q.graph_name != ONTOLOGY_GRAPH}

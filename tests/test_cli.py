@@ -1,0 +1,173 @@
+"""The command line: a thin adapter with the exit codes of the contract (0 ok, 1 invalid, 2 error)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memkg import MemoryStore
+from memkg.cli import build_parser, main
+
+from .conftest import EX, LIA, LIA_GRAPH, data_quads
+
+
+@pytest.fixture
+def run(tmp_path: Path, capsys):
+    """Run ``memkg --store TMP/store ARGS…``; returns (exit code, stdout, stderr)."""
+    store = tmp_path / "store"
+
+    def _run(*args: str) -> tuple[int, str, str]:
+        try:
+            code = main(["--store", str(store), *args])
+        except SystemExit as exit:  # argparse's usage errors
+            code = exit.code
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    _run.store = store  # type: ignore[attr-defined]
+    return _run
+
+
+def test_load_then_query_a_claim_by_its_triple_term(run) -> None:
+    code, out, _ = run("load", str(LIA))
+    assert code == 0 and "loaded 192 quads" in out
+    code, out, _ = run(
+        "query",
+        f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c rdf:reifies <<( <{EX}Lia> <{EX}prefers> <{EX}teaWithoutSugar> )>> }} }}",
+        "--format", "json",
+    )
+    assert code == 0
+    results = json.loads(out)
+    assert [b["c"]["value"] for b in results["results"]["bindings"]] == [EX + "c0"]
+
+
+def test_two_parallel_recommendations_come_back_as_two_rows(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run(
+        "query",
+        f"SELECT ?e WHERE {{ GRAPH ?g {{ ?e rdf:reifies <<( <{EX}Aurora> <{EX}recommends> <{EX}tea> )>> }} }} ORDER BY ?e",
+        "--format", "csv",
+    )
+    assert code == 0
+    assert out.split() == ["e", EX + "e6", EX + "e7"]
+
+
+def test_reloading_reports_nothing_new(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run("load", str(LIA))
+    assert code == 0 and ": 0 new" in out
+
+
+def test_a_malformed_file_exits_2_naming_the_line_and_changes_nothing(run, tmp_path: Path) -> None:
+    run("load", str(LIA))
+    before = set(MemoryStore(run.store, read_only=True).quads(with_index=True))
+    bad = tmp_path / "bad.ttl"
+    bad.write_text('<http://e/a> <http://e/p> <http://e/b> .\n<http://e/a> <http://e/p> "oops .\n')
+    code, out, err = run("load", str(bad))
+    assert code == 2
+    assert f"{bad}:2:" in err
+    assert set(MemoryStore(run.store, read_only=True).quads(with_index=True)) == before
+
+
+def test_export_then_load_into_a_fresh_store_gives_back_every_quad(run, tmp_path: Path) -> None:
+    run("load", str(LIA))
+    dump = tmp_path / "dump.nq"
+    assert run("export", "--format", "nquads", "-o", str(dump))[0] == 0
+    fresh = tmp_path / "fresh"
+    assert main(["--store", str(fresh), "load", str(dump)]) == 0
+    original = data_quads(MemoryStore(run.store, read_only=True))
+    assert data_quads(MemoryStore(fresh, read_only=True)) == original
+
+
+def test_export_to_stdout_in_trig(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run("export")
+    assert code == 0
+    assert "teaWithoutSugar" in out and "index#" not in out
+
+
+def test_view_current_shows_current_claims_only(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run("view", "current", "--format", "csv")
+    assert code == 0
+    claims = {line.split(",")[0] for line in out.splitlines()[1:]}
+    assert claims == {EX + c for c in ("c0", "c1", "c2", "cName1", "idc1")}  # cName0 is superseded
+    code, out, _ = run("view", "current", "--tenant", "https://example.org/tenants/nobody", "--format", "csv")
+    assert code == 0 and out.split() == ["claim,subject,predicate,object"]
+
+
+def test_view_list_names_every_template(run) -> None:
+    code, out, _ = run("view", "--list")
+    assert code == 0 and out.startswith("current")
+
+
+def test_unknown_view_and_bad_parameters_are_usage_errors(run) -> None:
+    run("load", str(LIA))
+    code, _, err = run("view", "nosuchview")
+    assert code == 2 and "available: current" in err
+    code, _, err = run("view", "current", "--param", "nope")
+    assert code == 2 and "key=value" in err
+    code, _, err = run("view", "current", "--param", "valid_at=2026-01-01")
+    assert code == 2 and "no parameter 'valid_at'" in err
+
+
+def test_a_bad_query_exits_2_with_its_position(run) -> None:
+    run("load", str(LIA))
+    code, _, err = run("query", "SELECT ?x WHERE { ?x ?y }")
+    assert code == 2 and "<query>:1:" in err
+
+
+def test_query_from_a_file_and_as_a_graph(run, tmp_path: Path) -> None:
+    run("load", str(LIA))
+    q = tmp_path / "q.rq"
+    q.write_text(f"CONSTRUCT {{ ?c ?p ?o }} WHERE {{ GRAPH ?g {{ ?c ?p ?o FILTER(?c = <{EX}c0>) }} }}")
+    code, out, _ = run("query", f"@{q}", "--format", "ntriples")
+    assert code == 0 and f"<{EX}c0> <https://w3id.org/memkg#confidence>" in out
+
+
+def test_querying_a_missing_store_is_a_usage_error(run) -> None:
+    code, _, err = run("query", "ASK {}")
+    assert code == 2 and "load something first" in err
+
+
+def test_usage_errors_exit_2_with_a_hint(run) -> None:
+    code, _, err = run("load")
+    assert code == 2 and "usage:" in err
+    code, _, err = run("frobnicate")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_stats_and_index_check(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run("stats")
+    assert code == 0 and f"graph <{LIA_GRAPH}>" in out and "mem:Claim" in out
+    code, out, _ = run("index", "check")
+    assert code == 0 and "consistent" in out
+
+
+def test_every_command_is_documented_with_an_example() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert set(sub.choices) >= {"load", "query", "view", "export"}
+    help_text = parser.format_help()
+    for name, command in sub.choices.items():
+        assert name in help_text
+        assert command.description, f"{name} has no description"
+        assert "example:" in (command.epilog or ""), f"{name} has no example"
+
+
+def test_the_console_script_runs_outside_the_checkout(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "memkg", "--store", str(tmp_path / "s"), "load", str(LIA)],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    help_run = subprocess.run([sys.executable, "-m", "memkg", "--help"], capture_output=True, text=True, cwd=tmp_path)
+    for command in ("load", "query", "view", "export", "stats", "index"):
+        assert command in help_run.stdout

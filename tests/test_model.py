@@ -1,0 +1,193 @@
+"""The write API: each call one atomic, stamped write; retries collapse; ids are kept or minted."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Triple
+
+from memkg import (
+    Action,
+    Claim,
+    Episode,
+    MemoryStore,
+    Message,
+    NotFoundError,
+    Occurrence,
+    Outcome,
+    Vertex,
+    mem,
+)
+from memkg.model import content_hash
+from memkg.store import Clock
+
+EX = "http://example.org/"
+LIA, AURORA, TEA = NamedNode(EX + "Lia"), NamedNode(EX + "Aurora"), NamedNode(EX + "tea")
+TENANT = "http://example.org/tenants/lia"
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def values(store: MemoryStore, s: NamedNode, p: NamedNode) -> list:
+    return [q.object for q in store.quads(s, p, None)]
+
+
+def test_a_message_is_kept_verbatim_with_hash_and_recorded_at(store: MemoryStore) -> None:
+    text = "I prefer tea   without sugar.\n"
+    m = store.add(Message(content=text, event_id="chat-1", sender=LIA, event_time=T0))
+    assert values(store, m, mem.content) == [Literal(text)]
+    assert values(store, m, mem.contentHash) == [Literal(content_hash(text))]
+    (recorded,) = values(store, m, mem.recordedAt)
+    assert recorded.datatype.value.endswith("#dateTime") and recorded.value.endswith("Z")
+
+
+def test_a_retry_with_the_same_event_id_writes_nothing(store: MemoryStore) -> None:
+    first = store.add(Message(content="hello", event_id="evt-7"), graph=TENANT)
+    size = len(store)
+    again = store.add(Message(content="hello", event_id="evt-7"), graph=TENANT)
+    assert again == first
+    assert len(store) == size
+
+
+def test_distinct_event_ids_with_the_same_content_all_survive(store: MemoryStore) -> None:
+    a = store.add(Message(content="same words", event_id="evt-1"))
+    b = store.add(Message(content="same words", event_id="evt-2"))
+    assert a != b
+    assert values(store, a, mem.contentHash) == values(store, b, mem.contentHash)
+
+
+def test_retries_inside_one_batch_collapse_too(store: MemoryStore) -> None:
+    ids = store.add_all([Message(content="x", event_id="e"), Message(content="x", event_id="e")])
+    assert ids[0] == ids[1]
+    assert len(list(store.quads(None, mem.eventId, Literal("e")))) == 1
+
+
+def test_event_ids_are_per_tenant(store: MemoryStore) -> None:
+    a = store.add(Message(content="x", event_id="e"), graph="http://example.org/t1")
+    b = store.add(Message(content="x", event_id="e"), graph="http://example.org/t2")
+    assert a != b
+
+
+def test_a_claim_reifies_one_triple_term_and_is_not_asserted(store: MemoryStore) -> None:
+    m = store.add(Message(content="I prefer tea"))
+    c = store.add(
+        Claim(
+            subject=LIA,
+            predicate=EX + "prefers",
+            object=TEA,
+            confidence=0.95,
+            valid_from=T0,
+            context=[EX + "morning"],
+            asserted_by=m,
+        )
+    )
+    assert values(store, c, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")) == [
+        Triple(LIA, NamedNode(EX + "prefers"), TEA)
+    ]
+    assert not list(store.quads(LIA, NamedNode(EX + "prefers"), TEA))
+    assert values(store, c, mem.confidence)[0].value == "0.95"
+    assert values(store, c, mem.assertedBy) == [m]
+    assert values(store, c, mem.context) == [NamedNode(EX + "morning")]
+    assert store.check_index().consistent
+    # the index finds it by subject without scanning triple terms
+    assert [q.subject for q in store.quads(None, NamedNode("https://w3id.org/memkg/index#subject"), LIA, None, with_index=True)] == [c]
+
+
+def test_claim_objects_from_python_values_become_typed_literals(store: MemoryStore) -> None:
+    c = store.add(Claim(subject=LIA, predicate=EX + "age", object=41, asserted_by=EX + "m"))
+    (t,) = values(store, c, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"))
+    assert t.object == Literal("41", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf")])
+def test_confidence_outside_the_unit_interval_is_refused(bad: float) -> None:
+    with pytest.raises(ValueError, match="confidence"):
+        Claim(subject=LIA, predicate=EX + "p", object=TEA, confidence=bad)
+
+
+def test_validity_must_be_an_increasing_interval() -> None:
+    with pytest.raises(ValueError, match="valid_from"):
+        Claim(subject=LIA, predicate=EX + "p", object=TEA, valid_from=T0, valid_until=T0)
+
+
+def test_naive_datetimes_are_refused(store: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="timezone"):
+        store.add(Message(content="x", event_time=datetime(2026, 1, 1)))
+    assert not list(store.quads(None, mem.content, None))
+
+
+def test_parallel_occurrences_keep_their_own_identity(store: MemoryStore) -> None:
+    e1 = store.add(Occurrence(subject=AURORA, predicate=EX + "recommends", object=TEA, event_time=T0, confidence=0.96))
+    e2 = store.add(
+        Occurrence(subject=AURORA, predicate=EX + "recommends", object=TEA,
+                   event_time=T0 + timedelta(days=52), confidence=0.72)
+    )
+    assert e1 != e2
+    assert len(list(store.quads(AURORA, NamedNode(EX + "recommends"), TEA))) == 1
+    rows = list(store.query(
+        "SELECT ?e WHERE { ?e a mem:Occurrence ; rdf:reifies <<( <http://example.org/Aurora> "
+        "<http://example.org/recommends> <http://example.org/tea> )>> }"
+    ))
+    assert {r["e"] for r in rows} == {e1, e2}
+
+
+def test_an_occurrence_retry_collapses_on_its_event_id(store: MemoryStore) -> None:
+    occ = Occurrence(subject=AURORA, predicate=EX + "recommends", object=TEA, event_id="rec-1")
+    first = store.add(occ)
+    assert store.add(Occurrence(subject=AURORA, predicate=EX + "recommends", object=TEA, event_id="rec-1")) == first
+
+
+def test_an_episode_with_actions_and_outcome_is_one_write(store: MemoryStore) -> None:
+    outcome = Outcome(description="Lia accepted")
+    action = Action(actor=AURORA, recipient=LIA, object=TEA, produces=outcome)
+    ep = store.add(Episode(participants=[LIA, AURORA], actions=[action], event_time=T0), graph=TENANT)
+    assert values(store, ep, mem.hasAction) == [action.node()]
+    assert values(store, action.node(), mem.produces) == [outcome.node()]
+    assert values(store, action.node(), mem.actor) == [AURORA]
+    stamps = {q.object for q in store.quads(None, mem.recordedAt, None)}
+    assert len(stamps) == 1  # one write, one transaction time
+
+
+def test_caller_ids_are_kept_and_missing_ids_minted(store: MemoryStore) -> None:
+    kept = store.add(Vertex(id=EX + "Lia", cls=mem.Person, display_name="Lia"))
+    assert kept == LIA
+    token = store.add(Vertex(id="lia", cls=mem.Person))
+    assert token.value == "urn:memkg:vertex:lia"
+    minted = {store.add(Message(content=str(i))) for i in range(50)}
+    assert len(minted) == 50
+    assert all(m.value.startswith("urn:memkg:message:") for m in minted)
+
+
+def test_recorded_at_comes_from_a_strictly_increasing_clock() -> None:
+    frozen = Clock(lambda: T0)  # a clock that does not move must still never repeat
+    store = MemoryStore(clock=frozen)
+    stamps = [store.clock.tick() for _ in range(3)]
+    assert stamps == sorted(set(stamps))
+
+
+def test_supersede_writes_a_new_version_and_keeps_the_old(store: MemoryStore) -> None:
+    m = store.add(Message(content="call me Lia"))
+    old = store.add(Claim(subject=LIA, predicate=mem.displayName, object="Lia", asserted_by=m))
+    old_quads = set(store.quads(old, None, None))
+    new = store.supersede(old, Claim(subject=LIA, predicate=mem.displayName, object="Amelia", asserted_by=m))
+    assert values(store, new, mem.supersedes) == [old]
+    assert set(store.quads(old, None, None)) == old_quads  # nothing overwritten
+    current = [r["claim"] for r in store.view("current")]
+    assert current == [new]
+
+
+def test_supersede_and_retract_refuse_unknown_claims(store: MemoryStore) -> None:
+    with pytest.raises(NotFoundError):
+        store.supersede(EX + "nope", Claim(subject=LIA, predicate=EX + "p", object=TEA, asserted_by=EX + "m"))
+    with pytest.raises(NotFoundError):
+        store.retract(EX + "nope")
+
+
+def test_retract_withdraws_a_claim_from_current_knowledge(store: MemoryStore) -> None:
+    c = store.add(Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m"))
+    assert [r["claim"] for r in store.view("current")] == [c]
+    r = store.retract(c, reason="the user corrected it")
+    assert values(store, r, mem.retracts) == [c]
+    assert values(store, r, mem.reason) == [Literal("the user corrected it")]
+    assert list(store.view("current")) == []
+    assert list(store.quads(c, None, None))  # the claim itself stays, for history

@@ -1,0 +1,217 @@
+"""The store: loading (atomic, idempotent, every format), export round trips, persistence."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
+
+import memkg.store as store_module
+from memkg import MemoryStore, ParseError, UnknownFormatError
+from memkg.vocab import MEMX
+
+from .conftest import EX, LIA, LIA_GRAPH, data_quads
+
+GOOD_TTL = """VERSION "1.2"
+PREFIX ex: <http://example.org/>
+PREFIX mem: <https://w3id.org/memkg#>
+ex:c1 a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:a ex:p ex:b )>> .
+ex:a ex:knows ex:b ~ ex:o1 {| a mem:Occurrence |} .
+"""
+BAD_TTL = """PREFIX ex: <http://example.org/>
+ex:a ex:p ex:b .
+ex:a ex:p "unterminated .
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_example_claim_is_found_by_its_triple_term(lia_store: MemoryStore) -> None:
+    rows = list(
+        lia_store.query(
+            f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c rdf:reifies <<( <{EX}Lia> <{EX}prefers> <{EX}teaWithoutSugar> )>> }} }}"
+        )
+    )
+    assert [r["c"] for r in rows] == [NamedNode(EX + "c0")]
+
+
+def test_parallel_recommendations_are_two_occurrences_of_one_asserted_triple(lia_store: MemoryStore) -> None:
+    rows = list(
+        lia_store.query(
+            f"""SELECT ?e ?conf WHERE {{ GRAPH ?g {{
+                ?e a mem:Occurrence ; rdf:reifies <<( <{EX}Aurora> <{EX}recommends> <{EX}tea> )>> ;
+                   mem:confidence ?conf }} }} ORDER BY ?e"""
+        )
+    )
+    assert [r["e"].value for r in rows] == [EX + "e6", EX + "e7"]
+    assert [float(r["conf"].value) for r in rows] == [0.96, 0.72]
+    asserted = list(lia_store.quads(NamedNode(EX + "Aurora"), NamedNode(EX + "recommends"), NamedNode(EX + "tea")))
+    assert len(asserted) == 1
+
+
+def test_reloading_the_same_file_adds_nothing(lia_store: MemoryStore) -> None:
+    before = len(lia_store)
+    report = lia_store.load(LIA)
+    assert report.added == 0
+    assert len(lia_store) == before
+
+
+@pytest.mark.parametrize(
+    "fmt,suffix",
+    [("turtle", "ttl"), ("trig", "trig"), ("ntriples", "nt"), ("nquads", "nq")],
+)
+def test_every_format_loads_triple_terms(tmp_path: Path, fmt: str, suffix: str) -> None:
+    source = MemoryStore()
+    source.load(write(tmp_path, "good.ttl", GOOD_TTL))
+    serialized = source.export(format=fmt)
+    target = MemoryStore()
+    target.load(write(tmp_path, f"copy.{suffix}", serialized.decode()))
+    assert data_quads(target) == data_quads(source)
+
+
+def test_a_parse_error_names_file_line_and_column_and_writes_nothing(tmp_path: Path, lia_store: MemoryStore) -> None:
+    before = set(lia_store.quads(with_index=True))
+    good = write(tmp_path, "good.ttl", GOOD_TTL)
+    bad = write(tmp_path, "bad.ttl", BAD_TTL)
+    with pytest.raises(ParseError) as info:
+        lia_store.load(good, bad)  # the good file must not be half-committed
+    err = info.value
+    assert err.file == str(bad)
+    assert err.line == 3
+    assert err.column is not None
+    assert f"{bad}:3:" in str(err)
+    assert set(lia_store.quads(with_index=True)) == before
+
+
+def test_the_bulk_path_is_equally_atomic_and_gives_the_same_store(tmp_path: Path, monkeypatch) -> None:
+    good = write(tmp_path, "good.ttl", GOOD_TTL)
+    bad = write(tmp_path, "bad.ttl", BAD_TTL)
+    normal = MemoryStore()
+    normal.load(good, LIA)
+    monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)
+    bulk = MemoryStore()
+    report = bulk.load(good, LIA)
+    assert report.bulk
+    assert set(bulk.quads(with_index=True)) == set(normal.quads(with_index=True))
+    with pytest.raises(ParseError):
+        MemoryStore().load(good, bad)
+
+
+def test_the_streaming_path_checks_everything_before_writing(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(store_module, "STREAM_THRESHOLD_BYTES", 0)
+    good = write(tmp_path, "good.ttl", GOOD_TTL)
+    bad = write(tmp_path, "bad.ttl", BAD_TTL)
+    store = MemoryStore()
+    before = set(store.quads(with_index=True))
+    with pytest.raises(ParseError):
+        store.load(good, bad)
+    assert set(store.quads(with_index=True)) == before
+    report = store.load(good)
+    assert report.bulk and report.parsed == 5
+    assert store.check_index().consistent
+
+
+def test_graph_option_moves_default_graph_triples_into_the_tenant(tmp_path: Path, store: MemoryStore) -> None:
+    store.load(write(tmp_path, "g.ttl", GOOD_TTL), graph="http://example.org/tenant")
+    graphs = {q.graph_name for q in data_quads(store)}
+    assert graphs == {NamedNode("http://example.org/tenant")}
+
+
+def test_unknown_extension_is_refused_with_a_hint(tmp_path: Path, store: MemoryStore) -> None:
+    with pytest.raises(UnknownFormatError, match="--format"):
+        store.load(write(tmp_path, "data.txt", GOOD_TTL))
+    report = store.load(write(tmp_path, "data.txt", GOOD_TTL), format="turtle")
+    assert report.parsed == 5
+
+
+def test_missing_file_is_an_error_before_anything_is_written(tmp_path: Path, store: MemoryStore) -> None:
+    before = len(store)
+    with pytest.raises(FileNotFoundError):
+        store.load(write(tmp_path, "ok.ttl", GOOD_TTL), tmp_path / "missing.ttl")
+    assert len(store) == before
+
+
+def test_export_then_load_into_a_fresh_store_gives_back_every_quad(tmp_path: Path, lia_store: MemoryStore) -> None:
+    for fmt, suffix in (("trig", "trig"), ("nquads", "nq")):
+        dump = tmp_path / f"dump.{suffix}"
+        lia_store.export(dump, format=fmt)
+        fresh = MemoryStore()
+        fresh.load(dump)
+        assert data_quads(fresh) == data_quads(lia_store)
+        assert set(fresh.quads(with_index=True)) == set(lia_store.quads(with_index=True))
+
+
+def test_export_leaves_index_and_ontology_out_unless_asked(lia_store: MemoryStore) -> None:
+    plain = lia_store.export(format="nquads").decode()
+    assert MEMX not in plain and "<https://w3id.org/memkg> ." not in plain
+    full = lia_store.export(format="nquads", with_index=True, with_ontology=True).decode()
+    assert MEMX in full and "<https://w3id.org/memkg> ." in full
+
+
+def test_export_to_a_single_graph_format_needs_a_graph(lia_store: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="named graphs"):
+        lia_store.export(format="turtle")
+    text = lia_store.export(format="turtle", graph=LIA_GRAPH).decode()
+    assert "teaWithoutSugar" in text
+
+
+def test_blank_nodes_get_fresh_labels_per_load(tmp_path: Path, store: MemoryStore) -> None:
+    # Two files using the same label must not merge their nodes.
+    a = write(tmp_path, "a.ttl", '_:x <http://example.org/p> "a" .')
+    b = write(tmp_path, "b.ttl", '_:x <http://example.org/p> "b" .')
+    store.load(a, b)
+    subjects = {q.subject for q in data_quads(store)}
+    assert len(subjects) == 2
+
+
+def test_the_store_persists_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    with MemoryStore(path) as s:
+        s.load(LIA)
+        expected = set(s.quads(with_index=True))
+    reopened = MemoryStore(path, read_only=True)
+    assert set(reopened.quads(with_index=True)) == expected
+    with pytest.raises(PermissionError):
+        reopened.load(LIA)
+
+
+def test_a_second_writer_process_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    holder = MemoryStore(path)
+    code = (
+        "import sys; from memkg import MemoryStore, StoreLockedError\n"
+        f"try:\n    MemoryStore({str(path)!r})\nexcept StoreLockedError as e:\n    print(e); sys.exit(3)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    assert "another process" in result.stdout
+    holder.close()
+
+
+def test_load_data_accepts_text(store: MemoryStore) -> None:
+    report = store.load_data(GOOD_TTL, format="turtle", graph="http://example.org/g")
+    assert report.parsed == 5
+    with pytest.raises(ParseError) as info:
+        store.load_data(BAD_TTL, format="turtle")
+    assert info.value.line == 3
+
+
+def test_query_syntax_errors_are_parse_errors(store: MemoryStore) -> None:
+    with pytest.raises(ParseError) as info:
+        store.query("SELECT ?x WHERE { ?x ?y }")
+    assert info.value.line is not None
+
+
+def test_literals_compare_by_value_after_normalisation(store: MemoryStore) -> None:
+    # Oxigraph normalises "0.50" to "0.5": compare as numbers, never as text.
+    store.write([Quad(NamedNode("http://e/a"), NamedNode("http://e/p"),
+                      Literal("0.50", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal")))])
+    rows = list(store.query("SELECT ?o WHERE { <http://e/a> <http://e/p> ?o FILTER(?o = 0.5) }"))
+    assert len(rows) == 1
