@@ -54,6 +54,8 @@ class ParseError(MemkgError, SyntaxError):
             m = re.match(r"error at (\d+):(\d+): ?(.*)", reason, re.DOTALL)
             if m:
                 line, column, reason = int(m.group(1)), int(m.group(2)), m.group(3)
+        # pyoxigraph repeats the position in its message; ours leads with it already.
+        reason = re.sub(r"^Parser error at line \d+ column \d+: ", "", reason)
         return cls(reason, file=file or err.filename, line=line, column=column)
 
 
