@@ -103,13 +103,15 @@ def test_view_current_shows_current_claims_only(run) -> None:
 
 def test_view_list_names_every_template(run) -> None:
     code, out, _ = run("view", "--list")
-    assert code == 0 and out.startswith("current")
+    listed = {line.split()[0] for line in out.splitlines()}
+    templates = {p.stem for p in (Path(__file__).resolve().parents[1] / "queries").glob("*.rq")}
+    assert code == 0 and listed == templates and "current" in listed
 
 
 def test_unknown_view_and_bad_parameters_are_usage_errors(run) -> None:
     run("load", str(LIA))
     code, _, err = run("view", "nosuchview")
-    assert code == 2 and "available: current" in err
+    assert code == 2 and "no view named 'nosuchview'" in err and "current" in err
     code, _, err = run("view", "current", "--param", "nope")
     assert code == 2 and "key=value" in err
     code, _, err = run("view", "current", "--param", "valid_at=2026-01-01")
@@ -171,3 +173,63 @@ def test_the_console_script_runs_outside_the_checkout(tmp_path: Path) -> None:
     help_run = subprocess.run([sys.executable, "-m", "memkg", "--help"], capture_output=True, text=True, cwd=tmp_path)
     for command in ("load", "query", "view", "export", "stats", "index"):
         assert command in help_run.stdout
+
+
+def test_supersede_records_a_new_version_from_the_command_line(run) -> None:
+    run("load", str(LIA))
+    code, out, err = run("supersede", EX + "cName1", "--object", '"Amy"', "--valid-from", "2026-03-01T00:00:00Z")
+    assert code == 0, err
+    new = out.strip()
+    code, out, _ = run("view", "current", "--format", "csv")
+    rows = [line.split(",") for line in out.splitlines()[1:]]
+    assert [r[3] for r in rows if r[0] == new] == ["Amy"]
+    assert EX + "cName1" not in {r[0] for r in rows}
+
+
+def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:
+    run("load", str(LIA))
+    code, _, err = run("supersede", EX + "nope", "--object", '"x"')
+    assert code == 2 and "no claim" in err
+    code, _, err = run("supersede", EX + "c0", "--object", "not a term")
+    assert code == 2 and "not an RDF term" in err
+    code, _, err = run("supersede", EX + "c0", "--valid-from", "2026-03-01")
+    assert code == 2 and "timezone" in err
+
+
+def test_retract_withdraws_from_current(run) -> None:
+    run("load", str(LIA))
+    code, out, err = run("retract", EX + "c2", "--reason", "Lia corrected it", "--graph", LIA_GRAPH)
+    assert code == 0, err
+    code, out, _ = run("view", "current", "--format", "csv")
+    assert EX + "c2" not in out and EX + "c1" in out
+
+
+def test_validate_files_exit_codes_and_formats(run) -> None:
+    fixtures = Path(__file__).parent / "fixtures"
+    code, out, _ = run("validate", str(LIA))
+    assert code == 0 and "conforms" in out
+    bad = fixtures / "invalid" / "inv5-no-provenance.trig"
+    code, out, _ = run("validate", str(bad))
+    assert code == 1 and "mem:ClaimProvenanceShape" in out and "https://example.org/fx/c1" in out
+    code, out, _ = run("validate", str(bad), "--format", "json")
+    report = json.loads(out)
+    assert report["conforms"] is False
+    assert report["results"][0]["focusNode"] == "<https://example.org/fx/c1>"
+    code, out, _ = run("validate", str(bad), "--format", "turtle")
+    assert code == 1 and "sh:ValidationReport" in out and "sh:conforms false" in out
+
+
+def test_validate_the_store_and_refuse_invalid_loads(run) -> None:
+    bad = Path(__file__).parent / "fixtures" / "invalid" / "inv9-duplicate-event-id.trig"
+    code, _, err = run("load", str(bad))
+    assert code == 1 and "UniqueEventIdShape" in err and "nothing was written" in err
+    run("load", str(LIA))
+    code, out, _ = run("validate")
+    assert code == 0
+
+
+def test_a_broken_shapes_file_is_an_error_not_a_pass(run, tmp_path: Path) -> None:
+    shapes = tmp_path / "broken.ttl"
+    shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> . <urn:s> a sh:NodeShape ; sh:minCount \"many\" .")
+    code, _, err = run("validate", str(LIA), "--shapes", str(shapes))
+    assert code == 2 and "urn:s" in err

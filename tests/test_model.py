@@ -14,8 +14,10 @@ from memkg import (
     MemoryStore,
     Message,
     NotFoundError,
+    ValidationError,
     Occurrence,
     Outcome,
+    Predicate,
     Vertex,
     mem,
 )
@@ -26,6 +28,19 @@ EX = "http://example.org/"
 LIA, AURORA, TEA = NamedNode(EX + "Lia"), NamedNode(EX + "Aurora"), NamedNode(EX + "tea")
 TENANT = "http://example.org/tenants/lia"
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+PREDICATES = ("prefers", "likes", "recommends", "age")
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    """A store whose vertices and predicates exist, as the invariants require of claims."""
+    s = MemoryStore()
+    s.add_all(
+        [Vertex(id=LIA, cls=mem.Person), Vertex(id=AURORA, cls=mem.Agent), Vertex(id=TEA, cls=mem.Entity),
+         Vertex(id=EX + "morning", cls=mem.Context), Message(id=EX + "m", content="Lia talks about tea.")]
+        + [Predicate(id=EX + p, label=p) for p in PREDICATES]
+    )
+    return s
 
 
 def values(store: MemoryStore, s: NamedNode, p: NamedNode) -> list:
@@ -112,8 +127,8 @@ def test_validity_must_be_an_increasing_interval() -> None:
 
 def test_naive_datetimes_are_refused(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="timezone"):
-        store.add(Message(content="x", event_time=datetime(2026, 1, 1)))
-    assert not list(store.quads(None, mem.content, None))
+        store.add(Message(content="naive", event_time=datetime(2026, 1, 1)))
+    assert not list(store.quads(None, mem.content, Literal("naive")))
 
 
 def test_parallel_occurrences_keep_their_own_identity(store: MemoryStore) -> None:
@@ -144,7 +159,7 @@ def test_an_episode_with_actions_and_outcome_is_one_write(store: MemoryStore) ->
     assert values(store, ep, mem.hasAction) == [action.node()]
     assert values(store, action.node(), mem.produces) == [outcome.node()]
     assert values(store, action.node(), mem.actor) == [AURORA]
-    stamps = {q.object for q in store.quads(None, mem.recordedAt, None)}
+    stamps = {q.object for q in store.quads(None, mem.recordedAt, None, NamedNode(TENANT))}
     assert len(stamps) == 1  # one write, one transaction time
 
 
@@ -156,6 +171,19 @@ def test_caller_ids_are_kept_and_missing_ids_minted(store: MemoryStore) -> None:
     minted = {store.add(Message(content=str(i))) for i in range(50)}
     assert len(minted) == 50
     assert all(m.value.startswith("urn:memkg:message:") for m in minted)
+
+
+def test_an_invalid_write_is_refused_whole_naming_shape_and_focus(store: MemoryStore) -> None:
+    size = len(store)
+    coffee = NamedNode(EX + "coffee")  # never declared as a vertex
+    with pytest.raises(ValidationError) as info:
+        store.add_all([Message(id=EX + "m9", content="ok"),
+                       Claim(id=EX + "c9", subject=LIA, predicate=EX + "likes", object=coffee, asserted_by=EX + "m9")])
+    (violation,) = info.value.violations
+    assert violation.shape == "<https://w3id.org/memkg#TypedVertexShape>"
+    assert violation.focus == f"<{EX}c9>"
+    assert "nothing was written" in str(info.value)
+    assert len(store) == size  # not even the valid message
 
 
 def test_recorded_at_comes_from_a_strictly_increasing_clock() -> None:

@@ -18,9 +18,13 @@ from .conftest import EX, LIA, LIA_GRAPH, data_quads
 GOOD_TTL = """VERSION "1.2"
 PREFIX ex: <http://example.org/>
 PREFIX mem: <https://w3id.org/memkg#>
-ex:c1 a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:a ex:p ex:b )>> .
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+ex:a a mem:Person . ex:b a mem:Entity . ex:p a rdf:Property .
+ex:m a mem:Message ; mem:content "a p b" .
+ex:c1 a mem:Claim ; rdf:reifies <<( ex:a ex:p ex:b )>> ; mem:assertedBy ex:m .
 ex:a ex:knows ex:b ~ ex:o1 {| a mem:Occurrence |} .
 """
+GOOD_QUADS = 11
 BAD_TTL = """PREFIX ex: <http://example.org/>
 ex:a ex:p ex:b .
 ex:a ex:p "unterminated .
@@ -114,7 +118,7 @@ def test_the_streaming_path_checks_everything_before_writing(tmp_path: Path, mon
         store.load(good, bad)
     assert set(store.quads(with_index=True)) == before
     report = store.load(good)
-    assert report.bulk and report.parsed == 5
+    assert report.bulk and report.parsed == GOOD_QUADS
     assert store.check_index().consistent
 
 
@@ -128,7 +132,7 @@ def test_unknown_extension_is_refused_with_a_hint(tmp_path: Path, store: MemoryS
     with pytest.raises(UnknownFormatError, match="--format"):
         store.load(write(tmp_path, "data.txt", GOOD_TTL))
     report = store.load(write(tmp_path, "data.txt", GOOD_TTL), format="turtle")
-    assert report.parsed == 5
+    assert report.parsed == GOOD_QUADS
 
 
 def test_missing_file_is_an_error_before_anything_is_written(tmp_path: Path, store: MemoryStore) -> None:
@@ -197,7 +201,7 @@ def test_a_second_writer_process_is_refused_with_a_clear_error(tmp_path: Path) -
 
 def test_load_data_accepts_text(store: MemoryStore) -> None:
     report = store.load_data(GOOD_TTL, format="turtle", graph="http://example.org/g")
-    assert report.parsed == 5
+    assert report.parsed == GOOD_QUADS
     with pytest.raises(ParseError) as info:
         store.load_data(BAD_TTL, format="turtle")
     assert info.value.line == 3
@@ -215,3 +219,15 @@ def test_literals_compare_by_value_after_normalisation(store: MemoryStore) -> No
                       Literal("0.50", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal")))])
     rows = list(store.query("SELECT ?o WHERE { <http://e/a> <http://e/p> ?o FILTER(?o = 0.5) }"))
     assert len(rows) == 1
+
+
+def test_change_removes_and_records_in_one_step_keeping_the_index_right(lia_store: MemoryStore) -> None:
+    g = NamedNode(LIA_GRAPH)
+    c0 = NamedNode(EX + "c0")
+    removed = list(lia_store.quads(c0, None, None, g))
+    record = Quad(NamedNode(EX + "erasure1"), NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                  NamedNode("https://w3id.org/memkg#Retraction"), g)
+    assert lia_store.change(remove=removed, add=[record]) == len(removed)
+    assert not list(lia_store.quads(c0, None, None, g, with_index=True))  # index triples went too
+    assert record in lia_store
+    assert lia_store.check_index().consistent

@@ -26,6 +26,7 @@ from .model import (
     Message,
     Occurrence,
     Outcome,
+    Predicate,
     Retraction,
     Vertex,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "Occurrence",
     "Outcome",
     "ParseError",
+    "Predicate",
     "Retraction",
     "StoreLockedError",
     "UnknownFormatError",

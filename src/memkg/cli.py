@@ -192,6 +192,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .validation import validate_files, validate_store
+
+    if args.files:
+        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format)
+    else:
+        with open_store(args, write=False) as store:
+            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes)
+    if args.format == "json":
+        print(report.to_json())
+    elif args.format == "turtle":
+        sys.stdout.write(report.to_turtle())
+    else:
+        sys.stdout.write(report.to_text())
+    return EXIT_OK if report.conforms else EXIT_INVALID
+
+
 STATS_QUERY = f"""
 SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {{
   GRAPH ?g {{ ?x a ?class }}
@@ -216,6 +233,62 @@ def cmd_stats(args: argparse.Namespace) -> int:
             print(f"graph {g}:")
             for cls, n in counts:
                 print(f"  {n:>7,}  {cls}")
+    return EXIT_OK
+
+
+def parse_term(text: str) -> Any:
+    """A term as written in Turtle: <iri>, a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:),
+    "a literal", "x"@en, "1"^^xsd:decimal, 42, true. Parsed by pyoxigraph, never pasted into queries."""
+    from pyoxigraph import RdfFormat, parse
+
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
+    try:
+        (quad,) = list(parse(f'{head}<urn:memkg:s> <urn:memkg:p> {text} .', format=RdfFormat.TURTLE))
+    except (SyntaxError, ValueError):
+        raise UsageError(f"not an RDF term: {text!r} (write <iri>, prefix:name, \"text\", 42 or true)") from None
+    return quad.object
+
+
+def parse_time(text: str | None) -> Any:
+    from datetime import datetime
+
+    if text is None:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise UsageError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
+    return t
+
+
+def cmd_supersede(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    with open_store(args, write=True) as store:
+        old, graph = store.get_claim(args.claim, graph=args.graph)
+        new = replace(
+            old,
+            id=args.id,
+            subject=parse_term(args.subject) if args.subject else old.subject,
+            predicate=parse_term(args.predicate) if args.predicate else old.predicate,
+            object=parse_term(args.object) if args.object else old.object,
+            confidence=float(args.confidence) if args.confidence is not None else old.confidence,
+            valid_from=parse_time(args.valid_from) if args.valid_from else old.valid_from,
+            valid_until=parse_time(args.valid_until) if args.valid_until else old.valid_until,
+            asserted_by=parse_term(args.asserted_by) if args.asserted_by else old.asserted_by,
+            extra=[],
+        )
+        node = store.supersede(old.node(), new, graph=graph)
+    print(node.value)
+    return EXIT_OK
+
+
+def cmd_retract(args: argparse.Namespace) -> int:
+    with open_store(args, write=True) as store:
+        node = store.retract(*args.targets, reason=args.reason, graph=args.graph)
+    print(node.value)
     return EXIT_OK
 
 
@@ -320,12 +393,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")
     p.add_argument("--with-ontology", action="store_true", help="include the ontology graph")
 
+    p = command(
+        "validate",
+        "Check files (or, without files, the whole store) against memkg's invariants; exit 1 on violations.",
+        "memkg validate examples/*.trig --format json",
+        cmd_validate,
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="files to validate (default: the store)")
+    p.add_argument("--format", default="text", choices=["text", "turtle", "json"],
+                   help="report format: text (one line per result), turtle (sh:ValidationReport), json")
+    p.add_argument("--engine", default="native", choices=["native", "pyshacl"],
+                   help="native (shapes compiled to SPARQL, default) or pyshacl (the reference)")
+    p.add_argument("--shapes", action="append", default=[], metavar="FILE",
+                   help="your own SHACL shapes, checked with memkg's (repeatable)")
+    p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
+
     command(
         "stats",
         "Show what is in memory: quads, and things by class in each graph.",
         "memkg stats",
         cmd_stats,
     )
+
+    p = command(
+        "supersede",
+        "Record a new version of a claim (nothing is overwritten): prints the new claim's IRI.",
+        "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --graph https://example.org/tenants/lia",
+        cmd_supersede,
+    )
+    p.add_argument("claim", metavar="CLAIM", help="the IRI of the claim to supersede")
+    p.add_argument("--object", metavar="TERM", help="the new object (<iri>, prefix:name, \"text\", 42)")
+    p.add_argument("--subject", metavar="TERM", help="a new subject (default: the old one)")
+    p.add_argument("--predicate", metavar="TERM", help="a new predicate (default: the old one)")
+    p.add_argument("--confidence", type=float, metavar="X", help="the new version's confidence in [0, 1]")
+    p.add_argument("--valid-from", metavar="TIME", help="start of validity, e.g. 2026-03-01T00:00:00Z")
+    p.add_argument("--valid-until", metavar="TIME", help="end of validity (exclusive)")
+    p.add_argument("--asserted-by", metavar="TERM", help="the message that asserts the new version")
+    p.add_argument("--id", metavar="IRI", help="the new claim's IRI (default: minted)")
+    p.add_argument("--graph", metavar="IRI", help="the tenant graph (default: the old claim's)")
+
+    p = command(
+        "retract",
+        "Withdraw claims (or sources) from current knowledge, recording a mem:Retraction; prints its IRI.",
+        "memkg retract https://example.org/lia/c2 --reason 'Lia corrected it' --graph https://example.org/tenants/lia",
+        cmd_retract,
+    )
+    p.add_argument("targets", nargs="+", metavar="IRI", help="the claims or sources to withdraw")
+    p.add_argument("--reason", help="why (kept as mem:reason)")
+    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
 
     p = command(
         "index",

@@ -26,7 +26,7 @@ from typing import Union
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 
-from .vocab import RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
+from .vocab import OWL, RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
 IRI = Union[str, NamedNode]
 Value = Union[NamedNode, BlankNode, Literal, Triple, str, int, float, Decimal, bool, datetime]
@@ -176,6 +176,25 @@ class Vertex(Item):
         n = self.node()
         out.add(n, RDF_TYPE, iri(self.cls))
         out.add(n, mem.displayName, Literal(self.display_name) if self.display_name else None)
+
+
+@dataclass
+class Predicate(Item):
+    """A property declaration, which claims about it need (invariant 4).
+
+    ``functional`` declares it an ``owl:FunctionalProperty``: one value at a
+    time, so two current claims with different objects contradict each other.
+    """
+
+    label: str | None = None
+    functional: bool = False
+    kind: str = field(default="predicate", init=False, repr=False)
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        out.add(n, RDF_TYPE, NamedNode(RDF + "Property"))
+        out.add(n, RDF_TYPE, NamedNode(OWL + "FunctionalProperty") if self.functional else None)
+        out.add(n, rdfs.label, Literal(self.label) if self.label else None)
 
 
 @dataclass
@@ -394,3 +413,45 @@ def walk(items: Iterable[Item]) -> Iterator[Item]:
             yield from walk(item.actions)
         elif isinstance(item, Action) and item.produces is not None:
             yield item.produces
+
+
+def _datetime(term: object) -> datetime | None:
+    if isinstance(term, Literal):
+        try:
+            return datetime.fromisoformat(term.value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
+    """The :class:`Claim` that ``quads`` (a claim's description) record about ``node``."""
+    by: dict[str, list[object]] = {}
+    for q in quads:
+        if q.subject == node:
+            by.setdefault(q.predicate.value, []).append(q.object)
+
+    def one(p: NamedNode) -> object:
+        return (by.get(p.value) or [None])[0]
+
+    triple = one(RDF_REIFIES)
+    if not isinstance(triple, Triple):
+        raise ValueError(f"{node} reifies no triple term")
+    confidence = one(mem.confidence)
+    cls = [c for c in by.get(RDF_TYPE.value, []) if c != mem.Claim]
+    return Claim(
+        id=node,
+        subject=triple.subject,  # type: ignore[arg-type]
+        predicate=triple.predicate,
+        object=triple.object,
+        confidence=Decimal(confidence.value) if isinstance(confidence, Literal) else None,
+        valid_from=_datetime(one(mem.validFrom)),
+        valid_until=_datetime(one(mem.validUntil)),
+        event_time=_datetime(one(mem.eventTime)),
+        context=[c for c in by.get(mem.context.value, []) if isinstance(c, NamedNode)],
+        asserted_by=one(mem.assertedBy),  # type: ignore[arg-type]
+        generated_by=one(prov.wasGeneratedBy),  # type: ignore[arg-type]
+        derived_from=[d for d in by.get(prov.wasDerivedFrom.value, []) if isinstance(d, NamedNode)],
+        supported_by=[d for d in by.get(mem.supportedBy.value, []) if isinstance(d, NamedNode)],
+        cls=cls[0] if cls else mem.Claim,  # type: ignore[arg-type]
+    )

@@ -35,6 +35,7 @@ from pyoxigraph import (
     QueryTriples,
     RdfFormat,
     Store,
+    Triple,
     parse,
     serialize,
 )
@@ -148,7 +149,9 @@ class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
 
     ``path`` is a directory (created if needed); ``None`` keeps everything in
-    memory, for tests and scratch work.
+    memory, for tests and scratch work. Every write is validated against
+    memkg's invariants by the ``validation`` engine (``"native"`` or
+    ``"pyshacl"``) and refused whole if it breaks one.
 
     >>> store = MemoryStore()
     >>> store.load_data('<urn:ex:a> <urn:ex:p> "1" .', format="ntriples").parsed
@@ -166,12 +169,18 @@ class MemoryStore:
         *,
         read_only: bool = False,
         clock: Clock | None = None,
-        validator: Validator | None = None,
+        validation: str | None = "native",
     ) -> None:
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
         self.clock = clock or Clock()
-        self.validator = validator
+        #: Checks every write before it is committed (see :mod:`memkg.validation`);
+        #: None writes unchecked, for scratch stores that collect invalid data on purpose.
+        self.validator: Validator | None = None
+        if validation is not None and not read_only:
+            from .validation import WriteValidator
+
+            self.validator = WriteValidator(validation)
         self._write_lock = threading.RLock()
         try:
             if self.path is None:
@@ -275,7 +284,42 @@ class MemoryStore:
                 self._store.extend(new)
             return len(new)
 
-    def add(self, item: Item, *, graph: str | NamedNode | None = None) -> NamedNode:
+    def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
+        """Remove and add quads in one atomic step; returns how many were removed.
+
+        memkg never overwrites: this is for erasure (consent revoked), the one
+        deletion the contract allows, which removes content and records what it
+        removed in the same step. Index triples follow the removed and added
+        ``rdf:reifies`` quads; the additions are validated like any write.
+        """
+        self._check_writable()
+        removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
+        adding = list(claim_index.with_index(add))
+        with self._write_lock:
+            gone = [q for q in removing if q in self._store]
+            dropped = set(gone)
+            stale: list[Quad] = []
+            for q in gone:
+                for iq in claim_index.index_quads(q) or ():
+                    # Another reifies of the same reifier may still need this index triple.
+                    if not any(
+                        other not in dropped and claim_index.index_quads(other) and iq in claim_index.index_quads(other)
+                        for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
+                    ):
+                        stale.append(iq)
+            if adding:
+                self._validate(adding, source)
+            operations = []
+            if gone or stale:
+                operations.append(f"DELETE DATA {{ {_data_block([*gone, *stale])} }}")
+            if adding:
+                operations.append(f"INSERT DATA {{ {_data_block(adding)} }}")
+            if operations:
+                self._store.update(" ;\n".join(operations))
+                self.flush()
+            return len(gone)
+
+    def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
         """Remember one item (and the items nested in it) in one atomic write.
 
         Mints the item's IRI if it has none, stamps ``mem:recordedAt`` from the
@@ -291,7 +335,9 @@ class MemoryStore:
         """
         return self.add_all([item], graph=graph)[0]
 
-    def add_all(self, items: Sequence[Item], *, graph: str | NamedNode | None = None) -> list[NamedNode]:
+    def add_all(
+        self, items: Sequence[Item], *, graph: str | NamedNode | DefaultGraph | None = None
+    ) -> list[NamedNode]:
         """Remember several items in one atomic write; returns their IRIs in order."""
         target = as_graph(graph)
         with self._write_lock:
@@ -312,7 +358,7 @@ class MemoryStore:
             return [item.node() for item in items]
 
     def supersede(
-        self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | None = None
+        self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> NamedNode:
         """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
         the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
@@ -321,6 +367,23 @@ class MemoryStore:
         self._require_claim(old_node, target)
         new.extra = [*new.extra, (mem.supersedes, old_node)]
         return self.add(new, graph=target)
+
+    def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, NamedNode | DefaultGraph]:
+        """Read a claim back as a :class:`~memkg.model.Claim`, with the graph it lives in.
+
+        Without ``graph``, the first graph holding the claim is used. Raises
+        :class:`~memkg.errors.NotFoundError` when no claim has that IRI.
+        """
+        node = model.iri(claim, kind="claim")
+        graphs = [as_graph(graph)] if graph is not None else [
+            q.graph_name for q in self._store.quads_for_pattern(node, model.RDF_REIFIES, None, None)
+        ]
+        for g in graphs:
+            quads = list(self._store.quads_for_pattern(node, None, None, g))
+            terms = [q.object for q in quads if q.predicate == model.RDF_REIFIES and isinstance(q.object, Triple)]
+            if terms:
+                return model.claim_from_quads(node, quads), g
+        raise NotFoundError(f"{node}: no claim by that IRI" + (f" in graph {graph}" if graph else ""))
 
     def retract(
         self,
@@ -501,6 +564,22 @@ class MemoryStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def sparql_term(term: Term | Triple) -> str:
+    """A term as SPARQL 1.2 text: pyoxigraph's own serialization, triple terms as ``<<( … )>>``."""
+    if isinstance(term, Triple):
+        return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"
+    return str(term)
+
+
+def _data_block(quads: Iterable[Quad]) -> str:
+    """Quads as the body of INSERT/DELETE DATA, each term serialized by pyoxigraph (never pasted text)."""
+    parts = []
+    for q in quads:
+        triple = f"{sparql_term(q.subject)} {q.predicate} {sparql_term(q.object)} ."
+        parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
+    return "\n".join(parts)
 
 
 def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:

@@ -1,0 +1,130 @@
+"""memkg's native SHACL engine: shapes compiled to SPARQL 1.2, run inside Oxigraph.
+
+Load a shapes graph once, validate stores (or just the nodes a write touched)
+many times::
+
+    >>> from pyoxigraph import Store, RdfFormat, parse, NamedNode
+    >>> shapes = Shapes.from_quads(parse(b'''
+    ...   @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+    ...   @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+    ...   ex:PersonShape a sh:NodeShape ; sh:targetClass ex:Person ;
+    ...     sh:property [ sh:path ex:age ; sh:datatype xsd:integer ; sh:maxCount 1 ] .
+    ... ''', format=RdfFormat.TURTLE))
+    >>> store = Store()
+    >>> store.load(b'''@prefix ex: <http://example.org/> .
+    ...   ex:ann a ex:Person ; ex:age 42 .
+    ...   ex:bob a ex:Person ; ex:age "old" .''', format=RdfFormat.TURTLE)
+    >>> report = shapes.validate(store)
+    >>> report.conforms
+    False
+    >>> [(str(r.focus), str(r.path), str(r.value)) for r in report.results]
+    [('<http://example.org/bob>', '<http://example.org/age>', '"old"')]
+    >>> shapes.validate(store, focus=[NamedNode("http://example.org/ann")]).conforms
+    True
+
+A malformed shape is refused when the shapes load::
+
+    >>> Shapes.from_quads(parse(b'''@prefix sh: <http://www.w3.org/ns/shacl#> .
+    ...   <http://example.org/S> sh:targetNode <http://example.org/x> ; sh:path <http://example.org/p> ; sh:minCount -1 .
+    ... ''', format=RdfFormat.TURTLE))
+    Traceback (most recent call last):
+    ...
+    memkg.shacl.errors.ShapeError: shape <http://example.org/S>: sh:minCount must be a non-negative xsd:integer literal, got "-1"^^<http://www.w3.org/2001/XMLSchema#integer> [SHACL §4.2.1 sh:minCount, https://www.w3.org/TR/shacl/#MinCountConstraintComponent]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path as FilePath
+
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
+
+from .compiler import Compiler, TargetBinder
+from .components.sparql import component_definitions
+from .engine import Engine
+from .errors import ShapeError
+from .graph import ShapesGraph, read_file
+from .paths import Path
+from .report import ValidationReport, ValidationResult
+from .shapes import Loader, Shape
+from .terms import Term
+
+__all__ = ["Path", "ShapeError", "Shapes", "ValidationReport", "ValidationResult"]
+
+
+class Shapes:
+    """A shapes graph, read, checked and compiled to SPARQL once.
+
+    Build it with :meth:`from_quads` or :meth:`from_file`; run it with :meth:`validate`.
+    """
+
+    def __init__(self, graph: ShapesGraph) -> None:
+        self._graph = graph
+        loader = Loader(graph, component_definitions(graph))
+        for node in loader.candidates():
+            loader.load(node)
+        self._shapes: dict[Term, Shape] = loader.shapes
+        self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
+        self._compiler = Compiler(self._shapes)
+        self._binders: dict[int, TargetBinder] = {}
+        for shape in self._targeted:
+            self._compiler.plan(shape)
+            self._target_binder(shape)
+        self._uses_shapes_graph = any(
+            getattr(c, "uses_shapes_graph", False) for s in self._shapes.values() for c in s.constraints
+        )
+
+    @classmethod
+    def from_quads(cls, quads: Iterable[Quad | Triple]) -> "Shapes":
+        """Shapes from the quads (or triples) of a shapes graph; graph names are ignored.
+
+        Raises :class:`ShapeError` naming the malformed shape and the rule it breaks.
+        """
+        return cls(ShapesGraph(quads))
+
+    @classmethod
+    def from_file(cls, path: str | FilePath, *, base_iri: str | None = None) -> "Shapes":
+        """Shapes from a Turtle/TriG/N-Triples/N-Quads (1.2) file.
+
+        Raises ``SyntaxError`` for bad RDF, ``OSError`` if the file cannot be read,
+        :class:`ShapeError` for malformed shapes.
+        """
+        return cls.from_quads(read_file(path, base_iri=base_iri))
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    def __iter__(self):  # noqa: ANN204
+        """The shape nodes (IRIs and blank nodes) of the shapes graph."""
+        return iter(list(self._shapes))
+
+    def _target_binder(self, shape: Shape) -> TargetBinder:
+        binder = self._binders.get(id(shape))
+        if binder is None:
+            binder = self._binders[id(shape)] = TargetBinder(shape, self._compiler)
+        return binder
+
+    def validate(
+        self,
+        store: Store,
+        *,
+        default_graph: Iterable[NamedNode | BlankNode | DefaultGraph] | NamedNode | DefaultGraph | None = None,
+        focus: Iterable[Term] | None = None,
+    ) -> ValidationReport:
+        """Validate the data graph held in ``store``.
+
+        ``default_graph``: None validates the store's default graph; otherwise the
+        union of the given graphs is the data graph (as ``Store.query(default_graph=...)``).
+        ``focus``: None validates every target; otherwise only the given nodes, as
+        focus nodes of the shapes whose targets select them (incremental validation).
+        """
+        graphs: list | None
+        if default_graph is None:
+            graphs = None
+        elif isinstance(default_graph, (NamedNode, BlankNode, DefaultGraph)):
+            graphs = [default_graph]
+        else:
+            graphs = list(default_graph)
+        engine = Engine(self, store, graphs)
+        results = engine.validate(focus)
+        return ValidationReport(not results, tuple(results))

@@ -1,0 +1,281 @@
+"""What every constraint component is: parse its parameters, compile to SPARQL.
+
+A component class implements one SHACL constraint component. When shapes load,
+:meth:`Component.parse` reads and checks the component's parameters at a shape
+(raising :class:`~memkg.shacl.errors.ShapeError` that names the shape and the
+spec paragraph). At compile time :meth:`Component.fragment` returns the SPARQL
+that finds the violations for the focus nodes bound by the caller, and
+:meth:`Component.nonconformance` a pattern that has a solution exactly when a
+focus node does not conform (used to nest one shape inside another under
+``EXISTS``); it returns None when the component cannot be nested that way,
+and the engine then decides conformance in Python over SPARQL results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
+
+from pyoxigraph import BlankNode, Literal, NamedNode
+
+from ..errors import ShapeError
+from ..graph import ShapesGraph, boolean, integer
+from ..terms import BlankNodeInQuery, Term, sparql_term
+from ..vocab import SHACL_SPEC, XSD, short
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..compiler import Compiler
+    from ..engine import Engine, Row
+    from ..shapes import Shape
+
+
+@dataclass
+class Fragment:
+    """What one constraint contributes to a validation query.
+
+    ``body`` is a group-pattern text evaluated after the focus node is bound
+    (correlated). Aggregating constraints give ``select`` instead: a sub-query
+    template where ``%BINDER%`` is replaced by the pattern binding the focus
+    nodes and ``%GROUP%`` by the variables to group on. ``value`` says whether
+    the context's value variable carries ``sh:value``; ``path``/``key`` whether
+    the path/key output variables are bound. ``post`` is a Python step over the
+    rows (for components decided outside SPARQL).
+    """
+
+    body: str = ""
+    value: bool = True
+    path: bool = False
+    key: bool = False
+    select: str | None = None
+    post: Callable[["Engine", list["Row"]], list["Row"]] | None = None
+
+
+class Ctx:
+    """Compile-time context: which shape, which focus variable, which output names."""
+
+    def __init__(
+        self,
+        compiler: "Compiler",
+        shape: "Shape",
+        focus: str,
+        *,
+        top: bool,
+        stack: tuple["Shape", ...] = (),
+    ) -> None:
+        self.compiler = compiler
+        self.shape = shape
+        self.focus = focus
+        self.top = top
+        self.stack = stack
+        if top:
+            self.value, self.path_out, self.key_out = "?_V", "?_P", "?_K"
+        else:
+            self.value, self.path_out, self.key_out = compiler.fresh("v"), compiler.fresh("p"), compiler.fresh("k")
+
+    @property
+    def path(self):  # noqa: ANN201 - Path | None
+        return self.shape.path
+
+    def fresh(self, hint: str = "x") -> str:
+        """A variable name used nowhere else in the compiled queries."""
+        return self.compiler.fresh(hint)
+
+    def values(self, var: str | None = None) -> str:
+        """A pattern binding ``var`` (default: the value variable) to the value nodes."""
+        var = var or self.value
+        if self.shape.path is None:
+            return f"BIND({self.focus} AS {var})"
+        return f"{self.focus} {self.shape.path.sparql()} {var} ."
+
+    def values_of(self, focus: str, var: str) -> str:
+        """Like :meth:`values` for another focus variable."""
+        if self.shape.path is None:
+            return f"BIND({focus} AS {var})"
+        return f"{focus} {self.shape.path.sparql()} {var} ."
+
+    def nc(self, shape_node: Term, var: str) -> str | None:
+        """Pattern with a solution iff the node in ``var`` does not conform to the shape."""
+        return self.compiler.nonconformance(self.compiler.shape(shape_node), var, self.stack)
+
+
+class Component:
+    """Base class of constraint components (one subclass per component)."""
+
+    #: The constraint component IRI, e.g. ``sh:ClassConstraintComponent``.
+    IRI: ClassVar[NamedNode]
+    #: Parameter properties read by this component; the first activates it.
+    PARAMETERS: ClassVar[tuple[NamedNode, ...]] = ()
+    #: The spec paragraph, for error messages.
+    SPEC: ClassVar[str] = ""
+    #: Link to the paragraph.
+    ANCHOR: ClassVar[str] = ""
+    #: "any", "node" (node shapes only) or "property" (property shapes only).
+    SCOPE: ClassVar[str] = "any"
+    #: Parameters whose presence activates the component (default: the first parameter).
+    ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = ()
+
+    @classmethod
+    def activators(cls) -> tuple[NamedNode, ...]:
+        return cls.ACTIVATORS or cls.PARAMETERS[:1]
+
+    @classmethod
+    def orphan_check(cls, reader: "Reader") -> None:
+        """Refuse secondary parameters given without the main one (default: nothing to check)."""
+
+    def __init__(self, shape: "Shape", **params: Any) -> None:
+        self.shape = shape
+        self.params = params
+        self.source_constraint: Term | None = None
+
+    # -- loading -------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, reader: "Reader") -> list["Component"]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def error(cls, reader: "Reader", reason: str) -> ShapeError:
+        """A ShapeError for this component at the reader's shape."""
+        return ShapeError(reason, shape=reader.node, rule=cls.SPEC or None, link=cls.ANCHOR or None)
+
+    # -- compiling -------------------------------------------------------------------------
+
+    def fragment(self, ctx: Ctx) -> Fragment:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        """Default: the violation fragment's body, when it is a plain correlated pattern."""
+        frag = self.fragment(ctx)
+        if frag.select is not None or frag.post is not None:
+            return None
+        return frag.body
+
+    # -- reporting -------------------------------------------------------------------------
+
+    @property
+    def component(self) -> NamedNode:
+        """The ``sh:sourceConstraintComponent`` of results."""
+        return self.IRI
+
+    def describe(self) -> str:
+        """A default ``sh:resultMessage``."""
+        return f"violates {short(self.IRI)}"
+
+    def template_values(self) -> dict[str, Term]:
+        """Parameter values for ``{$name}`` in messages."""
+        out: dict[str, Term] = {}
+        for k, v in self.params.items():
+            if isinstance(v, bool):
+                continue
+            if isinstance(v, int):
+                v = Literal(str(v), datatype=XSD.integer)
+            if isinstance(v, (NamedNode, Literal, BlankNode)):
+                out[k] = v
+        return out
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} at {self.shape.node}>"
+
+
+class Reader:
+    """Reads and checks parameter values at one shape while shapes load."""
+
+    def __init__(self, graph: ShapesGraph, shape: "Shape", shapes: Any) -> None:
+        self.graph = graph
+        self.shape = shape
+        self.node = shape.node
+        self.is_property = shape.path is not None
+        self.shapes = shapes  # the loader; referenced shapes are registered through it
+
+    def values(self, param: NamedNode) -> list[Term]:
+        return self.graph.objects(self.node, param)
+
+    def has(self, param: NamedNode) -> bool:
+        return self.graph.has(self.node, param)
+
+    def one(self, cls: type[Component], param: NamedNode) -> Term:
+        """The single value of a parameter known to be present (ShapeError if several)."""
+        value = self.at_most_one(cls, param)
+        if value is None:  # pragma: no cover - callers check presence first
+            raise cls.error(self, f"{short(param)} has no value")
+        return value
+
+    def at_most_one(self, cls: type[Component], param: NamedNode) -> Term | None:
+        vals = self.values(param)
+        if len(vals) > 1:
+            raise cls.error(self, f"{short(param)} must have at most one value, found {len(vals)}")
+        return vals[0] if vals else None
+
+    def check_scope(self, cls: type[Component], param: NamedNode) -> None:
+        if cls.SCOPE == "property" and not self.is_property:
+            raise cls.error(self, f"node shapes cannot have {short(param)} (only property shapes can)")
+        if cls.SCOPE == "node" and self.is_property:
+            raise cls.error(self, f"property shapes cannot have {short(param)}")
+
+    def non_negative_integer(self, cls: type[Component], param: NamedNode, value: Term) -> int:
+        n = integer(value)
+        if n is None or n < 0:
+            raise cls.error(self, f"{short(param)} must be a non-negative xsd:integer literal, got {value}")
+        return n
+
+    def boolean(self, cls: type[Component], param: NamedNode, value: Term) -> bool:
+        b = boolean(value)
+        if b is None:
+            raise cls.error(self, f"{short(param)} must be an xsd:boolean literal, got {value}")
+        return b
+
+    def iri(self, cls: type[Component], param: NamedNode, value: Term) -> NamedNode:
+        if not isinstance(value, NamedNode):
+            raise cls.error(self, f"the values of {short(param)} must be IRIs, got {value}")
+        return value
+
+    def string(self, cls: type[Component], param: NamedNode, value: Term) -> str:
+        if not isinstance(value, Literal) or value.datatype != XSD.string or value.language:
+            raise cls.error(self, f"{short(param)} must be an xsd:string literal, got {value}")
+        return value.value
+
+    def shape_ref(self, cls: type[Component], param: NamedNode, value: Term, *, node_shape: bool = False) -> Term:
+        """Check that ``value`` can be a shape and make sure it is loaded."""
+        if not isinstance(value, (NamedNode, BlankNode)):
+            raise cls.error(self, f"the values of {short(param)} must be shapes (IRIs or blank nodes), got {value}")
+        shape = self.shapes.load(value)
+        if node_shape and shape.path is not None:
+            raise cls.error(self, f"the values of {short(param)} must be node shapes, {value} has sh:path")
+        return value
+
+    def shape_list(self, cls: type[Component], param: NamedNode, value: Term) -> list[Term]:
+        members = self.graph.list_items(value, shape=self.node, what=f"the value of {short(param)}")
+        return [self.shape_ref(cls, param, m) for m in members]
+
+
+def const(term: Term) -> str:
+    """SPARQL text for a constant; blank nodes (which cannot be named) match nothing."""
+    try:
+        return sparql_term(term)
+    except BlankNodeInQuery:
+        return "<urn:memkg:shacl:unnameable-blank-node>"
+
+
+def spec(section: str, anchor: str, *, v12: bool = False) -> tuple[str, str]:
+    """(rule, link) for a SHACL paragraph."""
+    from ..vocab import SHACL12_SPEC
+
+    return (f"SHACL {'1.2 ' if v12 else ''}{section}", (SHACL12_SPEC if v12 else SHACL_SPEC) + "#" + anchor)
+
+
+def at_least(n: int, focus: str, ctx: Ctx, cond: Callable[[str], str] | None = None) -> str | None:
+    """A correlated pattern with a solution iff ``focus`` has at least ``n`` distinct
+    value nodes (each satisfying the FILTER ``cond``), or None when ``n`` is too
+    large to spell out pairwise."""
+    if n <= 0:
+        return ""
+    if n > 4:
+        return None
+    vs = [ctx.fresh("c") for _ in range(n)]
+    parts = [ctx.values_of(focus, v) for v in vs]
+    if cond:
+        parts += [f"FILTER({cond(v)})" for v in vs]
+    for i in range(n):
+        for j in range(i + 1, n):
+            parts.append(f"FILTER(!sameTerm({vs[i]}, {vs[j]}))")
+    return " ".join(parts)

@@ -1,0 +1,137 @@
+"""SHACL §4.6 logical constraint components: sh:not, sh:and, sh:or, sh:xone.
+
+Each member shape is nested as a SPARQL pattern under ``EXISTS`` (the pattern
+has a solution iff the value node does not conform). When a member cannot be
+nested — a recursive shape, or a constraint that only Python can decide — the
+value nodes are fetched by SPARQL and conformance is decided by the engine.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..terms import Term
+from ..vocab import SH, SHACL_SPEC, short
+from .base import Component, Ctx, Fragment, Reader
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+
+class _Logical(Component):
+    PARAM = SH["not"]
+
+    @property
+    def members(self) -> list[Term]:
+        return list(self.params["members"])
+
+    def combine(self, nonconforming: list[str]) -> str:  # pragma: no cover - abstract
+        """SPARQL: is the value a violation, given per-member 'does not conform' tests."""
+        raise NotImplementedError
+
+    def decide(self, nonconforming: list[bool]) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        ncs = [ctx.nc(m, ctx.value) for m in self.members]
+        if all(nc is not None for nc in ncs):
+            tests = [f"EXISTS {{ {nc} }}" for nc in ncs]
+            return Fragment(f"{ctx.values()} FILTER({self.combine(tests)})")
+        return Fragment(ctx.values(), post=self._decide_rows)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        nodes = {r.value for r in rows if r.value is not None}
+        failing = [engine.nonconforming(m, nodes) for m in self.members]
+        return [r for r in rows if self.decide([r.value in s for s in failing])]
+
+
+class NotComponent(_Logical):
+    """sh:not — no value node conforms to the shape."""
+
+    IRI = SH.NotConstraintComponent
+    PARAMETERS = (SH["not"],)
+    SPEC = "SHACL §4.6.1 sh:not"
+    ANCHOR = SHACL_SPEC + "#NotConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, members=(reader.shape_ref(cls, SH["not"], v),)) for v in reader.values(SH["not"])]
+
+    def combine(self, nonconforming: list[str]) -> str:
+        return f"!({nonconforming[0]})"
+
+    def decide(self, nonconforming: list[bool]) -> bool:
+        return not nonconforming[0]
+
+    def template_values(self) -> dict[str, Term]:
+        return {"not": self.members[0]}
+
+    def describe(self) -> str:
+        return f"Value conforms to {short(self.members[0])}"
+
+
+class _ListLogical(_Logical):
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        param = cls.PARAMETERS[0]
+        return [cls(reader.shape, members=tuple(reader.shape_list(cls, param, v))) for v in reader.values(param)]
+
+
+class AndComponent(_ListLogical):
+    """sh:and — every value node conforms to all member shapes."""
+
+    IRI = SH.AndConstraintComponent
+    PARAMETERS = (SH["and"],)
+    SPEC = "SHACL §4.6.2 sh:and"
+    ANCHOR = SHACL_SPEC + "#AndConstraintComponent"
+
+    def combine(self, nonconforming: list[str]) -> str:
+        return " || ".join(nonconforming) or "false"
+
+    def decide(self, nonconforming: list[bool]) -> bool:
+        return any(nonconforming)
+
+    def describe(self) -> str:
+        return "Value does not conform to all shapes of sh:and"
+
+
+class OrComponent(_ListLogical):
+    """sh:or — every value node conforms to at least one member shape."""
+
+    IRI = SH.OrConstraintComponent
+    PARAMETERS = (SH["or"],)
+    SPEC = "SHACL §4.6.3 sh:or"
+    ANCHOR = SHACL_SPEC + "#OrConstraintComponent"
+
+    def combine(self, nonconforming: list[str]) -> str:
+        return " && ".join(nonconforming) or "true"
+
+    def decide(self, nonconforming: list[bool]) -> bool:
+        return all(nonconforming)
+
+    def describe(self) -> str:
+        return "Value does not conform to any shape of sh:or"
+
+
+class XoneComponent(_ListLogical):
+    """sh:xone — every value node conforms to exactly one member shape (duplicates count twice)."""
+
+    IRI = SH.XoneConstraintComponent
+    PARAMETERS = (SH.xone,)
+    SPEC = "SHACL §4.6.4 sh:xone"
+    ANCHOR = SHACL_SPEC + "#XoneConstraintComponent"
+
+    def combine(self, nonconforming: list[str]) -> str:
+        if not nonconforming:
+            return "true"
+        return "(" + " + ".join(f"IF({t}, 0, 1)" for t in nonconforming) + ") != 1"
+
+    def decide(self, nonconforming: list[bool]) -> bool:
+        return sum(1 for n in nonconforming if not n) != 1
+
+    def describe(self) -> str:
+        return "Value does not conform to exactly one shape of sh:xone"
+
+
+SECTION = "SHACL §4.6 Logical Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (NotComponent, AndComponent, OrComponent, XoneComponent)

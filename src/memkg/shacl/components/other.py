@@ -1,0 +1,105 @@
+"""SHACL §4.8 other constraint components: sh:closed (+ sh:ignoredProperties),
+sh:hasValue, sh:in."""
+
+from __future__ import annotations
+
+from pyoxigraph import BlankNode, NamedNode
+
+from ..paths import parse_path
+from ..vocab import SH, SHACL_SPEC, short
+from .base import Component, Ctx, Fragment, Reader, const
+
+
+class ClosedComponent(Component):
+    """sh:closed — value nodes have values only for the properties of the shape's
+    property shapes and sh:ignoredProperties; each other triple is a result with
+    its predicate as path and its object as value."""
+
+    IRI = SH.ClosedConstraintComponent
+    PARAMETERS = (SH.closed, SH.ignoredProperties)
+    SPEC = "SHACL §4.8.1 sh:closed"
+    ANCHOR = SHACL_SPEC + "#ClosedConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, SH.closed)
+        if value == SH.ByTypes:
+            raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is not supported")
+        if not reader.boolean(cls, SH.closed, value):
+            return []
+        allowed: list[NamedNode] = []
+        for prop in reader.graph.objects(reader.node, SH.property):
+            for path_node in reader.graph.objects(prop, SH.path):
+                pred = parse_path(reader.graph, path_node, shape=prop).predicate
+                if pred is not None and pred not in allowed:
+                    allowed.append(pred)
+        ignored = reader.at_most_one(cls, SH.ignoredProperties)
+        if ignored is not None:
+            for item in reader.graph.list_items(ignored, shape=reader.node, what="the value of sh:ignoredProperties"):
+                if item not in allowed:
+                    allowed.append(reader.iri(cls, SH.ignoredProperties, item))
+        return [cls(reader.shape, closed=value, allowed=tuple(allowed))]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        allowed = ", ".join(f"<{p.value}>" for p in self.params["allowed"])
+        if ctx.shape.path is None:
+            node, bind = ctx.focus, ""
+        else:
+            node = ctx.fresh("n")
+            bind = ctx.values(node)
+        test = f" FILTER({ctx.path_out} NOT IN ({allowed}))" if allowed else ""
+        return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True)
+
+    def describe(self) -> str:
+        return "Predicate is not allowed (closed shape)"
+
+
+class HasValueComponent(Component):
+    """sh:hasValue — the given term is one of the value nodes."""
+
+    IRI = SH.HasValueConstraintComponent
+    PARAMETERS = (SH.hasValue,)
+    SPEC = "SHACL §4.8.2 sh:hasValue"
+    ANCHOR = SHACL_SPEC + "#HasValueConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, hasValue=v) for v in reader.values(SH.hasValue)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        term = self.params["hasValue"]
+        if isinstance(term, BlankNode):
+            return Fragment("", value=False)  # a shapes-graph blank node is never a data value
+        if ctx.shape.path is None:
+            return Fragment(f"FILTER(!sameTerm({ctx.focus}, {const(term)}))", value=False)
+        return Fragment(f"FILTER NOT EXISTS {{ {ctx.focus} {ctx.shape.path.sparql()} {const(term)} }}", value=False)
+
+    def describe(self) -> str:
+        return f"Missing expected value {short(self.params['hasValue'])}"
+
+
+class InComponent(Component):
+    """sh:in — every value node is a member of the list."""
+
+    IRI = SH.InConstraintComponent
+    PARAMETERS = (SH["in"],)
+    SPEC = "SHACL §4.8.3 sh:in"
+    ANCHOR = SHACL_SPEC + "#InConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, SH["in"])
+        members = reader.graph.list_items(value, shape=reader.node, what="the value of sh:in")
+        return [cls(reader.shape, **{"in": value, "members": tuple(members)})]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        tests = [f"sameTerm({v}, {const(m)})" for m in self.params["members"] if not isinstance(m, BlankNode)]
+        return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+
+    def describe(self) -> str:
+        return "Value is not in " + ", ".join(short(m) for m in self.params["members"])
+
+
+SECTION = "SHACL §4.8 Other Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (ClosedComponent, HasValueComponent, InComponent)

@@ -1,0 +1,104 @@
+"""SHACL §4.5 property pair constraint components: sh:equals, sh:disjoint,
+sh:lessThan, sh:lessThanOrEquals."""
+
+from __future__ import annotations
+
+from ..vocab import SH, SHACL_SPEC, short
+from .base import Component, Ctx, Fragment, Reader
+
+
+class _Pair(Component):
+    PARAM = SH.equals
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        reader.check_scope(cls, cls.PARAM)
+        return [cls(reader.shape, property=reader.iri(cls, cls.PARAM, v)) for v in reader.values(cls.PARAM)]
+
+    @property
+    def other(self) -> str:
+        return f"<{self.params['property'].value}>"
+
+
+class EqualsComponent(_Pair):
+    """sh:equals — the value nodes equal the values of the other property."""
+
+    IRI = SH.EqualsConstraintComponent
+    PARAMETERS = (SH.equals,)
+    PARAM = SH.equals
+    SPEC = "SHACL §4.5.1 sh:equals"
+    ANCHOR = SHACL_SPEC + "#EqualsConstraintComponent"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        # One group (no nested groups, whose FILTERs would not see the focus):
+        # candidates are the value nodes and the values of the other property.
+        v, f = ctx.value, ctx.focus
+        if ctx.shape.path is None:
+            candidates = f"{f} {self.other}? {v} ."
+            member = f"sameTerm({f}, {v})"
+        else:
+            candidates = f"{f} ({ctx.shape.path.sparql()}|{self.other}) {v} ."
+            member = f"EXISTS {{ {f} {ctx.shape.path.sparql()} {v} }}"
+        return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
+
+    def describe(self) -> str:
+        return f"Value sets differ from those of {short(self.params['property'])}"
+
+
+class DisjointComponent(_Pair):
+    """sh:disjoint — no value node is also a value of the other property."""
+
+    IRI = SH.DisjointConstraintComponent
+    PARAMETERS = (SH.disjoint,)
+    PARAM = SH.disjoint
+    SPEC = "SHACL §4.5.2 sh:disjoint"
+    ANCHOR = SHACL_SPEC + "#DisjointConstraintComponent"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        return Fragment(f"{ctx.values()} FILTER EXISTS {{ {ctx.focus} {self.other} {ctx.value} }}")
+
+    def describe(self) -> str:
+        return f"Value is also a value of {short(self.params['property'])}"
+
+
+class LessThanComponent(_Pair):
+    """sh:lessThan — every value node is less than every value of the other property (property shapes only)."""
+
+    IRI = SH.LessThanConstraintComponent
+    PARAMETERS = (SH.lessThan,)
+    PARAM = SH.lessThan
+    SPEC = "SHACL §4.5.3 sh:lessThan"
+    ANCHOR = SHACL_SPEC + "#LessThanConstraintComponent"
+    SCOPE = "property"
+    OPERATOR = "<"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        o = ctx.key_out
+        return Fragment(
+            f"{ctx.values()} {ctx.focus} {self.other} {o} . FILTER(!COALESCE({v} {self.OPERATOR} {o}, false))",
+            key=True,
+        )
+
+    def describe(self) -> str:
+        return f"Value is not {self.OPERATOR} the values of {short(self.params['property'])}"
+
+
+class LessThanOrEqualsComponent(LessThanComponent):
+    """sh:lessThanOrEquals — every value node is at most every value of the other property."""
+
+    IRI = SH.LessThanOrEqualsConstraintComponent
+    PARAMETERS = (SH.lessThanOrEquals,)
+    PARAM = SH.lessThanOrEquals
+    SPEC = "SHACL §4.5.4 sh:lessThanOrEquals"
+    ANCHOR = SHACL_SPEC + "#LessThanOrEqualsConstraintComponent"
+    OPERATOR = "<="
+
+
+SECTION = "SHACL §4.5 Property Pair Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (
+    EqualsComponent,
+    DisjointComponent,
+    LessThanComponent,
+    LessThanOrEqualsComponent,
+)

@@ -1,0 +1,138 @@
+"""SHACL 1.2 reification components: sh:reifierShape / sh:reificationRequired
+(and the draft name sh:reifiableBy).
+
+For a property shape with a predicate path ``p``, each value node ``v`` of a
+focus node ``f`` stands for the triple term ``<<( f p v )>>``. A violation is
+reported for ``v`` (as the suites expect) when a reifier of that triple term
+(``?r rdf:reifies <<( f p v )>>``) does not conform to a reifier shape, or when
+reification is required and there is no reifier — unless the focus node is
+declared incomplete: ``f sh:incomplete true``, or ``f`` is an IRI starting with a
+``sh:incompleteURIStart`` value stated in the data graph and not ``f sh:incomplete
+false``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from pyoxigraph import Literal
+
+from ..graph import boolean
+from ..terms import Term
+from ..vocab import RDF, SH, SHACL12_SPEC, short
+from .base import Component, Ctx, Fragment, Reader
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+_REIFIES = f"<{RDF.reifies.value}>"
+
+
+class ReifierShapeComponent(Component):
+    """sh:reifierShape (+ sh:reificationRequired) — reifiers of the value triples conform."""
+
+    IRI = SH.ReifierShapeConstraintComponent
+    PARAMETERS = (SH.reifierShape, SH.reificationRequired)
+    ACTIVATORS = (SH.reifierShape, SH.reificationRequired)
+    PARAM = SH.reifierShape
+    SPEC = "SHACL 1.2 §4.7.5 sh:reifierShape"
+    ANCHOR = SHACL12_SPEC + "#ReifierShapeShapeConstraintComponent"
+    SCOPE = "property"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        param = cls.PARAM
+        required_term = reader.at_most_one(cls, SH.reificationRequired)
+        required = False
+        if required_term is not None:
+            b = boolean(required_term)
+            if b is None:
+                raise cls.error(reader, f"sh:reificationRequired must be an xsd:boolean literal, got {required_term}")
+            required = b
+        shapes = tuple(reader.shape_ref(cls, param, v, node_shape=True) for v in reader.values(param))
+        if not shapes and (not required or cls.PARAM != SH.reifierShape or reader.has(SH.reifiableBy)):
+            return []  # sh:reificationRequired alone belongs to sh:reifierShape's component
+        reader.check_scope(cls, param)
+        pred = reader.shape.path.predicate if reader.shape.path is not None else None
+        if pred is None:
+            raise cls.error(reader, f"with {short(param)} or sh:reificationRequired, sh:path must be an IRI")
+        return [cls(reader.shape, shapes=shapes, reificationRequired=required, predicate=pred)]
+
+    def _triple(self, ctx: Ctx, v: str) -> str:
+        return f"<<( {ctx.focus} <{self.params['predicate'].value}> {v} )>>"
+
+    def _incomplete(self, ctx: Ctx) -> str:
+        f = ctx.focus
+        b, s, u = ctx.fresh("b"), ctx.fresh("s"), ctx.fresh("u")
+        inc, start = f"<{SH.incomplete.value}>", f"<{SH.incompleteURIStart.value}>"
+        return (
+            f"(EXISTS {{ {f} {inc} {b} FILTER(COALESCE({b} = true, false)) }} || (isIRI({f}) "
+            f"&& NOT EXISTS {{ {f} {inc} {b} FILTER(COALESCE({b} = false, false)) }} "
+            f"&& EXISTS {{ {s} {start} {u} FILTER(STRSTARTS(STR({f}), STR({u}))) }}))"
+        )
+
+    def _missing(self, ctx: Ctx, v: str) -> str:
+        r = ctx.fresh("r")
+        return f"(NOT EXISTS {{ {r} {_REIFIES} {self._triple(ctx, v)} }} && !{self._incomplete(ctx)})"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        tests: list[str] = []
+        r = ctx.fresh("r")
+        ncs = [ctx.nc(s, r) for s in self.params["shapes"]]
+        if any(nc is None for nc in ncs):
+            # Reifier conformance decided in Python: fetch (value, reifier) pairs,
+            # with the 'required but missing' test in the aux column.
+            missing = self._missing(ctx, v) if self.params["reificationRequired"] else "false"
+            return Fragment(
+                f"{ctx.values()} OPTIONAL {{ {ctx.key_out} {_REIFIES} {self._triple(ctx, v)} }} BIND({missing} AS ?_X)",
+                key=True,
+                post=self._decide_rows,
+            )
+        if ncs:
+            bad = " || ".join(f"EXISTS {{ {nc} }}" for nc in ncs)
+            tests.append(f"EXISTS {{ {r} {_REIFIES} {self._triple(ctx, v)} FILTER({bad}) }}")
+        if self.params["reificationRequired"]:
+            tests.append(self._missing(ctx, v))
+        return Fragment(f"{ctx.values()} FILTER({' || '.join(tests)})")
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        reifiers = {r.key for r in rows if r.key is not None}
+        failing = [engine.nonconforming(s, reifiers) for s in self.params["shapes"]]
+        by_value: dict[tuple, list[Row]] = defaultdict(list)
+        for r in rows:
+            by_value[(r.group, r.value)].append(r)
+        out: list[Row] = []
+        for group in by_value.values():
+            first = group[0]
+            missing = isinstance(first.aux, Literal) and first.aux.value == "true"
+            bad = any(r.key is not None and any(r.key in f for f in failing) for r in group)
+            if bad or missing:
+                out.append(first.without_key())
+        return out
+
+    def template_values(self) -> dict[str, Term]:
+        return {"reifierShape": s for s in self.params["shapes"][:1]}
+
+    def describe(self) -> str:
+        if self.params["shapes"]:
+            return "A reifier of the value's triple does not conform to " + ", ".join(
+                short(s) for s in self.params["shapes"]
+            )
+        return "The value's triple has no reifier"
+
+
+class ReifiableByComponent(ReifierShapeComponent):
+    """sh:reifiableBy — the earlier draft name of sh:reifierShape (same semantics)."""
+
+    IRI = SH.ReifiableByConstraintComponent
+    PARAMETERS = (SH.reifiableBy, SH.reificationRequired)
+    ACTIVATORS: tuple = (SH.reifiableBy,)
+    PARAM = SH.reifiableBy
+    SPEC = "SHACL 1.2 draft sh:reifiableBy"
+    ANCHOR = "https://github.com/w3c/data-shapes/pull/368"
+
+
+SECTION = "SHACL 1.2 Reification Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (ReifierShapeComponent, ReifiableByComponent)

@@ -1,0 +1,242 @@
+"""SHACL §4.7 shape-based constraint components: sh:node, sh:property,
+sh:qualifiedValueShape with sh:qualifiedMinCount / sh:qualifiedMaxCount."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from ..terms import Term
+from ..vocab import SH, SHACL_SPEC, short
+from .base import Component, Ctx, Fragment, Reader, at_least
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+
+class NodeComponent(Component):
+    """sh:node — every value node conforms to the node shape."""
+
+    IRI = SH.NodeConstraintComponent
+    PARAMETERS = (SH.node,)
+    SPEC = "SHACL §4.7.1 sh:node"
+    ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, node=reader.shape_ref(cls, SH.node, v, node_shape=True)) for v in reader.values(SH.node)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        nc = ctx.nc(self.params["node"], ctx.value)
+        if nc is not None:
+            return Fragment(f"{ctx.values()} FILTER EXISTS {{ {nc} }}")
+        return Fragment(ctx.values(), post=self._decide_rows)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        failing = engine.nonconforming(self.params["node"], {r.value for r in rows if r.value is not None})
+        return [r for r in rows if r.value in failing]
+
+    def describe(self) -> str:
+        return f"Value does not conform to shape {short(self.params['node'])}"
+
+
+class PropertyComponent(Component):
+    """sh:property — every value node is validated against the property shape.
+
+    Its results are the nested shape's own results, so the compiler flattens
+    sh:property into routes instead of asking this class for a fragment.
+    """
+
+    IRI = SH.PropertyConstraintComponent
+    PARAMETERS = (SH.property,)
+    SPEC = "SHACL §4.7.2 sh:property"
+    ANCHOR = SHACL_SPEC + "#PropertyConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        out: list[Component] = []
+        for v in reader.values(SH.property):
+            reader.shape_ref(cls, SH.property, v)
+            if reader.shapes.load(v).path is None:
+                raise cls.error(reader, f"the values of sh:property must be property shapes (with sh:path), {v} is not")
+            out.append(cls(reader.shape, property=v))
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:  # pragma: no cover - flattened by the compiler
+        raise AssertionError("sh:property is compiled as a route")
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        target = self.params["property"]
+        if ctx.shape.path is None:
+            return ctx.nc(target, ctx.focus)
+        v = ctx.fresh("v")
+        nc = ctx.nc(target, v)
+        return None if nc is None else f"{ctx.values(v)} {{ {nc} }}"
+
+
+class _Qualified(Component):
+    PARAMETERS = (SH.qualifiedValueShape,)
+    SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
+    ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
+    SCOPE = "property"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        reader.check_scope(cls, SH.qualifiedValueShape)
+        qvs = reader.shape_ref(cls, SH.qualifiedValueShape, reader.one(cls, SH.qualifiedValueShape))
+        low = reader.at_most_one(cls, SH.qualifiedMinCount)
+        high = reader.at_most_one(cls, SH.qualifiedMaxCount)
+        disjoint_term = reader.at_most_one(cls, SH.qualifiedValueShapesDisjoint)
+        disjoint = reader.boolean(cls, SH.qualifiedValueShapesDisjoint, disjoint_term) if disjoint_term else False
+        if low is None and high is None:
+            raise cls.error(reader, "sh:qualifiedValueShape needs sh:qualifiedMinCount or sh:qualifiedMaxCount")
+        siblings: list[Term] = []
+        if disjoint:
+            for parent in reader.graph.subjects(SH.property, reader.node):
+                for prop in reader.graph.objects(parent, SH.property):
+                    for sib in reader.graph.objects(prop, SH.qualifiedValueShape):
+                        if sib != qvs and sib not in siblings:
+                            siblings.append(reader.shape_ref(cls, SH.qualifiedValueShape, sib))
+        common = {"qualifiedValueShape": qvs, "siblings": tuple(siblings), "disjoint": disjoint}
+        out: list[Component] = []
+        if low is not None:
+            n = reader.non_negative_integer(cls, SH.qualifiedMinCount, low)
+            out.append(QualifiedMinCountComponent(reader.shape, qualifiedMinCount=n, **common))
+        if high is not None:
+            n = reader.non_negative_integer(cls, SH.qualifiedMaxCount, high)
+            out.append(QualifiedMaxCountComponent(reader.shape, qualifiedMaxCount=n, **common))
+        return out
+
+    def template_values(self) -> dict[str, Term]:
+        return {k: v for k, v in self.params.items() if k == "qualifiedValueShape"}
+
+    def _condition(self, ctx: Ctx, v: str) -> str | None:
+        own = ctx.nc(self.params["qualifiedValueShape"], v)
+        if own is None:
+            return None
+        parts = [f"NOT EXISTS {{ {own} }}"]
+        for sib in self.params["siblings"]:
+            nc = ctx.nc(sib, v)
+            if nc is None:
+                return None
+            parts.append(f"EXISTS {{ {nc} }}")
+        return " && ".join(parts)
+
+    def _count_rows(self, engine: "Engine", rows: list["Row"]) -> dict[tuple, int]:
+        nodes = {r.value for r in rows if r.value is not None}
+        own = engine.nonconforming(self.params["qualifiedValueShape"], nodes)
+        sibs = [engine.nonconforming(s, nodes) for s in self.params["siblings"]]
+        counts: dict[tuple, set] = defaultdict(set)
+        for r in rows:
+            group = counts[r.group]
+            if r.value is not None and r.value not in own and all(r.value in s for s in sibs):
+                group.add(r.value)
+        return {g: len(vs) for g, vs in counts.items()}
+
+
+class QualifiedMinCountComponent(_Qualified):
+    """sh:qualifiedMinCount — at least n value nodes conform to the qualified shape."""
+
+    IRI = SH.QualifiedMinCountConstraintComponent
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        n = self.params["qualifiedMinCount"]
+        q = ctx.fresh("q")
+        cond = self._condition(ctx, q)
+        if cond is None:
+            return Fragment(f"OPTIONAL {{ {ctx.values()} }}", value=False, post=self._decide_rows)
+        if n == 0:
+            return Fragment("FILTER(false)", value=False)
+        return Fragment(
+            value=False,
+            select=(
+                f"{{ SELECT %GROUP% WHERE {{ %BINDER% OPTIONAL {{ {ctx.values(q)} FILTER({cond}) }} }} "
+                f"GROUP BY %GROUP% HAVING (COUNT(DISTINCT {q}) < {n}) }}"
+            ),
+        )
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        counts = self._count_rows(engine, rows)
+        out, seen = [], set()
+        for r in rows:
+            if r.group not in seen and counts[r.group] < self.params["qualifiedMinCount"]:
+                seen.add(r.group)
+                out.append(r.without_value())
+        return out
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        n = self.params["qualifiedMinCount"]
+        cond_var: list[str] = []
+
+        def cond(v: str) -> str:
+            c = self._condition(ctx, v)
+            if c is None:
+                cond_var.append(v)
+                return "false"
+            return c
+
+        pattern = at_least(n, ctx.focus, ctx, cond)
+        if pattern is None or cond_var:
+            return None
+        return f"FILTER NOT EXISTS {{ {pattern} }}" if n else "FILTER(false)"
+
+    def describe(self) -> str:
+        return (
+            f"Less than {self.params['qualifiedMinCount']} values conform to "
+            f"{short(self.params['qualifiedValueShape'])}"
+        )
+
+
+class QualifiedMaxCountComponent(_Qualified):
+    """sh:qualifiedMaxCount — at most n value nodes conform to the qualified shape."""
+
+    IRI = SH.QualifiedMaxCountConstraintComponent
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        n = self.params["qualifiedMaxCount"]
+        q = ctx.fresh("q")
+        cond = self._condition(ctx, q)
+        if cond is None:
+            return Fragment(f"OPTIONAL {{ {ctx.values()} }}", value=False, post=self._decide_rows)
+        return Fragment(
+            value=False,
+            select=(
+                f"{{ SELECT %GROUP% WHERE {{ %BINDER% {ctx.values(q)} FILTER({cond}) }} "
+                f"GROUP BY %GROUP% HAVING (COUNT(DISTINCT {q}) > {n}) }}"
+            ),
+        )
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        counts = self._count_rows(engine, rows)
+        out, seen = [], set()
+        for r in rows:
+            if r.group not in seen and counts[r.group] > self.params["qualifiedMaxCount"]:
+                seen.add(r.group)
+                out.append(r.without_value())
+        return out
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        n = self.params["qualifiedMaxCount"]
+        failed: list[str] = []
+
+        def cond(v: str) -> str:
+            c = self._condition(ctx, v)
+            if c is None:
+                failed.append(v)
+                return "false"
+            return c
+
+        pattern = at_least(n + 1, ctx.focus, ctx, cond)
+        if pattern is None or failed:
+            return None
+        return f"FILTER EXISTS {{ {pattern} }}"
+
+    def describe(self) -> str:
+        return (
+            f"More than {self.params['qualifiedMaxCount']} values conform to "
+            f"{short(self.params['qualifiedValueShape'])}"
+        )
+
+
+SECTION = "SHACL §4.7 Shape-based Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (NodeComponent, PropertyComponent, _Qualified)

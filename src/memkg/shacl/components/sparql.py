@@ -1,0 +1,363 @@
+"""SHACL-SPARQL: SPARQL-based constraints (SHACL §5, ``sh:sparql``) and
+SPARQL-based constraint components (SHACL §6, ``sh:ConstraintComponent`` with
+``sh:validator`` / ``sh:nodeValidator`` / ``sh:propertyValidator``).
+
+Pre-binding (SHACL §5.6) is implemented two ways, both with the spec's
+substitution semantics:
+
+* inside generated queries, ``$this``/``$value`` are renamed to the engine's
+  variables and the query is nested under ``EXISTS``, whose evaluation in
+  Oxigraph substitutes the outer bindings everywhere in the nested pattern
+  (also in sub-queries that project them). ASK validators are decided this way
+  entirely in SPARQL; SELECT queries use it to find the focus nodes that have
+  solutions;
+* the solutions themselves are then read with one query per such focus node,
+  where ``$this`` is replaced by the serialised term (blank nodes, which cannot
+  be written in SPARQL, are bound with pyoxigraph's ``substitutions``).
+
+Parameters, ``$currentShape`` and ``$shapesGraph`` are substituted as terms,
+``$PATH`` as the SPARQL form of the shape's path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pyoxigraph import BlankNode, Literal, NamedNode, Store
+
+from ..errors import ShapeError
+from ..graph import ShapesGraph, boolean
+from ..sparqltext import UserQuery
+from ..terms import BlankNodeInQuery, Term, has_blank, sparql_term
+from ..vocab import OWL, SH, SH_NS, SHACL_SPEC, local_name, short
+from .base import Component, Ctx, Fragment, Reader
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+#: The graph name under which the shapes graph is visible to ``$shapesGraph``.
+SHAPES_GRAPH = NamedNode("urn:memkg:shacl:shapes-graph")
+_CHECK_STORE = Store()
+
+
+def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> dict[str, str]:
+    """Prefix declarations reachable from ``node`` via ``sh:prefixes`` (SHACL §5.2.1),
+    following ``owl:imports`` inside the shapes graph."""
+    out: dict[str, str] = {}
+    seen: set[Term] = set()
+    todo = list(graph.objects(node, SH.prefixes))
+    while todo:
+        holder = todo.pop()
+        if holder in seen:
+            continue
+        seen.add(holder)
+        todo.extend(graph.objects(holder, OWL.imports))
+        for decl in graph.objects(holder, SH.declare):
+            prefixes = graph.objects(decl, SH.prefix)
+            namespaces = graph.objects(decl, SH.namespace)
+            if len(prefixes) != 1 or len(namespaces) != 1 or not isinstance(prefixes[0], Literal):
+                raise ShapeError(
+                    f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
+                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+                )
+            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]
+            if out.get(prefix, ns) != ns:
+                raise ShapeError(
+                    f"prefix {prefix!r} is declared with two namespaces ({out[prefix]} and {ns})",
+                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+                )
+            out[prefix] = ns
+    return out
+
+
+def _one_string(graph: ShapesGraph, node: Term, param: NamedNode, shape: Term, rule: str) -> str:
+    values = graph.objects(node, param)
+    if len(values) != 1 or not isinstance(values[0], Literal) or values[0].language:
+        raise ShapeError(f"{node} must have exactly one string value for {short(param)}", shape=shape, rule=rule,
+                         link=SHACL_SPEC + "#sparql-constraints")
+    return values[0].value
+
+
+def _messages(graph: ShapesGraph, node: Term) -> tuple[Literal, ...]:
+    return tuple(m for m in graph.objects(node, SH.message) if isinstance(m, Literal))
+
+
+def _consts(component: "Component", reader_shape: Any, query: UserQuery, *, where: str) -> dict[str, str]:
+    """Term text for parameters, $currentShape, $shapesGraph and $PATH."""
+    used = query.variables()
+    consts: dict[str, str] = {}
+    for name, value in component.template_values().items():
+        if name in used:
+            try:
+                consts[name] = sparql_term(value)
+            except BlankNodeInQuery:
+                raise ShapeError(f"{where}: the value of parameter ${name} is a blank node and cannot be pre-bound",
+                                 shape=reader_shape.node) from None
+    if "currentShape" in used:
+        try:
+            consts["currentShape"] = sparql_term(reader_shape.node)
+        except BlankNodeInQuery:
+            raise ShapeError(f"{where} uses $currentShape but the shape is a blank node, which cannot be pre-bound",
+                             shape=reader_shape.node) from None
+    if "shapesGraph" in used:
+        consts["shapesGraph"] = sparql_term(SHAPES_GRAPH)
+    if "PATH" in used:
+        if reader_shape.path is None:
+            raise ShapeError(f"{where} uses $PATH, which is only available in property shapes", shape=reader_shape.node,
+                             rule="SHACL §5.3.1 $PATH", link=SHACL_SPEC + "#sparql-constraints-path")
+        consts["PATH"] = reader_shape.path.sparql()
+    return consts
+
+
+def _syntax_check(query: UserQuery, consts: dict[str, str], *, shape: Term, where: str) -> None:
+    dummy = {name: "<urn:memkg:shacl:check>" for name in ("this", "value")}
+    try:
+        _CHECK_STORE.query(query.render(consts={**dummy, **consts}))
+    except SyntaxError as exc:
+        raise ShapeError(f"{where} is not valid SPARQL: {exc}", shape=shape,
+                         rule="SHACL §5.1 sh:select", link=SHACL_SPEC + "#sparql-constraints-syntax") from None
+
+
+class _SelectBased(Component):
+    """Shared logic of SELECT-based SPARQL constraints and validators."""
+
+    query: UserQuery
+    consts: dict[str, str]
+    messages: tuple[Literal, ...] = ()
+    uses_shapes_graph: bool = False
+
+    def _prefilter(self, ctx: Ctx) -> str | None:
+        """A correlated pattern with a solution iff the focus node has solutions."""
+        if "this" not in self.query.projected():
+            return None
+        sub = self.query.render(consts=self.consts, renames={"this": ctx.focus})
+        return f"FILTER EXISTS {{ {{ {sub} }} }}"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        return Fragment(self._prefilter(ctx) or "", value=False, post=self._solutions)
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        return self._prefilter(ctx)
+
+    def _solutions(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        out: list[Row] = []
+        done: set[tuple] = set()
+        for r in rows:
+            if r.group in done:
+                continue
+            done.add(r.group)
+            focus = r.focus
+            if has_blank(focus):
+                if "this" not in self.query.projected():
+                    raise ShapeError("a SPARQL constraint must project $this to validate blank-node focus nodes",
+                                     shape=self.shape.node)
+                solutions = engine.select(self.query.render(consts=self.consts), {"this": focus})
+            else:
+                solutions = engine.select(self.query.render(consts={**self.consts, "this": sparql_term(focus)}))
+            for sol in solutions:
+                failure = sol.get("failure")
+                if failure is not None and boolean(failure):
+                    raise ShapeError(f"SPARQL constraint reported a failure for focus node {focus}", shape=self.shape.node)
+                path = sol.get("path")
+                message = sol.get("message")
+                out.append(
+                    r.with_solution(
+                        value=sol.get("value", focus),
+                        path=path if isinstance(path, NamedNode) else None,
+                        message=message if isinstance(message, Literal) else None,
+                        bindings=sol,
+                    )
+                )
+        return out
+
+
+class SparqlConstraintComponent(_SelectBased):
+    """sh:sparql — a SPARQL SELECT query whose solutions are the violations (SHACL §5)."""
+
+    IRI = SH.SPARQLConstraintComponent
+    PARAMETERS = (SH.sparql,)
+    SPEC = "SHACL §5.1 SPARQL-based constraints"
+    ANCHOR = SHACL_SPEC + "#sparql-constraints"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        out: list[Component] = []
+        for node in reader.values(SH.sparql):
+            if not isinstance(node, (NamedNode, BlankNode)):
+                raise cls.error(reader, f"the values of sh:sparql must be IRIs or blank nodes, got {node}")
+            deact = reader.graph.objects(node, SH.deactivated)
+            if deact and boolean(deact[0]):
+                continue
+            text = _one_string(reader.graph, node, SH.select, reader.node, cls.SPEC)
+            where = f"the sh:select of {node}"
+            query = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
+            if query.form != "SELECT":
+                raise cls.error(reader, f"{where} must be a SELECT query")
+            query.check_prebinding({"this", "currentShape", "shapesGraph"}, shape=reader.node, where=where)
+            comp = cls(reader.shape, sparql=node)
+            comp.source_constraint = node
+            comp.messages = _messages(reader.graph, node)
+            comp.query = query
+            comp.consts = _consts(comp, reader.shape, query, where=where)
+            comp.uses_shapes_graph = "shapesGraph" in query.variables()
+            _syntax_check(query, comp.consts, shape=reader.node, where=where)
+            out.append(comp)
+        return out
+
+    def template_values(self) -> dict[str, Term]:
+        return {}
+
+    def describe(self) -> str:
+        return f"Violates the SPARQL constraint {short(self.params['sparql'])}"
+
+
+@dataclass
+class Validator:
+    """A SPARQL-based validator of a constraint component (SHACL §6.2)."""
+
+    node: Term
+    query: UserQuery
+    messages: tuple[Literal, ...]
+
+
+@dataclass
+class Parameter:
+    """A declared parameter of a SPARQL-based constraint component (SHACL §6.1)."""
+
+    path: NamedNode
+    name: str
+    optional: bool
+
+
+class SparqlBasedComponent(_SelectBased):
+    """Base of the classes made for each ``sh:ConstraintComponent`` of a shapes graph."""
+
+    DEFINITION: ClassVar["ComponentDefinition"]
+    validator: "Validator"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        d = cls.DEFINITION
+        if not all(reader.has(p.path) for p in d.parameters if not p.optional):
+            return []
+        validator = (d.property_validator if reader.is_property else d.node_validator) or d.validator
+        if validator is None:
+            return []
+        out: list[Component] = []
+        choices: list[list[Term | None]] = [list(reader.values(p.path)) or [None] for p in d.parameters]
+        for combo in product(*choices):
+            params = {p.name: v for p, v in zip(d.parameters, combo) if v is not None}
+            comp = cls(reader.shape, **params)
+            comp.validator = validator
+            comp.query = validator.query
+            comp.messages = validator.messages or d.messages
+            where = f"the validator {validator.node} of {short(d.node)}"
+            comp.consts = _consts(comp, reader.shape, validator.query, where=where)
+            comp.uses_shapes_graph = "shapesGraph" in validator.query.variables()
+            _syntax_check(validator.query, comp.consts, shape=reader.node, where=where)
+            out.append(comp)
+        return out
+
+    @property
+    def component(self) -> NamedNode:
+        return self.DEFINITION.node  # type: ignore[return-value]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        if self.query.form == "SELECT":
+            return super().fragment(ctx)
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {self._ask_body(ctx)} }}")
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        if self.query.form == "SELECT":
+            return super().nonconformance(ctx)
+        return self.fragment(ctx).body
+
+    def _ask_body(self, ctx: Ctx) -> str:
+        return self.query.render(consts=self.consts, renames={"this": ctx.focus, "value": ctx.value}, body_only=True)
+
+    def describe(self) -> str:
+        return f"Violates {short(self.DEFINITION.node)}"
+
+
+@dataclass
+class ComponentDefinition:
+    """A ``sh:ConstraintComponent`` declared in the shapes graph."""
+
+    node: Term
+    parameters: list[Parameter]
+    validator: Validator | None
+    node_validator: Validator | None
+    property_validator: Validator | None
+    messages: tuple[Literal, ...]
+
+    def make_class(self) -> type[SparqlBasedComponent]:
+        mandatory = tuple(p.path for p in self.parameters if not p.optional) or tuple(p.path for p in self.parameters)
+        return type(
+            f"SparqlBased_{local_name(self.node) if isinstance(self.node, NamedNode) else 'component'}",
+            (SparqlBasedComponent,),
+            {
+                "DEFINITION": self,
+                "IRI": self.node,
+                "PARAMETERS": tuple(p.path for p in self.parameters),
+                "ACTIVATORS": mandatory,
+                "SPEC": f"SHACL §6 SPARQL-based constraint component {short(self.node)}",
+                "ANCHOR": SHACL_SPEC + "#sparql-constraint-components",
+            },
+        )
+
+
+def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
+    """The SPARQL-based constraint components declared in ``graph``."""
+    out: list[ComponentDefinition] = []
+    rule = "SHACL §6 SPARQL-based constraint components"
+    for node in sorted(graph.instances(SH.ConstraintComponent), key=str):
+        if not isinstance(node, NamedNode) or node.value.startswith(SH_NS):
+            continue  # core components (e.g. from a copy of the SHACL vocabulary) are built in
+        params: list[Parameter] = []
+        for p in graph.objects(node, SH.parameter):
+            paths = graph.objects(p, SH.path)
+            if len(paths) != 1 or not isinstance(paths[0], NamedNode):
+                raise ShapeError(f"parameter {p} of {node} needs exactly one IRI sh:path", shape=node, rule=rule,
+                                 link=SHACL_SPEC + "#constraint-components-parameters")
+            opt = graph.objects(p, SH.optional)
+            params.append(Parameter(paths[0], local_name(paths[0]), bool(opt and boolean(opt[0]))))
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ShapeError(f"parameters of {node} have clashing local names {names}", shape=node, rule=rule)
+
+        def validator(prop: NamedNode, *, select_ok: bool, ask_ok: bool) -> Validator | None:
+            values = graph.objects(node, prop)
+            if not values:
+                return None
+            v = values[0]
+            asks, selects = graph.objects(v, SH.ask), graph.objects(v, SH.select)
+            where = f"the validator {v} of {short(node) if isinstance(node, NamedNode) else node}"
+            if asks and ask_ok:
+                text = _one_string(graph, v, SH.ask, node, rule)
+                prebound = {"this", "value", "currentShape", "shapesGraph", *names}
+            elif selects and select_ok:
+                text = _one_string(graph, v, SH.select, node, rule)
+                prebound = {"this", "currentShape", "shapesGraph", *names}
+            else:
+                raise ShapeError(f"{where} needs sh:ask (sh:validator) or sh:select", shape=node, rule=rule)
+            query = UserQuery.parse(text, prefixes_of(graph, v, shape=node), shape=node, where=where)
+            query.check_prebinding(prebound, shape=node, where=where)
+            return Validator(v, query, _messages(graph, v))
+
+        out.append(
+            ComponentDefinition(
+                node=node,
+                parameters=params,
+                validator=validator(SH.validator, select_ok=False, ask_ok=True),
+                node_validator=validator(SH.nodeValidator, select_ok=True, ask_ok=True),
+                property_validator=validator(SH.propertyValidator, select_ok=True, ask_ok=True),
+                messages=_messages(graph, node),
+            )
+        )
+    return out
+
+
+SECTION = "SHACL §5–6 SHACL-SPARQL"
+COMPONENTS: tuple[type[Component], ...] = (SparqlConstraintComponent,)

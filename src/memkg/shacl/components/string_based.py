@@ -1,0 +1,163 @@
+"""SHACL §4.4 string-based constraint components: sh:minLength, sh:maxLength,
+sh:pattern (with sh:flags), sh:languageIn, sh:uniqueLang."""
+
+from __future__ import annotations
+
+from pyoxigraph import Literal, Store
+
+from ..terms import sparql_string
+from ..vocab import SH, SHACL_SPEC
+from .base import Component, Ctx, Fragment, Reader
+
+
+class _Length(Component):
+    PARAM = SH.minLength
+    OPERATOR = ">="
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        n = reader.non_negative_integer(cls, cls.PARAM, reader.one(cls, cls.PARAM))
+        return [cls(reader.shape, length=n)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        n = self.params["length"]
+        return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.OPERATOR} {n}, false))")
+
+
+class MinLengthComponent(_Length):
+    """sh:minLength — the string form of every value node has at least n characters."""
+
+    IRI = SH.MinLengthConstraintComponent
+    PARAMETERS = (SH.minLength,)
+    PARAM = SH.minLength
+    OPERATOR = ">="
+    SPEC = "SHACL §4.4.1 sh:minLength"
+    ANCHOR = SHACL_SPEC + "#MinLengthConstraintComponent"
+
+    def describe(self) -> str:
+        return f"Value is shorter than {self.params['length']} characters"
+
+
+class MaxLengthComponent(_Length):
+    """sh:maxLength — the string form of every value node has at most n characters."""
+
+    IRI = SH.MaxLengthConstraintComponent
+    PARAMETERS = (SH.maxLength,)
+    PARAM = SH.maxLength
+    OPERATOR = "<="
+    SPEC = "SHACL §4.4.2 sh:maxLength"
+    ANCHOR = SHACL_SPEC + "#MaxLengthConstraintComponent"
+
+    def describe(self) -> str:
+        return f"Value is longer than {self.params['length']} characters"
+
+
+_REGEX_CHECK = Store()
+
+
+class PatternComponent(Component):
+    """sh:pattern (+ sh:flags) — the string form of every value node matches the regular expression."""
+
+    IRI = SH.PatternConstraintComponent
+    PARAMETERS = (SH.pattern, SH.flags)
+    SPEC = "SHACL §4.4.3 sh:pattern"
+    ANCHOR = SHACL_SPEC + "#PatternConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        flags_term = reader.at_most_one(cls, SH.flags)
+        flags = reader.string(cls, SH.flags, flags_term) if flags_term is not None else None
+        if flags is not None and set(flags) - set("smixq"):
+            raise cls.error(reader, f"sh:flags may only contain the flags s, m, i, x, q, got {flags!r}")
+        out: list[Component] = []
+        for value in reader.values(SH.pattern):
+            pattern = reader.string(cls, SH.pattern, value)
+            args = sparql_string(pattern) + (f", {sparql_string(flags)}" if flags else "")
+            (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]
+            if check["m"] == Literal("invalid"):
+                raise cls.error(reader, f"sh:pattern {pattern!r} (flags {flags!r}) is not a valid regular expression")
+            out.append(cls(reader.shape, pattern=Literal(pattern), flags=Literal(flags) if flags else None))
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        args = sparql_string(self.params["pattern"].value)
+        if self.params["flags"] is not None:
+            args += ", " + sparql_string(self.params["flags"].value)
+        return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(REGEX(STR({v}), {args}), false))")
+
+    def describe(self) -> str:
+        return f"Value does not match pattern {self.params['pattern'].value!r}"
+
+
+class LanguageInComponent(Component):
+    """sh:languageIn — every value node is a literal whose language tag matches one of the ranges."""
+
+    IRI = SH.LanguageInConstraintComponent
+    PARAMETERS = (SH.languageIn,)
+    SPEC = "SHACL §4.4.4 sh:languageIn"
+    ANCHOR = SHACL_SPEC + "#LanguageInConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, SH.languageIn)
+        items = reader.graph.list_items(value, shape=reader.node, what="the value of sh:languageIn")
+        langs = [reader.string(cls, SH.languageIn, i) for i in items]
+        return [cls(reader.shape, languageIn=value, languages=tuple(langs))]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        tests = " || ".join(f"langMatches(LANG({v}), {sparql_string(lang)})" for lang in self.params["languages"]) or "false"
+        return Fragment(f"{ctx.values()} FILTER(!COALESCE(isLiteral({v}) && ({tests}), false))")
+
+    def describe(self) -> str:
+        return "Language tag is not one of " + ", ".join(self.params["languages"])
+
+
+class UniqueLangComponent(Component):
+    """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only)."""
+
+    IRI = SH.UniqueLangConstraintComponent
+    PARAMETERS = (SH.uniqueLang,)
+    SPEC = "SHACL §4.4.5 sh:uniqueLang"
+    ANCHOR = SHACL_SPEC + "#UniqueLangConstraintComponent"
+    SCOPE = "property"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        reader.check_scope(cls, SH.uniqueLang)
+        on = reader.boolean(cls, SH.uniqueLang, reader.one(cls, SH.uniqueLang))
+        return [cls(reader.shape, uniqueLang=on)] if on else []
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        x, lang = ctx.fresh("x"), ctx.fresh("l")
+        return Fragment(
+            value=False,
+            key=True,
+            select=(
+                f"{{ SELECT %GROUP% ({lang} AS {ctx.key_out}) WHERE {{ %BINDER% {ctx.values(x)} "
+                f'FILTER(isLiteral({x})) BIND(LCASE(LANG({x})) AS {lang}) FILTER({lang} != "") }} '
+                f"GROUP BY %GROUP% {lang} HAVING (COUNT(DISTINCT {x}) > 1) }}"
+            ),
+        )
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        a, b = ctx.fresh("a"), ctx.fresh("b")
+        return (
+            f"{ctx.values(a)} {ctx.values(b)} FILTER(!sameTerm({a}, {b}) && isLiteral({a}) && isLiteral({b}) "
+            f'&& LANG({a}) != "" && LCASE(LANG({a})) = LCASE(LANG({b})))'
+        )
+
+    def describe(self) -> str:
+        return "Language tag used by more than one value"
+
+
+SECTION = "SHACL §4.4 String-based Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (
+    MinLengthComponent,
+    MaxLengthComponent,
+    PatternComponent,
+    LanguageInComponent,
+    UniqueLangComponent,
+)

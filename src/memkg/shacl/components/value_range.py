@@ -1,0 +1,89 @@
+"""SHACL §4.3 value range constraint components: sh:minExclusive, sh:minInclusive,
+sh:maxExclusive, sh:maxInclusive.
+
+Comparisons use SPARQL's operators, so literals compare by value; a value that
+cannot be compared (an IRI, an ill-typed literal, another datatype) violates.
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import Literal
+
+from ..vocab import SH, SHACL_SPEC, short
+from .base import Component, Ctx, Fragment, Reader, const
+
+
+class _Range(Component):
+    OPERATOR = ">"
+    PARAM = SH.minExclusive
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, cls.PARAM)
+        if not isinstance(value, Literal):
+            raise cls.error(reader, f"{short(cls.PARAM)} must be a literal, got {value}")
+        return [cls(reader.shape, **{cls.PARAM.value.rsplit("#", 1)[1]: value})]
+
+    @property
+    def bound(self) -> Literal:
+        return next(iter(self.params.values()))
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        return Fragment(f"{ctx.values()} FILTER(!COALESCE({v} {self.OPERATOR} {const(self.bound)}, false))")
+
+    def describe(self) -> str:
+        return f"Value is not {self.OPERATOR} {self.bound.value}"
+
+
+class MinExclusiveComponent(_Range):
+    """sh:minExclusive — every value node is greater than the bound."""
+
+    IRI = SH.MinExclusiveConstraintComponent
+    PARAMETERS = (SH.minExclusive,)
+    PARAM = SH.minExclusive
+    OPERATOR = ">"
+    SPEC = "SHACL §4.3.1 sh:minExclusive"
+    ANCHOR = SHACL_SPEC + "#MinExclusiveConstraintComponent"
+
+
+class MinInclusiveComponent(_Range):
+    """sh:minInclusive — every value node is greater than or equal to the bound."""
+
+    IRI = SH.MinInclusiveConstraintComponent
+    PARAMETERS = (SH.minInclusive,)
+    PARAM = SH.minInclusive
+    OPERATOR = ">="
+    SPEC = "SHACL §4.3.2 sh:minInclusive"
+    ANCHOR = SHACL_SPEC + "#MinInclusiveConstraintComponent"
+
+
+class MaxExclusiveComponent(_Range):
+    """sh:maxExclusive — every value node is less than the bound."""
+
+    IRI = SH.MaxExclusiveConstraintComponent
+    PARAMETERS = (SH.maxExclusive,)
+    PARAM = SH.maxExclusive
+    OPERATOR = "<"
+    SPEC = "SHACL §4.3.3 sh:maxExclusive"
+    ANCHOR = SHACL_SPEC + "#MaxExclusiveConstraintComponent"
+
+
+class MaxInclusiveComponent(_Range):
+    """sh:maxInclusive — every value node is less than or equal to the bound."""
+
+    IRI = SH.MaxInclusiveConstraintComponent
+    PARAMETERS = (SH.maxInclusive,)
+    PARAM = SH.maxInclusive
+    OPERATOR = "<="
+    SPEC = "SHACL §4.3.4 sh:maxInclusive"
+    ANCHOR = SHACL_SPEC + "#MaxInclusiveConstraintComponent"
+
+
+SECTION = "SHACL §4.3 Value Range Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (
+    MinExclusiveComponent,
+    MinInclusiveComponent,
+    MaxExclusiveComponent,
+    MaxInclusiveComponent,
+)

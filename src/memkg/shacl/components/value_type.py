@@ -1,0 +1,189 @@
+"""SHACL §4.1 value type constraint components: sh:class, sh:datatype, sh:nodeKind.
+
+Datatype checks catch ill-typed literals. pyoxigraph accepts
+``"abc"^^xsd:decimal`` without complaint, and in SPARQL ``datatype(?v) =
+xsd:decimal`` holds for it, so each known XSD datatype carries a SPARQL
+well-formedness test: a cast round trip where Oxigraph can cast, a regular
+expression (and a range check for the bounded integer types) otherwise.
+
+Note: a pyoxigraph ``Store`` rewrites well-formed literals of the derived
+integer types (``xsd:byte``, ``xsd:int``, ``xsd:long``, ...) to ``xsd:integer``
+and ``xsd:dateTimeStamp`` to ``xsd:dateTime`` when they are written. The engine
+validates the graph as stored, so ``sh:datatype xsd:int`` fails for such
+values; shapes over pyoxigraph data should use ``xsd:integer`` with a range.
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import Literal, NamedNode
+
+from ..terms import Term
+from ..vocab import RDF, SH, SHACL_SPEC, XSD_NS, short
+from .base import Component, Ctx, Fragment, Reader, const
+
+_CASTABLE = {
+    "boolean", "integer", "decimal", "float", "double", "dateTime", "date", "time",
+    "duration", "yearMonthDuration", "dayTimeDuration",
+}
+_INTEGER_RANGES: dict[str, tuple[int | None, int | None]] = {
+    "nonNegativeInteger": (0, None),
+    "positiveInteger": (1, None),
+    "nonPositiveInteger": (None, 0),
+    "negativeInteger": (None, -1),
+    "long": (-(2**63), 2**63 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "short": (-(2**15), 2**15 - 1),
+    "byte": (-128, 127),
+    "unsignedLong": (0, 2**64 - 1),
+    "unsignedInt": (0, 2**32 - 1),
+    "unsignedShort": (0, 2**16 - 1),
+    "unsignedByte": (0, 255),
+}
+_TZ = r"(Z|[+-]((0[0-9]|1[0-3]):[0-5][0-9]|14:00))?"
+_REGEXES = {
+    "gYear": r"^-?([1-9][0-9]{3,}|0[0-9]{3})" + _TZ + "$",
+    "gYearMonth": r"^-?([1-9][0-9]{3,}|0[0-9]{3})-(0[1-9]|1[0-2])" + _TZ + "$",
+    "gMonth": r"^--(0[1-9]|1[0-2])" + _TZ + "$",
+    "gMonthDay": r"^--(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" + _TZ + "$",
+    "gDay": r"^---(0[1-9]|[12][0-9]|3[01])" + _TZ + "$",
+    "hexBinary": r"^([0-9a-fA-F]{2})*$",
+    "base64Binary": r"^((([A-Za-z0-9+/] ?){4})*(([A-Za-z0-9+/] ?){3}[A-Za-z0-9+/]|([A-Za-z0-9+/] ?){2}[AEIMQUYcgkosw048] ?=|[A-Za-z0-9+/] ?[AQgw] ?= ?=))?$",
+    "language": r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$",
+    "normalizedString": r"^[^\n\r\t]*$",
+    "token": r"^([^\s]+( [^\s]+)*)?$",
+    "NMTOKEN": r"^[\w.:-]+$",
+    "Name": r"^[A-Za-z_:][\w.:-]*$",
+    "NCName": r"^[A-Za-z_][\w.-]*$",
+}
+
+
+def wellformed(v: str, datatype: NamedNode) -> str | None:
+    """A SPARQL expression true iff the literal in ``v`` (already known to have
+    ``datatype``) has a lexical form in the datatype's lexical space; None when
+    any lexical form is acceptable (xsd:string, unknown datatypes).
+
+    >>> from memkg.shacl.vocab import XSD
+    >>> wellformed("?v", XSD.decimal)
+    'COALESCE(isLiteral(<http://www.w3.org/2001/XMLSchema#decimal>(STR(?v))), false)'
+    >>> wellformed("?v", XSD.string) is None
+    True
+    """
+    iri = datatype.value
+    if iri == RDF.langString.value:
+        return f'(LANG({v}) != "")'
+    if not iri.startswith(XSD_NS):
+        return None
+    name = iri[len(XSD_NS):]
+    if name in _CASTABLE:
+        return f"COALESCE(isLiteral(<{iri}>(STR({v}))), false)"
+    if name in _INTEGER_RANGES:
+        lo, hi = _INTEGER_RANGES[name]
+        cast = f"<{XSD_NS}integer>(STR({v}))"
+        conds = [f"isLiteral({cast})"]
+        if lo is not None:
+            conds.append(f"{cast} >= {lo}")
+        if hi is not None:
+            conds.append(f"{cast} <= {hi}")
+        return "COALESCE(" + " && ".join(conds) + ", false)"
+    if name == "dateTimeStamp":
+        cast = f"<{XSD_NS}dateTime>(STR({v}))"
+        return f'COALESCE(isLiteral({cast}) && TZ({cast}) != "", false)'
+    if name in _REGEXES:
+        return f"COALESCE(REGEX(STR({v}), {Literal(_REGEXES[name])}), false)"
+    return None
+
+
+class ClassComponent(Component):
+    """sh:class — every value node is a SHACL instance of the class (``rdf:type/rdfs:subClassOf*``)."""
+
+    IRI = SH.ClassConstraintComponent
+    PARAMETERS = (SH["class"],)
+    SPEC = "SHACL §4.1.1 sh:class"
+    ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, **{"class": reader.iri(cls, SH["class"], v)}) for v in reader.values(SH["class"])]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        c = const(self.params["class"])
+        return Fragment(
+            f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}"
+        )
+
+    def describe(self) -> str:
+        return f"Value is not an instance of {short(self.params['class'])}"
+
+
+class DatatypeComponent(Component):
+    """sh:datatype — every value node is a well-formed literal of the datatype."""
+
+    IRI = SH.DatatypeConstraintComponent
+    PARAMETERS = (SH.datatype,)
+    SPEC = "SHACL §4.1.2 sh:datatype"
+    ANCHOR = SHACL_SPEC + "#DatatypeConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, SH.datatype)
+        return [cls(reader.shape, datatype=reader.iri(cls, SH.datatype, value))]
+
+    def condition(self, v: str) -> str:
+        dt: NamedNode = self.params["datatype"]
+        ok = f"isLiteral({v}) && DATATYPE({v}) = <{dt.value}>"
+        wf = wellformed(v, dt)
+        if wf:
+            ok += f" && {wf}"
+        return f"!COALESCE({ok}, false)"
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        return Fragment(f"{ctx.values()} FILTER({self.condition(ctx.value)})")
+
+    def describe(self) -> str:
+        return f"Value is not a well-formed literal of datatype {short(self.params['datatype'])}"
+
+
+_KINDS = {
+    SH.IRI: ("isIRI",),
+    SH.BlankNode: ("isBlank",),
+    SH.Literal: ("isLiteral",),
+    SH.BlankNodeOrIRI: ("isBlank", "isIRI"),
+    SH.BlankNodeOrLiteral: ("isBlank", "isLiteral"),
+    SH.IRIOrLiteral: ("isIRI", "isLiteral"),
+    SH.TripleTerm: ("isTRIPLE",),
+}
+
+
+class NodeKindComponent(Component):
+    """sh:nodeKind — every value node has the node kind (SHACL 1.2 adds sh:TripleTerm and lists of kinds)."""
+
+    IRI = SH.NodeKindConstraintComponent
+    PARAMETERS = (SH.nodeKind,)
+    SPEC = "SHACL §4.1.3 sh:nodeKind"
+    ANCHOR = SHACL_SPEC + "#NodeKindConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        value = reader.one(cls, SH.nodeKind)
+        kinds: list[Term] = [value]
+        if value not in _KINDS and reader.graph.has(value, RDF.first):
+            kinds = reader.graph.list_items(value, shape=reader.node, what="the value of sh:nodeKind")
+        for k in kinds:
+            if k not in _KINDS:
+                raise cls.error(
+                    reader,
+                    f"sh:nodeKind must be one of sh:IRI, sh:BlankNode, sh:Literal, sh:BlankNodeOrIRI, "
+                    f"sh:BlankNodeOrLiteral, sh:IRIOrLiteral, sh:TripleTerm (or a list of them), got {k}",
+                )
+        return [cls(reader.shape, nodeKind=value, kinds=tuple(kinds))]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        tests = sorted({f"{fn}({ctx.value})" for k in self.params["kinds"] for fn in _KINDS[k]})
+        return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+
+    def describe(self) -> str:
+        return "Value does not have node kind " + ", ".join(short(k) for k in self.params["kinds"])
+
+
+SECTION = "SHACL §4.1 Value Type Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (ClassComponent, DatatypeComponent, NodeKindComponent)

@@ -1,0 +1,315 @@
+"""Runs compiled shapes against a pyoxigraph store.
+
+One :class:`Engine` serves one :meth:`memkg.shacl.Shapes.validate` call: it
+binds focus nodes (all targets, or the given focus nodes that a shape's
+targets select), runs the generated queries, applies the Python steps of the
+few constraints decided outside SPARQL, and turns solutions into results.
+Conformance of nodes to shapes decided in Python is memoised for the call;
+a (shape, node) pair met again while it is being decided is assumed to
+conform (recursive shapes are undefined in SHACL 1.0; this is the usual choice).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterable
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
+
+from .compiler import MAX_BRANCHES, Binder, Branch, Compiler, SubstitutionBinder, TargetBinder, node_binders
+from .components.sparql import SHAPES_GRAPH
+from .paths import Path, PredicatePath
+from .report import ValidationResult
+from .shapes import ClassTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
+from .terms import Graph, Term, canonical, has_blank, lexical, sparql_term, term_key
+from .vocab import RDF, RDFS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import Shapes
+
+
+@dataclass
+class Row:
+    """One solution of a generated query (a candidate or actual result)."""
+
+    branch: Branch
+    root: Term
+    route: tuple[Term, ...]
+    focus: Term
+    value: Term | None
+    path: Term | None = None
+    key: Term | None = None
+    aux: Term | None = None
+    message: Literal | None = None
+    bindings: dict[str, Term] | None = None
+
+    @property
+    def group(self) -> tuple[Term, ...]:
+        """Identifies the focus node together with the route that reached it."""
+        return (self.root, *self.route)
+
+    def without_value(self) -> "Row":
+        return replace(self, value=None)
+
+    def without_key(self) -> "Row":
+        return replace(self, key=None)
+
+    def with_solution(self, *, value: Term | None, path: Term | None, message: Literal | None,
+                      bindings: dict[str, Term]) -> "Row":
+        return replace(self, value=value, path=path, message=message, bindings=bindings)
+
+
+class DataView:
+    """Direct look-ups in the data graph(s), used to test targets for given focus nodes."""
+
+    def __init__(self, store: Store, graphs: list[Graph]) -> None:
+        self.store = store
+        self.graphs = graphs
+        self._supers: dict[Term, set[Term]] = {}
+
+    def _quads(self, s: Term | None, p: NamedNode | None, o: Term | None) -> Iterable[Quad]:
+        if isinstance(s, Literal):
+            return
+        for g in self.graphs:
+            yield from self.store.quads_for_pattern(s, p, o, g)
+
+    def exists(self, s: Term | None, p: NamedNode | None, o: Term | None) -> bool:
+        if s is not None and not isinstance(s, (NamedNode, BlankNode, Triple)):
+            return False
+        return next(iter(self._quads(s, p, o)), None) is not None
+
+    def superclasses(self, cls: Term) -> set[Term]:
+        cached = self._supers.get(cls)
+        if cached is None:
+            cached, todo = set(), [cls]
+            while todo:
+                c = todo.pop()
+                if c in cached or not isinstance(c, (NamedNode, BlankNode)):
+                    continue
+                cached.add(c)
+                todo.extend(q.object for q in self._quads(c, RDFS.subClassOf, None))
+            self._supers[cls] = cached
+        return cached
+
+    def is_instance(self, node: Term, cls: NamedNode) -> bool:
+        if not isinstance(node, (NamedNode, BlankNode)):
+            return False
+        return any(cls in self.superclasses(q.object) for q in self._quads(node, RDF.type, None))
+
+
+_TEMPLATE = re.compile(r"\{[$?]([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _preferred(messages: Iterable[Literal]) -> Literal | None:
+    ranked = sorted(messages, key=lambda m: (m.language not in (None, "", "en"), m.language or "", m.value))
+    return ranked[0] if ranked else None
+
+
+class Engine:
+    """Executes one validation."""
+
+    def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None) -> None:
+        self.shapes = shapes
+        self.compiler: Compiler = shapes._compiler
+        graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
+        if shapes._uses_shapes_graph:
+            store, graphs, default_graph = self._with_shapes_graph(store, graphs), [DefaultGraph()], None
+        self.store = store
+        self.view = DataView(store, graphs)
+        self._default_graph: list[Graph] | None = list(default_graph) if default_graph is not None else None
+        self._memo: dict[tuple[int, Term], bool] = {}
+        self._deciding: set[tuple[int, Term]] = set()
+        self._nesting: set[tuple[int, Term]] = set()
+        self._sparql_targets: dict[int, set[Term]] = {}
+        self.queries = 0
+
+    def _with_shapes_graph(self, store: Store, graphs: list[Graph]) -> Store:
+        """A temporary store with the data graph as default graph and the shapes
+        graph as ``urn:memkg:shacl:shapes-graph`` (for ``$shapesGraph``)."""
+        temp = Store()
+        temp.extend(Quad(q.subject, q.predicate, q.object, DefaultGraph())
+                    for g in graphs for q in store.quads_for_pattern(None, None, None, g))
+        temp.extend(Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in self.shapes._graph.triples())
+        return temp
+
+    # -- running queries --------------------------------------------------------------------
+
+    def select(self, text: str, substitutions: dict[str, Term] | None = None) -> list[dict[str, Term]]:
+        """Run a SELECT on the data graph; solutions as {variable name: term}."""
+        subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
+        self.queries += 1
+        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)  # type: ignore[arg-type]
+        assert isinstance(solutions, QuerySolutions)
+        names = [v.value for v in solutions.variables]
+        return [{n: t for n, t in zip(names, tuple(sol)) if t is not None} for sol in solutions]
+
+    def run(self, items: list[tuple[Branch, Binder]]) -> list[Row]:
+        """Evaluate branches with their binders; Python steps applied."""
+        by_binding: dict[object, list[tuple[Branch, Binder]]] = defaultdict(list)
+        for branch, binder in items:
+            by_binding[binder.substitution].append((branch, binder))
+        raw: dict[int, list[Row]] = defaultdict(list)
+        for substitution, group in by_binding.items():
+            subs = {"_f": substitution} if isinstance(substitution, (NamedNode, BlankNode, Literal, Triple)) else None
+            for start in range(0, len(group), MAX_BRANCHES):
+                chunk = group[start : start + MAX_BRANCHES]
+                texts = [self.compiler.branch_text(b, binder) for b, binder in chunk]
+                depth = max(len(b.route) for b, _ in chunk)
+                for sol in self.select(self.compiler.query(texts, depth), subs):
+                    branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]
+                    root = sol.get("_f") or subs["_f"]  # type: ignore[index]
+                    route = tuple(sol[f"_r{i}"] for i in range(1, len(branch.route) + 1))
+                    raw[branch.cid].append(
+                        Row(branch, root, route, sol["_F"], sol.get("_V"), sol.get("_P"), sol.get("_K"), sol.get("_X"))
+                    )
+        rows: list[Row] = []
+        for cid, found in raw.items():  # noqa: B007
+            post = self.compiler.branches[cid].fragment.post
+            rows.extend(post(self, found) if post is not None else found)
+        return rows
+
+    # -- conformance decided in Python ---------------------------------------------------------
+
+    def nonconforming(self, shape_node: Term, nodes: Iterable[Term]) -> set[Term]:
+        """Those of ``nodes`` that do not conform to the shape."""
+        shape = self.compiler.shape(shape_node)
+        nodes = {n for n in nodes if n is not None}
+        if shape.deactivated or not nodes:
+            return set()
+        key = id(shape)
+        failing = {n for n in nodes if self._memo.get((key, n))}
+        todo = [n for n in nodes if (key, n) not in self._memo and (key, n) not in self._deciding]
+        if not todo:
+            return failing
+        self._deciding.update((key, n) for n in todo)
+        try:
+            nc = self.compiler.root_nonconformance(shape)
+            found: set[Term] = set()
+            for binder in node_binders(todo):
+                if nc is not None:
+                    subs = {"_f": binder.substitution} if binder.substitution is not None else None
+                    for sol in self.select(self.compiler.nc_query(nc, binder), subs):
+                        found.add(sol.get("_f", binder.substitution))  # type: ignore[arg-type]
+                else:
+                    found.update(r.root for r in self.run([(b, binder) for b in self.compiler.plan(shape)]))
+        finally:
+            self._deciding.difference_update((key, n) for n in todo)
+        for n in todo:
+            self._memo[(key, n)] = n in found
+        return failing | (found & set(todo))
+
+    def nested_results(self, shape: Shape, rows: list[Row]) -> list[Row]:
+        """Results of validating the rows' value nodes against a property shape
+        reached recursively through ``sh:property``."""
+        key = id(shape)
+        todo = [n for n in {r.value for r in rows if r.value is not None} if (key, n) not in self._nesting]
+        if not todo:
+            return []
+        self._nesting.update((key, n) for n in todo)
+        try:
+            sub = self.run([(b, binder) for binder in node_binders(todo) for b in self.compiler.plan(shape)])
+        finally:
+            self._nesting.difference_update((key, n) for n in todo)
+        by_root: dict[Term, list[Row]] = defaultdict(list)
+        for s in sub:
+            by_root[s.root].append(s)
+        out: list[Row] = []
+        for r in rows:
+            if r.value is None:
+                continue
+            for s in by_root.get(r.value, ()):
+                out.append(replace(s, root=r.root, route=(*r.route, r.value, *s.route)))
+        return out
+
+    # -- targets ----------------------------------------------------------------------------------
+
+    def targets(self, shape: Shape, node: Term) -> bool:
+        """Whether one of the shape's targets selects ``node``."""
+        return any(self._selects(t, shape, node) for t in shape.targets)
+
+    def _selects(self, target: Target, shape: Shape, node: Term) -> bool:
+        if isinstance(target, NodeTarget):
+            return node in target.nodes
+        if isinstance(target, ClassTarget):
+            return self.view.is_instance(node, target.cls)
+        if isinstance(target, SubjectsOfTarget):
+            return self.view.exists(node, target.predicate, None)
+        if isinstance(target, ObjectsOfTarget):
+            return self.view.exists(None, target.predicate, node)
+        if isinstance(target, SparqlTarget):
+            key = id(target)
+            if key not in self._sparql_targets:
+                text = "SELECT DISTINCT ?_f WHERE { " + target.sparql("?_f", self.compiler.fresh) + " }"
+                self._sparql_targets[key] = {s["_f"] for s in self.select(text) if "_f" in s}
+            return node in self._sparql_targets[key]
+        raise TypeError(target)  # pragma: no cover
+
+    # -- validation -------------------------------------------------------------------------------
+
+    def validate(self, focus: Iterable[Term] | None) -> list[ValidationResult]:
+        items: list[tuple[Branch, Binder]] = []
+        if focus is None:
+            for shape in self.shapes._targeted:
+                target_binder = self.shapes._target_binder(shape)
+                items.extend((b, target_binder) for b in self.compiler.plan(shape))
+        else:
+            nodes = list(dict.fromkeys(canonical(n) for n in focus))
+            for shape in self.shapes._targeted:
+                matched = [n for n in nodes if self.targets(shape, n)]
+                for binder in node_binders(matched):
+                    items.extend((b, binder) for b in self.compiler.plan(shape))
+        rows = self.run(items)
+        results = [self.result(r) for r in rows]
+        results.sort(key=_result_key)
+        return results
+
+    def result(self, row: Row) -> ValidationResult:
+        branch = row.branch
+        comp = branch.component
+        shape = branch.shape
+        path: Path | None = shape.path
+        if isinstance(row.path, NamedNode):
+            path = PredicatePath(row.path)
+        return ValidationResult(
+            focus=row.focus,
+            path=path,
+            value=row.value,
+            source_shape=shape.node,
+            component=comp.component if comp is not None else shape.node,  # type: ignore[arg-type]
+            severity=shape.severity,
+            message=self.message(row),
+            source_constraint=comp.source_constraint if comp is not None else None,
+        )
+
+    def message(self, row: Row) -> Literal | None:
+        if row.message is not None:
+            return row.message
+        comp = row.branch.component
+        if comp is None:
+            return None
+        templates = getattr(comp, "messages", ()) or row.branch.shape.messages
+        chosen = _preferred(templates)
+        if chosen is None:
+            return Literal(comp.describe())
+        values: dict[str, Term] = dict(comp.template_values())
+        values["this"] = row.focus
+        if row.value is not None:
+            values["value"] = row.value
+        if row.bindings:
+            values.update(row.bindings)
+
+        def fill(m: re.Match[str]) -> str:
+            term = values.get(m.group(1))
+            return lexical(term) if term is not None else m.group(0)
+
+        text = _TEMPLATE.sub(fill, chosen.value)
+        return Literal(text, language=chosen.language) if chosen.language else Literal(text)
+
+
+def _result_key(r: ValidationResult) -> tuple:
+    return (term_key(r.source_shape), term_key(r.focus), str(r.path or ""), term_key(r.value), term_key(r.component))
+
+
+__all__ = ["DataView", "Engine", "Row", "TargetBinder", "SubstitutionBinder", "canonical", "has_blank", "sparql_term"]

@@ -1,0 +1,221 @@
+"""Read access to a shapes graph: objects, lists and SHACL instances.
+
+The shapes graph is small and read many times while shapes load, so it is kept
+as plain Python indexes (and, lazily, as a pyoxigraph :class:`~pyoxigraph.Store`
+for the SPARQL features that query it).
+
+>>> from pyoxigraph import NamedNode, Triple, Literal
+>>> from memkg.shacl.vocab import RDF, SH
+>>> s = NamedNode("http://example.org/S")
+>>> g = ShapesGraph([Triple(s, RDF.type, SH.NodeShape), Triple(s, SH.minLength, Literal("2"))])
+>>> g.is_instance(s, SH.NodeShape), g.objects(s, SH.minLength)
+(True, [<Literal value=2 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#string>>])
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path as FilePath
+
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, parse
+
+from .errors import ShapeError
+from .terms import Term
+from .vocab import RDF, RDFS, SHACL_SPEC
+
+_FORMATS = {
+    ".ttl": RdfFormat.TURTLE,
+    ".turtle": RdfFormat.TURTLE,
+    ".trig": RdfFormat.TRIG,
+    ".nt": RdfFormat.N_TRIPLES,
+    ".nq": RdfFormat.N_QUADS,
+    ".rdf": RdfFormat.RDF_XML,
+    ".xml": RdfFormat.RDF_XML,
+}
+
+
+def format_for(path: str | FilePath) -> RdfFormat:
+    """The RDF format of a file, from its extension (``ValueError`` if unknown).
+
+    >>> format_for("shapes.ttl") == RdfFormat.TURTLE
+    True
+    """
+    suffix = FilePath(path).suffix.lower()
+    try:
+        return _FORMATS[suffix]
+    except KeyError:
+        raise ValueError(f"cannot tell the RDF format of {path!s} from its extension") from None
+
+
+def read_file(path: str | FilePath, *, base_iri: str | None = None) -> list[Quad]:
+    """Parse a Turtle/TriG/N-Triples/N-Quads (1.2) file into quads."""
+    path = FilePath(path)
+    fmt = format_for(path)
+    with path.open("rb") as fh:
+        return list(parse(fh, format=fmt, base_iri=base_iri or path.resolve().as_uri()))
+
+
+class ShapesGraph:
+    """The triples of a shapes graph, indexed by subject and by predicate/object.
+
+    Graph names of the input quads are ignored: the shapes graph is their union.
+    Terms are kept as given (a pyoxigraph store would rewrite ``"1"^^xsd:boolean``
+    to ``"true"``, a distinction SHACL makes); constants written into SPARQL
+    are compared by Oxigraph in canonical form anyway.
+    """
+
+    def __init__(self, triples: Iterable[Quad | Triple]) -> None:
+        self._triples: dict[Triple, None] = {}
+        for t in triples:
+            self._triples[t.triple if isinstance(t, Quad) else t] = None
+        self._spo: dict[Term, dict[NamedNode, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        self._pos: dict[NamedNode, dict[Term, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        for t in self._triples:
+            self._spo[t.subject][t.predicate].append(t.object)
+            self._pos[t.predicate][t.object].append(t.subject)
+        self.size = len(self._triples)
+        self._instances: dict[NamedNode, set[Term]] = {}
+
+    def triples(self) -> Iterable[Triple]:
+        """Every triple of the shapes graph."""
+        return iter(self._triples)
+
+    def objects(self, subject: Term, predicate: NamedNode) -> list[Term]:
+        """The values of ``predicate`` at ``subject`` (possibly empty)."""
+        by_p = self._spo.get(subject)
+        if not by_p:
+            return []
+        return list(by_p.get(predicate, ()))
+
+    def subjects(self, predicate: NamedNode, obj: Term | None = None) -> list[Term]:
+        """Subjects of ``predicate`` (with object ``obj`` when given)."""
+        by_o = self._pos.get(predicate)
+        if not by_o:
+            return []
+        if obj is not None:
+            return list(by_o.get(obj, ()))
+        seen: dict[Term, None] = {}
+        for subjects in by_o.values():
+            for s in subjects:
+                seen[s] = None
+        return list(seen)
+
+    def predicates(self, subject: Term) -> list[NamedNode]:
+        """The predicates used with ``subject`` as subject."""
+        by_p = self._spo.get(subject)
+        return [p for p, objs in by_p.items() if objs] if by_p else []
+
+    def has(self, subject: Term, predicate: NamedNode) -> bool:
+        """Whether ``subject`` has a value for ``predicate``."""
+        by_p = self._spo.get(subject)
+        return bool(by_p and by_p.get(predicate))
+
+    def out_degree(self, subject: Term) -> int:
+        """How many triples have ``subject`` as subject."""
+        by_p = self._spo.get(subject)
+        return sum(len(v) for v in by_p.values()) if by_p else 0
+
+    def all_subjects(self) -> list[Term]:
+        """Every node that is the subject of a triple."""
+        return [s for s, by_p in self._spo.items() if any(by_p.values())]
+
+    def list_items(self, node: Term, *, shape: Term | None = None, what: str = "value") -> list[Term]:
+        """The members of the SHACL list ``node``; :class:`ShapeError` if it is not one.
+
+        A SHACL list is ``rdf:nil`` or a node with exactly one ``rdf:first`` and
+        one ``rdf:rest`` whose rest is again a SHACL list, without cycles.
+        """
+        items: list[Term] = []
+        seen: set[Term] = set()
+        current = node
+        while current != RDF.nil:
+            if not isinstance(current, (NamedNode, BlankNode)) or current in seen:
+                raise ShapeError(
+                    f"{what} must be a well-formed SHACL list, {node} is not",
+                    shape=shape, rule="SHACL §1.4 SHACL lists", link=SHACL_SPEC + "#syntax-rule-SHACL-list",
+                )
+            seen.add(current)
+            first = self.objects(current, RDF.first)
+            rest = self.objects(current, RDF.rest)
+            if len(first) != 1 or len(rest) != 1:
+                raise ShapeError(
+                    f"{what} must be a well-formed SHACL list: {current} needs exactly one rdf:first and one rdf:rest",
+                    shape=shape, rule="SHACL §1.4 SHACL lists", link=SHACL_SPEC + "#syntax-rule-SHACL-list",
+                )
+            items.append(first[0])
+            current = rest[0]
+        return items
+
+    def superclasses(self, cls: Term) -> set[Term]:
+        """``cls`` and everything it reaches through ``rdfs:subClassOf*``."""
+        out: set[Term] = set()
+        todo = [cls]
+        while todo:
+            c = todo.pop()
+            if c in out:
+                continue
+            out.add(c)
+            todo.extend(self.objects(c, RDFS.subClassOf))
+        return out
+
+    def subclasses(self, cls: NamedNode) -> set[Term]:
+        """``cls`` and every class that reaches it through ``rdfs:subClassOf*``."""
+        out: set[Term] = set()
+        todo: list[Term] = [cls]
+        while todo:
+            c = todo.pop()
+            if c in out:
+                continue
+            out.add(c)
+            todo.extend(self.subjects(RDFS.subClassOf, c))
+        return out
+
+    def instances(self, cls: NamedNode) -> set[Term]:
+        """SHACL instances of ``cls`` in the shapes graph (``rdf:type/rdfs:subClassOf*``)."""
+        cached = self._instances.get(cls)
+        if cached is None:
+            cached = set()
+            for c in self.subclasses(cls):
+                cached.update(self.subjects(RDF.type, c))
+            self._instances[cls] = cached
+        return cached
+
+    def is_instance(self, node: Term, cls: NamedNode) -> bool:
+        """Whether ``node`` is a SHACL instance of ``cls`` in the shapes graph."""
+        return node in self.instances(cls)
+
+
+def boolean(term: Term) -> bool | None:
+    """Whether an ``xsd:boolean`` parameter is ``true``; None if ``term`` is not a boolean literal.
+
+    SHACL activates boolean parameters only with the value ``true``: ``"1"^^xsd:boolean``
+    is a well-formed boolean, but not ``true`` (W3C test core/property/uniqueLang-002).
+
+    >>> from pyoxigraph import Literal
+    >>> from memkg.shacl.vocab import XSD
+    >>> boolean(Literal("true", datatype=XSD.boolean)), boolean(Literal("1", datatype=XSD.boolean))
+    (True, False)
+    """
+    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#boolean":
+        if term.value == "true":
+            return True
+        if term.value in ("false", "0", "1"):
+            return False
+    return None
+
+
+def integer(term: Term) -> int | None:
+    """The value of an ``xsd:integer`` literal, or None.
+
+    >>> from pyoxigraph import Literal
+    >>> from memkg.shacl.vocab import XSD
+    >>> integer(Literal("3", datatype=XSD.integer)), integer(Literal("3"))
+    (3, None)
+    """
+    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#integer":
+        try:
+            return int(term.value)
+        except ValueError:
+            return None
+    return None

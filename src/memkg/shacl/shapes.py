@@ -1,0 +1,220 @@
+"""Shapes and targets: the shapes graph read into Python objects (SHACL §2).
+
+The loader finds every shape of a shapes graph (SHACL §2.1: instances of
+``sh:NodeShape``/``sh:PropertyShape``, subjects of targets, of ``sh:path`` or
+of constraint parameters, and values of shape-expecting parameters), reads its
+path, targets, severity, messages and constraints, and checks each of them:
+a malformed shape raises :class:`~memkg.shacl.errors.ShapeError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyoxigraph import BlankNode, Literal, NamedNode
+
+from .components import CORE, Component, Reader
+from .components.sparql import ComponentDefinition, SparqlBasedComponent, prefixes_of
+from .errors import ShapeError
+from .graph import ShapesGraph, boolean
+from .paths import Path, parse_path
+from .sparqltext import UserQuery
+from .terms import Term, canonical, has_blank, sparql_term
+from .vocab import OWL, RDF, RDFS, SH, SHACL_SPEC, short
+
+_TARGETS = (SH.targetNode, SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
+
+
+class Target:
+    """Base class of the target kinds (SHACL §2.1.3)."""
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001 - fresh: Callable[[str], str]
+        """A pattern binding ``var`` to the targeted nodes (maybe with repeats)."""
+        raise NotImplementedError  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class NodeTarget(Target):
+    """``sh:targetNode``: the given nodes."""
+
+    nodes: tuple[Term, ...]
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        named = [sparql_term(n) for n in self.nodes if not has_blank(n)]
+        return f"VALUES {var} {{ {' '.join(named)} }}"
+
+
+@dataclass(frozen=True)
+class ClassTarget(Target):
+    """``sh:targetClass`` (and implicit class targets): SHACL instances of the class in the data graph."""
+
+    cls: NamedNode
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        return f"{var} <{RDF.type.value}>/<{RDFS.subClassOf.value}>* <{self.cls.value}> ."
+
+
+@dataclass(frozen=True)
+class SubjectsOfTarget(Target):
+    """``sh:targetSubjectsOf``: subjects of triples with the predicate."""
+
+    predicate: NamedNode
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        return f"{var} <{self.predicate.value}> {fresh('o')} ."
+
+
+@dataclass(frozen=True)
+class ObjectsOfTarget(Target):
+    """``sh:targetObjectsOf``: objects of triples with the predicate."""
+
+    predicate: NamedNode
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        return f"{fresh('s')} <{self.predicate.value}> {var} ."
+
+
+@dataclass(frozen=True)
+class SparqlTarget(Target):
+    """``sh:target [ sh:select "SELECT ?this ..." ]`` (SHACL-AF SPARQL-based target)."""
+
+    query: UserQuery = field(compare=False)
+    node: Term = None  # type: ignore[assignment]
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        return "{ " + self.query.render(renames={"this": var}) + " }"
+
+
+@dataclass(eq=False)
+class Shape:
+    """One node shape (``path is None``) or property shape of the shapes graph."""
+
+    node: NamedNode | BlankNode
+    path: Path | None = None
+    targets: list[Target] = field(default_factory=list)
+    constraints: list[Component] = field(default_factory=list)
+    severity: NamedNode = SH.Violation
+    messages: tuple[Literal, ...] = ()
+    deactivated: bool = False
+
+    @property
+    def is_property(self) -> bool:
+        return self.path is not None
+
+    def __repr__(self) -> str:
+        kind = "PropertyShape" if self.path is not None else "NodeShape"
+        return f"<{kind} {self.node}>"
+
+
+def _err(reason: str, node: Term, rule: str, anchor: str) -> ShapeError:
+    return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)  # type: ignore[arg-type]
+
+
+class Loader:
+    """Reads the shapes of one shapes graph."""
+
+    def __init__(self, graph: ShapesGraph, definitions: list[ComponentDefinition]) -> None:
+        self.graph = graph
+        self.extra: tuple[type[SparqlBasedComponent], ...] = tuple(d.make_class() for d in definitions)
+        self.parsers: tuple[type[Component], ...] = (*CORE, *self.extra)
+        self.shapes: dict[Term, Shape] = {}
+
+    def candidates(self) -> list[Term]:
+        """Every node that is a shape by SHACL §2.1, in a stable order."""
+        g = self.graph
+        found: dict[Term, None] = {}
+        for kind in (SH.NodeShape, SH.PropertyShape):
+            for n in g.instances(kind):
+                found[n] = None
+        params = {SH.path, *_TARGETS}
+        for parser in self.parsers:
+            params.update(parser.PARAMETERS)
+        for p in params:
+            for n in g.subjects(p):
+                found[n] = None
+        nodes = [n for n in found if isinstance(n, (NamedNode, BlankNode))]
+        return sorted(nodes, key=lambda n: (isinstance(n, BlankNode), n.value))
+
+    def load(self, node: Term) -> Shape:
+        """The shape at ``node`` (read once; shapes may refer to each other recursively)."""
+        shape = self.shapes.get(node)
+        if shape is not None:
+            return shape
+        if not isinstance(node, (NamedNode, BlankNode)):
+            raise ShapeError(f"a shape must be an IRI or a blank node, not {node}")
+        g = self.graph
+        shape = self.shapes[node] = Shape(node)  # type: ignore[arg-type]
+        paths = g.objects(node, SH.path)
+        if len(paths) > 1:
+            raise _err(f"a property shape has exactly one sh:path, found {len(paths)}", node, "SHACL §2.3 sh:path", "#property-shapes")
+        if paths:
+            if g.is_instance(node, SH.NodeShape):
+                raise _err("a SHACL instance of sh:NodeShape cannot have sh:path", node, "SHACL §2.2 node shapes", "#node-shapes")
+            shape.path = parse_path(g, paths[0], shape=node)
+        elif g.is_instance(node, SH.PropertyShape):
+            raise _err("a SHACL instance of sh:PropertyShape needs sh:path", node, "SHACL §2.3 property shapes", "#property-shapes")
+        self._read_common(shape)
+        reader = Reader(g, shape, self)
+        for cls in self.parsers:
+            if any(reader.has(p) for p in cls.activators()):
+                shape.constraints.extend(cls.parse(reader))
+            cls.orphan_check(reader)
+        return shape
+
+    def _read_common(self, shape: Shape) -> None:
+        g, node = self.graph, shape.node
+        severities = g.objects(node, SH.severity)
+        if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
+            raise _err("sh:severity must be a single IRI", node, "SHACL §2.1.5 sh:severity", "#severity")
+        if severities:
+            shape.severity = severities[0]  # type: ignore[assignment]
+        messages = g.objects(node, SH.message)
+        for m in messages:
+            if not isinstance(m, Literal) or (m.datatype.value not in (
+                "http://www.w3.org/2001/XMLSchema#string", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+            )):
+                raise _err(f"sh:message values must be strings, got {m}", node, "SHACL §2.1.5 sh:message", "#message")
+        shape.messages = tuple(messages)  # type: ignore[arg-type]
+        deactivated = g.objects(node, SH.deactivated)
+        if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
+            raise _err("sh:deactivated must be a single xsd:boolean", node, "SHACL §2.1.6 sh:deactivated", "#deactivated")
+        shape.deactivated = bool(deactivated and boolean(deactivated[0]))
+        shape.targets = self._targets(shape)
+
+    def _targets(self, shape: Shape) -> list[Target]:
+        g, node = self.graph, shape.node
+        targets: list[Target] = []
+        nodes = g.objects(node, SH.targetNode)
+        for n in nodes:
+            if isinstance(n, BlankNode):
+                raise _err("sh:targetNode values are IRIs or literals", node, "SHACL §2.1.3.1 sh:targetNode", "#targetNode")
+        if nodes:
+            targets.append(NodeTarget(tuple(canonical(n) for n in nodes)))
+        for p, cls, rule, anchor in (
+            (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
+            (SH.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),
+            (SH.targetObjectsOf, ObjectsOfTarget, "SHACL §2.1.3.5 sh:targetObjectsOf", "#targetObjectsOf"),
+        ):
+            for v in g.objects(node, p):
+                if not isinstance(v, NamedNode):
+                    raise _err(f"{short(p)} values are IRIs, got {v}", node, rule, anchor)
+                targets.append(cls(v))
+        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class)
+        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)):
+            if not isinstance(node, NamedNode):
+                raise _err("a shape that is also a class must be an IRI", node, "SHACL §2.1.3.3 implicit class targets", "#implicit-targetClass")
+            targets.append(ClassTarget(node))
+        for t in g.objects(node, SH.target):
+            selects = g.objects(t, SH.select)
+            if len(selects) != 1 or not isinstance(selects[0], Literal):
+                raise ShapeError(
+                    f"sh:target {t}: only SPARQL-based targets with exactly one sh:select are supported",
+                    shape=node, rule="SHACL-AF §5.1 SPARQL-based targets",
+                )
+            query = UserQuery.parse(selects[0].value, prefixes_of(g, t, shape=node), shape=node, where=f"the target {t}")
+            query.check_prebinding(set(), shape=node, where=f"the target {t}")
+            if query.form != "SELECT" or "this" not in query.projected():
+                raise ShapeError(f"the target {t} must be a SELECT query projecting ?this", shape=node,
+                                 rule="SHACL-AF §5.1 SPARQL-based targets")
+            targets.append(SparqlTarget(query, t))
+        return targets

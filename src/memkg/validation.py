@@ -1,0 +1,437 @@
+"""Validation: memkg's invariants (``shapes/``) checked on every write and on demand.
+
+Two engines give the same results:
+
+* ``native`` (the default): the shapes compiled to SPARQL 1.2 and run inside
+  Oxigraph by :mod:`memkg.shacl`, over the whole store or only over the focus
+  nodes a write touches;
+* ``pyshacl``, the reference: pySHACL over the RDF 1.1 projection of the data
+  (:mod:`memkg.projection`), with the ontology's OWL-RL closure mixed in, its
+  results mapped back to the original terms.
+
+What a data graph is: SHACL validates one graph, memkg keeps one graph per
+tenant. Each tenant is validated with its own graph plus the shared default
+graph and the ontology as the data graph (so ``rdfs:subClassOf*`` sees the
+ontology); the other graphs stay reachable through ``GRAPH``, which is how
+:data:`TenantIsolationShape` sees links into another tenant.
+
+On a write, :class:`WriteValidator` copies the write and the part of the store
+it needs to judge it (the touched nodes' descriptions, the types of what they
+link to, the version and lineage chains they join, the other holders of their
+event ids) into a scratch store and validates only the touched nodes there:
+the cost follows the size of the write, not of the store. That context is what
+memkg's own shapes read; a user's extra shapes (``--shapes``) are checked by
+``memkg validate``, not on every write.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Store,
+    Triple,
+    parse,
+    serialize,
+)
+
+from .errors import ParseError, Violation
+from .ontology import ONTOLOGY_GRAPH, ontology_quads
+from .resources import data_dir
+from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+ENGINES = ("native", "pyshacl")
+Term = NamedNode | BlankNode | Literal | Triple
+Graph = NamedNode | DefaultGraph
+
+
+# -- results ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Result:
+    """One validation result, in the original terms (reifier IRIs, triple terms)."""
+
+    focus: Term
+    shape: Term  #: the named shape (the invariant) the result belongs to
+    component: NamedNode  #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent
+    message: str
+    path: Term | str | None = None
+    value: Term | None = None
+    severity: NamedNode = NamedNode(SH + "Violation")
+    source_shape: Term | None = None  #: the (possibly blank) shape that produced it
+    graph: Graph | None = None  #: the tenant graph it was found in
+
+    def key(self) -> tuple[str, str, str, str, str]:
+        """What identifies a result across engines: focus, path, value, shape, component."""
+        return (str(self.focus), str(self.path or ""), str(self.value or ""), str(self.shape), str(self.component))
+
+    def violation(self) -> Violation:
+        return Violation(
+            shape=str(self.shape),
+            focus=str(self.focus),
+            message=self.message,
+            path=str(self.path) if self.path is not None else None,
+            value=str(self.value) if self.value is not None else None,
+            severity=self.severity.value.rsplit("#", 1)[-1],
+        )
+
+
+@dataclass
+class Report:
+    """The results of validating files or a store."""
+
+    results: list[Result] = field(default_factory=list)
+    engine: str = "native"
+
+    @property
+    def conforms(self) -> bool:
+        return not any(r.severity.value == SH + "Violation" for r in self.results)
+
+    def sorted(self) -> list[Result]:
+        return sorted(self.results, key=lambda r: (str(r.graph or ""),) + r.key())
+
+    def to_text(self) -> str:
+        """One line per result: severity, shape, focus node, path, value, message."""
+        lines = []
+        for r in self.sorted():
+            parts = [r.severity.value.rsplit("#", 1)[-1], _short(r.shape), _short(r.focus)]
+            if r.path is not None:
+                parts.append(f"path {_short(r.path)}")
+            if r.value is not None:
+                parts.append(f"value {_short(r.value)}")
+            if r.graph is not None and not isinstance(r.graph, DefaultGraph):
+                parts.append(f"in {_short(r.graph)}")
+            lines.append("  ".join(parts) + f": {r.message}")
+        verdict = "conforms" if self.conforms else f"{len(self.results)} result(s)"
+        lines.append(f"{verdict} ({self.engine} engine)")
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> str:
+        def term(t: Any) -> Any:
+            return None if t is None else str(t)
+
+        return json.dumps(
+            {
+                "conforms": self.conforms,
+                "engine": self.engine,
+                "results": [
+                    {
+                        "severity": r.severity.value,
+                        "shape": term(r.shape),
+                        "focusNode": term(r.focus),
+                        "resultPath": term(r.path),
+                        "value": term(r.value),
+                        "sourceConstraintComponent": r.component.value,
+                        "sourceShape": term(r.source_shape),
+                        "graph": term(r.graph),
+                        "message": r.message,
+                    }
+                    for r in self.sorted()
+                ],
+            },
+            indent=2,
+        )
+
+    def to_quads(self) -> list[Quad]:
+        """A standard ``sh:ValidationReport``."""
+        report = BlankNode()
+        quads = [
+            Quad(report, rdf.type, NamedNode(SH + "ValidationReport")),
+            Quad(report, NamedNode(SH + "conforms"), Literal("true" if self.conforms else "false",
+                                                             datatype=NamedNode("http://www.w3.org/2001/XMLSchema#boolean"))),
+        ]
+        for r in self.sorted():
+            node = BlankNode()
+            quads += [
+                Quad(report, NamedNode(SH + "result"), node),
+                Quad(node, rdf.type, NamedNode(SH + "ValidationResult")),
+                Quad(node, NamedNode(SH + "focusNode"), r.focus),
+                Quad(node, NamedNode(SH + "resultSeverity"), r.severity),
+                Quad(node, NamedNode(SH + "sourceShape"), r.source_shape or r.shape),
+                Quad(node, NamedNode(SH + "sourceConstraintComponent"), r.component),
+                Quad(node, NamedNode(SH + "resultMessage"), Literal(r.message)),
+            ]
+            if isinstance(r.path, (NamedNode, BlankNode)):
+                quads.append(Quad(node, NamedNode(SH + "resultPath"), r.path))
+            if r.value is not None:
+                quads.append(Quad(node, NamedNode(SH + "value"), r.value))
+        return quads
+
+    def to_turtle(self) -> str:
+        prefixes = {"sh": SH, "mem": MEM, "prov": PROV, "rdf": RDF}
+        return (serialize([q.triple for q in self.to_quads()], format=RdfFormat.TURTLE, prefixes=prefixes) or b"").decode()
+
+
+def _short(term: Any) -> str:
+    if isinstance(term, NamedNode):
+        for prefix, ns in (("mem", MEM), ("memx", MEMX), ("prov", PROV), ("rdf", RDF), ("sh", SH)):
+            if term.value.startswith(ns):
+                return f"{prefix}:{term.value[len(ns):]}"
+        return f"<{term.value}>"
+    return str(term)
+
+
+# -- shapes -------------------------------------------------------------------------
+
+
+@cache
+def builtin_shapes() -> tuple[Quad, ...]:
+    """memkg's own shapes, every ``shapes/*.ttl``."""
+    quads: list[Quad] = []
+    for path in sorted(data_dir("shapes").glob("*.ttl")):
+        quads += read_shapes(path)
+    return tuple(quads)
+
+
+def read_shapes(path: str | Path) -> list[Quad]:
+    path = Path(path)
+    fmt = RdfFormat.TRIG if path.suffix == ".trig" else RdfFormat.TURTLE
+    try:
+        return list(parse(path=str(path), format=fmt, base_iri=path.resolve().as_uri()))
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file=path) from None
+
+
+class Engine(Protocol):
+    name: str
+
+    def validate(self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None) -> list[Result]:
+        ...
+
+
+def make_engine(name: str, shapes: Sequence[Quad]) -> Engine:
+    if name == "native":
+        from .engines import NativeEngine
+
+        return NativeEngine(shapes)
+    if name == "pyshacl":
+        from .engines import PyshaclEngine
+
+        return PyshaclEngine(shapes)
+    raise ValueError(f"unknown validation engine {name!r}; expected one of {', '.join(ENGINES)}")
+
+
+def data_graph_for(graph: Graph) -> list[Graph]:
+    """The union that SHACL sees as the data graph when validating ``graph``."""
+    if isinstance(graph, DefaultGraph):
+        return [DefaultGraph(), ONTOLOGY_GRAPH]
+    return [graph, DefaultGraph(), ONTOLOGY_GRAPH]
+
+
+def tenant_graphs(store: Store) -> list[Graph]:
+    """The default graph and every tenant graph (not the ontology)."""
+    named = sorted((g for g in store.named_graphs() if g != ONTOLOGY_GRAPH), key=str)
+    return [DefaultGraph(), *named]
+
+
+def _validate_graphs(engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None) -> list[Result]:
+    seen: set[tuple[str, ...]] = set()
+    results: list[Result] = []
+    for g in graphs:
+        for r in engine.validate(store, g, focus=focus):
+            # A node of the shared default graph is seen from every tenant: report it once.
+            k = r.key()
+            if k not in seen:
+                seen.add(k)
+                results.append(r)
+    return results
+
+
+# -- whole-store and file validation ---------------------------------------------------
+
+
+def validate_store(
+    store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = ()
+) -> Report:
+    """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``)."""
+    shapes = list(builtin_shapes())
+    for path in extra_shapes:
+        shapes += read_shapes(path)
+    eng = make_engine(engine, shapes)
+    return Report(_validate_graphs(eng, store.raw, tenant_graphs(store.raw), None), engine=engine)
+
+
+def validate_files(
+    paths: Sequence[str | Path],
+    *,
+    engine: str = "native",
+    extra_shapes: Sequence[str | Path] = (),
+    format: str | None = None,
+) -> Report:
+    """Validate files as if they were loaded into an empty store (nothing is kept).
+
+    Raises :class:`~memkg.errors.ParseError` for a file that does not parse.
+    """
+    from .store import MemoryStore
+
+    scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
+    scratch.load(*paths, format=format)
+    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes)
+
+
+# -- validation of writes ------------------------------------------------------------
+
+class WriteValidator:
+    """Checks a write before it is committed: refuses it whole if it breaks an invariant.
+
+    Installed on a :class:`~memkg.store.MemoryStore` as its ``validator``.
+    """
+
+    def __init__(self, engine: str = "native") -> None:
+        self.engine_name = engine
+        self._engine: Engine | None = None
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = make_engine(self.engine_name, builtin_shapes())
+        return self._engine
+
+    def __call__(self, store: MemoryStore, batch: Sequence[Quad]) -> list[Violation]:
+        scratch, focus, graphs = self.stage(store.raw, batch)
+        results = _validate_graphs(self.engine, scratch, graphs, focus)
+        return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+
+    def stage(
+        self, main: Store, batch: Sequence[Quad]
+    ) -> tuple[Store, list[Term] | None, list[Graph]]:
+        """A scratch store holding the write and the context needed to judge it.
+
+        Returns the store, the focus nodes (None: validate everything in it, when
+        no context had to be copied) and the graphs to validate.
+        """
+        graphs = sorted({q.graph_name for q in batch if q.graph_name != ONTOLOGY_GRAPH}, key=str)
+        subjects = list({q.subject: None for q in batch if isinstance(q.subject, NamedNode)})
+        objects = list({q.object: None for q in batch if isinstance(q.object, NamedNode)})
+        context: set[Quad] = set()
+        if _has_data(main, graphs):
+            described = _describe(main, subjects, graphs)
+            context |= described
+            objects += [q.object for q in described if isinstance(q.object, NamedNode)]
+            context |= _chains(main, [*subjects, *objects])
+            context |= _event_id_holders(main, batch)
+        if _has_data(main, None):
+            # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
+            context |= _types(main, list(dict.fromkeys([*subjects, *objects])))
+        scratch = Store()
+        scratch.extend(batch)
+        scratch.extend(context)
+        scratch.extend(_ontology_quads())
+        if not context:
+            return scratch, None, graphs or [DefaultGraph()]
+        focus: list[Term] = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
+        return scratch, focus, graphs or [DefaultGraph()]
+
+
+_CHUNK = 2000
+
+
+def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
+    """``VALUES`` rows of serialized IRIs, a chunk at a time (terms, never pasted strings)."""
+    for i in range(0, len(nodes), _CHUNK):
+        yield " ".join(str(n) for n in nodes[i : i + _CHUNK])
+
+
+def _has_data(main: Store, graphs: Sequence[Graph] | None) -> bool:
+    """Whether ``main`` holds anything in ``graphs`` plus the default graph (None: in any tenant graph)."""
+    if graphs is None:
+        return any(g != ONTOLOGY_GRAPH for g in main.named_graphs()) or any(
+            main.quads_for_pattern(None, None, None, DefaultGraph())
+        )
+    return any(any(main.quads_for_pattern(None, None, None, g)) for g in [*graphs, DefaultGraph()])
+
+
+def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph]) -> set[Quad]:
+    """Every quad about ``nodes`` in the written graphs and the shared default graph."""
+    out: set[Quad] = set()
+    named = [g for g in graphs if isinstance(g, NamedNode)]
+    for rows in _chunks(nodes):
+        for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} ?s ?p ?o }}"):
+            out.add(Quad(r["s"], r["p"], r["o"], DefaultGraph()))
+        if named:
+            gs = " ".join(str(g) for g in named)
+            for r in main.query(
+                f"SELECT ?s ?p ?o ?g WHERE {{ VALUES ?s {{ {rows} }} VALUES ?g {{ {gs} }} GRAPH ?g {{ ?s ?p ?o }} }}"
+            ):
+                out.add(Quad(r["s"], r["p"], r["o"], r["g"]))
+    return out
+
+
+def _types(main: Store, nodes: Sequence[Term]) -> set[Quad]:
+    """The ``rdf:type`` quads of ``nodes`` in every graph."""
+    out: set[Quad] = set()
+    for rows in _chunks(nodes):
+        query = (
+            f"SELECT ?x ?t ?g WHERE {{ VALUES ?x {{ {rows} }} "
+            f"{{ ?x a ?t }} UNION {{ GRAPH ?g {{ ?x a ?t }} FILTER(?g != <{ONTOLOGY_GRAPH.value}>) }} }}"
+        )
+        for r in main.query(query):
+            out.add(Quad(r["x"], rdf.type, r["t"], r["g"] if r["g"] is not None else DefaultGraph()))
+    return out
+
+
+_CHAIN = "<{}>|<{}>|<{}>".format(*(p.value for p in (mem.supersedes, prov.wasDerivedFrom, mem.echoOf)))
+
+
+def _chains(main: Store, nodes: Sequence[Term]) -> set[Quad]:
+    """The version, lineage and echo chains that start at ``nodes`` (invariants 8 and 11)."""
+    out: set[Quad] = set()
+    for rows in _chunks(list(dict.fromkeys(nodes))):
+        body = f"?x ({_CHAIN})* ?a . ?a ?p ?b . FILTER(?p IN ({_CHAIN.replace('|', ', ')}))"
+        query = (
+            f"SELECT ?a ?p ?b ?g WHERE {{ VALUES ?x {{ {rows} }} "
+            f"{{ {body} }} UNION {{ GRAPH ?g {{ {body} }} }} }}"
+        )
+        for r in main.query(query):
+            out.add(Quad(r["a"], r["p"], r["b"], r["g"] if r["g"] is not None else DefaultGraph()))
+    return out
+
+
+def _event_id_holders(main: Store, batch: Sequence[Quad]) -> set[Quad]:
+    """Other holders of the write's event ids, with their types (invariant 9)."""
+    out: set[Quad] = set()
+    for q in batch:
+        if q.predicate == mem.eventId:
+            for other in main.quads_for_pattern(None, mem.eventId, q.object, q.graph_name):
+                out.add(other)
+                out.update(main.quads_for_pattern(other.subject, rdf.type, None, q.graph_name))
+    return out
+
+
+@cache
+def _ontology_quads() -> tuple[Quad, ...]:
+    return tuple(ontology_quads())
+
+
+def install(store: MemoryStore, engine: str = "native") -> MemoryStore:
+    """Make ``store`` validate every write (returns it, for chaining)."""
+    store.validator = WriteValidator(engine)
+    return store
+
+
+__all__ = [
+    "ENGINES",
+    "Report",
+    "Result",
+    "WriteValidator",
+    "builtin_shapes",
+    "install",
+    "read_shapes",
+    "validate_files",
+    "validate_store",
+]

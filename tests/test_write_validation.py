@@ -1,0 +1,96 @@
+"""Every write is validated against the store it joins, not just against itself.
+
+A write is judged in a scratch store holding the write plus the context it
+needs from the store (descriptions of the nodes it touches, types of what they
+link to, the chains it joins, other holders of its event ids): these tests make
+each kind of context matter.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyoxigraph import NamedNode
+
+from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem
+
+EX = "https://example.org/w/"
+A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
+LIA, TEA = NamedNode(EX + "Lia"), NamedNode(EX + "tea")
+PRELUDE = f"""VERSION "1.2"
+PREFIX ex: <{EX}>
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+"""
+
+
+@pytest.fixture(params=["native", "pyshacl"])
+def store(request) -> MemoryStore:
+    s = MemoryStore(validation=request.param)
+    s.add_all(
+        [Vertex(id=LIA, cls=mem.Person), Vertex(id=TEA, cls=mem.Entity), Predicate(id=EX + "likes"),
+         Message(id=EX + "m1", content="I like tea", event_id="evt-1")],
+        graph=A,
+    )
+    return s
+
+
+def refused(store: MemoryStore, shape: str, write) -> ValidationError:  # type: ignore[no-untyped-def]
+    before = set(store.quads(with_index=True))
+    with pytest.raises(ValidationError) as info:
+        write()
+    assert shape in {v.shape.strip("<>").rsplit("#", 1)[-1] for v in info.value.violations}, info.value
+    assert set(store.quads(with_index=True)) == before, "a refused write left something behind"
+    return info.value
+
+
+def test_a_claim_about_vertices_typed_by_an_earlier_write_is_accepted(store: MemoryStore) -> None:
+    store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+
+
+def test_the_same_claim_in_another_tenant_is_refused(store: MemoryStore) -> None:
+    # In tenant b, Lia, tea, likes and m1 are not typed: they are tenant a's.
+    refused(store, "TypedVertexShape", lambda: store.add(
+        Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=B))
+
+
+def test_a_link_into_another_tenant_is_refused(store: MemoryStore) -> None:
+    if store.validator.engine_name == "pyshacl":
+        pytest.skip("pySHACL cannot read other graphs: invariant 7 is the native engine's")
+    refused(store, "TenantIsolationShape", lambda: store.load_data(
+        PRELUDE + "ex:m9 a mem:Message ; mem:content \"hi\" ; prov:wasAttributedTo ex:Lia .",
+        format="turtle", graph=B))
+
+
+def test_a_retry_slipping_past_the_api_is_refused_by_its_event_id(store: MemoryStore) -> None:
+    refused(store, "UniqueEventIdShape", lambda: store.load_data(
+        PRELUDE + 'ex:m2 a mem:Message ; mem:content "I like tea" ; mem:eventId "evt-1" .',
+        format="turtle", graph=A))
+    # The same event id in another tenant is another event.
+    store.load_data(PRELUDE + 'ex:m2 a mem:Message ; mem:content "I like tea" ; mem:eventId "evt-1" .',
+                    format="turtle", graph=B)
+
+
+def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
+    c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
+                                   asserted_by=EX + "m1"), graph=A)
+    c3 = store.supersede(c2, Claim(id=EX + "c3", subject=LIA, predicate=EX + "likes", object=TEA,
+                                   asserted_by=EX + "m1"), graph=A)
+    # c1 supersedes c3 would close c1 -> c3 -> c2 -> c1: the chain lives in the store, not in the write.
+    refused(store, "AcyclicShape", lambda: store.load_data(
+        PRELUDE + f"<{c1.value}> mem:supersedes <{c3.value}> .", format="turtle", graph=A))
+
+
+def test_a_bad_confidence_in_a_file_is_refused_with_its_focus(store: MemoryStore) -> None:
+    err = refused(store, "UnitIntervalShape", lambda: store.load_data(
+        PRELUDE + 'ex:c5 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; '
+                  'mem:confidence 1.2 .', format="turtle", graph=A))
+    assert any(v.focus == f"<{EX}c5>" for v in err.violations)
+
+
+def test_the_write_path_refuses_nothing_that_is_valid(store: MemoryStore) -> None:
+    store.load_data(
+        PRELUDE + "ex:c6 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; "
+                  "mem:confidence 0.5 .", format="turtle", graph=A)
+    assert store.check_index().consistent
