@@ -87,12 +87,22 @@ class Shapes:
         """Shapes from a Turtle/TriG/N-Triples/N-Quads (1.2) file.
 
         Raises ``SyntaxError`` for bad RDF, ``OSError`` if the file cannot be read,
-        :class:`ShapeError` for malformed shapes.
+        ``ValueError`` for an unknown extension, :class:`ShapeError` for malformed shapes.
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "shapes.ttl"
+        >>> _ = path.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> . "
+        ...                     "<http://e/S> sh:targetNode <http://e/a> ; sh:class <http://e/C> .")
+        >>> [str(s) for s in Shapes.from_file(path)]
+        ['<http://e/S>']
         """
         return cls.from_quads(read_file(path, base_iri=base_iri))
 
     def __len__(self) -> int:
         return len(self._shapes)
+
+    def __repr__(self) -> str:
+        return f"<Shapes: {len(self._shapes)} shapes, {len(self._targeted)} with targets>"
 
     def __iter__(self):  # noqa: ANN204
         """The shape nodes (IRIs and blank nodes) of the shapes graph."""
@@ -117,6 +127,20 @@ class Shapes:
         union of the given graphs is the data graph (as ``Store.query(default_graph=...)``).
         ``focus``: None validates every target; otherwise only the given nodes, as
         focus nodes of the shapes whose targets select them (incremental validation).
+        Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
+        ``OSError`` if the store cannot be read.
+
+        >>> from pyoxigraph import Literal, NamedNode, Quad, Store, parse, RdfFormat
+        >>> shapes = Shapes.from_quads(parse(b'''@prefix sh: <http://www.w3.org/ns/shacl#> .
+        ...   <http://e/S> sh:targetSubjectsOf <http://e/name> ; sh:property [ sh:path <http://e/name> ; sh:maxCount 1 ] .
+        ... ''', format=RdfFormat.TURTLE))
+        >>> store, tenant = Store(), NamedNode("http://e/tenant")
+        >>> store.add(Quad(NamedNode("http://e/a"), NamedNode("http://e/name"), Literal("A"), tenant))
+        >>> store.add(Quad(NamedNode("http://e/a"), NamedNode("http://e/name"), Literal("B"), tenant))
+        >>> shapes.validate(store).conforms  # the default graph is empty
+        True
+        >>> print(shapes.validate(store, default_graph=[tenant], focus=[NamedNode("http://e/a")]))
+        Violation: <http://e/a> path <http://e/name>: More than 1 values (shape _:..., sh:MaxCountConstraintComponent)
         """
         graphs: list | None
         if default_graph is None:

@@ -25,7 +25,7 @@ from typing import Iterable
 from .components.base import Component, Ctx, Fragment
 from .components.shape_based import PropertyComponent
 from .paths import Path
-from .shapes import NodeTarget, Shape
+from .shapes import Shape
 from .terms import Term, has_blank, sparql_term
 
 #: Branches per generated query.
@@ -225,4 +225,4 @@ def _nested_results(shape: Shape):  # noqa: ANN202
     return post
 
 
-__all__ = ["Binder", "Branch", "Compiler", "NodeTarget", "SubstitutionBinder", "TargetBinder", "ValuesBinder", "node_binders"]
+__all__ = ["Binder", "Branch", "Compiler", "SubstitutionBinder", "TargetBinder", "ValuesBinder", "node_binders"]

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
 
-from .compiler import MAX_BRANCHES, Binder, Branch, Compiler, SubstitutionBinder, TargetBinder, node_binders
+from .compiler import MAX_BRANCHES, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
 from .paths import Path, PredicatePath
 from .report import ValidationResult
 from .shapes import ClassTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
-from .terms import Graph, Term, canonical, has_blank, lexical, sparql_term, term_key
+from .terms import Graph, Term, canonical, lexical, term_key
 from .vocab import RDF, RDFS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -312,4 +312,4 @@ def _result_key(r: ValidationResult) -> tuple:
     return (term_key(r.source_shape), term_key(r.focus), str(r.path or ""), term_key(r.value), term_key(r.component))
 
 
-__all__ = ["DataView", "Engine", "Row", "TargetBinder", "SubstitutionBinder", "canonical", "has_blank", "sparql_term"]
+__all__ = ["DataView", "Engine", "Row"]

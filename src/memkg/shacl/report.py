@@ -31,6 +31,12 @@ _PREFIXES = {
 }
 
 
+def _show(term: Term) -> str:
+    if isinstance(term, Triple):
+        return f"<<( {_show(term.subject)} {_show(term.predicate)} {_show(term.object)} )>>"
+    return str(term)
+
+
 @dataclass(frozen=True)
 class ValidationResult:
     """One validation result: which focus node, along which path, which value,
@@ -50,11 +56,11 @@ class ValidationResult:
     source_constraint: Term | None = None
 
     def __str__(self) -> str:
-        parts = [f"{local_name(self.severity)}: {self.focus}"]
+        parts = [f"{local_name(self.severity)}: {_show(self.focus)}"]
         if self.path is not None:
             parts.append(f"path {self.path}")
         if self.value is not None:
-            parts.append(f"value {self.value}")
+            parts.append(f"value {_show(self.value)}")
         text = " ".join(parts)
         msg = self.message.value if self.message is not None else ""
         return f"{text}: {msg} (shape {self.source_shape}, {short(self.component)})"

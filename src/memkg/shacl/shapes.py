@@ -119,7 +119,7 @@ class Loader:
         self.parsers: tuple[type[Component], ...] = (*CORE, *self.extra)
         self.shapes: dict[Term, Shape] = {}
 
-    def candidates(self) -> list[Term]:
+    def candidates(self) -> list[NamedNode | BlankNode]:
         """Every node that is a shape by SHACL §2.1, in a stable order."""
         g = self.graph
         found: dict[Term, None] = {}
@@ -132,7 +132,7 @@ class Loader:
         for p in params:
             for n in g.subjects(p):
                 found[n] = None
-        nodes = [n for n in found if isinstance(n, (NamedNode, BlankNode))]
+        nodes: list[NamedNode | BlankNode] = [n for n in found if isinstance(n, (NamedNode, BlankNode))]
         return sorted(nodes, key=lambda n: (isinstance(n, BlankNode), n.value))
 
     def load(self, node: Term) -> Shape:

@@ -14,9 +14,9 @@ false``.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from pyoxigraph import Literal
+from pyoxigraph import Literal, NamedNode
 
 from ..graph import boolean
 from ..terms import Term
@@ -34,7 +34,7 @@ class ReifierShapeComponent(Component):
 
     IRI = SH.ReifierShapeConstraintComponent
     PARAMETERS = (SH.reifierShape, SH.reificationRequired)
-    ACTIVATORS = (SH.reifierShape, SH.reificationRequired)
+    ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = (SH.reifierShape, SH.reificationRequired)
     PARAM = SH.reifierShape
     SPEC = "SHACL 1.2 §4.7.5 sh:reifierShape"
     ANCHOR = SHACL12_SPEC + "#ReifierShapeShapeConstraintComponent"
@@ -128,7 +128,7 @@ class ReifiableByComponent(ReifierShapeComponent):
 
     IRI = SH.ReifiableByConstraintComponent
     PARAMETERS = (SH.reifiableBy, SH.reificationRequired)
-    ACTIVATORS: tuple = (SH.reifiableBy,)
+    ACTIVATORS = (SH.reifiableBy,)
     PARAM = SH.reifiableBy
     SPEC = "SHACL 1.2 draft sh:reifiableBy"
     ANCHOR = "https://github.com/w3c/data-shapes/pull/368"

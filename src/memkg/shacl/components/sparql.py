@@ -156,7 +156,15 @@ class _SelectBased(Component):
                 solutions = engine.select(self.query.render(consts=self.consts), {"this": focus})
             else:
                 solutions = engine.select(self.query.render(consts={**self.consts, "this": sparql_term(focus)}))
+            seen: set[tuple] = set()
             for sol in solutions:
+                # Oxigraph evaluates a default graph made of several graphs as a bag: a
+                # triple stored in two of them matches twice. Identical solutions would
+                # only repeat the same result, so each is reported once.
+                ident = tuple(sorted((k, str(v)) for k, v in sol.items()))
+                if ident in seen:
+                    continue
+                seen.add(ident)
                 failure = sol.get("failure")
                 if failure is not None and boolean(failure):
                     raise ShapeError(f"SPARQL constraint reported a failure for focus node {focus}", shape=self.shape.node)

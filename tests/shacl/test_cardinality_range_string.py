@@ -1,0 +1,91 @@
+"""SHACL §4.2 cardinality, §4.3 value range and §4.4 string-based components."""
+
+from __future__ import annotations
+
+import pytest
+
+from memkg.shacl import ShapeError
+
+from .helpers import check, shapes
+
+
+def prop(constraints: str, path: str = "ex:p", target: str = "sh:targetClass ex:T") -> str:
+    return f"ex:S a sh:NodeShape ; {target} ; sh:property ex:P . ex:P sh:path {path} ; {constraints} ."
+
+
+@pytest.mark.parametrize(
+    ("constraint", "violating"),
+    [
+        ("sh:minCount 1", {"ex:zero"}),
+        ("sh:minCount 2", {"ex:zero", "ex:one"}),
+        ("sh:minCount 3", {"ex:zero", "ex:one", "ex:two"}),
+        ("sh:maxCount 0", {"ex:one", "ex:two", "ex:three"}),
+        ("sh:maxCount 1", {"ex:two", "ex:three"}),
+        ("sh:maxCount 2", {"ex:three"}),
+    ],
+)
+def test_counts(constraint: str, violating: set[str]) -> None:
+    data = """
+      ex:zero a ex:T . ex:one a ex:T ; ex:p 1 . ex:two a ex:T ; ex:p 1, 2 . ex:three a ex:T ; ex:p 1, 2, "3" .
+    """
+    found = check(prop(constraint), data)
+    assert {f for f, _, _ in found} == violating
+    assert all(v == "-" for _, v, _ in found), "cardinality results carry no sh:value"
+
+
+def test_counts_distinct_value_nodes_of_complex_paths() -> None:
+    """Two routes to the same node count once (value nodes are a set)."""
+    data = "ex:a a ex:T ; ex:p ex:x ; ex:q ex:x ."
+    assert check(prop("sh:maxCount 1", path="[ sh:alternativePath ( ex:p ex:q ) ]"), data) == {}
+    assert check(prop("sh:minCount 2", path="[ sh:alternativePath ( ex:p ex:q ) ]"), data) == {("ex:a", "-", "MinCount"): 1}
+
+
+def test_ranges_compare_by_value() -> None:
+    data = """
+      ex:a a ex:T ; ex:p "1.50"^^xsd:decimal .  ex:b a ex:T ; ex:p 1.5e0 .  ex:c a ex:T ; ex:p 2 .
+      ex:d a ex:T ; ex:p "abc"^^xsd:decimal .  ex:e a ex:T ; ex:p "1.5" .  ex:f a ex:T ; ex:p ex:iri .
+    """
+    found = check(prop("sh:minInclusive 1.5 ; sh:maxExclusive 2"), data)
+    assert {(f, c) for f, _, c in found} == {
+        ("ex:c", "MaxExclusive"),
+        ("ex:d", "MinInclusive"), ("ex:d", "MaxExclusive"),  # ill-typed: not comparable
+        ("ex:e", "MinInclusive"), ("ex:e", "MaxExclusive"),  # a string is not comparable with a number
+        ("ex:f", "MinInclusive"), ("ex:f", "MaxExclusive"),
+    }
+
+
+def test_date_time_ranges() -> None:
+    data = """
+      ex:a a ex:T ; ex:p "2026-01-01T00:00:00Z"^^xsd:dateTime .
+      ex:b a ex:T ; ex:p "2025-12-31T23:59:59Z"^^xsd:dateTime .
+      ex:c a ex:T ; ex:p "2026-01-01T01:00:00+02:00"^^xsd:dateTime .
+    """
+    found = check(prop('sh:minInclusive "2026-01-01T00:00:00Z"^^xsd:dateTime'), data)
+    assert {f for f, _, _ in found} == {"ex:b", "ex:c"}
+
+
+def test_lengths_and_blank_nodes() -> None:
+    data = 'ex:a a ex:T ; ex:p "ab" . ex:b a ex:T ; ex:p "abcd" . ex:c a ex:T ; ex:p [] . ex:d a ex:T ; ex:p 12 .'
+    found = check(prop("sh:minLength 2 ; sh:maxLength 3"), data)
+    assert {(f, c) for f, _, c in found} == {("ex:b", "MaxLength"), ("ex:c", "MinLength"), ("ex:c", "MaxLength")}
+
+
+def test_pattern_with_flags() -> None:
+    data = 'ex:a a ex:T ; ex:p "Hello" . ex:b a ex:T ; ex:p "bye" . ex:c a ex:T ; ex:p ex:HelloIri . ex:d a ex:T ; ex:p [] .'
+    found = check(prop('sh:pattern "^hel" ; sh:flags "i"'), data)
+    assert {f for f, _, _ in found} == {"ex:b", "ex:c", "ex:d"}  # IRIs match on their string form: "http://..."
+
+
+def test_invalid_regex_is_a_shape_error() -> None:
+    with pytest.raises(ShapeError, match="regular expression"):
+        shapes(prop('sh:pattern "(unclosed"'))
+
+
+def test_language_in_and_unique_lang() -> None:
+    data = """
+      ex:a a ex:T ; ex:p "x"@en, "y"@en-GB .  ex:b a ex:T ; ex:p "z"@fr .  ex:c a ex:T ; ex:p "plain" .
+      ex:d a ex:T ; ex:p "u"@de, "v"@DE, "w" .
+    """
+    assert {f for f, _, _ in check(prop('sh:languageIn ( "en" "de" )'), data)} == {"ex:b", "ex:c", "ex:d"}
+    found = check(prop("sh:uniqueLang true"), data)
+    assert found == {("ex:d", "-", "UniqueLang"): 1}, "language tags compare case-insensitively; untagged values do not count"

@@ -1,0 +1,105 @@
+"""Incremental validation: ``focus=`` gives exactly the full results of those focus nodes;
+``default_graph=`` validates the union of graphs; blank nodes and literals as focus nodes."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store
+
+from memkg.shacl import ValidationReport
+
+from .helpers import EX, ex, shapes
+
+RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+SUBCLASS = NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf")
+XSD_INT = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+
+SHAPES = shapes("""
+ex:S1 a sh:NodeShape ; sh:targetClass ex:A ;
+  sh:property [ sh:path ex:p ; sh:minCount 1 ; sh:maxCount 2 ; sh:nodeKind sh:BlankNodeOrIRI ; sh:class ex:B ] ;
+  sh:property [ sh:path ex:q ; sh:datatype xsd:integer ; sh:maxInclusive 3 ; sh:uniqueLang true ] ;
+  sh:property [ sh:path [ sh:inversePath ex:p ] ; sh:maxCount 1 ; sh:disjoint ex:q ] ;
+  sh:property [ sh:path ex:p ; sh:qualifiedValueShape [ sh:class ex:A ] ; sh:qualifiedMaxCount 1 ] .
+ex:S2 a sh:NodeShape ; sh:targetSubjectsOf ex:q ;
+  sh:or ( [ sh:class ex:A ] [ sh:nodeKind sh:BlankNode ] ) ;
+  sh:not [ sh:path ex:p ; sh:hasValue ex:n0 ] ;
+  sh:closed true ; sh:ignoredProperties ( rdf:type ex:q ex:p ) .
+ex:S3 a sh:PropertyShape ; sh:targetObjectsOf ex:p ; sh:path ex:q ; sh:in ( 1 2 "x" ) ; sh:lessThan ex:p .
+ex:S4 a sh:NodeShape ; sh:targetNode ex:n1, ex:n2, "lit" ;
+  sh:xone ( [ sh:class ex:A ] [ sh:class ex:B ] ) ; sh:node ex:Rec .
+ex:Rec a sh:NodeShape ; sh:or ( [ sh:path ex:p ; sh:maxCount 0 ] [ sh:path ex:p ; sh:minCount 1 ; sh:node ex:Rec ] ) .
+ex:S5 a sh:NodeShape ; sh:targetClass ex:B ; sh:sparql [
+  sh:select "SELECT $this ?value WHERE { $this <http://example.org/p> ?value . FILTER(isLiteral(?value)) }" ] .
+""")
+
+BLANKS = [BlankNode(f"b{i}") for i in range(3)]
+NODES = [ex(f"n{i}") for i in range(5)] + BLANKS
+OBJECTS = NODES + [Literal("1", datatype=XSD_INT), Literal("5", datatype=XSD_INT), Literal("x"), Literal("y", language="en"), Literal("lit")]
+PREDICATES = [ex("p"), ex("q"), ex("r")]
+
+
+@st.composite
+def graphs(draw) -> list[Quad]:
+    quads = [Quad(ex("A"), SUBCLASS, ex("B"), DefaultGraph())]
+    for n in NODES:
+        for cls in draw(st.lists(st.sampled_from([ex("A"), ex("B"), ex("C")]), max_size=2, unique=True)):
+            quads.append(Quad(n, RDF_TYPE, cls, DefaultGraph()))
+    for _ in range(draw(st.integers(0, 18))):
+        quads.append(Quad(draw(st.sampled_from(NODES)), draw(st.sampled_from(PREDICATES)), draw(st.sampled_from(OBJECTS)), DefaultGraph()))
+    return quads
+
+
+def key(report: ValidationReport) -> Counter:
+    return Counter((str(r.focus), str(r.path), str(r.value), str(r.source_shape), str(r.component)) for r in report.results)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(), st.sets(st.sampled_from(OBJECTS), max_size=4))
+def test_focus_validation_equals_full_validation_restricted(quads: list[Quad], focus: set) -> None:
+    store = Store()
+    store.extend(quads)
+    full = SHAPES.validate(store)
+    part = SHAPES.validate(store, focus=focus)
+    expected = Counter({k: n for k, n in key(full).items() if any(k[0] == str(f) for f in focus)})
+    assert key(part) == expected
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(), st.integers(0, 3))
+def test_default_graph_union(quads: list[Quad], cut: int) -> None:
+    merged = Store()
+    merged.extend(quads)
+    split = Store()
+    g1, g2 = ex("g1"), ex("g2")
+    for i, q in enumerate(quads):
+        split.add(Quad(q.subject, q.predicate, q.object, g1 if i % 4 == cut else g2))
+    split.add(Quad(ex("n4"), RDF_TYPE, ex("A"), DefaultGraph()))  # not in the data graph below
+    assert key(SHAPES.validate(split, default_graph=[g1, g2])) == key(SHAPES.validate(merged))
+    one = SHAPES.validate(split, default_graph=g1)
+    assert key(one) == key(SHAPES.validate(_only(split, g1)))
+
+
+def _only(store: Store, graph: NamedNode) -> Store:
+    out = Store()
+    out.extend(Quad(q.subject, q.predicate, q.object, DefaultGraph()) for q in store.quads_for_pattern(None, None, None, graph))
+    return out
+
+
+def test_literal_and_untargeted_focus_nodes() -> None:
+    store = Store()
+    report = SHAPES.validate(store, focus=[Literal("lit"), ex("nothing"), Literal("1.50", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal"))])
+    assert {str(r.focus) for r in report.results} == {'"lit"'}  # xone: "lit" is neither an A nor a B
+
+
+def test_incremental_validation_runs_few_queries() -> None:
+    from memkg.shacl.engine import Engine
+
+    store = Store()
+    store.extend(Quad(ex(f"x{i}"), RDF_TYPE, ex("A"), DefaultGraph()) for i in range(50))
+    engine = Engine(SHAPES, store, None)
+    engine.validate([ex("x1")])
+    assert engine.queries <= 2
+    assert EX
