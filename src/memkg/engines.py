@@ -64,7 +64,8 @@ class NativeEngine:
         report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus)
         out = []
         for r in report.results:
-            path = r.path if isinstance(r.path, (NamedNode, BlankNode)) or r.path is None else str(r.path)
+            # A simple path reports its predicate; a complex one its SPARQL form.
+            path = None if r.path is None else (r.path.predicate or str(r.path))
             out.append(
                 Result(
                     focus=r.focus,
