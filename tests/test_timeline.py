@@ -1,0 +1,60 @@
+"""History with blame, diff between transaction times, and bisect, on the tea story."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from pyoxigraph import NamedNode
+
+from memkg import MemoryStore, NotFoundError, ParseError
+from memkg import timeline
+
+from .conftest import EX
+
+UTC = timezone.utc
+
+
+def test_history_lists_versions_oldest_first_with_blame(lia_store: MemoryStore) -> None:
+    for start in ("cName0", "cName1"):  # any version gives the whole chain
+        versions = timeline.history(lia_store, EX + start)
+        assert [v.claim.value for v in versions] == [EX + "cName0", EX + "cName1"]
+    old, new = timeline.history(lia_store, EX + "cName1")
+    assert (old.object.value, new.object.value) == ("Lia", "Amelia")
+    assert new.asserted_by == [NamedNode(EX + "m40")]
+    assert new.attributed_to == [NamedNode(EX + "Lia")]
+    assert new.generated_by == [NamedNode(EX + "x40")]
+    assert new.agents == [NamedNode(EX + "extractor")]
+
+
+def test_history_of_an_unknown_claim_is_not_found(lia_store: MemoryStore) -> None:
+    with pytest.raises(NotFoundError):
+        timeline.history(lia_store, EX + "nope")
+
+
+def test_diff_between_two_transaction_times(lia_store: MemoryStore) -> None:
+    change = timeline.diff(lia_store, datetime(2026, 1, 2, tzinfo=UTC), datetime(2026, 2, 23, tzinfo=UTC))
+    assert [r[0].value for r in change.added] == [EX + c for c in ("c1", "c2", "cName1", "idc1")]
+    assert [r[0].value for r in change.removed] == [EX + "cName0"]
+    assert timeline.diff(lia_store, datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 2, tzinfo=UTC)) == \
+        timeline.Diff([], [])
+
+
+def test_bisect_finds_when_the_answer_flipped(lia_store: MemoryStore) -> None:
+    found = timeline.bisect(lia_store, f'ASK {{ <{EX}Lia> mem:displayName "Amelia" }}')
+    assert found.first == datetime(2026, 2, 10, 10, 15, 5, tzinfo=UTC)
+    assert (found.before, found.after) == (False, True)
+    # "Lia" was unknown at the first transaction time (the message came before the claim), known
+    # for a while, then superseded: the answer is false at both ends, so, like git bisect without a
+    # good and a bad end, there is nothing to bisect.
+    twice = timeline.bisect(lia_store, f'ASK {{ <{EX}Lia> mem:displayName "Lia" }}')
+    assert twice.first is None and (twice.before, twice.after) == (False, False)
+    never = timeline.bisect(lia_store, f"ASK {{ <{EX}Lia> <{EX}hates> ?x }}")
+    assert never.first is None and never.before is False
+
+
+def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="ASK"):
+        timeline.bisect(lia_store, "SELECT * WHERE { ?s ?p ?o }")
+    with pytest.raises(ParseError):
+        timeline.bisect(lia_store, "ASK { oops")
