@@ -292,6 +292,20 @@ def cmd_retract(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from .ingest import IngestError, ingest_file
+
+    with open_store(args, write=True) as store:
+        try:
+            report = ingest_file(store, args.file, graph=args.graph)
+        except IngestError as err:
+            print(f"memkg: {err}", file=sys.stderr)
+            return EXIT_INVALID
+    print(f"ingested {report.lines} line(s) from {args.file}: {len(report.versions)} new version(s), "
+          f"{report.unchanged} unchanged")
+    return EXIT_OK
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from . import timeline
 
@@ -488,6 +502,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("targets", nargs="+", metavar="IRI", help="the claims or sources to withdraw")
     p.add_argument("--reason", help="why (kept as mem:reason)")
+    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+
+    p = command(
+        "ingest",
+        "Ingest JSON Lines memory nodes (one per line, versioned by id) in one atomic write.",
+        "memkg ingest notes.jsonl --graph https://example.org/tenants/lia",
+        cmd_ingest,
+    )
+    p.add_argument("file", metavar="FILE.jsonl", help='lines like {"id": …, "content": …, "content_kind": '
+                   '"note"|"claim", "provenance": {…}, "event_time": …}')
     p.add_argument("--graph", metavar="IRI", help="the tenant graph")
 
     p = command(
