@@ -63,3 +63,4 @@ def test_bad_data_breaks_exactly_the_invariant_it_names(path: Path, engine: str)
             assert focus in foci, report.to_text()
     for r in report.results:
         assert r.message, f"{r.shape} gave no message"
+        assert not r.message.startswith('"'), f"message is a serialized literal, not text: {r.message}"

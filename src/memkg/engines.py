@@ -71,7 +71,7 @@ class NativeEngine:
                     focus=r.focus,
                     shape=self._names.named(r.source_shape),
                     component=r.component,
-                    message=str(r.message) if r.message is not None else "",
+                    message=r.message.value if r.message is not None else "",
                     path=path,
                     value=r.value,
                     severity=r.severity,
