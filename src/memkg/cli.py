@@ -116,10 +116,13 @@ def write_results(results: Any, fmt: str) -> None:
 
 
 def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
+    """Open the store for a command. Readers open it read-write too: Oxigraph calls a
+    read-only open *undefined behaviour* while another process writes, whereas a
+    read-write open fails cleanly (StoreLockedError) when a server holds the store."""
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
-    return MemoryStore(path, read_only=not write)
+    return MemoryStore(path)
 
 
 def cmd_load(args: argparse.Namespace) -> int:
