@@ -30,7 +30,9 @@ from .model import (
     Retraction,
     Vertex,
 )
+from .policy import Policy, PolicyError
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
+from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .vocab import MEM, PROV, mem, prov
 
 __version__ = "0.1.0"
@@ -41,8 +43,10 @@ __all__ = [
     "PROV",
     "Action",
     "Claim",
+    "EdgeProperty",
     "Episode",
     "Extraction",
+    "LaneError",
     "LoadReport",
     "MemkgError",
     "MemoryStore",
@@ -51,9 +55,13 @@ __all__ = [
     "Occurrence",
     "Outcome",
     "ParseError",
+    "Policy",
+    "PolicyError",
     "Predicate",
+    "ReservedLabelError",
     "Retraction",
     "StoreLockedError",
+    "Tags",
     "UnknownFormatError",
     "ValidationError",
     "Vertex",

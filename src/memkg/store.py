@@ -199,6 +199,10 @@ class MemoryStore:
                 ) from err
             raise
 
+    def lock(self) -> threading.RLock:
+        """The (reentrant) write lock: hold it to read, then write, atomically."""
+        return self._write_lock
+
     # -- reading ---------------------------------------------------------------------
 
     @property
