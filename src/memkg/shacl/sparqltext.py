@@ -167,6 +167,17 @@ class UserQuery:
         end = _matching(self.tokens, start)
         return "".join(t.text for t in self.tokens[start + 1 : end])
 
+    def body_head_var(self) -> str | None:
+        """The variable the outer group pattern opens with (its first token), if it is one."""
+        start = next((i for i, t in enumerate(self.tokens) if t.text == "{"), None)
+        if start is None:
+            return None
+        for t in self.tokens[start + 1 :]:
+            if t.kind in ("ws", "comment"):
+                continue
+            return t.var
+        return None
+
     def check_prebinding(self, prebound: set[str], *, shape: object, where: str) -> None:
         """Refuse what SHACL §5.6.1 forbids in queries with pre-bound variables."""
         toks = self.tokens

@@ -120,6 +120,11 @@ def _syntax_check(query: UserQuery, consts: dict[str, str], *, shape: Term, wher
                          rule="SHACL §5.1 sh:select", link=SHACL_SPEC + "#sparql-constraints-syntax") from None
 
 
+#: Keywords after which a SELECT's solutions are not simply its WHERE pattern's.
+_SOLUTION_SHAPERS = ("GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "COUNT", "SUM", "MIN", "MAX", "AVG",
+                     "SAMPLE", "GROUP_CONCAT")
+
+
 class _SelectBased(Component):
     """Shared logic of SELECT-based SPARQL constraints and validators."""
 
@@ -132,11 +137,41 @@ class _SelectBased(Component):
         """A correlated pattern with a solution iff the focus node has solutions."""
         if "this" not in self.query.projected():
             return None
+        if not self.query.has_keyword(*_SOLUTION_SHAPERS):
+            # Without grouping, aggregates or slicing, the SELECT has a solution iff its
+            # WHERE pattern has one; nested directly under EXISTS, the bound focus drives
+            # index lookups, whereas Oxigraph evaluates a sub-SELECT whole for every focus
+            # node (quadratic: 28 s against 0.17 s for invariant 9 at 10k claims). The
+            # query's other variables are renamed so the outer query cannot capture them.
+            renames = {v: f"{ctx.focus}_q_{v}" for v in self.query.variables() if v != "this"}
+            body = self.query.render(consts=self.consts, renames={**renames, "this": ctx.focus}, body_only=True)
+            return f"FILTER EXISTS {{ {body} }}"
         sub = self.query.render(consts=self.consts, renames={"this": ctx.focus})
         return f"FILTER EXISTS {{ {{ {sub} }} }}"
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        return Fragment(self._prefilter(ctx) or "", value=False, post=self._solutions)
+        return Fragment(self._focus_join(ctx) or self._prefilter(ctx) or "", value=False, post=self._solutions)
+
+    def _focus_join(self, ctx: Ctx) -> str | None:
+        """At top level, the focus nodes with solutions as a sub-SELECT joined on the focus.
+
+        Oxigraph does not use an outer binding to drive the lookups inside EXISTS: it
+        re-evaluates the nested pattern for every focus node, which made invariant 9
+        quadratic (22 s at 10k claims). One uncorrelated sub-SELECT, joined on the
+        focus variable, is computed once (70 ms there).
+        """
+        # Only where joining equals pre-binding (SHACL §5.6): the WHERE pattern opens with
+        # a triple pattern on $this, so every solution binds it before anything else reads
+        # it, and no sub-SELECT could hide it from the join.
+        if not ctx.top or "this" not in self.query.projected() or self.query.has_keyword(*_SOLUTION_SHAPERS):
+            return None
+        if self.query.has_keyword("SELECT") and sum(t.keyword == "SELECT" for t in self.query.tokens) > 1:
+            return None
+        if self.query.body_head_var() != "this":
+            return None
+        renames = {v: f"{ctx.focus}_q_{v}" for v in self.query.variables() if v != "this"}
+        inner = self.query.render(consts=self.consts, renames={**renames, "this": ctx.focus}, body_only=True)
+        return f"{{ SELECT DISTINCT {ctx.focus} WHERE {{ {inner} }} }}"
 
     def nonconformance(self, ctx: Ctx) -> str | None:
         return self._prefilter(ctx)
