@@ -40,9 +40,10 @@ SPEC_DATATYPE_PROPERTIES = [
 ]
 # Added beyond the table, for the examples (and mem:Reifier, the named common
 # superclass of Claim and Occurrence that OWL 2 RL needs instead of a union).
-EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion"]
-EXTRA_DATATYPE_PROPERTIES = ["matchScore", "reason", "version", "provenance", "edgeLabel", "edgeValue", "lane", "sourceType"]
-EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty"]
+EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion", "Erasure"]
+EXTRA_DATATYPE_PROPERTIES = ["matchScore", "reason", "version", "provenance", "edgeLabel", "edgeValue", "lane", "sourceType",
+                             "states", "extractionFlag", "utility"]
+EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty", "needsReview"]
 EXTRA_ANNOTATION_PROPERTIES = ["displayName"]
 
 # SPEC §1 "PROV-O" column, plus the sub-property alignments it names.

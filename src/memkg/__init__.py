@@ -30,7 +30,20 @@ from .model import (
     Retraction,
     Vertex,
 )
+from .evidence import BudgetError, EvidencePacket, assess, packet, verify
+from .extraction import ABSTAINING, CONSTRAINED, SENTENCES, extract
 from .policy import Policy, PolicyError
+from .provenance import (
+    accept_echoes,
+    dependents,
+    erase,
+    impact,
+    lineage,
+    minimal_support,
+    propose_echoes,
+    support,
+    withdraw,
+)
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .vocab import MEM, PROV, mem, prov
@@ -38,13 +51,18 @@ from .vocab import MEM, PROV, mem, prov
 __version__ = "0.1.0"
 
 __all__ = [
+    "ABSTAINING",
+    "CONSTRAINED",
     "DEFAULT_STORE_PATH",
     "MEM",
     "PROV",
+    "SENTENCES",
     "Action",
+    "BudgetError",
     "Claim",
     "EdgeProperty",
     "Episode",
+    "EvidencePacket",
     "Extraction",
     "LaneError",
     "LoadReport",
@@ -66,6 +84,19 @@ __all__ = [
     "ValidationError",
     "Vertex",
     "Violation",
+    "accept_echoes",
+    "assess",
+    "dependents",
+    "erase",
+    "extract",
+    "impact",
+    "lineage",
     "mem",
+    "minimal_support",
+    "packet",
+    "propose_echoes",
     "prov",
+    "support",
+    "verify",
+    "withdraw",
 ]

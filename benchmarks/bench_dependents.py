@@ -1,0 +1,143 @@
+"""Latency of ``dependents`` (memkg.provenance) for a source with 10,000 dependent claims.
+
+Builds an in-memory memkg store (loaded without write validation, for speed:
+the shape of the data is what matters) holding one source, ``ex:S``, and the
+claims that rest on it, inside a background memory of unrelated claims:
+
+* ``--dependents`` claims that fall with ``ex:S`` (default 10,000):
+  60 % rest on it directly (``mem:supportedBy ex:S``), 20 % through a support
+  group ``{ex:S, ex:o_i}`` (ANDed with another source), 20 % recursively, on a
+  claim of the first kind (claims supporting claims);
+* 2,000 claims that also rest on ``ex:S`` but survive, through a second,
+  independent leg (``mem:supportedBy ex:q_j``): the fixpoint must keep them;
+* 200 echoes of ``ex:S`` (``mem:echoOf``) with a claim each resting on the
+  echo (counted among the dependents);
+* ``--background`` unrelated claims (default 100,000), each supported by one
+  of 2,000 other sources, and 2 % of them retracted.
+
+Measured, in the same run: ``dependents(store, S, tenant=…)`` (the recursive
+fixpoint: SPARQL for the cone and its support structure, then Python), the
+SPARQL part of it alone (the cone query, its rows read), and the
+``dependents`` view (the direct case, in SPARQL) against a baseline, the plain
+pyoxigraph query of the direct ``mem:supportedBy`` edges
+``SELECT ?c WHERE { GRAPH ?g { ?c mem:supportedBy <S> } }`` with its rows read.
+
+    python benchmarks/bench_dependents.py
+    python benchmarks/bench_dependents.py --dependents 10000 --background 100000 --reps 30
+
+Goal: ``dependents`` of a source with 10k dependent claims in <= 50 ms (p50).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+
+from memkg import MemoryStore
+from memkg import provenance
+from memkg.provenance import dependents
+
+EX = "https://example.org/bench/"
+TENANT = "https://example.org/tenants/bench"
+HEADER = f"""PREFIX mem:  <https://w3id.org/memkg#>
+PREFIX rdf:  <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX ex:   <{EX}>
+"""
+
+
+def generate(n_dependents: int, n_background: int) -> tuple[str, int]:
+    """The benchmark memory as TriG 1.2 text, and how many claims depend on ``ex:S``."""
+    out = [HEADER, f"GRAPH <{TENANT}> {{", "ex:p a rdf:Property .", "ex:x a mem:Entity .",
+           "ex:S a mem:Message ."]
+
+    def claim(name: str, support: str) -> str:
+        return f"ex:{name} a mem:Claim ; rdf:reifies <<( ex:x ex:p ex:{name}v )>> ; {support} ."
+
+    n_echo = 200
+    rest = n_dependents - n_echo
+    direct, grouped = int(rest * 0.6), int(rest * 0.2)
+    recursive = rest - direct - grouped
+    for i in range(direct):
+        out.append(claim(f"d{i}", "mem:supportedBy ex:S"))
+    for i in range(grouped):
+        out.append(claim(f"g{i}", f"mem:supportGroup ex:grp{i}"))
+        out.append(f"ex:grp{i} a mem:SupportGroup ; mem:member ex:S , ex:o{i} . ex:o{i} a mem:Message .")
+    for i in range(recursive):
+        out.append(claim(f"r{i}", f"mem:supportedBy ex:d{i % max(1, direct)}"))
+    for i in range(n_echo):
+        out.append(f"ex:echo{i} a mem:Message ; mem:echoOf ex:S .")
+        out.append(claim(f"e{i}", f"mem:supportedBy ex:echo{i}"))
+    for j in range(2000):
+        out.append(f"ex:q{j} a mem:Message .")
+        out.append(claim(f"k{j}", f"mem:supportedBy ex:S , ex:q{j}"))
+    for i in range(n_background):
+        out.append(claim(f"n{i}", f"mem:supportedBy ex:q{i % 2000}"))
+        if i % 50 == 0:
+            out.append(f"ex:ret{i} a mem:Retraction ; mem:retracts ex:n{i} .")
+    out.append("}")
+    return "\n".join(out), n_dependents
+
+
+def _time(run, reps: int) -> tuple[list[float], int]:
+    for _ in range(3):  # warm-up
+        run()
+    samples, n = [], 0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        n = run()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return samples, n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dependents", type=int, default=10_000, help="claims that fall with the source")
+    ap.add_argument("--background", type=int, default=100_000, help="unrelated claims")
+    ap.add_argument("--reps", type=int, default=20)
+    args = ap.parse_args(argv)
+
+    text, expected = generate(args.dependents, args.background)
+    store = MemoryStore(validation=None)
+    t0 = time.perf_counter()
+    store.load_data(text, format="trig")
+    print(f"loaded {len(store):,} quads in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    source = EX + "S"
+    got = dependents(store, source, tenant=TENANT)
+    assert len(got) == expected, (len(got), expected)
+
+    raw = store.raw
+    baseline_q = f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c <https://w3id.org/memkg#supportedBy> <{source}> }} }}"
+    cases = [
+        ("baseline: direct mem:supportedBy edges (pyoxigraph)",
+         lambda: len([r[0] for r in raw.query(baseline_q)])),
+        ("dependents view (direct case, SPARQL)",
+         lambda: len([r[0] for r in store.view("dependents", {"source": source, "tenant": TENANT})])),
+        ("  its SPARQL part: the cone and its structure, rows read",
+         lambda: sum(1 for _ in provenance.select(store, provenance._CONE % f"<{source}>",
+                                                  provenance._structure_options(store, TENANT)))),
+        ("dependents() (recursive fixpoint)", lambda: len(dependents(store, source, tenant=TENANT))),
+        ("dependents(), all graphs", lambda: len(dependents(store, source))),
+    ]
+    rows = []
+    for name, run in cases:
+        samples, n = _time(run, args.reps)
+        rows.append((name, n, statistics.median(samples), max(samples)))
+        print(f"  {name}: p50 {rows[-1][2]:.1f} ms", file=sys.stderr)
+    base = rows[0][2]
+    print(f"### dependents of one source: {expected:,} dependent claims, "
+          f"{args.background:,} background claims ({len(store):,} quads)\n")
+    print(f"Python {platform.python_version()}, {platform.machine()}, reps {args.reps}\n")
+    print("| case | rows | p50 ms | max ms | p50 / baseline |")
+    print("|---|---:|---:|---:|---:|")
+    for name, n, p50, worst in rows:
+        print(f"| {name} | {n:,} | {p50:.1f} | {worst:.1f} | {p50 / base:.1f}x |")
+    fix = rows[3][2]
+    print(f"\nGoal: dependents() <= 50 ms (p50): {'met' if fix <= 50 else 'NOT met'} ({fix:.1f} ms).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
