@@ -1,0 +1,439 @@
+"""Validation cost: the whole store (native against pySHACL) and one write (native).
+
+    python benchmarks/bench_validation.py                           # (a) at 100k claims, (b) at 1M
+    python benchmarks/bench_validation.py --claims 20000 --store-claims 100000 --writes 500
+    python benchmarks/bench_validation.py --skip-whole --json out.json
+
+(a) **Whole store.** A synthetic memory of ``--claims`` claims
+(``benchmarks/synthetic.py``, valid by construction) is loaded once into an
+on-disk store with ``MemoryStore(path, validation=None)`` (cached under
+``--dir``), then validated in this process with
+``validate_store(store, engine="native")`` (``--repeat`` times, median) and with
+``validate_store(store, engine="pyshacl")`` (once: it is slow) on the same data
+and shapes. The two results must be identical (as ``Result.key()``), leaving out
+mem:TenantIsolationShape, which pySHACL cannot run (it reads other graphs).
+Goal: native at least 20x faster.
+
+pySHACL hands rdflib the text of each SHACL-SPARQL constraint once per focus node,
+and rdflib parses it again every time (~0.1 s each with pyparsing): ~90 % of its
+time, ~220 ms per claim, ~6 h at 100k claims. ``--pyshacl-mode prepared`` (the
+default) lets rdflib parse each distinct text once, as ``prepareQuery`` does (same
+results, ~10x faster: the baseline most favourable to pySHACL);
+``--pyshacl-mode stock`` measures it as shipped.
+
+(b) **One write.** A store of ``--store-claims`` claims is built once on disk
+(``validation=None``, cached by size under ``--dir``; the build time is reported
+against ``--build-budget``). Then, for ``--writes`` random single-claim writes
+(a claim about an existing person, on a declared predicate, about an existing
+entity, asserted by an existing message), it times
+``WriteValidator("native")(store, batch)`` on exactly the batch ``store.add``
+would validate, split into ``stage`` (copying the context into a scratch store)
+and the engine's ``validate`` on it, and then the full ``store.add(Claim(…))``
+path (mint, stamp, index, validate, commit). The claims ``store.add`` wrote are
+erased again afterwards, so the cached store stays as built. Goal: p95 <= 2 ms for
+the validator.
+
+Markdown tables go to stdout, progress to stderr; ``--json`` also writes every
+figure (``-`` for stdout). Timings are wall clock with CPU time beside them: on a
+shared machine the load average (reported) moves wall time far more than CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph
+from pyoxigraph import NamedNode
+
+import memkg
+from memkg import Claim, MemoryStore
+from memkg import index as claim_index
+from memkg import validation
+from memkg.validation import WriteValidator, validate_store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic  # noqa: E402
+
+TENANT = synthetic.TENANT_BASE + "0"
+EX = synthetic.EX
+TENANT_ISOLATION = "https://w3id.org/memkg#TenantIsolationShape"
+#: Predicates of the synthetic memory whose object is an entity (and which are not functional).
+ENTITY_PREDICATES = [p for p, _, kind, functional, _ in synthetic.CLAIM_PREDICATES if kind == "entity" and not functional]
+GOAL_RATIO = 20.0
+GOAL_P95_MS = 2.0
+
+
+def log(message: str) -> None:
+    print(f"[bench_validation {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(samples: list[float], q: float) -> float:
+    xs = sorted(samples)
+    k = max(0, min(len(xs) - 1, round(q * (len(xs) - 1))))
+    return xs[k]
+
+
+@contextmanager
+def timed() -> Any:
+    """``with timed() as t:`` … ``t["wall"]``, ``t["cpu"]`` in seconds."""
+    out: dict[str, float] = {}
+    w, c = time.perf_counter(), time.process_time()
+    try:
+        yield out
+    finally:
+        out["wall"] = time.perf_counter() - w
+        out["cpu"] = time.process_time() - c
+
+
+# -- the stores -------------------------------------------------------------------------------
+
+
+def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) -> tuple[Path, dict[str, Any]]:
+    """An on-disk memkg store of the synthetic memory, built once (validation=None) and cached by size."""
+    digest = hashlib.sha256(Path(synthetic.__file__).read_bytes()).hexdigest()[:10]
+    key = folder / f"validation-c{claims}-s{seed}-g{synthetic.GENERATOR_VERSION}-{digest}"
+    marker = key / "built.json"
+    if marker.exists() and not rebuild:
+        info = json.loads(marker.read_text())
+        log(f"reusing the store of {claims:,} claims in {key} (built in {info['build_s']:.0f} s)")
+        info["cached"] = True
+        return key / "store", info
+    if key.exists():
+        shutil.rmtree(key)
+    key.mkdir(parents=True)
+    trig = key / "memory.trig"
+    log(f"generating {claims:,} claims -> {trig}")
+    with timed() as gen:
+        stats = synthetic.generate(claims, trig, seed=seed)
+    log(f"  {stats.bytes / 1e6:.0f} MB in {gen['wall']:.0f} s; loading it (validation=None)…")
+    with timed() as load:
+        with MemoryStore(key / "store", validation=None) as store:
+            report = store.load(trig)
+            quads = len(store)
+    trig.unlink()
+    info = dict(claims=claims, seed=seed, people=stats.people, entities=stats.entities, messages=stats.messages,
+                quads=quads, added=report.added, bulk=report.bulk, generate_s=round(gen["wall"], 1),
+                load_s=round(load["wall"], 1), build_s=round(gen["wall"] + load["wall"], 1))
+    marker.write_text(json.dumps(info, indent=2))
+    log(f"  loaded {quads:,} quads in {load['wall']:.0f} s")
+    info["cached"] = False
+    return key / "store", info
+
+
+# -- (a) the whole store ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _nothing() -> Any:
+    yield
+
+
+def compared_keys(report: validation.Report) -> set[tuple[str, ...]]:
+    return {r.key() for r in report.results if str(r.shape).strip("<>") != TENANT_ISOLATION}
+
+
+@contextmanager
+def prepared_sparql() -> Any:
+    """rdflib parses each distinct SPARQL text once (what ``rdflib.plugins.sparql.prepareQuery`` does)."""
+    from rdflib.plugins.sparql import processor
+
+    original = processor.SPARQLProcessor.query
+    cache: dict[tuple[Any, ...], Any] = {}
+
+    def query(self: Any, strOrQuery: Any, initBindings: Any = None, initNs: Any = None, base: Any = None,  # noqa: N803
+              DEBUG: bool = False) -> Any:  # noqa: N803
+        if isinstance(strOrQuery, str):
+            key = (strOrQuery, base, frozenset((initNs or {}).items()))
+            if key not in cache:
+                cache[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
+            strOrQuery = cache[key]
+        return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
+
+    processor.SPARQLProcessor.query = query
+    try:
+        yield
+    finally:
+        processor.SPARQLProcessor.query = original
+
+
+def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, pyshacl_mode: str) -> dict[str, Any]:
+    path, info = built_store(claims, seed, folder, rebuild=rebuild)
+    store = MemoryStore(path, validation=None)
+    native_runs: list[dict[str, float]] = []
+    native_report = None
+    for i in range(repeat):
+        with timed() as t:
+            native_report = validate_store(store, engine="native")
+        native_runs.append(t)
+        log(f"  native run {i + 1}/{repeat}: {t['wall']:.2f} s wall, {t['cpu']:.2f} s CPU, "
+            f"{len(native_report.results)} result(s)")
+    log(f"  pySHACL run ({pyshacl_mode}: projection, OWL-RL closure of the ontology, then per-focus SPARQL; "
+        f"this takes a while)…")
+    load_before = os.getloadavg()[0]
+    import logging
+
+    logging.getLogger("rdflib.term").setLevel(logging.CRITICAL)
+    with timed() as py, (prepared_sparql() if pyshacl_mode == "prepared" else _nothing()):
+        pyshacl_report = validate_store(store, engine="pyshacl")
+    log(f"  pySHACL: {py['wall']:.1f} s wall, {py['cpu']:.1f} s CPU, {len(pyshacl_report.results)} result(s)")
+    assert native_report is not None
+    n, p = compared_keys(native_report), compared_keys(pyshacl_report)
+    native_wall = statistics.median(r["wall"] for r in native_runs)
+    native_cpu = statistics.median(r["cpu"] for r in native_runs)
+    return dict(
+        claims=claims, store=info, quads=len(store), repeat=repeat, pyshacl_mode=pyshacl_mode,
+        native_wall_s=round(native_wall, 3), native_cpu_s=round(native_cpu, 3),
+        native_runs=[{k: round(v, 3) for k, v in r.items()} for r in native_runs],
+        pyshacl_wall_s=round(py["wall"], 3), pyshacl_cpu_s=round(py["cpu"], 3),
+        ratio_wall=round(py["wall"] / native_wall, 1), ratio_cpu=round(py["cpu"] / native_cpu, 1),
+        native_results=len(native_report.results), pyshacl_results=len(pyshacl_report.results),
+        identical=n == p, native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
+        loadavg_during_pyshacl=[load_before, os.getloadavg()[0]],
+    )
+
+
+# -- (b) one write ---------------------------------------------------------------------------------
+
+
+class Writes:
+    """Random single-claim writes against the synthetic store: existing person, entity and message."""
+
+    def __init__(self, info: dict[str, Any], seed: int) -> None:
+        self.rng = random.Random(seed + 7)
+        self.info = info
+
+    def claim(self) -> Claim:
+        r, info = self.rng, self.info
+        # One tenant: ids are minted in order, people p0…, entities n0…, messages m0….
+        return Claim(
+            subject=NamedNode(f"{EX}p{r.randrange(info['people'])}"),
+            predicate=EX + r.choice(ENTITY_PREDICATES),
+            object=NamedNode(f"{EX}n{r.randrange(info['entities'])}"),
+            confidence=round(r.uniform(0.3, 1.0), 3),
+            valid_from=datetime(2026, 1, 1 + r.randrange(28), tzinfo=timezone.utc),
+            asserted_by=NamedNode(f"{EX}m{r.randrange(info['messages'])}"),
+        )
+
+
+def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
+    """Wrap the helpers WriteValidator.stage calls (module globals, looked up at call time) with timers."""
+    names = ["_has_data", "_describe", "_chains", "_event_id_holders", "_types"]
+    spent: dict[str, list[float]] = {n: [] for n in names}
+    originals = {n: getattr(validation, n) for n in names}
+
+    def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name][-1] += time.perf_counter() - t
+        return inner
+
+    for n, fn in originals.items():
+        setattr(validation, n, wrap(n, fn))
+
+    def restore() -> None:
+        for n, fn in originals.items():
+            setattr(validation, n, fn)
+
+    return spent, restore
+
+
+def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: float, rebuild: bool,
+                profile: bool) -> dict[str, Any]:
+    path, info = built_store(claims, seed, folder, rebuild=rebuild)
+    graph = NamedNode(TENANT)
+    store = MemoryStore(path)  # validation="native": store.add validates like in production
+    validator = WriteValidator("native")
+    writes = Writes(info, seed)
+    warmup = min(20, n_writes)
+
+    def batch() -> list[pyoxigraph.Quad]:
+        # Exactly what MemoryStore.add -> write hands to the validator.
+        return list(claim_index.with_index(writes.claim().quads(graph, store.clock.tick())))
+
+    for _ in range(warmup):
+        assert validator(store, batch()) == []
+
+    # 1. the validator alone, split into stage and engine; helper timings on the side.
+    spent, restore = _timed_helpers()
+    rows: dict[str, list[float]] = {k: [] for k in ("total", "stage", "engine", "total_cpu", "scratch_quads")}
+    profiler = cProfile.Profile() if profile else None
+    try:
+        for _ in range(n_writes):
+            b = batch()
+            for v in spent.values():
+                v.append(0.0)
+            t0, c0 = time.perf_counter(), time.process_time()
+            if profiler:
+                profiler.enable()
+            scratch, focus, graphs = validator.stage(store.raw, b)
+            t1 = time.perf_counter()
+            results = validation._validate_graphs(validator.engine, scratch, graphs, focus)
+            t2, c2 = time.perf_counter(), time.process_time()
+            if profiler:
+                profiler.disable()
+            assert not [r for r in results if str(r.shape).strip("<>") != TENANT_ISOLATION], results
+            rows["stage"].append((t1 - t0) * 1000)
+            rows["engine"].append((t2 - t1) * 1000)
+            rows["total"].append((t2 - t0) * 1000)
+            rows["total_cpu"].append((c2 - c0) * 1000)
+            rows["scratch_quads"].append(len(scratch))
+    finally:
+        restore()
+    profile_text = None
+    if profiler:
+        buf = io.StringIO()
+        pstats.Stats(profiler, stream=buf).sort_stats("cumulative").print_stats(30)
+        profile_text = buf.getvalue()
+        print(profile_text, file=sys.stderr)
+
+    # 2. the full write path, store.add(Claim(...)): then erase what it wrote.
+    added: list[NamedNode] = []
+    add_ms: list[float] = []
+    add_cpu: list[float] = []
+    try:
+        for i in range(n_writes + warmup):
+            c = writes.claim()
+            t0, c0 = time.perf_counter(), time.process_time()
+            added.append(store.add(c, graph=graph))
+            if i >= warmup:
+                add_ms.append((time.perf_counter() - t0) * 1000)
+                add_cpu.append((time.process_time() - c0) * 1000)
+    finally:
+        log(f"  erasing the {len(added)} claims the add path wrote (the cached store stays as built)")
+        doomed = [q for node in added for q in store.raw.quads_for_pattern(node, None, None, None)]
+        store.change(remove=doomed)
+        store.close()
+
+    def stats(xs: list[float]) -> dict[str, float]:
+        return {"p50": round(percentile(xs, 0.5), 3), "p95": round(percentile(xs, 0.95), 3),
+                "p99": round(percentile(xs, 0.99), 3), "mean": round(statistics.fmean(xs), 3)}
+
+    helpers = {n: stats([s * 1000 for s in v]) for n, v in spent.items()}
+    return dict(
+        claims=claims, store=info, writes=n_writes, warmup=warmup, build_budget_s=budget,
+        built_within_budget=info["build_s"] <= budget,
+        validator=stats(rows["total"]), validator_cpu=stats(rows["total_cpu"]),
+        stage=stats(rows["stage"]), engine=stats(rows["engine"]), stage_helpers=helpers,
+        scratch_quads=stats(rows["scratch_quads"]),
+        add=stats(add_ms), add_cpu=stats(add_cpu), profile=profile_text,
+    )
+
+
+# -- report -----------------------------------------------------------------------------------------
+
+
+def markdown(record: dict[str, Any]) -> str:
+    env = record["environment"]
+    lines = [f"memkg {env['memkg']}, pyoxigraph {env['pyoxigraph']}, pySHACL {env['pyshacl']}, Python {env['python']}, "
+             f"{env['cpus']} CPU(s); load average {record['loadavg'][0]:.1f} at start, "
+             f"{record['loadavg'][1]:.1f} at end (a shared machine: wall times are noisy, CPU times less so)", ""]
+    a = record.get("whole")
+    if a:
+        lines += [
+            f"### (a) Whole-store validation, {a['claims']:,} claims ({a['quads']:,} quads incl. index and ontology)",
+            "",
+            "| engine | wall s | CPU s | results |",
+            "|---|---:|---:|---:|",
+            f"| native (median of {a['repeat']}) | {a['native_wall_s']:.2f} | {a['native_cpu_s']:.2f} | {a['native_results']} |",
+            f"| pySHACL ({a['pyshacl_mode']}) | {a['pyshacl_wall_s']:.1f} | {a['pyshacl_cpu_s']:.1f} | {a['pyshacl_results']} |",
+            f"| **ratio** | **{a['ratio_wall']:.0f}x** | **{a['ratio_cpu']:.0f}x** | |",
+            "",
+            f"Results identical (TenantIsolation excluded): **{'yes' if a['identical'] else 'NO'}**. "
+            f"Goal native >= {GOAL_RATIO:g}x faster: **{'met' if a['ratio_wall'] >= GOAL_RATIO else 'NOT met'}**.",
+            "",
+        ]
+    b = record.get("incremental")
+    if b:
+        st = b["store"]
+        lines += [
+            f"### (b) One-claim write into a store of {b['claims']:,} claims ({st['quads']:,} quads; built in "
+            f"{st['build_s']:.0f} s{'' if b['built_within_budget'] else ', OVER the ' + str(int(b['build_budget_s'])) + ' s budget'})",
+            "",
+            f"{b['writes']} random writes after {b['warmup']} warm-up ones; ms per write.",
+            "",
+            "| step | p50 | p95 | p99 | mean |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        rows = [("WriteValidator (wall)", b["validator"]), ("WriteValidator (CPU)", b["validator_cpu"]),
+                ("  stage: scratch store + context", b["stage"]), ("  engine.validate on the scratch", b["engine"])]
+        rows += [(f"    stage › {n}", v) for n, v in b["stage_helpers"].items()]
+        rows += [("store.add(Claim(…)) (wall)", b["add"]), ("store.add(Claim(…)) (CPU)", b["add_cpu"]),
+                 ("scratch store size (quads)", b["scratch_quads"])]
+        for name, s in rows:
+            lines.append(f"| {name} | {s['p50']:.3f} | {s['p95']:.3f} | {s['p99']:.3f} | {s['mean']:.3f} |")
+        lines += ["", f"Goal (validator p95 <= {GOAL_P95_MS:g} ms): "
+                      f"**{'met' if b['validator']['p95'] <= GOAL_P95_MS else 'NOT met'}** "
+                      f"({b['validator']['p95']:.3f} ms wall, {b['validator_cpu']['p95']:.3f} ms CPU).", ""]
+    return "\n".join(lines)
+
+
+def environment() -> dict[str, Any]:
+    import pyshacl
+
+    return dict(memkg=getattr(memkg, "__version__", "?"), pyoxigraph=pyoxigraph.__version__,
+                pyshacl=getattr(pyshacl, "__version__", "?"), python=platform.python_version(),
+                machine=platform.machine(), cpus=os.cpu_count())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--claims", type=int, default=100_000, help="claims for (a), whole-store validation (default 100000)")
+    ap.add_argument("--store-claims", type=int, default=1_000_000,
+                    help="claims in the store for (b), one-write validation (default 1000000)")
+    ap.add_argument("--writes", type=int, default=500, help="single-claim writes timed in (b) (default 500)")
+    ap.add_argument("--repeat", type=int, default=3, help="native whole-store runs, median reported (default 3)")
+    ap.add_argument("--pyshacl-mode", choices=("prepared", "stock"), default="prepared",
+                    help="prepared: rdflib parses each constraint's SPARQL once (default); stock: as shipped")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dir", type=Path, default=Path(os.environ.get("MEMKG_BENCH_DIR", "/tmp/memkg-bench")),
+                    help="where built stores are cached (default /tmp/memkg-bench or $MEMKG_BENCH_DIR)")
+    ap.add_argument("--build-budget", type=float, default=600.0,
+                    help="seconds the (b) store may take to build; reported against (default 600)")
+    ap.add_argument("--rebuild", action="store_true", help="build the stores again even if cached")
+    ap.add_argument("--skip-whole", action="store_true", help="skip (a)")
+    ap.add_argument("--skip-incremental", action="store_true", help="skip (b)")
+    ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
+    ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
+    args = ap.parse_args(argv)
+
+    record: dict[str, Any] = dict(environment=environment(), seed=args.seed, loadavg=[os.getloadavg()[0]])
+    if not args.skip_whole:
+        log(f"(a) whole-store validation at {args.claims:,} claims")
+        record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode)
+    if not args.skip_incremental:
+        log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
+        record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,
+                                            args.rebuild, args.profile)
+    record["loadavg"].append(os.getloadavg()[0])
+    print(markdown(record))
+    if args.json:
+        text = json.dumps(record, indent=2, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
