@@ -638,6 +638,8 @@ class Generator:
             c.add(claim, "mem:confidence", r.choice(GOOD_NUMBERS))
         if r.random() < 0.1:
             c.add(claim, "mem:extractionConfidence", r.choice(GOOD_NUMBERS))
+        if r.random() < 0.1:
+            c.add(claim, "mem:utility", r.choice(GOOD_NUMBERS))
         roll = r.random()
         if roll < 0.4:
             day = r.randrange(100)
@@ -760,7 +762,8 @@ class Generator:
             options += [(ep, "mem:participant", r.choice(self.entities)), (ep, "mem:hasAction", out),
                         (act, "mem:object", r.choice(self.people)), (act, "mem:produces", r.choice(self.entities)),
                         (act, "mem:actor", r.choice(self.messages))]
-        s, p, o = r.choice(options)
+        # The far-end check reads IRIs only (a blank far end is invariant 1's business).
+        s, p, o = r.choice([opt for opt in options if not (isinstance(opt[2], Node) and opt[2].blank)])
         c.add(s, p, o)
         if p in PROVENANCE:
             self.provenance_kept.add(s)
@@ -962,6 +965,7 @@ class Generator:
         options = [(n, "mem:confidence") for n in self.claims + self.occurrences]
         options += [(n, "mem:extractionConfidence") for n in self.claims]
         options += [(n, "mem:sourceReliability") for n in self.messages]
+        options += [(n, "mem:utility") for n in self.claims + self.messages]
         options += [(n, "mem:matchScore") for n in c.of_class("mem:IdentityCandidate")]
         s, p = r.choice(options)
         bad = r.choice(BAD_NUMBERS)
