@@ -222,11 +222,13 @@ class MemoryStore:
         *,
         substitutions: dict[Any, Term] | None = None,
         default_graph: Any = None,
+        named_graphs: Any = None,
         use_default_graph_as_union: bool = False,
     ) -> QuerySolutions | QueryBoolean | QueryTriples:
         """Run a SPARQL 1.2 query; the memkg prefixes (mem:, prov:, rdf:, …) are predeclared.
 
-        Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
+        The dataset arguments are ``Store.query``'s; :func:`memkg.access.query_options`
+        computes them for a request's grant. Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
         """
         try:
             return self._store.query(
@@ -234,6 +236,7 @@ class MemoryStore:
                 prefixes=PREFIXES,
                 substitutions=substitutions,
                 default_graph=default_graph,
+                named_graphs=named_graphs,
                 use_default_graph_as_union=use_default_graph_as_union,
             )
         except SyntaxError as err:
