@@ -73,6 +73,15 @@ def test_operations_see_earlier_operations(scratch: MemoryStore) -> None:
     }
 
 
+def test_later_operations_see_the_index_of_earlier_ones(scratch: MemoryStore) -> None:
+    apply_update(scratch, P + "INSERT DATA { GRAPH :g { :old rdf:reifies <<( :s :p :o )>> } }", grant=OPEN)
+    apply_update(scratch, P + "PREFIX memx: <https://w3id.org/memkg/index#>\n"
+                 "INSERT DATA { GRAPH :g { :new rdf:reifies <<( :t :p :o )>> } } ; DELETE DATA { GRAPH :g { :old "
+                 "rdf:reifies <<( :s :p :o )>> } } ; INSERT { GRAPH :h { ?r :about ?x } } WHERE { GRAPH :g { ?r memx:subject ?x } }",
+                 grant=OPEN)
+    assert triples(scratch, ex("h")) == {"<urn:ex:new> <urn:ex:about> <urn:ex:t> <urn:ex:h>"}
+
+
 def test_graph_management(scratch: MemoryStore) -> None:
     apply_update(scratch, P + "INSERT DATA { :d :p 0 GRAPH :g { :a :p 1 } GRAPH :h { :b :p 2 } }", grant=OPEN)
     apply_update(scratch, P + "COPY :g TO :h ; ADD DEFAULT TO :h ; MOVE :g TO :k ; CREATE SILENT GRAPH :k", grant=OPEN)
@@ -143,8 +152,9 @@ def test_removal_that_breaks_an_invariant_is_refused(lia_store: MemoryStore) -> 
               f"DELETE DATA {{ GRAPH <{LIA_GRAPH}> {{ ex:Lia a mem:Person }} }}")
     with pytest.raises(ValidationError) as err:
         apply_update(lia_store, update, grant=OPEN)
-    assert any("TypedVertex" in v.shape or "Typed" in v.shape or "vertex" in v.message.lower()
-               for v in err.value.violations), str(err.value)
+    found = {(v.shape.rsplit("#", 1)[-1].rstrip(">"), v.focus) for v in err.value.violations}
+    assert ("TypedVertexShape", "<https://example.org/lia/c0>") in found  # its triple term names Lia
+    assert ("TypedVertexShape", "<https://example.org/lia/ep2>") in found  # a role property points at her
     assert set(lia_store.quads(with_index=True)) == before
     # Removing a claim's provenance leaves it without any (invariant 5).
     with pytest.raises(ValidationError):
@@ -152,6 +162,14 @@ def test_removal_that_breaks_an_invariant_is_refused(lia_store: MemoryStore) -> 
                                 f"DELETE WHERE {{ GRAPH <{LIA_GRAPH}> {{ <https://example.org/lia/c0> mem:assertedBy ?m ; "
                                 "prov:wasGeneratedBy ?x } }", grant=OPEN)
     assert set(lia_store.quads(with_index=True)) == before
+
+
+def test_removing_a_predicate_declaration_claims_use_is_refused(lia_store: MemoryStore) -> None:
+    update = (f"PREFIX ex: <https://example.org/lia/> PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>\n"
+              f"DELETE DATA {{ GRAPH <{LIA_GRAPH}> {{ ex:prefers a rdf:Property }} }}")
+    with pytest.raises(ValidationError) as err:
+        apply_update(lia_store, update, grant=OPEN)
+    assert any(v.focus == "<https://example.org/lia/c0>" for v in err.value.violations), str(err.value)
 
 
 def test_removing_what_nothing_depends_on_is_accepted(lia_store: MemoryStore) -> None:
@@ -184,6 +202,11 @@ def tenants() -> MemoryStore:
     "MOVE DEFAULT TO <urn:t:a>", "CREATE GRAPH <urn:t:c>",
     "INSERT { GRAPH <urn:t:a> { ?s ?p ?o } } WHERE { SERVICE <http://127.0.0.1:1/> { ?s ?p ?o } }",
     "INSERT DATA { GRAPH <urn:t:a> { <urn:x> <urn:y> 1 } } ; INSERT DATA { GRAPH <urn:t:b> { <urn:x> <urn:y> 1 } }",
+    "INSERT { GRAPH ?g { <urn:x> <urn:y> 1 } } WHERE { VALUES ?g { <urn:t:b> } }",
+    "INSERT { GRAPH ?g { <urn:x> <urn:y> 1 } } WHERE { BIND(IRI(CONCAT('urn:t:', 'b')) AS ?g) }",
+    "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH <urn:t:a> { ?s ?p ?o } VALUES ?g { <urn:t:b> } }",
+    "INSERT DATA { GRAPH <https://w3id.org/memkg> { <urn:x> <urn:y> 1 } }",
+    "PREFIX : <http://127.0.0.1:1/> INSERT { GRAPH <urn:t:a> { ?s ?p ?o } } WHERE { SERVICE:x { ?s ?p ?o } }",
 ])
 def test_restricted_grant_is_forbidden_outside_its_graphs(tenants: MemoryStore, update: str) -> None:
     before = set(tenants.quads(with_index=True))

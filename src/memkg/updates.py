@@ -28,9 +28,11 @@ How each operation is planned:
 Later operations see earlier ones (SPARQL's sequential semantics). While no
 change is pending a WHERE runs on the store itself; after one, if the pending
 change touches a graph the WHERE reads, the WHERE runs on an in-memory copy of
-its dataset with the pending change applied: that costs a copy of the graphs
-it reads (the whole store for an unrestricted WHERE without ``USING``), so put
-such operations first, or in their own request, on a large store.
+its dataset with the pending change applied (index triples adjusted). That
+costs a copy of the graphs it reads: the default graph (or the WITH/USING
+graphs) when the WHERE has no ``GRAPH``, every graph it may read otherwise;
+about 5 µs a quad, so 2-3 s for a 400k-quad graph (``benchmarks/bench_updates.py``).
+On a large store, put such operations first or in their own request.
 
 memkg's own triples are not user data: index triples (``memx:``) and the
 ontology graph are never changed by an update. Naming them (a ``memx:``
@@ -265,26 +267,43 @@ class _State:
         elif quad not in self.base:
             self.added.setdefault(quad.graph_name, {})[quad] = None
 
-    def reader(self, dataset: Mapping[str, Any]) -> Store:
-        """A store to evaluate a WHERE over ``dataset``: the store itself, or a copy with the pending change."""
-        reads = _dataset_graphs(dataset)
+    def reader(self, dataset: Mapping[str, Any], *, reads_named: bool = True) -> Store:
+        """A store to evaluate a WHERE over ``dataset``: the store itself, or a copy with the pending change.
+
+        ``reads_named`` False (the WHERE has no ``GRAPH``) limits the copy to the default graph(s).
+        """
+        reads = _dataset_graphs(dataset, reads_named=reads_named)
         pending = self.pending_graphs()
         if not pending or (reads is not None and not (pending & reads)):
             return self.base
         scratch = Store()
         graphs = reads if reads is not None else {DefaultGraph(), *self.base.named_graphs(), *pending}
+        stale = self._stale_index()
         for g in graphs:
-            scratch.extend(q for q in self.base.quads_for_pattern(None, None, None, g) if q not in self.removed)
-            scratch.extend(self.added.get(g, ()))
-        claim_index.rebuild(scratch)  # the pending change's reifiers, indexed as the store will index them
+            scratch.extend(q for q in self.base.quads_for_pattern(None, None, None, g)
+                           if q not in self.removed and q not in stale)
+            scratch.extend(claim_index.with_index(self.added.get(g, ())))
         return scratch
 
+    def _stale_index(self) -> set[Quad]:
+        """The index triples the pending removals make stale (as :meth:`MemoryStore.change` computes them)."""
+        stale: set[Quad] = set()
+        for q in self.removed:
+            for iq in claim_index.index_quads(q) or ():
+                others = self.base.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
+                if not any(o not in self.removed and iq in (claim_index.index_quads(o) or ()) for o in others):
+                    stale.add(iq)
+        return stale
 
-def _dataset_graphs(dataset: Mapping[str, Any]) -> set[Graph] | None:
+
+def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> set[Graph] | None:
     """The graphs a query with these options reads; None for every graph."""
+    default = set(dataset.get("default_graph", [DefaultGraph()]))
+    if not reads_named:
+        return default
     if "default_graph" not in dataset or "named_graphs" not in dataset:
         return None
-    return {*dataset["default_graph"], *dataset["named_graphs"]}
+    return {*default, *dataset["named_graphs"]}
 
 
 def _graph_name(graph: Graph) -> str:
@@ -312,6 +331,11 @@ class _Op:
     insert: list[Token] | None = None
     where: tuple[int, int] | None = None  # text span of the WHERE group, braces included
     data: list[Token] | None = None
+
+    def reads_named_graphs(self) -> bool:
+        """Whether the WHERE group can read named graphs at all (it has a ``GRAPH``, however spelled)."""
+        assert self.where is not None
+        return any(hides_keyword(t, "GRAPH") for t in tokenize(self.where_text(), source="<update WHERE>"))
 
     def where_text(self) -> str:
         assert self.where is not None
@@ -342,7 +366,7 @@ class _Op:
         delete = _Template(self, self.delete, state) if self.delete is not None else None
         insert = _Template(self, self.insert, state) if self.insert is not None else None
         dataset = _where_dataset(state.grant, self.with_graph, self.using or using, self.using_named or using_named)
-        solutions = _solutions(self, state.reader(dataset), dataset)
+        solutions = _solutions(self, state.reader(dataset, reads_named=self.reads_named_graphs()), dataset)
         removals = [q for t in ([delete] if delete else []) for q in t.instances(solutions)]
         additions = [q for t in ([insert] if insert else []) for q in t.instances(solutions)]
         for q in removals:
