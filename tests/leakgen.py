@@ -201,3 +201,50 @@ def _case(rng: random.Random) -> Case:
     elif protocol == 3:
         default, named = (OWN,), (OWN, target)
     return Case(q, default, named, kind=str(kind))
+
+
+def update_cases(n: int, *, seed: int = 0) -> Iterator[str]:
+    """``n`` hostile SPARQL updates for a writing token of :data:`OWN`.
+
+    Each tries to copy another tenant's data into OWN's graph (where OWN could
+    then read it) or to change another tenant's graph or the shared default
+    graph. After applying them (each either refused or confined), OWN's graph
+    must hold no marker of the others (:func:`leaks`) and the other graphs and
+    the default graph must be unchanged.
+    """
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield _update_case(rng)
+
+
+def _update_case(rng: random.Random) -> str:
+    victim = rng.choice([OTHER, THIRD])
+    prologue, vterm = _iri_forms(rng, victim)
+    body = _body(rng)
+    own = f"<{OWN}>"
+    copy = f"GRAPH {own} {{ <urn:leak> <urn:p:got> ?o }}"
+    kind = rng.randrange(12)
+    if kind == 0:
+        return f"INSERT {{ {copy} }} WHERE {{ GRAPH ?g {{ {body} }} }}"
+    if kind == 1:
+        return f"{prologue}INSERT {{ {copy} }} WHERE {{ GRAPH {vterm} {{ {body} }} }}"
+    if kind == 2:
+        return f"{prologue}INSERT {{ {copy} }} USING {vterm} WHERE {{ {body} }}"
+    if kind == 3:
+        return f"{prologue}INSERT {{ {copy} }} USING NAMED {vterm} WHERE {{ GRAPH ?g {{ {body} }} }}"
+    if kind == 4:
+        return f"{prologue}WITH {vterm} INSERT {{ {copy} }} WHERE {{ {body} }}"
+    if kind == 5:
+        return f"{prologue}{rng.choice(['ADD', 'COPY', 'MOVE'])} {rng.choice(['', 'SILENT '])}{vterm} TO {own}"
+    if kind == 6:
+        return f"{prologue}{rng.choice(['ADD', 'COPY', 'MOVE'])} {own} TO {vterm}"
+    if kind == 7:
+        return f"{prologue}{rng.choice(['CLEAR', 'DROP'])} {rng.choice(['', 'SILENT '])}{rng.choice(['ALL', 'DEFAULT', 'GRAPH ' + vterm])}"
+    if kind == 8:
+        return f"DELETE WHERE {{ {rng.choice(['?s ?p ?o', 'GRAPH ?g { ?s ?p ?o }'])} }}"
+    if kind == 9:
+        return (f"INSERT {{ GRAPH ?g {{ <urn:leak> <urn:p:x> 1 }} }} WHERE {{ VALUES ?g {{ <{OWN}> <{victim}> }} }}")
+    if kind == 10:
+        return f"INSERT {{ {copy} }} WHERE {{ SERVICE <{SERVICE_URL}> {{ {body} }} }}"
+    return (f"{prologue}INSERT DATA {{ GRAPH {own} {{ <urn:x> <urn:p:y> 1 }} }} ; "
+            f"INSERT {{ {copy} }} WHERE {{ {{ GRAPH ?g {{ {body} }} }} UNION {{ GRAPH {vterm} {{ {body} }} }} }}")

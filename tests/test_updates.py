@@ -15,6 +15,7 @@ from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.store import sparql_term
 from memkg.updates import UnsupportedUpdate, UpdateError, apply_update, plan_update
 
+from . import leakgen
 from .conftest import LIA_GRAPH, data_quads
 
 EX = "urn:ex:"
@@ -234,6 +235,27 @@ def test_read_only_grant_cannot_update(tenants: MemoryStore) -> None:
     with pytest.raises(Forbidden, match="read-only"):
         apply_update(tenants, "INSERT DATA { GRAPH <urn:t:a> { <urn:x> <urn:y> 1 } }",
                      grant=Grant(frozenset({A}), write=False))
+
+
+def test_hostile_updates_stay_confined() -> None:
+    store = MemoryStore(validation=None)
+    store.raw.extend(leakgen.dataset())
+    own = NamedNode(leakgen.OWN)
+    others = {g: set(store.quads(graph=g, with_index=True))
+              for g in (NamedNode(leakgen.OTHER), NamedNode(leakgen.THIRD), DefaultGraph())}
+    grant = Grant(frozenset({own}), write=True)
+    refused = applied = 0
+    for update in leakgen.update_cases(600, seed=7):
+        try:
+            apply_update(store, update, grant=grant)
+            applied += 1
+        except Forbidden:
+            refused += 1
+        mine = "\n".join(str(q) for q in store.quads(graph=own, with_index=True))
+        assert not leakgen.leaks(mine), f"after {update!r}"
+    assert {g: set(store.quads(graph=g, with_index=True)) for g in others} == others
+    print(f"hostile updates: {applied} applied within the tenant, {refused} refused")
+    assert applied > 100 and refused > 200
 
 
 # -- differential: memkg's planner against Oxigraph's own update ------------------------------------------
