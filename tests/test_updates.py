@@ -109,8 +109,10 @@ def test_change_keeps_blank_node_identity(scratch: MemoryStore) -> None:
 
 def test_errors() -> None:
     store = MemoryStore(validation=None)
-    with pytest.raises(UnsupportedUpdate, match="LOAD"):
-        apply_update(store, "LOAD <http://example.org/data.ttl>", grant=OPEN)
+    for load in ("LOAD <http://127.0.0.1:1/data.ttl>", "PREFIX : <http://127.0.0.1:1/> LOAD:x",
+                 "LOADSILENT<http://127.0.0.1:1/x> INTO GRAPH <urn:g>"):
+        with pytest.raises(UnsupportedUpdate, match="LOAD"):  # refused before anything could fetch the URL
+            apply_update(store, load, grant=OPEN)
     with pytest.raises(ParseError) as err:
         apply_update(store, "INSERT DATA { <urn:a> <urn:b> }", grant=OPEN)
     assert err.value.line == 1 and err.value.column
@@ -229,6 +231,7 @@ def test_restricted_grant_is_confined_where_a_variable_could_reach_out(tenants: 
     assert "<https://w3id.org/memkg#Claim>" in seen  # the ontology graph is shared vocabulary
     apply_update(tenants, "DROP NAMED", grant=TENANT_A)
     assert not triples(tenants, A) and triples(tenants, B)
+    apply_update(tenants, "DROP NAMED", grant=Grant(frozenset({A, NamedNode("urn:t:never")}), write=True))
 
 
 def test_read_only_grant_cannot_update(tenants: MemoryStore) -> None:

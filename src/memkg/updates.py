@@ -140,9 +140,9 @@ def plan_update(
     for tok in tokens:
         if grant.restricted and hides_keyword(tok, "SERVICE"):
             raise Forbidden(f"line {tok.line}, column {tok.column}: SERVICE is not allowed for this token")
-        if tok.is_word("LOAD"):
+        if hides_keyword(tok, "LOAD"):  # also LOAD:x and LOADSILENT<…>, which Oxigraph reads as LOAD
             raise UnsupportedUpdate(f"line {tok.line}, column {tok.column}: LOAD is not supported (it would make "
-                                    "the server fetch a URL); load the file with `memkg load` instead")
+                                    f"the server fetch a URL; {tok.text!r} reads as LOAD); use `memkg load`")
     if not any(hides_keyword(t, "SERVICE") for t in tokens):
         _check_syntax(update_text, base_iri)
     using = [_iri(u) for u in using_graphs]
@@ -404,7 +404,8 @@ class _Op:
 
     def _plan_clear(self, state: _State, *_: Any) -> None:
         for g in self._graphs(state, self.targets[0], write=True):
-            if isinstance(g, NamedNode) and not self.silent and not self._exists(state, g):
+            named_explicitly = isinstance(self.targets[0], NamedNode)
+            if named_explicitly and not self.silent and not self._exists(state, g):
                 raise UpdateError(f"{self.kind} GRAPH {g}: the graph does not exist")
             for q in state.quads(g):
                 state.remove(q)
