@@ -78,7 +78,8 @@ FORMAT_NAMES: dict[str, RdfFormat] = {
 }
 
 Term = NamedNode | BlankNode | Literal
-Validator = Callable[["MemoryStore", Sequence[Quad]], list[Violation]]
+#: ``validator(store, batch)``, or ``validator(store, batch, removed=quads)`` for a change that removes quads.
+Validator = Callable[..., list[Violation]]
 Progress = Callable[[str], None]
 
 
@@ -222,11 +223,13 @@ class MemoryStore:
         *,
         substitutions: dict[Any, Term] | None = None,
         default_graph: Any = None,
+        named_graphs: Any = None,
         use_default_graph_as_union: bool = False,
     ) -> QuerySolutions | QueryBoolean | QueryTriples:
         """Run a SPARQL 1.2 query; the memkg prefixes (mem:, prov:, rdf:, …) are predeclared.
 
-        Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
+        The dataset arguments are ``Store.query``'s; :func:`memkg.access.query_options`
+        computes them for a request's grant. Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
         """
         try:
             return self._store.query(
@@ -234,6 +237,7 @@ class MemoryStore:
                 prefixes=PREFIXES,
                 substitutions=substitutions,
                 default_graph=default_graph,
+                named_graphs=named_graphs,
                 use_default_graph_as_union=use_default_graph_as_union,
             )
         except SyntaxError as err:
@@ -291,14 +295,16 @@ class MemoryStore:
     def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
         """Remove and add quads in one atomic step; returns how many were removed.
 
-        memkg never overwrites: this is for erasure (consent revoked), the one
-        deletion the contract allows, which removes content and records what it
-        removed in the same step. Index triples follow the removed and added
-        ``rdf:reifies`` quads; the additions are validated like any write.
+        For erasure (consent revoked), the one deletion the contract allows, and
+        for SPARQL Update (:mod:`memkg.updates`). Index triples follow the
+        removed and added ``rdf:reifies`` quads (index quads given directly are
+        ignored); the validator judges the state after the change, so a removal
+        that leaves a claim pointing at an untyped vertex is refused like an
+        addition that does. Quads with blank nodes keep their identity.
         """
         self._check_writable()
         removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
-        adding = list(claim_index.with_index(add))
+        adding = list(claim_index.with_index(q for q in add if not claim_index.is_index_quad(q)))
         with self._write_lock:
             gone = [q for q in removing if q in self._store]
             dropped = set(gone)
@@ -311,15 +317,15 @@ class MemoryStore:
                         for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
                     ):
                         stale.append(iq)
-            if adding:
-                self._validate(adding, source)
-            operations = []
-            if gone or stale:
-                operations.append(f"DELETE DATA {{ {_data_block([*gone, *stale])} }}")
-            if adding:
-                operations.append(f"INSERT DATA {{ {_data_block(adding)} }}")
-            if operations:
-                self._store.update(" ;\n".join(operations))
+            if adding or gone:
+                self._validate(adding, source, removed=[*gone, *stale])
+            if gone or stale or adding:
+                update, functions = _change_update([*gone, *stale], adding)
+                self._store.update(update, custom_functions=functions)
+                # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
+                for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
+                    if not any(self._store.quads_for_pattern(None, None, None, g)):
+                        self._store.remove_graph(g)
                 self.flush()
             return len(gone)
 
@@ -499,10 +505,11 @@ class MemoryStore:
         if self.path is not None:
             self._store.flush()
 
-    def _validate(self, batch: Sequence[Quad], source: str | None) -> None:
+    def _validate(self, batch: Sequence[Quad], source: str | None, *, removed: Sequence[Quad] = ()) -> None:
         if self.validator is None:
             return
-        violations = self.validator(self, batch)
+        # Validators that only judge additions keep their two-argument signature.
+        violations = self.validator(self, batch, removed=removed) if removed else self.validator(self, batch)
         if violations:
             raise ValidationError(violations, source=source)
 
@@ -587,6 +594,55 @@ def _data_block(quads: Iterable[Quad]) -> str:
         triple = f"{sparql_term(q.subject)} {q.predicate} {sparql_term(q.object)} ."
         parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
     return "\n".join(parts)
+
+
+_CHANGE = "urn:memkg:change:"
+
+
+def _has_blank(term: Any) -> bool:
+    if isinstance(term, BlankNode):
+        return True
+    if isinstance(term, (Triple, Quad)):
+        parts = (term.subject, term.predicate, term.object) + ((term.graph_name,) if isinstance(term, Quad) else ())
+        return any(_has_blank(t) for t in parts)
+    return False
+
+
+def _change_update(remove: Sequence[Quad], add: Sequence[Quad]) -> tuple[str, dict[NamedNode, Callable[..., Any]]]:
+    """One SPARQL update (so one transaction) that removes, then adds, these quads.
+
+    Quads without blank nodes go as DELETE DATA / INSERT DATA. A blank node
+    written in update text would be a new node (and DELETE DATA refuses them), so
+    quads holding one are looked up by row number through custom functions that
+    hand Oxigraph the very terms, identity included.
+    """
+    table: list[Quad] = []
+    operations: list[str] = []
+
+    def by_reference(verb: str, quads: list[Quad]) -> None:
+        for in_default in (True, False):
+            rows = [q for q in quads if isinstance(q.graph_name, DefaultGraph) == in_default]
+            if not rows:
+                continue
+            first = len(table)
+            table.extend(rows)
+            numbers = " ".join(str(n) for n in range(first, len(table)))
+            pattern = "?s ?p ?o" if in_default else "GRAPH ?g { ?s ?p ?o }"
+            binds = " ".join(f"BIND(<{_CHANGE}{v}>(?i) AS ?{v})" for v in ("spog" if not in_default else "spo"))
+            operations.append(f"{verb} {{ {pattern} }} WHERE {{ VALUES ?i {{ {numbers} }} {binds} }}")
+
+    for verb, quads in (("DELETE", remove), ("INSERT", add)):
+        plain = [q for q in quads if not _has_blank(q)]
+        if plain:
+            operations.append(f"{verb} DATA {{ {_data_block(plain)} }}")
+        by_reference(verb, [q for q in quads if _has_blank(q)])
+
+    def component(index: int) -> Callable[[Literal], Any]:
+        return lambda i: (table[int(i.value)].subject, table[int(i.value)].predicate,
+                          table[int(i.value)].object, table[int(i.value)].graph_name)[index]
+
+    functions = {NamedNode(f"{_CHANGE}{v}"): component(k) for k, v in enumerate("spog")}
+    return " ;\n".join(operations), functions
 
 
 def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:

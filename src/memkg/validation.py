@@ -302,21 +302,29 @@ class WriteValidator:
             self._engine = make_engine(self.engine_name, builtin_shapes())
         return self._engine
 
-    def __call__(self, store: MemoryStore, batch: Sequence[Quad]) -> list[Violation]:
-        scratch, focus, graphs = self.stage(store.raw, batch)
+    def __call__(self, store: MemoryStore, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
+        """The violations the store would have after adding ``batch`` and removing ``removed``."""
+        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed)
         results = _validate_graphs(self.engine, scratch, graphs, focus)
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
 
     def stage(
-        self, main: Store, batch: Sequence[Quad]
+        self, main: Store, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()
     ) -> tuple[Store, list[Term] | None, list[Graph]]:
         """A scratch store holding the write and the context needed to judge it.
 
         Returns the store, the focus nodes (None: validate everything in it, when
-        no context had to be copied) and the graphs to validate.
+        no context had to be copied) and the graphs to validate. ``removed``
+        quads are taken out of the scratch store after the context is copied;
+        their subjects, and whatever refers to a node that loses a type, are
+        judged too (see :func:`_touched_by_removal`).
         """
-        graphs = sorted({q.graph_name for q in batch if q.graph_name != ONTOLOGY_GRAPH}, key=str)
+        touched, touched_graphs = _touched_by_removal(main, removed)
+        graphs = sorted(
+            {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
+        )
         subjects = list({q.subject: None for q in batch if isinstance(q.subject, NamedNode)})
+        subjects += [n for n in touched if isinstance(n, NamedNode) and n not in subjects]
         objects = list({q.object: None for q in batch if isinstance(q.object, NamedNode)})
         context: set[Quad] = set()
         if _has_data(main, graphs):
@@ -328,17 +336,46 @@ class WriteValidator:
         if _has_data(main, None):
             # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
             context |= _types(main, list(dict.fromkeys([*subjects, *objects])))
+        for node in touched:  # blank nodes too, which the SPARQL lookups above cannot name
+            for g in [DefaultGraph(), *graphs]:
+                context.update(main.quads_for_pattern(node, None, None, g))
         scratch = Store()
         scratch.extend(batch)
         scratch.extend(context)
         scratch.extend(_ontology_quads())
+        for q in removed:
+            scratch.remove(q)
         if not context:
             return scratch, None, graphs or [DefaultGraph()]
         focus: list[Term] = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
+        focus += [n for n in touched if n not in focus]
         return scratch, focus, graphs or [DefaultGraph()]
 
 
 _CHUNK = 2000
+
+
+def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+    """The nodes a removal can make invalid, and the graphs they are described in.
+
+    The subject of every removed quad (it may lose a required property), and,
+    when a node loses an ``rdf:type``, every node referring to it, index
+    triples included: a claim whose triple term names it (invariant 2), a role
+    property pointing at it (3), a claim whose predicate it declared (4).
+    """
+    nodes: dict[Term, None] = {}
+    graphs: set[Graph] = set()
+    for q in removed:
+        if q.predicate.value.startswith(MEMX) or q.graph_name == ONTOLOGY_GRAPH:
+            continue
+        nodes[q.subject] = None
+        if q.predicate == rdf.type:
+            for ref in main.quads_for_pattern(None, None, q.subject, None):
+                if ref.graph_name != ONTOLOGY_GRAPH and not isinstance(ref.subject, Triple):
+                    nodes[ref.subject] = None
+                    if ref.graph_name != ONTOLOGY_GRAPH:
+                        graphs.add(ref.graph_name)
+    return list(nodes), graphs
 
 
 def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
