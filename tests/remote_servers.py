@@ -15,6 +15,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,8 +54,14 @@ def _wait(name: str, endpoint: str, process: subprocess.Popen, log: Path, starte
     return Server(name, endpoint, process, time.monotonic() - started)
 
 
+def _beside_python(name: str) -> str | None:
+    """A console script of the running environment (a venv's bin/ need not be on PATH)."""
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.is_file() else shutil.which(name)
+
+
 def start_oxigraph(tmp: Path) -> Server | str:
-    binary = shutil.which("oxigraph")
+    binary = _beside_python("oxigraph")
     if binary is None:
         return "the oxigraph server binary is not installed (pip install oxigraph, in memkg's test extra)"
     port = free_port()

@@ -255,6 +255,16 @@ def test_unreachable_server_and_refused_token(capsys, monkeypatch) -> None:
     assert "cannot reach the server" in capsys.readouterr().err
 
 
+def test_credentials_in_the_url_answer_virtuoso_digest_challenge(virtuoso: Server, capsys) -> None:
+    authenticated = virtuoso.endpoint.replace("http://", "http://dba:dba@").replace("/sparql", "/sparql-auth")
+    assert main(["--endpoint", authenticated, "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "graph <https://example.org/tenants/lia>:" in out and "dba:dba" not in out
+    wrong = authenticated.replace("dba:dba", "dba:wrong")
+    assert main(["--endpoint", wrong, "stats"]) == 2
+    assert "HTTP 401" in capsys.readouterr().err
+
+
 def test_store_and_endpoint_are_exclusive(capsys) -> None:
     with pytest.raises(SystemExit) as exit:
         main(["--store", "x", "--endpoint", "http://127.0.0.1:1/sparql", "stats"])

@@ -124,9 +124,10 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     if getattr(args, "endpoint", None):
         from .remote import RemoteStore, token_from_env
 
-        args.store = args.endpoint  # messages name where the data went
-        return RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
-                           token=token_from_env(args.token), read_only=not write)
+        remote = RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
+                             token=token_from_env(args.token), read_only=not write)
+        args.store = remote.client.endpoint  # messages name where the data went (never a password)
+        return remote
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")

@@ -41,7 +41,6 @@ answers.
 
 from __future__ import annotations
 
-import base64
 import os
 import time
 import urllib.error
@@ -114,13 +113,21 @@ class SparqlClient:
         self.update_url = update_url or _default_update_url(endpoint)
         self.timeout = timeout
         self._headers: dict[str, str] = {"User-Agent": "memkg"}
+        handlers: list[urllib.request.BaseHandler] = []
         if token:
             self._headers["Authorization"] = f"Bearer {token}"
-        elif parsed.username:  # http://user:password@host/… : HTTP basic credentials
-            creds = f"{urllib.parse.unquote(parsed.username)}:{urllib.parse.unquote(parsed.password or '')}"
-            self._headers["Authorization"] = "Basic " + base64.b64encode(creds.encode()).decode()
+        elif parsed.username:
+            # http://user:password@host/… : answered to the server's challenge, digest
+            # (Virtuoso's /sparql-auth) or basic.
             netloc = parsed.hostname + (f":{parsed.port}" if parsed.port else "")  # type: ignore[operator]
             self.endpoint = urllib.parse.urlunsplit(parsed._replace(netloc=netloc))
+            if update_url is None:
+                self.update_url = _default_update_url(self.endpoint)
+            passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+            passwords.add_password(None, f"{parsed.scheme}://{netloc}/",
+                                   urllib.parse.unquote(parsed.username), urllib.parse.unquote(parsed.password or ""))
+            handlers += [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
+        self._opener = urllib.request.build_opener(*handlers)
         self.requests = 0  #: how many requests this client sent (for tests and diagnostics)
 
     def query(self, text: str, *, accept: str, dataset: Sequence[tuple[str, str]] = ()) -> tuple[bytes, dict[str, str]]:
@@ -138,7 +145,7 @@ class SparqlClient:
         )
         self.requests += 1
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 return response.read(), {k.lower(): v for k, v in response.headers.items()}
         except urllib.error.HTTPError as err:
             detail = err.read().decode("utf-8", "replace").strip()
