@@ -215,6 +215,28 @@ def test_a_write_through_the_endpoint_is_validated_and_atomic(server: Server, tm
     assert len(store) == before
 
 
+def test_the_shared_default_graph_lives_in_its_own_named_graph(embedded: MemoryStore, server: Server) -> None:
+    store = RemoteStore(server.endpoint)
+    shared = Quad(NamedNode(LX + "sharedTea"), NamedNode(rdf11.RDF + "type"), NamedNode("https://w3id.org/memkg#Entity"))
+    store.write([shared])
+    try:
+        assert list(store.quads(graph=DefaultGraph())) == [shared]
+        assert shared in store
+        # on the server it is a quad of <urn:memkg:default-graph>, which a plain query sees as its default graph
+        on_server = f"ASK {{ GRAPH <urn:memkg:default-graph> {{ <{LX}sharedTea> a <https://w3id.org/memkg#Entity> }} }}"
+        assert bool(store.raw._run(on_server, [("named-graph-uri", "urn:memkg:default-graph")]))
+        ask = f"SELECT ?t WHERE {{ <{LX}sharedTea> a ?t }}"
+        assert [r["t"] for r in store.query(ask)] == [NamedNode("https://w3id.org/memkg#Entity")]
+        # a tenant's dataset includes the shared graph; union queries see everything, as embedded
+        union = "SELECT (COUNT(*) AS ?n) WHERE { ?c a mem:Claim }"
+        assert rows(store.query(union, use_default_graph_as_union=True)) == rows(
+            embedded.query(union, use_default_graph_as_union=True))
+        assert b"sharedTea" in (store.export(format="nquads") or b"")
+    finally:
+        store.change(remove=[shared])
+    assert list(store.quads(graph=DefaultGraph())) == []
+
+
 def test_server_errors_are_clear_messages_with_exit_code_2(server: Server, capsys) -> None:
     assert main(["--endpoint", server.endpoint, "query", "SELECT * WHERE { ?s ?p }"]) == 2
     err = capsys.readouterr().err
