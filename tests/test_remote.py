@@ -23,7 +23,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store,
 from memkg import MemoryStore
 from memkg import rdf11
 from memkg.cli import main
-from memkg.remote import RemoteError, RemoteStore, SparqlClient
+from memkg.remote import RemoteStore, SparqlClient
 
 from .conftest import EXAMPLES
 from .remote_servers import Server, start_oxigraph, start_virtuoso

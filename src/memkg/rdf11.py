@@ -135,7 +135,7 @@ def encode_quads(quads: Iterable[Quad]) -> list[Quad]:
 
     out: dict[Quad, None] = {}
     for q in quads:
-        out[Quad(enc(q.subject), q.predicate, enc(q.object), q.graph_name)] = None
+        out[Quad(enc(q.subject), q.predicate, enc(q.object), q.graph_name)] = None  # type: ignore[arg-type]
         stack = [t for t in (q.subject, q.object) if isinstance(t, Triple)]
         while stack:
             t = stack.pop()
@@ -181,7 +181,7 @@ class Decoder:
             for node, part, value in self.lookup(sorted(pending, key=str)):  # type: ignore[arg-type]
                 self.learn(node, part, value)
             nested = {v for n in pending for v in self.known.get(n, {}).values()}  # type: ignore[call-overload]
-            missing = [n for n in pending if not self._complete(n)]
+            missing = [n for n in pending if not self._complete(n)]  # type: ignore[arg-type]
             if missing:
                 raise ValueError(f"{missing[0]}: no description of this encoded triple term on the server")
             pending = {n for n in nested if is_encoded(n) and not self._complete(n)}
@@ -441,7 +441,7 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
 
     def constant(term_text: str) -> NamedNode:
         try:
-            (row,) = list(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}"))
+            (row,) = list(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}"))  # type: ignore[arg-type]
         except SyntaxError as err:
             raise Rdf11Unsupported(f"{term_text}: not a triple term ({err})") from None
         return term_iri(row["t"])

@@ -527,8 +527,8 @@ class RemoteStore(MemoryStore):
             self._dialect = detect_dialect(self.client)
         return self._dialect
 
-    @property
-    def _store(self) -> RemoteBackend:  # type: ignore[override]
+    @property  # type: ignore[override]
+    def _store(self) -> RemoteBackend:
         if self._backend is None:
             self._backend = RemoteBackend(self.client, self.dialect)
         if not self._ontology_checked:
