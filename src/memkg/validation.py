@@ -451,7 +451,8 @@ def _walk_chains_by_query(main: Any, starts: Sequence[Term]) -> set[Quad]:
             )
             for r in main.query(query):
                 out.add(Quad(r["a"], r["p"], r["b"], r["g"] if r["g"] is not None else DefaultGraph()))
-                if r["b"] not in seen:
+                # a server's blank nodes cannot be named in the next request's VALUES
+                if isinstance(r["b"], NamedNode) and r["b"] not in seen:
                     seen.add(r["b"])
                     following.append(r["b"])
         frontier = following
