@@ -121,6 +121,13 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     """Open the store for a command. Readers open it read-write too: Oxigraph calls a
     read-only open *undefined behaviour* while another process writes, whereas a
     read-write open fails cleanly (StoreLockedError) when a server holds the store."""
+    if getattr(args, "endpoint", None):
+        from .remote import RemoteStore, token_from_env
+
+        remote = RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
+                             token=token_from_env(args.token), read_only=not write)
+        args.store = remote.client.endpoint  # messages name where the data went (never a password)
+        return remote
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
@@ -695,12 +702,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"memkg {__version__}")
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--store",
         default=str(DEFAULT_STORE_PATH),
         metavar="PATH",
         help="the store directory (default: ./memkg-store)",
     )
+    where.add_argument("--endpoint", metavar="URL",
+                       help="use a running SPARQL 1.1 server instead of a store directory (see memkg.remote)")
+    parser.add_argument("--update-endpoint", metavar="URL",
+                        help="the server's update URL (default: the endpoint, or …/update for …/query)")
+    parser.add_argument("--endpoint-dialect", default="auto", choices=["auto", "rdf12", "rdf11"],
+                        help="rdf12: the server stores triple terms; rdf11: memkg encodes them (Virtuoso); "
+                             "auto: ask the server (default)")
+    parser.add_argument("--token", metavar="TOKEN", help="bearer token for the endpoint (default: $MEMKG_TOKEN)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help: str, example: str, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:

@@ -263,7 +263,10 @@ def validate_store(
     for path in extra_shapes:
         shapes += read_shapes(path)
     eng = make_engine(engine, shapes)
-    return Report(_validate_graphs(eng, store.raw, tenant_graphs(store.raw), None), engine=engine)
+    raw = store.raw
+    if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
+        raw = store.snapshot().raw  # type: ignore[attr-defined]
+    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None), engine=engine)
 
 
 def validate_files(
@@ -449,6 +452,8 @@ def _chains(main: Store, nodes: Sequence[Term]) -> set[Quad]:
 
 
 def _walk_chains(main: Store, starts: Sequence[Term]) -> set[Quad]:
+    if not isinstance(main, Store):
+        return _walk_chains_by_query(main, starts)
     out: set[Quad] = set()
     seen = set(starts)
     frontier = list(starts)
@@ -463,6 +468,30 @@ def _walk_chains(main: Store, starts: Sequence[Term]) -> set[Quad]:
                     if q.object not in seen:
                         seen.add(q.object)
                         following.append(q.object)
+        frontier = following
+    return out
+
+
+def _walk_chains_by_query(main: Any, starts: Sequence[Term]) -> set[Quad]:
+    """The same walk, one query per step for a whole frontier: a remote store
+    (:class:`memkg.remote.RemoteBackend`) answers each lookup with a request."""
+    out: set[Quad] = set()
+    seen = set(starts)
+    frontier = list(starts)
+    predicates = " ".join(str(p) for p in _CHAIN_PREDICATES)
+    while frontier:
+        following = []
+        for rows in _chunks(frontier):
+            query = (
+                f"SELECT ?a ?p ?b ?g WHERE {{ VALUES ?a {{ {rows} }} VALUES ?p {{ {predicates} }} "
+                f"{{ ?a ?p ?b }} UNION {{ GRAPH ?g {{ ?a ?p ?b }} FILTER(?g != <{ONTOLOGY_GRAPH.value}>) }} }}"
+            )
+            for r in main.query(query):
+                out.add(Quad(r["a"], r["p"], r["b"], r["g"] if r["g"] is not None else DefaultGraph()))
+                # a server's blank nodes cannot be named in the next request's VALUES
+                if isinstance(r["b"], NamedNode) and r["b"] not in seen:
+                    seen.add(r["b"])
+                    following.append(r["b"])
         frontier = following
     return out
 

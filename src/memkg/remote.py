@@ -1,0 +1,665 @@
+"""Remote stores: the memory in a running SPARQL 1.1 server instead of an embedded store.
+
+:class:`RemoteStore` is a :class:`~memkg.store.MemoryStore` whose storage is a
+server reached over the SPARQL 1.1 Protocol (queries by GET/POST, updates by
+POST), so every command and view works on either. What differs is only where
+the quads live; what memkg does with them is the same code:
+
+* writes are completed with their index triples (:mod:`memkg.index`) and
+  validated *client side* by the same :class:`~memkg.validation.WriteValidator`,
+  which reads the context it needs from the server with a few queries; a refused
+  write sends nothing. An accepted write is sent as ONE update request, which a
+  SPARQL server applies atomically;
+* results come back as pyoxigraph objects (``QuerySolutions``, ``QueryBoolean``,
+  ``QueryTriples``), so callers format them unchanged.
+
+Layout on the server. The SPARQL 1.1 Protocol cannot name the default graph in
+``default-graph-uri``, and Virtuoso has no separate default graph at all, so a
+remote store keeps every memkg graph as a named graph:
+
+* memkg's shared default graph is the named graph ``<urn:memkg:default-graph>``;
+* each tenant graph and the ontology graph keep their IRIs;
+* the graphs memkg wrote are listed in ``<https://w3id.org/memkg/index#graphs>``
+  (``GRAPH-IRI a memx:Graph``), written in the same update as the data, so memkg
+  never mistakes a server's own graphs (Virtuoso's system graphs) for memory.
+
+Every query is sent with its dataset spelled out in protocol parameters: a plain
+query sees the shared graph as its default graph and the memkg graphs as named
+graphs, exactly as on an embedded store; a view for one tenant sees that tenant,
+the shared graph and the ontology; ``--union`` sees all of them. A query that
+names its own dataset (``FROM``) is sent as written.
+
+Dialects: ``rdf12`` servers (Oxigraph) store triple terms natively; ``rdf11``
+servers (Virtuoso 7) store the documented encoding of :mod:`memkg.rdf11`, with
+queries rewritten to SPARQL 1.1 and results decoded back to triple terms. On
+``rdf11`` servers the *views* are evaluated by memkg over the view's dataset read
+from the server in one query (see :meth:`RemoteStore.view`: Virtuoso 7.2 answers
+the view templates wrongly); plain queries still run on the server.
+``auto`` asks the server an ``ASK`` with a triple term and picks ``rdf12`` if it
+answers.
+
+>>> RemoteStore("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).endpoint
+'http://127.0.0.1:9/sparql'
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Store,
+    Triple,
+    parse,
+    parse_query_results,
+)
+
+from . import index as claim_index
+from . import ontology, rdf11, views
+from .errors import MemkgError
+from .store import Clock, MemoryStore, sparql_term
+from .vocab import MEMX, PREFIXES
+
+DIALECTS = ("auto", "rdf12", "rdf11")
+SHARED_GRAPH = NamedNode("urn:memkg:default-graph")
+REGISTRY_GRAPH = NamedNode(MEMX + "graphs")
+_GRAPH_CLASS = NamedNode(MEMX + "Graph")
+_RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+#: quads_for_pattern reads this many rows first (enough for "is there any?"), then the rest.
+_FIRST_PAGE = 1000
+_PROLOGUE = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
+
+Term = NamedNode | BlankNode | Literal | Triple
+Graph = NamedNode | DefaultGraph
+
+
+class RemoteError(MemkgError, OSError):
+    """The server refused or failed a request (HTTP status and the server's message)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RemoteUnsupported(MemkgError, ValueError):
+    """An operation a remote store cannot carry out (it needs the embedded store)."""
+
+
+# -- HTTP ---------------------------------------------------------------------------------
+
+
+class SparqlClient:
+    """The SPARQL 1.1 Protocol over HTTP (stdlib only): queries and updates, with errors
+    turned into :class:`RemoteError` carrying the status and the server's message."""
+
+    def __init__(self, endpoint: str, *, update_url: str | None = None, token: str | None = None,
+                 timeout: float = 60.0) -> None:
+        parsed = urllib.parse.urlsplit(endpoint)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"not an HTTP(S) endpoint URL: {endpoint!r}")
+        self.endpoint = endpoint
+        self.update_url = update_url or _default_update_url(endpoint)
+        self.timeout = timeout
+        self._headers: dict[str, str] = {"User-Agent": "memkg"}
+        handlers: list[urllib.request.BaseHandler] = []
+        if token:
+            self._headers["Authorization"] = f"Bearer {token}"
+        elif parsed.username:
+            # http://user:password@host/… : answered to the server's challenge, digest
+            # (Virtuoso's /sparql-auth) or basic.
+            netloc = parsed.hostname + (f":{parsed.port}" if parsed.port else "")  # type: ignore[operator]
+            self.endpoint = urllib.parse.urlunsplit(parsed._replace(netloc=netloc))
+            if update_url is None:
+                self.update_url = _default_update_url(self.endpoint)
+            passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+            passwords.add_password(None, f"{parsed.scheme}://{netloc}/",
+                                   urllib.parse.unquote(parsed.username), urllib.parse.unquote(parsed.password or ""))
+            handlers += [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
+        self._opener = urllib.request.build_opener(*handlers)
+        self.requests = 0  #: how many requests this client sent (for tests and diagnostics)
+
+    def query(self, text: str, *, accept: str, dataset: Sequence[tuple[str, str]] = ()) -> tuple[bytes, dict[str, str]]:
+        """POST a query (form-encoded, so long queries fit); returns the body and headers."""
+        form = urllib.parse.urlencode([("query", text), *dataset]).encode()
+        return self._send(self.endpoint, form, "application/x-www-form-urlencoded", accept)
+
+    def update(self, text: str) -> None:
+        self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
+
+    def _send(self, url: str, body: bytes, content_type: str, accept: str) -> tuple[bytes, dict[str, str]]:
+        request = urllib.request.Request(
+            url, data=body, method="POST",
+            headers={**self._headers, "Content-Type": content_type, "Accept": accept},
+        )
+        self.requests += 1
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.read(), {k.lower(): v for k, v in response.headers.items()}
+        except urllib.error.HTTPError as err:
+            detail = err.read().decode("utf-8", "replace").strip()
+            raise RemoteError(
+                f"{url}: HTTP {err.code} {err.reason}" + (f": {_first_lines(detail)}" if detail else ""),
+                status=err.code,
+            ) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+            reason = getattr(err, "reason", err)
+            raise RemoteError(f"{url}: cannot reach the server ({reason})") from None
+
+
+def _default_update_url(endpoint: str) -> str:
+    """Oxigraph answers queries at /query and updates at /update; most servers (Virtuoso,
+    Fuseki's /sparql) take both at one URL."""
+    if endpoint.rstrip("/").endswith("/query"):
+        return endpoint.rstrip("/")[: -len("query")] + "update"
+    return endpoint
+
+
+def _first_lines(text: str, limit: int = 6) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(lines[:limit]) + (" …" if len(lines) > limit else "")
+
+
+# -- the server as a pyoxigraph-like Store ---------------------------------------------------
+
+
+class RemoteBackend:
+    """The server seen through the part of pyoxigraph's ``Store`` API memkg reads with
+    (``query``, ``quads_for_pattern``, ``named_graphs``, ``len``, ``in``) plus whole-quad
+    writes, so the modules that read ``store.raw`` work on a remote store unchanged.
+
+    Terms go in and come out as RDF 1.2 (triple terms decoded in the ``rdf11`` dialect);
+    the shared graph's quads come out in the default graph.
+    """
+
+    def __init__(self, client: SparqlClient, dialect: str) -> None:
+        self.client = client
+        self.dialect = dialect
+        self.decoder = rdf11.Decoder(lookup=self._describe)
+        self._graphs: list[NamedNode] | None = None
+
+    # -- datasets --
+
+    def graphs(self) -> list[NamedNode]:
+        """memkg's named graphs on the server (tenants and the ontology), from the registry."""
+        if self._graphs is None:
+            rows = self._select(
+                f"SELECT DISTINCT ?g WHERE {{ GRAPH {REGISTRY_GRAPH} {{ ?g a {_GRAPH_CLASS} }} }}", dataset=[]
+            )
+            found = {row["g"] for row in rows if isinstance(row["g"], NamedNode)}
+            self._graphs = sorted(found | {ontology.ONTOLOGY_GRAPH}, key=str)
+        return self._graphs
+
+    def forget_graphs(self) -> None:
+        self._graphs = None
+
+    def _server_graph(self, g: Any) -> NamedNode:
+        return SHARED_GRAPH if g is None or isinstance(g, DefaultGraph) else g
+
+    def dataset(self, *, default_graph: Any = None, named_graphs: Any = None, union: bool = False) -> list[tuple[str, str]]:
+        """Protocol parameters giving a query the dataset pyoxigraph's options would."""
+        if union:
+            defaults = [SHARED_GRAPH, *self.graphs()]
+        elif default_graph is None:
+            defaults = [SHARED_GRAPH]
+        else:
+            given = default_graph if isinstance(default_graph, (list, tuple)) else [default_graph]
+            defaults = [self._server_graph(g) for g in given]
+        named = self.graphs() if named_graphs is None else [self._server_graph(g) for g in named_graphs]
+        return [("default-graph-uri", g.value) for g in defaults] + [("named-graph-uri", g.value) for g in named]
+
+    # -- reading --
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        prefixes: dict[str, str] | None = None,
+        substitutions: Any = None,
+        default_graph: Any = None,
+        named_graphs: Any = None,
+        use_default_graph_as_union: bool = False,
+        base_iri: str | None = None,
+    ) -> QuerySolutions | QueryBoolean | QueryTriples:
+        if substitutions:
+            raise RemoteUnsupported("query substitutions are not sent to remote stores; bind with VALUES")
+        prologue = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in (prefixes or {}).items())
+        if base_iri:
+            prologue = f"BASE <{base_iri}>\n" + prologue
+        text = sparql
+        if self.dialect == "rdf11":
+            text = rdf11.rewrite_query(sparql, prologue=prologue)
+        own_dataset = _names_dataset(sparql) and default_graph is None and not use_default_graph_as_union
+        dataset = [] if own_dataset else self.dataset(
+            default_graph=default_graph, named_graphs=named_graphs, union=use_default_graph_as_union
+        )
+        return self._run(prologue + text, dataset)
+
+    def _run(self, text: str, dataset: Sequence[tuple[str, str]], *,
+             decode: bool = True) -> QuerySolutions | QueryBoolean | QueryTriples:
+        accept = (
+            "application/sparql-results+xml, application/n-triples;q=0.9"
+            if self.dialect == "rdf11"
+            else "application/sparql-results+json, application/n-triples;q=0.9"
+        )
+        body, headers = self.client.query(text, accept=accept, dataset=dataset)
+        if "x-sparql-maxrows" in headers:
+            raise RemoteError(
+                f"{self.client.endpoint}: the server cut the result at {headers['x-sparql-maxrows']} rows "
+                f"(Virtuoso's [SPARQL] ResultSetMaxRows); raise that limit, memkg needs every row"
+            )
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind in ("application/n-triples", "text/plain", "text/turtle", "application/rdf+xml"):
+            return self._graph_result(body, kind)
+        fmt = QueryResultsFormat.XML if "xml" in kind else QueryResultsFormat.JSON
+        try:
+            results = parse_query_results(body, fmt)
+        except SyntaxError as err:
+            raise RemoteError(f"{self.client.endpoint}: unreadable results ({kind or 'no content type'}): {err}") from None
+        if decode and self.dialect == "rdf11" and isinstance(results, QuerySolutions):
+            return self._decode_solutions(results)
+        return results
+
+    def _graph_result(self, body: bytes, kind: str) -> QueryTriples:
+        """A CONSTRUCT/DESCRIBE answer as pyoxigraph's QueryTriples (replayed from a scratch store)."""
+        fmt = {"text/turtle": RdfFormat.TURTLE, "application/rdf+xml": RdfFormat.RDF_XML}.get(kind, RdfFormat.N_TRIPLES)
+        try:
+            quads = list(parse(body, fmt))
+        except SyntaxError as err:
+            raise RemoteError(f"{self.client.endpoint}: unreadable graph result: {err}") from None
+        if self.dialect == "rdf11":
+            quads = list(rdf11.decode_quads(quads, self.decoder))
+        scratch = Store()
+        scratch.extend(quads)
+        result = scratch.query("CONSTRUCT WHERE { ?s ?p ?o }")
+        assert isinstance(result, QueryTriples)
+        return result
+
+    def _decode_solutions(self, results: QuerySolutions) -> QuerySolutions:
+        names = [v.value for v in results.variables if not v.value.startswith("__memkg_")]
+        rows = [[row[n] for n in names] for row in results]
+        self.decoder.resolve(t for row in rows for t in row)
+        decoded = [[self.decoder.term(t) for t in row] for row in rows]
+        return _solutions(names, decoded)
+
+    def _select(self, text: str, dataset: Sequence[tuple[str, str]] | None = None, *,
+                decode: bool = True) -> list[dict[str, Any]]:
+        """Rows as dicts; ``decode=False`` leaves encoded triple terms as their IRIs."""
+        results = self._run(text, self.dataset() if dataset is None else dataset, decode=decode)
+        assert isinstance(results, QuerySolutions)
+        names = [v.value for v in results.variables]
+        return [{n: row[n] for n in names} for row in results]
+
+    def _describe(self, nodes: list[NamedNode]) -> Iterator[tuple[NamedNode, NamedNode, Term]]:
+        """The descriptions of encoded triple terms, in whichever memkg graph they are."""
+        values = " ".join(str(n) for n in nodes)
+        text = (
+            f"SELECT DISTINCT ?t ?part ?v WHERE {{ VALUES ?t {{ {values} }} "
+            f"VALUES ?part {{ {rdf11.RDF_SUBJECT} {rdf11.RDF_PREDICATE} {rdf11.RDF_OBJECT} }} "
+            f"GRAPH ?g {{ ?t ?part ?v }} }}"
+        )
+        named = [SHARED_GRAPH, *self.graphs()]
+        for row in self._select(text, dataset=[("named-graph-uri", g.value) for g in named], decode=False):
+            yield row["t"], row["part"], row["v"]
+
+    def quads_for_pattern(self, subject: Any = None, predicate: Any = None, object: Any = None,
+                          graph_name: Any = None) -> Iterator[Quad]:
+        """The quads matching a pattern (None matches anything), read a page at a time."""
+        slots = []
+        for name, term in (("s", subject), ("p", predicate), ("o", object)):
+            slots.append(f"?{name}" if term is None else self._encode_term(term))
+        s, p, o = slots
+        filters = f"FILTER(!STRSTARTS(STR(?s), \"{rdf11.TRIPLE_NS}\"))" if self.dialect == "rdf11" and subject is None else ""
+        if graph_name is None:
+            graphs = [SHARED_GRAPH, *self.graphs()]
+        else:
+            graphs = [self._server_graph(graph_name)]
+        text = f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ {s} {p} {o} {filters} }} }}"
+        dataset = [("named-graph-uri", g.value) for g in graphs]
+        fixed = {"s": subject, "p": predicate, "o": object}
+
+        def as_quads(rows: list[dict[str, Any]]) -> Iterator[Quad]:
+            for row in rows:
+                g = row["g"]
+                yield Quad(
+                    fixed["s"] if subject is not None else row["s"],
+                    fixed["p"] if predicate is not None else row["p"],
+                    fixed["o"] if object is not None else row["o"],
+                    DefaultGraph() if g == SHARED_GRAPH else g,
+                )
+
+        first = self._select(text + f" LIMIT {_FIRST_PAGE}", dataset)
+        seen = set()
+        for q in as_quads(first):
+            seen.add(q)
+            yield q
+        if len(first) == _FIRST_PAGE:  # quads are a set: read everything, skip what was given
+            for q in as_quads(self._select(text, dataset)):
+                if q not in seen:
+                    yield q
+
+    def _encode_term(self, term: Term) -> str:
+        if isinstance(term, Triple):
+            if self.dialect == "rdf11":
+                return str(rdf11.term_iri(rdf11.normalise([term])[0]))
+            return sparql_term(term)
+        return str(term)
+
+    def named_graphs(self) -> Iterator[NamedNode]:
+        return iter(self.graphs())
+
+    def __len__(self) -> int:
+        skip = f"FILTER(!STRSTARTS(STR(?s), \"{rdf11.TRIPLE_NS}\"))" if self.dialect == "rdf11" else ""
+        rows = self._select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o {skip} }} }}",
+                            [("named-graph-uri", g.value) for g in [SHARED_GRAPH, *self.graphs()]])
+        return int(rows[0]["n"].value)
+
+    def __contains__(self, quad: Quad) -> bool:
+        return any(True for _ in self.quads_for_pattern(quad.subject, quad.predicate, quad.object, quad.graph_name))
+
+    def __iter__(self) -> Iterator[Quad]:
+        return self.quads_for_pattern()
+
+    # -- writing --
+
+    def apply(self, *, delete: Iterable[Quad] = (), insert: Iterable[Quad] = ()) -> None:
+        """Delete then insert quads in ONE update request (atomic on the server).
+
+        The graphs written are registered in the same request. In the ``rdf11``
+        dialect triple terms are encoded; deleting leaves their descriptions (they are
+        shared with every other use of the term, and decoding ignores unused ones).
+        """
+        delete, insert = list(delete), list(insert)
+        if self.dialect == "rdf11":
+            delete = [q for q in rdf11.encode_quads(delete) if not rdf11.is_encoded(q.subject)]
+            insert = rdf11.encode_quads(insert)
+        graphs = {q.graph_name for q in insert if isinstance(q.graph_name, NamedNode)}
+        registry = [Quad(g, _RDF_TYPE, _GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)]
+        operations = []
+        if delete:
+            operations.append(f"DELETE DATA {{ {self._data_block(delete)} }}")
+        if insert:
+            operations.append(f"INSERT DATA {{ {self._data_block(insert + registry)} }}")
+        if operations:
+            self.client.update(" ;\n".join(operations))
+        if graphs - set(self.graphs()):
+            self.forget_graphs()
+
+    def _data_block(self, quads: Sequence[Quad]) -> str:
+        by_graph: dict[NamedNode, list[str]] = {}
+        for q in quads:
+            g = self._server_graph(q.graph_name)
+            by_graph.setdefault(g, []).append(f"{sparql_term(q.subject)} {q.predicate} {sparql_term(q.object)} .")
+        return "\n".join(f"GRAPH {g} {{\n" + "\n".join(lines) + "\n}" for g, lines in by_graph.items())
+
+    def extend(self, quads: Iterable[Quad]) -> None:
+        self.apply(insert=quads)
+
+    bulk_extend = extend
+
+    def update(self, text: str) -> None:
+        """Send an update as written (memkg's own maintenance updates name their graphs)."""
+        if self.dialect == "rdf11" and "<<(" in text:
+            raise RemoteUnsupported("an update with triple terms cannot be sent as text to an rdf11 server")
+        self.client.update(_PROLOGUE + text)
+        self.forget_graphs()
+
+    def flush(self) -> None:
+        """Nothing to do: the server commits each request."""
+
+    def optimize(self) -> None:
+        """Nothing to do: the server manages its own storage."""
+
+
+def _names_dataset(sparql: str) -> bool:
+    """Whether the query text has its own FROM / FROM NAMED clause."""
+    return any(t.kind == "word" and t.text.upper() == "FROM" for t in rdf11.tokens(sparql))
+
+
+def _json_term(term: Term) -> dict[str, Any]:
+    if isinstance(term, NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, Literal):
+        out: dict[str, Any] = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
+            out["datatype"] = term.datatype.value
+        return out
+    return {"type": "triple", "value": {
+        "subject": _json_term(term.subject), "predicate": _json_term(term.predicate), "object": _json_term(term.object),
+    }}
+
+
+def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
+    """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
+    import json
+
+    bindings = [{n: _json_term(t) for n, t in zip(names, row) if t is not None} for row in rows]
+    body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
+    results = parse_query_results(body, QueryResultsFormat.JSON)
+    assert isinstance(results, QuerySolutions)
+    return results
+
+
+def detect_dialect(client: SparqlClient) -> str:
+    """``rdf12`` if the server understands a triple term, else ``rdf11``."""
+    probe = "ASK { FILTER(isTRIPLE(<<( <urn:memkg:probe> <urn:memkg:probe> <urn:memkg:probe> )>>)) }"
+    try:
+        body, headers = client.query(probe, accept="application/sparql-results+json, application/sparql-results+xml")
+    except RemoteError as err:
+        if err.status is not None and 400 <= err.status < 500 and err.status not in (401, 403):
+            return "rdf11"  # the server could not parse SPARQL 1.2
+        raise
+    kind = headers.get("content-type", "")
+    try:
+        answer = parse_query_results(body, QueryResultsFormat.XML if "xml" in kind else QueryResultsFormat.JSON)
+    except SyntaxError:
+        return "rdf11"
+    return "rdf12" if isinstance(answer, QueryBoolean) and bool(answer) else "rdf11"
+
+
+# -- the store ----------------------------------------------------------------------------
+
+
+class RemoteStore(MemoryStore):
+    """An agent's memory in a SPARQL 1.1 server: the :class:`MemoryStore` API over HTTP.
+
+    ``endpoint`` answers queries; ``update_url`` takes updates (default: the same
+    URL, or ``…/update`` for an endpoint ending in ``/query``, as Oxigraph's).
+    ``dialect`` is ``rdf12``, ``rdf11`` or ``auto`` (see the module doc); ``token``
+    is sent as ``Authorization: Bearer`` (a ``memkg serve`` with ``--tokens``).
+    ``read_only`` leaves the ontology graph as the server has it.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        update_url: str | None = None,
+        dialect: str = "auto",
+        token: str | None = None,
+        timeout: float = 60.0,
+        read_only: bool = False,
+        clock: Clock | None = None,
+        validation: str | None = "native",
+        view_evaluation: str | None = None,
+    ) -> None:
+        if view_evaluation not in (None, "server", "local"):
+            raise ValueError(f"view_evaluation is 'server' or 'local', not {view_evaluation!r}")
+        self._view_evaluation = view_evaluation
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown endpoint dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
+        self.endpoint = endpoint
+        self.client = SparqlClient(endpoint, update_url=update_url, token=token, timeout=timeout)
+        self._dialect = dialect
+        self._backend: RemoteBackend | None = None
+        self.path = None
+        self.read_only = read_only
+        self.clock = clock or Clock()
+        self.validator = None
+        if validation is not None and not read_only:
+            from .validation import WriteValidator
+
+            self.validator = WriteValidator(validation)
+        import threading
+
+        self._write_lock = threading.RLock()
+        self._ontology_checked = read_only
+
+    @property
+    def dialect(self) -> str:
+        """``rdf12`` or ``rdf11`` (asked of the server on first use when ``auto``)."""
+        if self._dialect == "auto":
+            self._dialect = detect_dialect(self.client)
+        return self._dialect
+
+    @property  # type: ignore[override]
+    def _store(self) -> RemoteBackend:
+        if self._backend is None:
+            self._backend = RemoteBackend(self.client, self.dialect)
+        if not self._ontology_checked:
+            self._ontology_checked = True
+            ontology.install(self._backend)  # type: ignore[arg-type]
+        return self._backend
+
+    @_store.setter
+    def _store(self, value: Any) -> None:
+        self._backend = value
+
+    @property
+    def raw(self) -> RemoteBackend:  # type: ignore[override]
+        """The server as a read-only pyoxigraph-like Store (see :class:`RemoteBackend`)."""
+        return self._store
+
+    @property
+    def view_evaluation(self) -> str:
+        """Where views run: ``server`` (rdf12 default) or ``local`` (rdf11 default; see :meth:`view`)."""
+        return self._view_evaluation or ("local" if self.dialect == "rdf11" else "server")
+
+    def view(self, name: str, params: dict[str, str] | None = None) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """Run a view on the server, or (``view_evaluation == "local"``) over its dataset read
+        from the server: the tenant's graph, the shared graph and the ontology (every graph
+        without a tenant), evaluated by the embedded engine.
+
+        Local evaluation is the default for ``rdf11`` servers because Virtuoso 7.2 answers
+        memkg's views wrongly (an OPTIONAL over a sub-select with a property path binds
+        for the first row only, so ``current`` comes back empty) or not at all (SQ200
+        "No column" on ``history``); the rows are then exactly the embedded store's.
+        """
+        if self.view_evaluation == "server":
+            return super().view(name, params)
+        bound = views.bind(views.get_view(name), dict(params or {}))  # refuses bad parameters first
+        graphs = None if bound.tenant is None else [bound.tenant, ontology.ONTOLOGY_GRAPH]
+        return self.snapshot(graphs=graphs).view(name, params)
+
+    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int:
+        """Validate ``quads`` (with their index triples) here, then send them in one update.
+
+        Returns how many quads were new (counted on the server before and after).
+        """
+        self._check_writable()
+        batch = list(dict.fromkeys(claim_index.with_index(quads)))
+        with self._write_lock:
+            self._validate(batch, source)
+            if not batch:
+                return 0
+            before = len(self._store)
+            self._store.apply(insert=batch)
+            return len(self._store) - before
+
+    def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
+        """Remove and add quads in one update request; see :meth:`MemoryStore.change`."""
+        self._check_writable()
+        removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
+        adding = list(claim_index.with_index(add))
+        with self._write_lock:
+            gone = [q for q in removing if q in self._store]
+            dropped = set(gone)
+            stale = []
+            for q in gone:
+                for iq in claim_index.index_quads(q) or ():
+                    keep = any(
+                        other not in dropped and iq in (claim_index.index_quads(other) or ())
+                        for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
+                    )
+                    if not keep:
+                        stale.append(iq)
+            if adding:
+                self._validate(adding, source)
+            self._store.apply(delete=[*gone, *stale], insert=adding)
+            return len(gone)
+
+    def export(self, output: Any = None, **options: Any) -> bytes | None:
+        """Serialize the memory, as :meth:`MemoryStore.export` (read in one query, decoded)."""
+        return self.snapshot(with_index=True).export(output, **options)
+
+    def snapshot(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> MemoryStore:
+        """The memory copied into an in-memory :class:`MemoryStore` (unvalidated), for
+        whole-store work such as export and validation: every graph, or the shared
+        graph plus ``graphs``. One query reads it all."""
+        backend = self._store
+        text = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+        named = [SHARED_GRAPH, *(backend.graphs() if graphs is None else graphs)]
+        rows = backend._select(text, [("named-graph-uri", g.value) for g in named], decode=False)
+        quads = [
+            Quad(r["s"], r["p"], r["o"], DefaultGraph() if r["g"] == SHARED_GRAPH else r["g"]) for r in rows
+        ]
+        if backend.dialect == "rdf11":
+            quads = list(rdf11.decode_quads(quads, backend.decoder))
+        if not with_index:
+            quads = [q for q in quads if not claim_index.is_index_quad(q)]
+        copy = MemoryStore(validation=None)
+        copy._store.extend(quads)
+        return copy
+
+    def check_index(self) -> claim_index.IndexReport:
+        return claim_index.check(self.snapshot().raw)
+
+    def rebuild_index(self) -> None:
+        raise RemoteUnsupported(
+            "index rebuild runs inside the embedded store; on a server, export, rebuild locally "
+            "(memkg --store DIR load …; memkg --store DIR index rebuild) and load the result"
+        )
+
+    def close(self) -> None:
+        """Nothing to release: each request stands alone."""
+
+    def __enter__(self) -> "RemoteStore":
+        return self
+
+
+def wait_until_up(url: str, *, seconds: float = 30.0) -> float:
+    """Poll ``url`` with an ``ASK {}`` until it answers; returns the seconds waited.
+    Raises :class:`RemoteError` when it does not answer in time (for scripts and tests)."""
+    client = SparqlClient(url, timeout=2.0)
+    start = time.monotonic()
+    while True:
+        try:
+            client.query("ASK {}", accept="application/sparql-results+json, application/sparql-results+xml")
+            return time.monotonic() - start
+        except RemoteError as err:
+            if time.monotonic() - start > seconds:
+                raise RemoteError(f"{url}: no answer after {seconds:.0f} s ({err})") from None
+            time.sleep(0.1)
+
+
+def token_from_env(explicit: str | None) -> str | None:
+    """The bearer token: the one given, else ``$MEMKG_TOKEN``."""
+    return explicit or os.environ.get("MEMKG_TOKEN") or None
