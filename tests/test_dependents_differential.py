@@ -251,3 +251,24 @@ def test_support_reads_the_same_structure(seed: int) -> None:
         assert all(isinstance(x, NamedNode) for g in s.groups for x in g.members)
         assert names(s.withdrawn_by) <= {f"r{i}" for i in range(len(m.retracted))} | {n for n, o in m.supersedes if o == c}
         assert bool(s.withdrawn_by) == (c in m.withdrawn)
+
+
+def test_members_that_are_not_iris_are_read_back_as_the_same_terms() -> None:
+    """Invalid data (a literal, a triple term as evidence) still reads back exactly, unvalidated."""
+    store = MemoryStore(validation=None)
+    store.load_data(
+        f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX ex: <{EX}>
+        ex:c mem:supportedBy 42 , "a\\tquote\\"d" , <<( ex:a ex:b ex:c )>> , ex:s ;
+             mem:supportGroup [ mem:member "x"@en , ex:s ] .
+        ex:d mem:supportedBy ex:s .""",
+        format="turtle",
+    )
+    groups = P.support(store, EX + "c").groups
+    members = {m for g in groups for m in g.members}
+    expected = {
+        m.object for m in store.quads(NamedNode(EX + "c"), NamedNode("https://w3id.org/memkg#supportedBy"), None)
+    } | {q.object for q in store.quads(None, NamedNode("https://w3id.org/memkg#member"), None)}
+    assert members == expected
+    assert len(members) == 5  # 42, the quoted string, the triple term, "x"@en and ex:s
+    assert P.dependents(store, EX + "s") == [NamedNode(EX + "d")]  # ex:c keeps its other legs
