@@ -196,8 +196,8 @@ def _structure_options(store: MemoryStore, tenant: IRI | None) -> dict[str, Any]
 
 def _rows(store: MemoryStore, query: str, options: dict[str, Any]) -> list[list[str]]:
     """The rows of a SELECT query as serialized terms ('' for unbound), in one TSV read."""
-    text = select(store, query, options).serialize(format=QueryResultsFormat.TSV).decode()
-    lines = text.split("\n")
+    data = select(store, query, options).serialize(format=QueryResultsFormat.TSV)
+    lines = (data or b"").decode().split("\n")  # bytes, as no output file is given
     return [line.split("\t") for line in lines[1:] if line]
 
 
