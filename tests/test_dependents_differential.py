@@ -272,3 +272,31 @@ def test_members_that_are_not_iris_are_read_back_as_the_same_terms() -> None:
     assert members == expected
     assert len(members) == 5  # 42, the quoted string, the triple term, "x"@en and ex:s
     assert P.dependents(store, EX + "s") == [NamedNode(EX + "d")]  # ex:c keeps its other legs
+
+
+@pytest.mark.parametrize("unrelated_retractions", [0, 40])
+def test_withdrawals_read_by_scan_or_per_node_agree(unrelated_retractions: int) -> None:
+    """dependents() reads withdrawals in one scan when they are few, per node when many;
+    a blank node in the cone (unvalidated data: it cannot be named in a query) included."""
+    store = MemoryStore(validation=None)
+    store.load_data(
+        f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX ex: <{EX}>
+        _:echo mem:echoOf ex:s .
+        _:gone mem:echoOf ex:s .
+        ex:r0 mem:retracts _:gone .
+        ex:a mem:supportedBy ex:s .
+        ex:b mem:supportedBy _:echo .
+        ex:c mem:supportedBy _:gone .
+        ex:d mem:supportedBy ex:s , ex:t .
+        ex:e mem:supportedBy ex:a .
+        ex:f mem:supportedBy ex:s . ex:r1 mem:retracts ex:f .
+        ex:g mem:supportedBy ex:s . ex:h mem:supersedes ex:g .
+        """
+        + "".join(f"ex:u{i} mem:retracts ex:v{i} . " for i in range(unrelated_retractions)),
+        format="turtle",
+    )
+    # c rests on a retracted echo, f is retracted, g superseded, d has another leg: they do not fall
+    assert names(P.dependents(store, EX + "s")) == {"a", "b", "e"}
+    fallen_sources = P.impact(store, EX + "s").fallen_sources  # _:echo falls with ex:s
+    assert len(fallen_sources) == 1 and isinstance(fallen_sources[0], BlankNode)
