@@ -1,0 +1,56 @@
+"""What the server sends its query workers, and what they send back.
+
+Plain picklable records: they cross a pipe between the server and a worker
+process. pyoxigraph's terms pickle, so a dataset's graphs travel as terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyoxigraph import DefaultGraph, NamedNode
+
+
+@dataclass(frozen=True)
+class QueryJob:
+    """Run a SPARQL query on one snapshot and serialize its answer."""
+
+    snapshot: str  #: the snapshot directory (a RocksDB checkpoint) to read
+    query: str
+    #: keyword arguments for ``Store.query``: default_graph, named_graphs, use_default_graph_as_union
+    dataset: dict[str, Any] = field(default_factory=dict)
+    accept: str | None = None
+    format: str | None = None  #: a ``format=`` override of ``accept``
+
+
+@dataclass(frozen=True)
+class GraphJob:
+    """Serialize one graph of a snapshot (Graph Store Protocol GET), or all of them."""
+
+    snapshot: str
+    graph: NamedNode | DefaultGraph | None  #: None: the whole dataset
+    accept: str | None = None
+    format: str | None = None
+    head: bool = False  #: HEAD: the headers only, but the same status as GET
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    content_type: str
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An error raised in the worker, as data (exceptions with keyword fields pickle badly)."""
+
+    kind: str  #: "parse", "not-acceptable", "not-found" or "error"
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+Job = QueryJob | GraphJob
+Reply = Answer | Failure
