@@ -6,7 +6,8 @@ listed in order of preference; the client's ``Accept`` header gives each a weigh
 (the q-value of the most specific range that matches it), and the heaviest wins,
 ties going to the server's order. ``q=0`` refuses a format. A ``format=``
 parameter (a short name or a media type) overrides the header, as many SPARQL
-servers allow, which is handy from a browser address bar.
+servers allow, which is handy from a browser address bar; a value naming none
+of the answer's formats is ignored (clients send ``format=`` meant for others).
 
 Everything here is plain data, picklable, so the worker that knows what kind of
 answer the query produced makes the final choice.
@@ -115,7 +116,8 @@ def weight(ranges: list[MediaRange], fmt: Format) -> float:
     best: tuple[int, float] | None = None
     for media_type in fmt.media_types:
         for r in ranges:
-            if r.matches(media_type):
+            # Aliases answer only when named: text/* must not get XML results by way of text/xml.
+            if r.matches(media_type) and (media_type == fmt.media_type or r.specificity == 2):
                 # A more specific range overrides a broader one; among equals, the higher q.
                 key = (r.specificity, r.q)
                 if best is None or key > best:
@@ -137,10 +139,11 @@ def choose(accept: str | None, candidates: tuple[Format, ...], *, override: str 
     kinds = ", ".join(f.media_type for f in candidates)
     if override:
         fmt = by_name(override, candidates)
-        if fmt is None:
-            names = ", ".join(f.name for f in candidates)
-            raise NotAcceptable(f"format={override!r} cannot carry this answer; use one of {names}")
-        return fmt
+        if fmt is not None:
+            return fmt
+        # Not one of this answer's formats: clients such as SPARQLWrapper send format=
+        # (and output=) for every query, with names meant for other servers, so the
+        # Accept header decides.
     ranges = parse_accept(accept)
     best, best_q = None, 0.0
     for fmt in candidates:  # in the server's order, so ties keep the server's preference
@@ -155,8 +158,8 @@ def choose(accept: str | None, candidates: tuple[Format, ...], *, override: str 
 def accepts_any(accept: str | None, override: str | None = None) -> bool:
     """Whether some answer (table or graph) could satisfy the request: checked before running."""
     every = (*TABLE_FORMATS, *GRAPH_FORMATS)
-    if override:
-        return by_name(override, every) is not None
+    if override and by_name(override, every) is not None:
+        return True
     ranges = parse_accept(accept)
     return any(weight(ranges, f) > 0 for f in every)
 
