@@ -679,7 +679,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout < 0:
         raise UsageError("--timeout takes a number of seconds (0: no limit)")
     if args.workers < 0:
-        raise UsageError("--workers takes a positive number (0: one per CPU)")
+        raise UsageError("--workers takes a positive number (0: two per CPU)")
     options = ServeOptions(
         store=Path(args.store),
         host=args.host,
@@ -1103,7 +1103,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--workers", type=int, default=0, metavar="N",
-        help="query worker processes, the queries that can run at once (default: one per CPU, at least 2)",
+        help="query worker processes, the queries that can run at once (default: two per CPU, at most 16)",
     )
     p.add_argument("--log-requests", action="store_true", help="log every request to standard error")
 

@@ -6,7 +6,10 @@ process. pyoxigraph's terms pickle, so a dataset's graphs travel as terms.
 
 from __future__ import annotations
 
+import pickle
+import select
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode
@@ -54,3 +57,22 @@ class Failure:
 
 Job = QueryJob | GraphJob
 Reply = Answer | Failure
+
+
+# The pipe's own send()/recv()/poll() go through ForkingPickler and a fresh selector per
+# call; plain pickle and one poll(2) cost less, and every query pays them twice.
+
+
+def send(conn: Connection, message: object) -> None:
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def receive(conn: Connection) -> Any:
+    return pickle.loads(conn.recv_bytes())
+
+
+def ready(conn: Connection, timeout: float | None) -> bool:
+    """Whether a message waits on ``conn`` within ``timeout`` seconds (None: wait for ever)."""
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN | select.POLLHUP)
+    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))

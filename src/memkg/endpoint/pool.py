@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ..errors import MemkgError
-from . import worker
+from . import jobs, worker
 from .jobs import Job, Reply
 
 _SPAWN = multiprocessing.get_context("spawn")
@@ -63,7 +63,7 @@ def start_worker() -> Worker:
     process = _SPAWN.Process(target=worker.main, args=(theirs,), name="memkg-query-worker", daemon=True)
     process.start()
     theirs.close()
-    if not ours.poll(START_TIMEOUT) or ours.recv() != worker.READY:
+    if not jobs.ready(ours, START_TIMEOUT) or jobs.receive(ours) != worker.READY:
         process.kill()
         raise RuntimeError("a query worker did not start")
     return Worker(process, ours)
@@ -112,9 +112,9 @@ class WorkerPool:
             self._idle.put(w)
             raise ServerBusy("the server is shutting down")
         try:
-            w.conn.send(job)
-            finished = w.conn.poll(timeout)
-            reply = w.conn.recv() if finished else None
+            jobs.send(w.conn, job)
+            finished = jobs.ready(w.conn, timeout)
+            reply = jobs.receive(w.conn) if finished else None
         except (EOFError, OSError) as err:
             self._replace(w)
             if self._closing:
@@ -162,7 +162,7 @@ class WorkerPool:
             workers = list(self._workers)
         for w in workers:
             try:
-                w.conn.send(None)
+                jobs.send(w.conn, None)
             except OSError:
                 pass
         for w in workers:

@@ -21,6 +21,7 @@ from ..errors import ParseError
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import PREFIXES
 from . import negotiation as neg
+from . import jobs
 from .jobs import Answer, Failure, GraphJob, Job, QueryJob, Reply
 
 #: The first message a worker sends: it has imported everything and is ready.
@@ -49,15 +50,15 @@ def main(conn: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     snapshots = _Snapshots()
-    conn.send(READY)
+    jobs.send(conn, READY)
     while True:
         try:
-            job = conn.recv()
+            job = jobs.receive(conn)
         except (EOFError, OSError):
             return
         if job is None:
             return
-        conn.send(run(job, snapshots))
+        jobs.send(conn, run(job, snapshots))
 
 
 def run(job: Job, snapshots: _Snapshots) -> Reply:

@@ -1,0 +1,252 @@
+"""The endpoint's costs: snapshot checkpoints, and view throughput against Oxigraph's own server.
+
+    python benchmarks/bench_endpoint.py                   # 100k claims, 1/2/4/8 clients
+    python benchmarks/bench_endpoint.py --claims 10000 --clients 1,8 --seconds 5
+    python benchmarks/bench_endpoint.py --json out.json
+    python benchmarks/bench_endpoint.py --store PATH      # an existing store (only read)
+
+Builds (once, cached under ``$TMPDIR/memkg-bench-cache``) an on-disk store of the
+synthetic memory (``synthetic.py``), loaded unvalidated: this times the endpoint,
+not writes. Everything runs on scratch checkpoints of that store, never on it.
+
+1. **Checkpoints** (``memkg serve`` publishes one after every write): rounds of a
+   small write followed by ``Store.backup`` into a fresh directory, the time of each
+   backup; then what a worker pays to switch to a new snapshot (``Store.read_only``
+   plus a first query).
+2. **Throughput**: ``memkg serve`` and ``oxigraph serve`` (the baseline, if the
+   ``oxigraph`` program is on PATH) on copies of the same store, each asked the same
+   bound ``history`` view (a random claim per request) by N client processes over
+   keep-alive connections for ``--seconds``; rounds alternate between the two
+   servers so the machine's load falls on both alike. Requests/s and p50/p95 latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic  # noqa: E402
+
+from pyoxigraph import Store  # noqa: E402
+
+from memkg import MemoryStore, views  # noqa: E402
+
+CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "memkg-bench-cache"
+
+
+def cached_store(claims: int) -> Path:
+    path = CACHE / f"endpoint-store-c{claims}-g{synthetic.GENERATOR_VERSION}"
+    if (path / "CURRENT").exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    trig = CACHE / f"endpoint-c{claims}.trig"
+    if not trig.exists():
+        synthetic.generate(claims, trig)
+    shutil.rmtree(path, ignore_errors=True)
+    print(f"loading {trig} into {path} (once)…", file=sys.stderr)
+    with MemoryStore(path, validation=None) as store:
+        store.load(trig)
+    return path
+
+
+def checkpoint(source: Path, target: Path) -> None:
+    Store.read_only(str(source)).backup(str(target))
+
+
+def bench_checkpoints(scratch: Path, rounds: int) -> dict:
+    store = MemoryStore(scratch, validation=None)
+    backups, reopen, first_query = [], [], []
+    gens = scratch.parent / "gens"
+    gens.mkdir()
+    for i in range(rounds):
+        store.load_data(f"<urn:bench:s{i}> <urn:bench:p> \"{i}\" .", format="ntriples")
+        target = gens / f"gen-{i:04d}"
+        t0 = time.perf_counter()
+        store.raw.backup(str(target))
+        backups.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        snapshot = Store.read_only(str(target))
+        reopen.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        list(snapshot.query(f"SELECT ?o WHERE {{ <urn:bench:s{i}> <urn:bench:p> ?o }}"))
+        first_query.append(time.perf_counter() - t0)
+        del snapshot
+        shutil.rmtree(target)
+    quads = len(store)
+    store.close()
+    shutil.rmtree(gens)
+    return {
+        "quads": quads,
+        "backup_ms": summary(backups),
+        "read_only_open_ms": summary(reopen),
+        "first_query_ms": summary(first_query),
+    }
+
+
+def summary(seconds: list[float]) -> dict:
+    ms = sorted(s * 1000 for s in seconds)
+    return {
+        "p50": round(statistics.median(ms), 2),
+        "p95": round(ms[min(len(ms) - 1, int(len(ms) * 0.95))], 2),
+        "max": round(ms[-1], 2),
+        "n": len(ms),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port: int, path: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", path)
+            if conn.getresponse().status < 500:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"no server on port {port}")
+
+
+def client(port: int, paths: list[str], seconds: float, start: float, out: multiprocessing.Queue) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    rng = random.Random(os.getpid())
+    latencies, errors = [], 0
+    while time.time() < start:
+        time.sleep(0.001)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t0 = time.perf_counter()
+        conn.request("GET", rng.choice(paths), headers={"Accept": "application/sparql-results+json"})
+        r = conn.getresponse()
+        r.read()
+        latencies.append(time.perf_counter() - t0)
+        errors += r.status != 200
+    out.put((latencies, errors))
+
+
+def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    start = time.time() + 1.0  # every client connected and waiting before the clock starts
+    procs = [ctx.Process(target=client, args=(port, paths, seconds, start, out)) for _ in range(clients)]
+    for p in procs:
+        p.start()
+    results = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    latencies = [x for lat, _ in results for x in lat]
+    return {
+        "requests_per_s": round(len(latencies) / seconds, 1),
+        "latency_ms": summary(latencies),
+        "errors": sum(e for _, e in results),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--claims", type=int, default=100_000)
+    parser.add_argument("--store", type=Path, help="an existing store to measure (read, never written)")
+    parser.add_argument("--clients", default="1,2,4,8")
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per client count")
+    parser.add_argument("--checkpoints", type=int, default=30)
+    parser.add_argument("--workers", type=int, default=0, help="memkg serve --workers (0: its default)")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args(argv)
+
+    source = args.store or cached_store(args.claims)
+    results: dict = {"store": str(source), "claims": None if args.store else args.claims, "cpus": os.cpu_count(), "load_before": os.getloadavg()}
+    with tempfile.TemporaryDirectory(prefix="memkg-bench-endpoint-") as tmp:
+        scratch = Path(tmp) / "ckpt" / "store"
+        scratch.parent.mkdir()
+        checkpoint(source, scratch)
+        results["checkpoints"] = bench_checkpoints(scratch, args.checkpoints)
+        print(json.dumps(results["checkpoints"]), file=sys.stderr)
+
+        # A sample of claims, and the history view bound to each, as both servers get it.
+        sample_store = Store.read_only(str(source))
+        claims = [r["c"].value for r in sample_store.query(
+            "SELECT ?c WHERE { GRAPH ?g { ?c a <https://w3id.org/memkg#Claim> } } LIMIT 20000")]
+        del sample_store
+        rng = random.Random(0)
+        picked = rng.sample(claims, min(200, len(claims)))
+        memkg_paths = ["/views/history?" + urlencode({"claim": c}) for c in picked]
+        history = views.get_view("history")
+        oxigraph_paths = [
+            "/query?" + urlencode({"query": views.bind(history, {"claim": c}).text, "union-default-graph": ""})
+            for c in picked
+        ]
+
+        servers = {}
+        memkg_store = Path(tmp) / "memkg" / "store"
+        memkg_store.parent.mkdir()
+        checkpoint(source, memkg_store)
+        port = free_port()
+        cmd = [sys.executable, "-m", "memkg", "--store", str(memkg_store), "serve", "--port", str(port)]
+        if args.workers:
+            cmd += ["--workers", str(args.workers)]
+        servers["memkg"] = (subprocess.Popen(cmd, stderr=subprocess.DEVNULL), port, memkg_paths)
+        if shutil.which("oxigraph"):
+            ox_store = Path(tmp) / "oxigraph"
+            checkpoint(source, ox_store)
+            port = free_port()
+            proc = subprocess.Popen(
+                ["oxigraph", "serve-read-only", "--location", str(ox_store), "--bind", f"127.0.0.1:{port}"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            servers["oxigraph"] = (proc, port, oxigraph_paths)
+        try:
+            for name, (_, port, paths) in servers.items():
+                wait_for(port, paths[0])
+                load(port, paths, 2, 2.0)  # warm-up
+            runs: dict = {name: {} for name in servers}
+            for n in (int(x) for x in args.clients.split(",")):
+                for _ in range(args.rounds):
+                    for name, (_, port, paths) in servers.items():
+                        run = load(port, paths, n, args.seconds)
+                        runs[name].setdefault(str(n), []).append(run)
+                        print(f"{name:9} {n} clients: {run}", file=sys.stderr)
+            results["throughput"] = {
+                name: {
+                    n: {
+                        "requests_per_s": statistics.median(r["requests_per_s"] for r in rs),
+                        "p50_ms": statistics.median(r["latency_ms"]["p50"] for r in rs),
+                        "p95_ms": statistics.median(r["latency_ms"]["p95"] for r in rs),
+                        "errors": sum(r["errors"] for r in rs),
+                    }
+                    for n, rs in per_n.items()
+                }
+                for name, per_n in runs.items()
+            }
+        finally:
+            for proc, _, _ in servers.values():
+                proc.terminate()
+                proc.wait(60)
+    results["load_after"] = os.getloadavg()
+    print(json.dumps(results, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
