@@ -1124,7 +1124,7 @@ Results follow the Accept header (q-values honoured; 406 if nothing fits) or ?fo
   tables: json, xml, csv, tsv; graphs: turtle, ntriples, trig, nquads, rdfxml.
 Writes are validated like every memkg write (400 with the violations, nothing written).
 Queries run in worker processes on snapshots of the store; one past --timeout is killed.
-SIGTERM or Ctrl-C: finish requests in flight (10 s at most), close the store, exit 0.
+SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0.
 
 examples:
   memkg serve --port 7878 --timeout 30

@@ -1,8 +1,8 @@
 """``memkg serve``: open the store, start the workers, serve until SIGTERM, shut down cleanly.
 
 Shutdown (SIGTERM or Ctrl-C): stop accepting connections, answer new requests on
-open connections with 503, give requests in flight up to ``grace`` seconds to
-finish, kill the workers still busy after that (their requests get 503), wait
+open connections with 503, give requests in flight up to ``grace`` seconds (the
+query time limit by default) to finish, kill the workers still busy after that (their requests get 503), wait
 for a write in progress, delete the snapshots, close the store, return 0.
 """
 
@@ -31,7 +31,9 @@ class ServeOptions:
     read_only: bool = False
     timeout: float | None = 60.0
     workers: int = 0  #: 0: two per CPU (see default_workers)
-    grace: float = 10.0  #: seconds requests in flight get at shutdown
+    #: seconds requests in flight get at shutdown; None: the query time limit (a query
+    #: cannot run longer anyway), or 10 s without one
+    grace: float | None = None
     log_requests: bool = False
 
 
@@ -76,7 +78,8 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
-        server.drain(options.grace)
+        grace = options.grace if options.grace is not None else (options.timeout or 10.0)
+        server.drain(grace)
         endpoint.close(grace=0)
         print("memkg serve: stopped, store closed", file=out, flush=True)
     return 0
