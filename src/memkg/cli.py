@@ -1088,7 +1088,7 @@ def build_parser() -> argparse.ArgumentParser:
         "memkg serve --port 7878 --timeout 30",
         cmd_serve,
     )
-    p.epilog = SERVE_EPILOG
+    p.epilog = f"{p.epilog}\n\n{SERVE_EPILOG}"
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=7878, help="port to listen on; 0 picks a free one (default: 7878)")
     p.add_argument(
@@ -1126,8 +1126,7 @@ Writes are validated like every memkg write (400 with the violations, nothing wr
 Queries run in worker processes on snapshots of the store; one past --timeout is killed.
 SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0.
 
-examples:
-  memkg serve --port 7878 --timeout 30
+with curl:
   curl -H 'Accept: text/csv' 'http://127.0.0.1:7878/sparql?query=SELECT%20*%20WHERE%20%7B?s%20?p%20?o%7D%20LIMIT%205'
   curl -X PUT -H 'Content-Type: application/trig' --data-binary @examples/lia-tea.trig \\
        'http://127.0.0.1:7878/store?graph=https://example.org/tenants/lia'
