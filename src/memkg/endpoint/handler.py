@@ -128,7 +128,7 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         url = urlsplit(self.path)
         self.params = parse_qs(url.query, keep_blank_values=True)
-        self.body = self._read_body() if method in ("POST", "PUT", "DELETE") else b""
+        self.body = self._read_body()  # always, so that a keep-alive connection stays in step
         if not self.server.begin():
             self.close_connection = True
             self._error(method, ServerBusy("the server is shutting down"))
@@ -321,7 +321,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         if content_type:
             self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
+        if body or not head:  # a HEAD answer computed without its body has no length to tell
+            self.send_header("Content-Length", str(len(body)))
         for name, value in {**CORS_HEADERS, **(headers or {})}.items():
             self.send_header(name, value)
         if self.close_connection:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -141,7 +142,8 @@ class WorkerPool:
     def _start_one(self) -> None:
         try:
             w = start_worker()
-        except Exception:  # noqa: BLE001 - the pool runs on with one worker fewer
+        except Exception as err:  # noqa: BLE001 - the pool runs on with one worker fewer
+            print(f"memkg serve: could not start a query worker: {err}", file=sys.stderr, flush=True)
             return
         with self._lock:
             if self._closing:

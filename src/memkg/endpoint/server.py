@@ -80,7 +80,8 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         server.server_close()
         grace = options.grace if options.grace is not None else (options.timeout or 10.0)
         server.drain(grace)
-        endpoint.close(grace=0)
+        endpoint.close(grace=0)  # queries still running are killed: their requests answer 503
+        server.drain(5)  # ... and those answers go out before the process ends
         print("memkg serve: stopped, store closed", file=out, flush=True)
     return 0
 
