@@ -7,6 +7,7 @@ read-only, SIGTERM, a locked store) start their own.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import http.client
 import importlib.util
@@ -440,6 +441,21 @@ def test_a_query_past_the_time_limit_is_killed_and_the_server_keeps_serving(tmp_
     assert time.monotonic() - stopping < 1 + 5
 
 
+def test_workers_end_when_the_server_is_killed_outright(tmp_path: Path) -> None:
+    server = Server(make_store(tmp_path / "store"), "--timeout", "60", "--workers", "2")
+    workers = server.health()["workers"]
+    def long_query() -> None:
+        with contextlib.suppress(OSError):  # the server dies under it: no answer comes
+            server.query(SLOW)
+
+    busy = threading.Thread(target=long_query, daemon=True)  # one worker in a long query
+    busy.start()
+    time.sleep(0.5)
+    server.process.kill()
+    server.process.wait(10)
+    assert wait_until(lambda: not any(pid_alive(pid) for pid in workers), timeout=10)
+
+
 def test_concurrent_readers_never_see_half_a_write(server: Server) -> None:
     """A writer adds pairs of triples, one pair per write; readers must always count as many a's as b's."""
     graph = "urn:test:pairs"
@@ -487,3 +503,5 @@ def test_concurrent_readers_never_see_half_a_write(server: Server) -> None:
     assert len(seen) > 10 and len(set(seen)) > 2  # the readers did overlap the writes
     final = server.query(count, "text/csv").text.split()[1]
     assert final == "40,40"
+    # 40 writes, 40 snapshots published: only the current one is left on disk.
+    assert [p.name for p in (server.store.parent / ".store.serve").iterdir()] == [f"gen-{server.health()['snapshot']:06d}"]

@@ -11,7 +11,10 @@ The worker serializes answers itself, so only bytes cross the pipe.
 
 from __future__ import annotations
 
+import os
 import signal
+import threading
+import time
 from multiprocessing.connection import Connection
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
@@ -49,6 +52,7 @@ def main(conn: Connection) -> None:
     # Ctrl-C and SIGTERM are for the server, which shuts its workers down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="memkg-orphan-check", daemon=True).start()
     snapshots = _Snapshots()
     jobs.send(conn, READY)
     while True:
@@ -59,6 +63,18 @@ def main(conn: Connection) -> None:
         if job is None:
             return
         jobs.send(conn, run(job, snapshots))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A server killed outright (SIGKILL, OOM) cannot stop its workers: each notices alone.
+
+    An idle worker sees its pipe close, but one in a long query would run on; pyoxigraph
+    releases the GIL while it evaluates, so this thread gets to look every second.
+    """
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def run(job: Job, snapshots: _Snapshots) -> Reply:
