@@ -10,9 +10,9 @@ synthetic memory (``synthetic.py``), loaded unvalidated: this times the endpoint
 not writes. Everything runs on scratch checkpoints of that store, never on it.
 
 1. **Checkpoints** (``memkg serve`` publishes one after every write): rounds of a
-   small write followed by ``Store.backup`` into a fresh directory, the time of each
-   backup; then what a worker pays to switch to a new snapshot (``Store.read_only``
-   plus a first query).
+   one-quad write followed by ``Snapshots.publish`` (flush + ``Store.backup``),
+   interleaved with a bare ``Store.backup`` after a write; then what a worker pays to
+   switch to a new snapshot (``Store.read_only`` plus a first query).
 2. **Throughput**: ``memkg serve`` and ``oxigraph serve`` (the baseline, if the
    ``oxigraph`` program is on PATH) on copies of the same store, each asked the same
    bound ``history`` view (a random claim per request) by N client processes over
@@ -41,9 +41,10 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
-from pyoxigraph import Store  # noqa: E402
+from pyoxigraph import Literal, NamedNode, Quad, Store  # noqa: E402
 
 from memkg import MemoryStore, views  # noqa: E402
+from memkg.endpoint.snapshots import Snapshots  # noqa: E402
 
 CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "memkg-bench-cache"
 
@@ -68,30 +69,38 @@ def checkpoint(source: Path, target: Path) -> None:
 
 
 def bench_checkpoints(scratch: Path, rounds: int) -> dict:
+    """What one write costs the server beyond the write: publishing the snapshot, as
+    :meth:`Snapshots.publish` does it (flush, then checkpoint), against a bare
+    ``Store.backup`` (which flushes each column family itself), interleaved; then a
+    worker's switch to the new snapshot."""
     store = MemoryStore(scratch, validation=None)
-    backups, reopen, first_query = [], [], []
-    gens = scratch.parent / "gens"
-    gens.mkdir()
+    snapshots = Snapshots(store)
+    publish, bare, reopen, first_query = [], [], [], []
+    spare = scratch.parent / "bare"
     for i in range(rounds):
-        store.load_data(f"<urn:bench:s{i}> <urn:bench:p> \"{i}\" .", format="ntriples")
-        target = gens / f"gen-{i:04d}"
+        store.write([Quad(NamedNode(f"urn:bench:s{i}"), NamedNode("urn:bench:p"), Literal(str(i)))])
         t0 = time.perf_counter()
-        store.raw.backup(str(target))
-        backups.append(time.perf_counter() - t0)
+        generation = snapshots.publish()
+        publish.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        snapshot = Store.read_only(str(target))
+        snapshot = Store.read_only(str(generation.path))
         reopen.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         list(snapshot.query(f"SELECT ?o WHERE {{ <urn:bench:s{i}> <urn:bench:p> ?o }}"))
         first_query.append(time.perf_counter() - t0)
         del snapshot
-        shutil.rmtree(target)
+        store.write([Quad(NamedNode(f"urn:bench:t{i}"), NamedNode("urn:bench:p"), Literal(str(i)))])
+        t0 = time.perf_counter()
+        store.raw.backup(str(spare))
+        bare.append(time.perf_counter() - t0)
+        shutil.rmtree(spare)
     quads = len(store)
+    snapshots.close()
     store.close()
-    shutil.rmtree(gens)
     return {
         "quads": quads,
-        "backup_ms": summary(backups),
+        "publish_after_write_ms": summary(publish),
+        "bare_backup_after_write_ms": summary(bare),
         "read_only_open_ms": summary(reopen),
         "first_query_ms": summary(first_query),
     }

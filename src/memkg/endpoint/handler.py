@@ -214,7 +214,8 @@ class Handler(BaseHTTPRequestHandler):
             using_graphs=params.get("using-graph-uri", []),
             using_named_graphs=params.get("using-named-graph-uri", []),
         )
-        self._send(204, None, b"", {"Memkg-Removed": str(summary.removed), "Memkg-Added": str(summary.added)})
+        counts = {"Memkg-Removed": summary.removed, "Memkg-Added": summary.added}
+        self._send(204, None, b"", {k: str(v) for k, v in counts.items() if v is not None})
 
     # -- Graph Store Protocol ----------------------------------------------------------------
 

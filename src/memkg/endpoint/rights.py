@@ -95,8 +95,8 @@ def can_write_graph(grant: Grant, graph: NamedNode | DefaultGraph) -> bool:
 
 @dataclass(frozen=True)
 class UpdateSummary:
-    removed: int
-    added: int
+    removed: int | None  #: None: not known (the temporary fallback below cannot tell)
+    added: int | None
 
 
 def apply_update(
@@ -126,14 +126,11 @@ def apply_update(
     _open_only(grant)
     if using_graphs or using_named_graphs:
         raise UnsupportedUpdate("using-graph-uri / using-named-graph-uri need memkg.updates (not in this build)")
-    before = len(store)
     try:
         store.raw.update(update, base_iri=base_iri, prefixes=PREFIXES)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<update>") from None
-    store.flush()
-    delta = len(store) - before
-    return UpdateSummary(removed=max(0, -delta), added=max(0, delta))
+    return UpdateSummary(removed=None, added=None)  # len(store) would scan the whole store
     # ---- END OF TEMPORARY FALLBACK ---------------------------------------------------------
 
 

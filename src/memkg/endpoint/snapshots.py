@@ -74,6 +74,9 @@ class Snapshots:
             number = self._next
             self._next += 1
         path = self.root / f"gen-{number:06d}"
+        # A checkpoint flushes the memtables itself, one column family after another; one
+        # flush of them all first made "write, then checkpoint" ~1.5x cheaper at 2M quads.
+        self.store.flush()
         self.store.raw.backup(str(path))
         with self._lock:
             generation = Generation(number, path)
