@@ -53,9 +53,13 @@ class Endpoint:
         self.settings = settings
         self.tokens = tokens
         self.snapshots = Snapshots(store)
-        with store.lock():
-            self.snapshots.publish()
-        self.pool = WorkerPool(settings.workers)
+        try:
+            with store.lock():
+                self.snapshots.publish()
+            self.pool = WorkerPool(settings.workers)
+        except BaseException:
+            self.snapshots.close()
+            raise
         self._closed = threading.Event()
 
     # -- who -----------------------------------------------------------------------------

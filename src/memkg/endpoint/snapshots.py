@@ -75,7 +75,8 @@ class Snapshots:
             self._next += 1
         path = self.root / f"gen-{number:06d}"
         # A checkpoint flushes the memtables itself, one column family after another; one
-        # flush of them all first made "write, then checkpoint" ~1.5x cheaper at 2M quads.
+        # flush of them all first is cheaper (2M quads, a 1-quad write, 40 alternating
+        # rounds on a busy disk: p50 56 vs 74 ms, p90 140 vs 220 ms).
         self.store.flush()
         self.store.raw.backup(str(path))
         with self._lock:
