@@ -291,6 +291,21 @@ def test_graph_store_default_graph_and_whole_store(server: Server) -> None:
     assert server.request("GET", "/store", headers={"Accept": "text/turtle"}).status == 406  # one graph only
 
 
+def test_graph_store_post_of_a_dataset_writes_each_graph(server: Server) -> None:
+    trig = "<urn:test:ds> <urn:test:p> 0 . GRAPH <urn:test:ds1> { <urn:test:ds> <urn:test:p> 1 } " \
+           "GRAPH <urn:test:ds2> { <urn:test:ds> <urn:test:p> 2 }"
+    r = server.request("POST", "/store", trig, {"Content-Type": "application/trig"})
+    assert r.status == 204, r.text
+    rows = server.query("SELECT ?g ?o WHERE { { <urn:test:ds> <urn:test:p> ?o } UNION "
+                        "{ GRAPH ?g { <urn:test:ds> <urn:test:p> ?o } } } ORDER BY ?o", "text/csv")
+    assert rows.text.split() == ["g,o", ",0", "urn:test:ds1,1", "urn:test:ds2,2"]
+
+
+def test_a_browser_at_the_endpoint_url_gets_the_page(server: Server) -> None:
+    r = server.request("GET", "/sparql", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert r.status == 200 and "<textarea" in r.text
+
+
 def test_malformed_graph_store_payload_is_400_with_position(server: Server) -> None:
     r = server.request("PUT", "/store?graph=urn:test:bad", "<urn:a> <urn:b> .\n", {"Content-Type": "text/turtle"})
     assert r.status == 400

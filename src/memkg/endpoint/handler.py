@@ -186,6 +186,9 @@ class Handler(BaseHTTPRequestHandler):
         if "update" in params and method == "POST":
             self._update(params)
             return
+        if method == "GET" and "query" not in params and "text/html" in (self.headers.get("Accept") or ""):
+            self._send(200, "text/html; charset=utf-8", _page())  # a browser opening the endpoint's URL
+            return
         endpoint = self.server.endpoint
         grant = endpoint.grant(self.headers.get("Authorization"))
         answer = endpoint.query(
