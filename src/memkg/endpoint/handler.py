@@ -64,6 +64,11 @@ class Server(ThreadingHTTPServer):
         self._active = 0
         self._idle = threading.Condition()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away mid-answer: nothing to tell anyone
+        super().handle_error(request, client_address)
+
     def begin(self) -> bool:
         """Count a request in; False once shutting down."""
         with self._idle:
@@ -128,7 +133,12 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         url = urlsplit(self.path)
         self.params = parse_qs(url.query, keep_blank_values=True)
-        self.body = self._read_body()  # always, so that a keep-alive connection stays in step
+        try:
+            self.body = self._read_body()  # always, so that a keep-alive connection stays in step
+        except ValueError as err:  # a Content-Length or chunk size that is not a number
+            self.close_connection = True  # where the next request starts is anyone's guess
+            self._error(method, BadRequest(f"unreadable request body: {err}"))
+            return
         if not self.server.begin():
             self.close_connection = True
             self._error(method, ServerBusy("the server is shutting down"))
