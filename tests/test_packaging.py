@@ -31,6 +31,7 @@ def test_the_wheel_ships_the_data_the_code_reads(wheel: Path) -> None:
         "memkg/_data/queries/current.rq",
         "memkg/_data/examples/lia-tea.trig",
         "memkg/py.typed",
+        "memkg/endpoint/page.html",  # the endpoint's query page
     ):
         assert required in names, f"{required} missing from {wheel.name}"
 

@@ -1,0 +1,247 @@
+"""What the endpoint does, apart from HTTP: queries, views, updates and the Graph Store.
+
+Reads go to the worker pool, each on the current snapshot; writes happen here,
+in the server process (the only one with the store open read-write), through
+the store's validated write path, under its write lock, and publish a new
+snapshot before the lock is released, so the next query sees the write.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+
+from .. import views
+from ..errors import ParseError
+from ..ontology import ONTOLOGY_GRAPH
+from ..store import MemoryStore
+from . import negotiation as neg
+from . import rights
+from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
+from .jobs import Answer, Failure, GraphJob, Job, QueryJob
+from .pool import WorkerPool
+from .rights import Forbidden, Grant, UpdateSummary
+from .snapshots import Generation, Snapshots
+
+Graph = NamedNode | DefaultGraph
+
+
+@dataclass(frozen=True)
+class Settings:
+    read_only: bool = False
+    timeout: float | None = 60.0  #: seconds a query may run; None: no limit
+    workers: int = 2
+
+
+@dataclass(frozen=True)
+class GraphWrite:
+    """What a Graph Store write did: whether it created the graph, and the quads it changed."""
+
+    created: bool
+    removed: int
+    added: int
+
+
+class Endpoint:
+    """The endpoint over one open store: owns its snapshots and its worker pool."""
+
+    def __init__(self, store: MemoryStore, settings: Settings, *, tokens: rights.TokenCheck | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.tokens = tokens
+        self.snapshots = Snapshots(store)
+        try:
+            with store.lock():
+                self.snapshots.publish()
+            self.pool = WorkerPool(settings.workers)
+        except BaseException:
+            self.snapshots.close()
+            raise
+        self._closed = threading.Event()
+
+    # -- who -----------------------------------------------------------------------------
+
+    def grant(self, authorization: str | None) -> Grant:
+        return rights.grant(self.tokens, authorization)
+
+    # -- reading (in the workers) ----------------------------------------------------------
+
+    def query(
+        self,
+        grant: Grant,
+        text: str,
+        *,
+        default_graph_uris: Sequence[str] = (),
+        named_graph_uris: Sequence[str] = (),
+        accept: str | None = None,
+        format: str | None = None,
+    ) -> Answer:
+        if not neg.accepts_any(accept, format):
+            raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
+        dataset = rights.query_options(
+            grant, text, default_graph_uris=default_graph_uris, named_graph_uris=named_graph_uris
+        )
+        return self._read(lambda gen: QueryJob(str(gen.path), text, dataset, accept, format))
+
+    def view(
+        self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
+    ) -> Answer:
+        bound = views.bind(views.get_view(name), params)
+        dataset = rights.view_options(grant, bound.tenant)
+        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format))
+
+    def get_graph(
+        self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
+    ) -> Answer:
+        if graph is None:
+            if grant.restricted:
+                raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
+            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head))
+        rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
+        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head))
+
+    def _read(self, make_job: Callable[[Generation], Job]) -> Answer:
+        timeout = self.settings.timeout
+        with self.snapshots.reading() as generation:
+            reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0)
+        if isinstance(reply, Failure):
+            raise_failure(reply)
+        assert isinstance(reply, Answer)
+        return reply
+
+    # -- writing (here, serialized by the store's write lock) ----------------------------------
+
+    def update(
+        self,
+        grant: Grant,
+        text: str,
+        *,
+        using_graphs: Sequence[str] = (),
+        using_named_graphs: Sequence[str] = (),
+        base_iri: str | None = None,
+    ) -> UpdateSummary:
+        self._check_writes(grant)
+        with self.store.lock():
+            summary = rights.apply_update(
+                self.store,
+                text,
+                grant=grant,
+                using_graphs=using_graphs,
+                using_named_graphs=using_named_graphs,
+                base_iri=base_iri,
+            )
+            self.snapshots.publish()
+        return summary
+
+    def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
+        """Replace ``graph`` with the payload, in one atomic, validated write."""
+        self._check_graph(grant, graph)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph)
+        with self.store.lock():
+            existed = self._exists(graph)
+            old = list(self.store.quads(graph=graph))
+            removed = self.store.change(remove=old, add=quads, source=f"PUT {_label(graph)}")
+            self.snapshots.publish()
+        return GraphWrite(created=not existed, removed=removed, added=len(quads))
+
+    def post_graph(
+        self, grant: Grant, graph: Graph | None, payload: bytes, content_type: str | None, *, base_iri: str
+    ) -> GraphWrite:
+        """Add the payload to ``graph`` (or, for None, a TriG/N-Quads payload to its own graphs)."""
+        self._check_writes(grant)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph)
+        for target in {q.graph_name for q in quads} | ({graph} if graph is not None else set()):
+            self._check_graph(grant, target)
+        with self.store.lock():
+            existed = graph is None or self._exists(graph)
+            added = self.store.write(quads, source=f"POST {_label(graph)}")
+            self.snapshots.publish()
+        return GraphWrite(created=not existed, removed=0, added=added)
+
+    def delete_graph(self, grant: Grant, graph: Graph) -> GraphWrite:
+        self._check_graph(grant, graph)
+        with self.store.lock():
+            if not self._exists(graph):
+                raise LookupError(f"no graph {graph} in the store")
+            removed = self.store.change(remove=list(self.store.quads(graph=graph)), source=f"DELETE {_label(graph)}")
+            if isinstance(graph, NamedNode):
+                self.store.raw.remove_graph(graph)  # the (now empty) graph's name goes too
+            self.snapshots.publish()
+        return GraphWrite(created=False, removed=removed, added=0)
+
+    def _exists(self, graph: Graph) -> bool:
+        return isinstance(graph, DefaultGraph) or self.store.raw.contains_named_graph(graph)
+
+    def _check_writes(self, grant: Grant) -> None:
+        if self.settings.read_only:
+            raise WritesRefused("this server runs with --read-only: writes are refused")
+        if not grant.write:
+            raise Forbidden(f"token {grant.token_name} may not write" if grant.token_name else "this token may not write")
+
+    def _check_graph(self, grant: Grant, graph: Graph) -> None:
+        self._check_writes(grant)
+        if graph == ONTOLOGY_GRAPH:
+            raise Forbidden(f"{graph} is memkg's ontology graph; memkg maintains it, writes to it are refused")
+        if not rights.can_write_graph(grant, graph):
+            raise Forbidden(f"this token may not write graph {_label(graph)}")
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def health(self) -> dict[str, object]:
+        return {
+            "status": "closing" if self._closed.is_set() else "ok",
+            "snapshot": self.snapshots.current.number if not self._closed.is_set() else None,
+            "workers": self.pool.pids(),
+            "read_only": self.settings.read_only,
+            "timeout": self.settings.timeout,
+        }
+
+    def close(self, grace: float) -> None:
+        """Stop the workers (busy ones get ``grace`` s), wait for a write in progress, close the store."""
+        self._closed.set()
+        self.pool.close(grace)
+        with self.store.lock():
+            self.snapshots.close()
+            self.store.close()
+
+
+def _label(graph: Graph | None) -> str:
+    if graph is None:
+        return "the store"
+    return "the default graph" if isinstance(graph, DefaultGraph) else f"graph {graph}"
+
+
+def payload_format(content_type: str | None) -> RdfFormat:
+    """The RDF format of a request body, from its Content-Type (415 if it is not one we read)."""
+    if not content_type:
+        raise UnsupportedMediaType("the request body needs a Content-Type (text/turtle, application/n-triples, …)")
+    fmt = neg.by_name(content_type, neg.GRAPH_FORMATS)
+    if fmt is None:
+        kinds = ", ".join(f.media_type for f in neg.GRAPH_FORMATS)
+        raise UnsupportedMediaType(f"cannot read a body of type {content_type}; send one of {kinds}")
+    return neg.GRAPH_SERIALIZERS[fmt.name]
+
+
+def parse_payload(payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None) -> list[Quad]:
+    """The quads of a Graph Store body: its triples go ``into`` the target graph.
+
+    A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
+    a Graph Store request writes the graph it names and no other.
+    """
+    fmt = payload_format(content_type)
+    quads: list[Quad] = []
+    try:
+        for q in parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True):
+            if into is not None and q.graph_name != into:
+                if not isinstance(q.graph_name, DefaultGraph):
+                    raise BadRequest(
+                        f"the body puts triples in graph {q.graph_name}, but this request writes {_label(into)}"
+                    )
+                q = Quad(q.subject, q.predicate, q.object, into)
+            quads.append(q)
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file="<request body>") from None
+    return quads

@@ -1,0 +1,78 @@
+"""What the server sends its query workers, and what they send back.
+
+Plain picklable records: they cross a pipe between the server and a worker
+process. pyoxigraph's terms pickle, so a dataset's graphs travel as terms.
+"""
+
+from __future__ import annotations
+
+import pickle
+import select
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from pyoxigraph import DefaultGraph, NamedNode
+
+
+@dataclass(frozen=True)
+class QueryJob:
+    """Run a SPARQL query on one snapshot and serialize its answer."""
+
+    snapshot: str  #: the snapshot directory (a RocksDB checkpoint) to read
+    query: str
+    #: keyword arguments for ``Store.query``: default_graph, named_graphs, use_default_graph_as_union
+    dataset: dict[str, Any] = field(default_factory=dict)
+    accept: str | None = None
+    format: str | None = None  #: a ``format=`` override of ``accept``
+
+
+@dataclass(frozen=True)
+class GraphJob:
+    """Serialize one graph of a snapshot (Graph Store Protocol GET), or all of them."""
+
+    snapshot: str
+    graph: NamedNode | DefaultGraph | None  #: None: the whole dataset
+    accept: str | None = None
+    format: str | None = None
+    head: bool = False  #: HEAD: the headers only, but the same status as GET
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    content_type: str
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An error raised in the worker, as data (exceptions with keyword fields pickle badly)."""
+
+    kind: str  #: "parse", "not-acceptable", "not-found" or "error"
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+Job = QueryJob | GraphJob
+Reply = Answer | Failure
+
+
+# The pipe's own send()/recv()/poll() go through ForkingPickler and a fresh selector per
+# call; plain pickle and one poll(2) cost less, and every query pays them twice.
+
+
+def send(conn: Connection, message: object) -> None:
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def receive(conn: Connection) -> Any:
+    return pickle.loads(conn.recv_bytes())
+
+
+def ready(conn: Connection, timeout: float | None) -> bool:
+    """Whether a message waits on ``conn`` within ``timeout`` seconds (None: wait for ever)."""
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN | select.POLLHUP)
+    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))

@@ -1,0 +1,177 @@
+"""The pool of query worker processes, and the deadline that kills a runaway query.
+
+A request thread takes an idle worker, sends it one job and waits for the reply
+until the deadline. Past it, the worker is killed (SIGKILL: pyoxigraph has no way
+to stop a query) and a fresh one is started in the background; the request is
+answered with :class:`QueryTimeout`. Workers are started with the "spawn"
+method, never "fork": the server holds RocksDB handles and threads, which a
+forked child must not inherit.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from ..errors import MemkgError
+from . import jobs, worker
+from .jobs import Job, Reply
+
+_SPAWN = multiprocessing.get_context("spawn")
+#: How long a new worker may take to import memkg and say it is ready.
+START_TIMEOUT = 60.0
+
+
+class QueryTimeout(MemkgError, TimeoutError):
+    """A query ran past the server's ``--timeout`` and was stopped (HTTP 503)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the query exceeded the server's time limit of {seconds:g} s and was stopped")
+        self.seconds = seconds
+
+
+class ServerBusy(MemkgError, RuntimeError):
+    """No worker came free in time, or the server is shutting down (HTTP 503)."""
+
+
+class WorkerCrashed(MemkgError, RuntimeError):
+    """A worker died while running a query (HTTP 500); a new one replaces it."""
+
+
+@dataclass(eq=False)  # identity: the pool keeps them in a set
+class Worker:
+    process: BaseProcess
+    conn: Connection
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+def start_worker() -> Worker:
+    ours, theirs = _SPAWN.Pipe(duplex=True)
+    process = _SPAWN.Process(target=worker.main, args=(theirs,), name="memkg-query-worker", daemon=True)
+    process.start()
+    theirs.close()
+    if not jobs.ready(ours, START_TIMEOUT) or jobs.receive(ours) != worker.READY:
+        process.kill()
+        raise RuntimeError("a query worker did not start")
+    return Worker(process, ours)
+
+
+class WorkerPool:
+    """``size`` worker processes; :meth:`run` sends a job to an idle one, with a deadline."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("the pool needs at least one worker")
+        self.size = size
+        # Last in, first out: the worker used last most likely has the newest snapshot open
+        # (a switch costs ~10-25 ms) and its caches warm; the others stay spare for bursts.
+        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        self._lock = threading.Lock()
+        self._workers: set[Worker] = set()
+        self._closing = False
+        self._starting: list[threading.Thread] = []
+        # Start them side by side: each spends most of its start importing.
+        started: list[Worker] = []
+        threads = [threading.Thread(target=lambda: started.append(start_worker())) for _ in range(size)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if len(started) != size:
+            for w in started:
+                w.kill()
+            raise RuntimeError("the query workers did not start")
+        for w in started:
+            self._workers.add(w)
+            self._idle.put(w)
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return sorted(w.pid for w in self._workers if w.pid is not None)
+
+    def run(self, job: Job, *, timeout: float | None, wait: float) -> Reply:
+        """Run ``job`` on an idle worker; waits ``wait`` s at most for one to come free."""
+        if self._closing:
+            raise ServerBusy("the server is shutting down")
+        try:
+            w = self._idle.get(timeout=wait)
+        except queue.Empty:
+            raise ServerBusy(f"every query worker stayed busy for {wait:g} s; try again later") from None
+        if self._closing:  # woke up to the shutdown's sentinel handling
+            self._idle.put(w)
+            raise ServerBusy("the server is shutting down")
+        try:
+            jobs.send(w.conn, job)
+            finished = jobs.ready(w.conn, timeout)
+            reply = jobs.receive(w.conn) if finished else None
+        except (EOFError, OSError) as err:
+            self._replace(w)
+            if self._closing:
+                raise ServerBusy("the server shut down while the query ran") from None
+            raise WorkerCrashed(f"the query worker died while running the query ({err or 'no reply'})") from None
+        if not finished:
+            assert timeout is not None  # poll(None) waits for ever
+            self._replace(w)
+            raise QueryTimeout(timeout)
+        self._idle.put(w)
+        return reply
+
+    def _replace(self, dead: Worker) -> None:
+        """Kill ``dead`` now; start its successor in the background (spawning takes a while)."""
+        dead.kill()
+        with self._lock:
+            self._workers.discard(dead)
+            if self._closing:
+                return
+            t = threading.Thread(target=self._start_one, name="memkg-worker-start", daemon=True)
+            self._starting.append(t)
+        t.start()
+
+    def _start_one(self) -> None:
+        try:
+            w = start_worker()
+        except Exception as err:  # noqa: BLE001 - the pool runs on with one worker fewer
+            print(f"memkg serve: could not start a query worker: {err}", file=sys.stderr, flush=True)
+            return
+        with self._lock:
+            if self._closing:
+                w.kill()
+                return
+            self._workers.add(w)
+        self._idle.put(w)
+
+    def close(self, grace: float = 5.0) -> None:
+        """Stop every worker: idle ones are asked to quit, busy ones get ``grace`` s, then SIGKILL."""
+        with self._lock:
+            self._closing = True
+            starting = list(self._starting)
+        for t in starting:
+            t.join(START_TIMEOUT)
+        deadline = time.monotonic() + grace
+        with self._lock:
+            workers = list(self._workers)
+        for w in workers:
+            try:
+                jobs.send(w.conn, None)
+            except OSError:
+                pass
+        for w in workers:
+            w.process.join(max(0.0, deadline - time.monotonic()))
+            if w.process.is_alive():
+                w.kill()
+        with self._lock:
+            self._workers.clear()

@@ -1,0 +1,88 @@
+"""``memkg serve --tokens``: 401 without a known token, 403 beyond its rights, one tenant never sees another.
+
+These run once :class:`memkg.access.Tokens` exists (the sparql-access branch); the
+endpoint itself only carries the Authorization header to it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import pytest
+
+from memkg import access
+
+from .conftest import LIA_GRAPH
+from .endpoint_server import Server, make_store
+
+if not hasattr(access, "Tokens"):
+    pytest.skip("memkg.access.Tokens is not merged yet (sparql-access branch)", allow_module_level=True)
+
+ACME_GRAPH = "https://example.org/tenants/acme"
+TENANTS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?c a mem:Claim } } ORDER BY ?g"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Server:
+    folder = tmp_path_factory.mktemp("tokens")
+    tokens = folder / "tokens.json"
+    tokens.write_text(json.dumps({
+        "lia-reader": {"tenants": [LIA_GRAPH], "write": False},
+        "acme-writer": {"tenants": [ACME_GRAPH], "write": True},
+    }))
+    running = Server(make_store(folder / "store"), "--tokens", str(tokens))
+    yield running
+    running.close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", "Accept": "text/csv"}
+
+
+def test_no_token_or_an_unknown_one_is_401(server: Server) -> None:
+    for headers in ({}, {"Authorization": "Bearer nope"}):
+        r = server.request("GET", "/sparql?" + urlencode({"query": TENANTS}), headers=headers)
+        assert r.status == 401
+        assert r.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_a_token_sees_only_its_tenant(server: Server) -> None:
+    r = server.request("GET", "/sparql?" + urlencode({"query": TENANTS}), headers=bearer("lia-reader"))
+    assert r.status == 200 and r.text.split() == ["g", LIA_GRAPH]
+    r = server.request("GET", "/sparql?" + urlencode({"query": TENANTS}), headers=bearer("acme-writer"))
+    assert r.status == 200 and r.text.split() == ["g", ACME_GRAPH]
+
+
+def test_a_token_cannot_read_or_write_another_tenants_graph(server: Server) -> None:
+    assert server.request("GET", f"/store?graph={quote(ACME_GRAPH)}", headers=bearer("lia-reader")).status == 403
+    assert server.request("GET", f"/views/current?tenant={quote(ACME_GRAPH)}", headers=bearer("lia-reader")).status == 403
+    put = server.request(
+        "PUT", f"/store?graph={quote(LIA_GRAPH)}", "<urn:a> <urn:b> <urn:c> .",
+        {**bearer("acme-writer"), "Content-Type": "text/turtle"},
+    )
+    assert put.status == 403
+    own = server.request("GET", f"/store?graph={quote(LIA_GRAPH)}", headers={**bearer("lia-reader"), "Accept": "text/turtle"})
+    assert own.status == 200
+
+
+def test_a_read_only_token_cannot_write(server: Server) -> None:
+    r = server.request(
+        "POST", f"/store?graph={quote(LIA_GRAPH)}", "<urn:a> <urn:b> <urn:c> .",
+        {**bearer("lia-reader"), "Content-Type": "text/turtle"},
+    )
+    assert r.status == 403
+
+
+def test_a_bad_tokens_file_stops_the_server_with_exit_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "tokens.json"
+    bad.write_text("{not json")
+    run = subprocess.run(
+        [sys.executable, "-m", "memkg", "--store", str(tmp_path / "store"), "serve", "--port", "0", "--tokens", str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 2 and str(bad) in run.stderr
