@@ -8,7 +8,9 @@ snapshot before the lock is released, so the next query sees the write.
 
 from __future__ import annotations
 
+import email.policy
 import threading
+from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +19,8 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 from .. import views
 from ..errors import ParseError
 from ..ontology import ONTOLOGY_GRAPH
-from ..store import MemoryStore
+from ..errors import UnknownFormatError
+from ..store import MemoryStore, rdf_format
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
@@ -78,13 +81,14 @@ class Endpoint:
         named_graph_uris: Sequence[str] = (),
         accept: str | None = None,
         format: str | None = None,
+        base_iri: str | None = None,
     ) -> Answer:
         if not neg.accepts_any(accept, format):
             raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
         dataset = rights.query_options(
-            grant, text, default_graph_uris=default_graph_uris, named_graph_uris=named_graph_uris
+            grant, text, default_graph_uris=default_graph_uris, named_graph_uris=named_graph_uris, base_iri=base_iri
         )
-        return self._read(lambda gen: QueryJob(str(gen.path), text, dataset, accept, format))
+        return self._read(lambda gen: QueryJob(str(gen.path), text, dataset, accept, format, base_iri))
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
@@ -231,8 +235,16 @@ def parse_payload(payload: bytes, content_type: str | None, *, base_iri: str, in
     A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
     a Graph Store request writes the graph it names and no other.
     """
+    if content_type and content_type.split(";")[0].strip().lower() == "multipart/form-data":
+        quads = []
+        for part_type, part, name in _form_parts(payload, content_type):
+            try:
+                quads += parse_payload(part, part_type, base_iri=base_iri, into=into)
+            except ParseError as err:  # say which part of the form is wrong
+                raise ParseError(err.reason, file=f"<form part {name}>", line=err.line, column=err.column) from None
+        return quads
     fmt = payload_format(content_type)
-    quads: list[Quad] = []
+    quads = []
     try:
         for q in parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True):
             if into is not None and q.graph_name != into:
@@ -245,3 +257,24 @@ def parse_payload(payload: bytes, content_type: str | None, *, base_iri: str, in
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<request body>") from None
     return quads
+
+
+def _form_parts(payload: bytes, content_type: str) -> list[tuple[str | None, bytes, str]]:
+    """The parts of a ``multipart/form-data`` body (Graph Store Protocol §5.5: each part is an RDF
+    document to merge): (its Content-Type, or one told from its file name; its bytes; its name)."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + payload
+    )
+    if not message.is_multipart():
+        raise BadRequest("the multipart/form-data body has no parts (is its boundary right?)")
+    parts = []
+    for part in message.iter_parts():
+        name = part.get_filename() or part.get_param("name", header="content-disposition") or "?"
+        declared = part.get("Content-Type")
+        if declared is None:
+            try:
+                declared = rdf_format(str(name)).media_type
+            except UnknownFormatError:
+                pass  # payload_format() says what is missing
+        parts.append((declared, part.get_payload(decode=True) or b"", str(name)))
+    return parts

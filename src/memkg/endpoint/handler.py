@@ -206,6 +206,7 @@ class Handler(BaseHTTPRequestHandler):
             self._one("query", params),
             default_graph_uris=params.get("default-graph-uri", []),
             named_graph_uris=params.get("named-graph-uri", []),
+            base_iri=self._own_url(),
             **self._negotiation(params),
         )
         self._answer(method, answer)
@@ -226,6 +227,7 @@ class Handler(BaseHTTPRequestHandler):
             self._one("update", params),
             using_graphs=params.get("using-graph-uri", []),
             using_named_graphs=params.get("using-named-graph-uri", []),
+            base_iri=self._own_url(),
         )
         counts = {"Memkg-Removed": summary.removed, "Memkg-Added": summary.added}
         self._send(204, None, b"", {k: str(v) for k, v in counts.items() if v is not None})
@@ -309,6 +311,12 @@ class Handler(BaseHTTPRequestHandler):
         if len(values) != 1:
             raise BadRequest(f"the request needs exactly one {name!r} parameter, it has {len(values)}")
         return values[0]
+
+    def _own_url(self) -> str:
+        """This request's URL without its query string: the base IRI of a query or update sent
+        to it, as the SPARQL Protocol leaves it to the service (relative IRIs must resolve)."""
+        host = self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+        return f"http://{host}{urlsplit(self.path).path}"
 
     def _negotiation(self, params: dict[str, list[str]] | None = None) -> dict[str, Any]:
         formats = (self.params if params is None else params).get("format", [])

@@ -25,6 +25,7 @@ class QueryJob:
     dataset: dict[str, Any] = field(default_factory=dict)
     accept: str | None = None
     format: str | None = None  #: a ``format=`` override of ``accept``
+    base_iri: str | None = None  #: what relative IRIs in the query resolve against
 
 
 @dataclass(frozen=True)

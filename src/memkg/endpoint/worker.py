@@ -95,7 +95,7 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
 
 def _query(store: Store, job: QueryJob) -> Answer:
     try:
-        results = store.query(job.query, prefixes=PREFIXES, **job.dataset)
+        results = store.query(job.query, prefixes=PREFIXES, base_iri=job.base_iri, **job.dataset)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<query>") from None
     if isinstance(results, QueryTriples):
