@@ -4,7 +4,8 @@ The manifests (``../shared/w3c/rdf-tests/sparql11/protocol`` and ``…/graph-sto
 describe HTTP exchanges: each test is a connection with requests made in order, each with
 its expected status (a code or a class), result format, boolean and, for the Graph Store
 Protocol, the graph the response must hold (compared by isomorphism). The manifests are
-read, not copied: without the folder the module is skipped, saying so.
+read in place from ``../shared/w3c`` (or ``$MEMKG_W3C_DIR``), not copied: without the folder
+the module is skipped, saying so.
 
 Requests to ``/sparql/`` go to memkg's ``/sparql`` or, when they carry an update (an
 ``application/sparql-update`` body or an ``update=`` parameter), to ``/update``, the split
@@ -17,6 +18,7 @@ names (``ut:graphData``) put in the named graph its label gives.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +29,7 @@ from pyoxigraph import CanonicalizationAlgorithm, Dataset, NamedNode, RdfFormat,
 
 from .endpoint_server import Server
 
-W3C = Path(__file__).resolve().parents[2] / "shared" / "w3c" / "rdf-tests" / "sparql11"
+W3C = Path(os.environ.get("MEMKG_W3C_DIR") or Path(__file__).resolve().parents[2] / "shared" / "w3c") / "rdf-tests" / "sparql11"
 PROTOCOL = W3C / "protocol" / "manifest.ttl"
 GSP = W3C / "graph-store-protocol"
 
