@@ -1,0 +1,56 @@
+"""The ``memkg`` command line: parse arguments, call one library method, format the result.
+
+Library errors become command-line errors at one place, :func:`main`, with the
+exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
+or usage error (nothing written).
+
+The package, module by module:
+
+- ``parser``: the global options (``--store``, ``--endpoint``, …) and the subcommands' layout;
+- ``arguments``: command-line text to a store handle, a query, RDF terms, times;
+- ``output``: short term names, tables, SPARQL results in every format;
+- ``exit_codes``: the exit codes and :class:`UsageError`;
+- one module per group of commands: ``store_commands`` (load, query, view, export, validate,
+  stats), ``time_commands`` (supersede, retract, ingest, history, diff, bisect),
+  ``index_command``, ``tags_commands`` (tags, policy), ``provenance_commands`` (lineage …
+  echoes) and ``serve_command``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..errors import NotFoundError, ParseError, StoreLockedError, ValidationError
+from ..policy import PolicyError
+from ..tags import LaneError, ReservedLabelError
+from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
+from .output import print_table, short, write_results
+from .parser import build_parser
+
+__all__ = [
+    "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
+    "build_parser", "main", "print_table", "short", "write_results",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse exits 2 on usage errors, with a hint
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.func(args)
+    except (ValidationError, PolicyError, ReservedLabelError, LaneError) as err:  # refused: nothing written
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ValueError, OSError) as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # e.g. `memkg export | head`
+        return EXIT_OK
+

@@ -1,0 +1,64 @@
+"""Turning command-line text into what the library takes: a store handle, a query, RDF terms, times."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..store import MemoryStore
+from ..vocab import PREFIXES
+from .exit_codes import UsageError
+
+
+def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
+    """Open the store for a command. Readers open it read-write too: Oxigraph calls a
+    read-only open *undefined behaviour* while another process writes, whereas a
+    read-write open fails cleanly (StoreLockedError) when a server holds the store."""
+    if getattr(args, "endpoint", None):
+        from ..remote import RemoteStore, token_from_env
+
+        remote = RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
+                             token=token_from_env(args.token), read_only=not write)
+        args.store = remote.client.endpoint  # messages name where the data went (never a password)
+        return remote
+    path = Path(args.store)
+    if not write and not path.exists():
+        raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
+    return MemoryStore(path)
+
+
+def read_query_argument(text: str) -> str:
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise UsageError(f"{path}: no such query file")
+        return path.read_text(encoding="utf-8")
+    return text
+
+
+def parse_term(text: str) -> Any:
+    """A term as written in Turtle: <iri>, a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:),
+    "a literal", "x"@en, "1"^^xsd:decimal, 42, true. Parsed by pyoxigraph, never pasted into queries."""
+    from pyoxigraph import RdfFormat, parse
+
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
+    try:
+        (quad,) = list(parse(f'{head}<urn:memkg:s> <urn:memkg:p> {text} .', format=RdfFormat.TURTLE))
+    except (SyntaxError, ValueError):
+        raise UsageError(f"not an RDF term: {text!r} (write <iri>, prefix:name, \"text\", 42 or true)") from None
+    return quad.object
+
+
+def parse_time(text: str | None) -> Any:
+    from datetime import datetime
+
+    if text is None:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise UsageError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
+    return t

@@ -1,0 +1,84 @@
+"""`memkg serve`: the HTTP endpoint (memkg.endpoint) over a store directory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .exit_codes import UsageError
+
+if TYPE_CHECKING:
+    from .parser import AddCommand
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ..endpoint import ServeOptions, serve
+
+    if args.timeout is not None and args.timeout < 0:
+        raise UsageError("--timeout takes a number of seconds (0: no limit)")
+    if args.workers < 0:
+        raise UsageError("--workers takes a positive number (0: two per CPU)")
+    options = ServeOptions(
+        store=Path(args.store),
+        host=args.host,
+        port=args.port,
+        tokens=Path(args.tokens) if args.tokens else None,
+        read_only=args.read_only,
+        timeout=args.timeout or None,
+        workers=args.workers,
+        log_requests=args.log_requests,
+    )
+    return serve(options)
+
+
+def register(command: AddCommand) -> None:
+    """The serve command, its endpoints listed after the options."""
+    p = command(
+        "serve",
+        "Serve the store over HTTP: SPARQL 1.1 Protocol, Graph Store Protocol, views and a query page.",
+        "memkg serve --port 7878 --timeout 30",
+        cmd_serve,
+    )
+    p.epilog = f"{p.epilog}\n\n{SERVE_EPILOG}"
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=7878, help="port to listen on; 0 picks a free one (default: 7878)")
+    p.add_argument(
+        "--tokens", metavar="FILE",
+        help='bearer tokens, JSON {"TOKEN": {"tenants": [GRAPH-IRI, …], "write": true|false}}; '
+        "without it every request may read and write everything",
+    )
+    p.add_argument("--read-only", action="store_true", help="refuse every write (403)")
+    p.add_argument(
+        "--timeout", type=float, default=60.0, metavar="SECONDS",
+        help="stop a query running longer than this and answer 503 (default: 60; 0: no limit)",
+    )
+    p.add_argument(
+        "--workers", type=int, default=0, metavar="N",
+        help="query worker processes, the queries that can run at once (default: two per CPU, at most 16)",
+    )
+    p.add_argument("--log-requests", action="store_true", help="log every request to standard error")
+
+
+SERVE_EPILOG = """\
+endpoints:
+  GET  /                          a query page (works offline)
+  GET|POST /sparql                SPARQL query: ?query=… or a POSTed form or application/sparql-query body;
+                                  default-graph-uri / named-graph-uri set the dataset
+  POST /update                    SPARQL Update: a form (update=…) or application/sparql-update body
+  GET|HEAD|PUT|POST|DELETE /store Graph Store Protocol: ?default or ?graph=IRI (GET /store: all graphs)
+  GET  /views, /views/NAME?k=v    list the view templates; run one (tenant=IRI selects a tenant)
+  GET  /health                    liveness, as JSON
+
+Results follow the Accept header (q-values honoured; 406 if nothing fits) or ?format=NAME:
+  tables: json, xml, csv, tsv; graphs: turtle, ntriples, trig, nquads, rdfxml.
+Writes are validated like every memkg write (400 with the violations, nothing written).
+Queries run in worker processes on snapshots of the store; one past --timeout is killed.
+SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0.
+
+with curl:
+  curl -H 'Accept: text/csv' 'http://127.0.0.1:7878/sparql?query=SELECT%20*%20WHERE%20%7B?s%20?p%20?o%7D%20LIMIT%205'
+  curl -X PUT -H 'Content-Type: application/trig' --data-binary @examples/lia-tea.trig \\
+       'http://127.0.0.1:7878/store?graph=https://example.org/tenants/lia'
+  curl 'http://127.0.0.1:7878/views/current?tenant=https://example.org/tenants/lia'
+"""

@@ -1,0 +1,193 @@
+"""Commands over the store as a whole: load, query, view, export, validate, stats."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import views
+from ..store import FORMAT_NAMES, stderr_progress
+from .arguments import open_store, read_query_argument
+from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
+from .output import QUERY_FORMATS, short, write_results
+
+if TYPE_CHECKING:
+    from .parser import AddCommand
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    progress = stderr_progress()
+    with open_store(args, write=True) as store:
+        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress)
+    if progress:
+        sys.stderr.write("\r\x1b[K")
+    where = f" into graph <{args.graph}>" if args.graph else ""
+    print(
+        f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
+        f"{report.added:,} new (index included), store {args.store}"
+    )
+    return EXIT_OK
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        results = store.query(read_query_argument(args.query), use_default_graph_as_union=args.union)
+        write_results(results, args.format)
+    return EXIT_OK
+
+
+def parse_params(pairs: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param takes key=value, got {pair!r}")
+        params[key.strip()] = value
+    return params
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    if args.list or not args.name:
+        for v in views.list_views():
+            params = ", ".join(
+                f"{p.name}{'' if p.required else '?'}" for p in v.params
+            )
+            print(f"{v.name:<16} {v.description}  [{params}]")
+        return EXIT_OK
+    params = parse_params(args.param)
+    if args.tenant:
+        params["tenant"] = args.tenant
+    with open_store(args, write=False) as store:
+        write_results(store.view(args.name, params), args.format)
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        data = store.export(
+            args.output,
+            format=args.format,
+            graph=args.graph,
+            with_index=args.with_index,
+            with_ontology=args.with_ontology,
+        )
+    if data is not None:
+        sys.stdout.buffer.write(data)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..validation import validate_files, validate_store
+
+    if args.files:
+        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format)
+    else:
+        with open_store(args, write=False) as store:
+            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes)
+    if args.format == "json":
+        print(report.to_json())
+    elif args.format == "turtle":
+        sys.stdout.write(report.to_turtle())
+    else:
+        sys.stdout.write(report.to_text())
+    return EXIT_OK if report.conforms else EXIT_INVALID
+
+
+STATS_QUERY = f"""
+SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {{
+  GRAPH ?g {{ ?x a ?class }}
+  FILTER(?g != <https://w3id.org/memkg>)
+}} GROUP BY ?g ?class ORDER BY ?g DESC(?n) ?class
+"""
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_store(args, write=False) as store:
+        graphs: dict[str, list[tuple[str, int]]] = {}
+        for row in store.query(STATS_QUERY):
+            graphs.setdefault(short(row["g"]), []).append((short(row["class"]), int(row["n"].value)))
+        default = store.query(
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+        )
+        n_default = int(next(iter(default))["n"].value)
+        total = len(store)
+        print(f"store {args.store}: {total:,} quads (index and ontology included)")
+        print(f"default graph: {n_default:,} triples")
+        for g, counts in graphs.items():
+            print(f"graph {g}:")
+            for cls, n in counts:
+                print(f"  {n:>7,}  {cls}")
+    return EXIT_OK
+
+
+def register(command: AddCommand) -> None:
+    """The store commands, in the order `memkg --help` lists them."""
+    p = command(
+        "load",
+        "Load Turtle, TriG, N-Triples or N-Quads 1.2 files in one atomic, validated write.",
+        "memkg load examples/lia-tea.trig --graph https://example.org/tenants/lia",
+        cmd_load,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
+    p.add_argument("--graph", metavar="IRI", help="graph for the files' default-graph triples (a tenant)")
+    p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
+
+    p = command(
+        "query",
+        "Run a SPARQL 1.2 query (text, or @file.rq); mem:, prov:, rdf:, rdfs:, xsd:, owl: are predeclared.",
+        "memkg query 'SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( ?s ?p ?o )>> } }' --format json",
+        cmd_query,
+    )
+    p.add_argument("query", metavar="QUERY", help="the query text, or @FILE to read it from a file")
+    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+    p.add_argument(
+        "--union", action="store_true", help="query the union of all graphs as the default graph"
+    )
+
+    p = command(
+        "view",
+        "Run a query template from queries/ by name, with parameters bound as RDF terms.",
+        "memkg view current --tenant https://example.org/tenants/lia",
+        cmd_view,
+    )
+    p.add_argument("name", nargs="?", metavar="NAME", help="the view (see --list)")
+    p.add_argument("--list", action="store_true", help="list the views and their parameters")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (repeatable)")
+    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+
+    p = command(
+        "export",
+        "Write the store's data (index triples and the ontology left out unless asked).",
+        "memkg export --format nquads -o backup.nq",
+        cmd_export,
+    )
+    p.add_argument("--format", default="trig", choices=sorted(FORMAT_NAMES), help="output format (default: trig)")
+    p.add_argument("--graph", metavar="IRI", help="export only this graph")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")
+    p.add_argument("--with-ontology", action="store_true", help="include the ontology graph")
+
+    p = command(
+        "validate",
+        "Check files (or, without files, the whole store) against memkg's invariants; exit 1 on violations.",
+        "memkg validate examples/*.trig --format json",
+        cmd_validate,
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="files to validate (default: the store)")
+    p.add_argument("--format", default="text", choices=["text", "turtle", "json"],
+                   help="report format: text (one line per result), turtle (sh:ValidationReport), json")
+    p.add_argument("--engine", default="native", choices=["native", "pyshacl"],
+                   help="native (shapes compiled to SPARQL, default) or pyshacl (the reference)")
+    p.add_argument("--shapes", action="append", default=[], metavar="FILE",
+                   help="your own SHACL shapes, checked with memkg's (repeatable)")
+    p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
+
+    command(
+        "stats",
+        "Show what is in memory: quads, and things by class in each graph.",
+        "memkg stats",
+        cmd_stats,
+    )
