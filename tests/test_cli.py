@@ -233,3 +233,18 @@ def test_a_broken_shapes_file_is_an_error_not_a_pass(run, tmp_path: Path) -> Non
     shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> . <urn:s> a sh:NodeShape ; sh:minCount \"many\" .")
     code, _, err = run("validate", str(LIA), "--shapes", str(shapes))
     assert code == 2 and "urn:s" in err
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path) -> None:
+    """`memkg query … | head -1`: the closed pipe ends memkg quietly with exit 0."""
+    from pyoxigraph import Literal, NamedNode, Quad
+
+    store = tmp_path / "store"
+    with MemoryStore(store, validation=None) as mem:  # more output than a pipe buffers (64 KiB)
+        mem.write(Quad(NamedNode(f"{EX}n{i}"), NamedNode(f"{EX}label"), Literal(f"node {i}")) for i in range(20_000))
+    proc = subprocess.Popen([sys.executable, "-m", "memkg", "--store", str(store), "query", "SELECT * { ?s ?p ?o }"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away with most of the output unread
+    assert proc.wait(timeout=60) == 0
+    assert b"Broken pipe" not in proc.stderr.read()

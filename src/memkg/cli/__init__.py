@@ -48,9 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
-    except (ValueError, OSError) as err:
+    except BrokenPipeError:  # e.g. `memkg export | head`: the reader has all it wants
+        # Python would complain again when it flushes stdout at exit; point it at nothing.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except (ValueError, OSError) as err:  # BrokenPipeError is an OSError: it is caught above
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # e.g. `memkg export | head`
-        return EXIT_OK
 
