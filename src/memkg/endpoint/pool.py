@@ -138,7 +138,8 @@ class WorkerPool:
             if self._closing:
                 return
             t = threading.Thread(target=self._start_one, name="memkg-worker-start", daemon=True)
-            self._starting.append(t)
+            # Forget the starters that are done: a long-lived server replaces workers often.
+            self._starting = [s for s in self._starting if s.is_alive()] + [t]
         t.start()
 
     def _start_one(self) -> None:
