@@ -140,6 +140,50 @@ def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) 
 # -- (a) the whole store ---------------------------------------------------------------------------
 
 
+def seeded_violations(store: MemoryStore, per_kind: int, seed: int) -> list[pyoxigraph.Quad]:
+    """Quads that break invariants, ``per_kind`` of each kind, on random existing nodes.
+
+    With a valid store both engines report nothing, and "identical results" would be
+    an empty comparison: these give both engines the same violations to find.
+    """
+    from pyoxigraph import Literal, Quad, Triple
+
+    from memkg.vocab import mem, memx, prov, rdf, xsd
+
+    graph = NamedNode(TENANT)
+    rng = random.Random(seed + 11)
+    pool = 50 * per_kind
+    claims, messages = [], []
+    for q in store.raw.quads_for_pattern(None, rdf.type, mem.Claim, graph):
+        claims.append(q.subject)
+        if len(claims) >= pool:
+            break
+    for q in store.raw.quads_for_pattern(None, rdf.type, mem.Message, graph):
+        messages.append(q.subject)
+        if len(messages) >= pool:
+            break
+    c = rng.sample(claims, 6 * per_kind)
+    m = rng.sample(messages, 3 * per_kind)
+    event_ids = [next(iter(store.raw.quads_for_pattern(x, mem.eventId, None, graph))).object for x in m[per_kind:2 * per_kind]]
+    out: list[tuple[Any, Any, Any]] = []
+    for i in range(per_kind):
+        out.append((c[i], mem.confidence, Literal("1.5", datatype=xsd.decimal)))  # 10: outside [0, 1]
+        out.append((c[per_kind + i], mem.validFrom, Literal("2026-01-01T00:00:00", datatype=xsd.dateTime)))  # 6: no zone
+        out.append((c[2 * per_kind + i], mem.context, NamedNode(f"{EX}untyped{i}")))  # 2: untyped far end
+        a, b = c[3 * per_kind + i], c[4 * per_kind + i]
+        out += [(a, mem.supersedes, b), (b, mem.supersedes, a)]  # 8: a version cycle
+        out.append((c[5 * per_kind + i], prov.wasDerivedFrom, c[5 * per_kind + i]))  # 8: derived from itself
+        out.append((m[i], mem.eventId, event_ids[i]))  # 9: an event id held twice
+        out.append((m[2 * per_kind + i], mem.assertedBy, m[i]))  # 3: only a claim is asserted by
+        fresh = NamedNode(f"{EX}badclaim{i}")
+        undeclared = NamedNode(f"{EX}undeclared{i}")
+        subject, obj = NamedNode(f"{EX}p{i}"), NamedNode(f"{EX}n{i}")
+        out += [(fresh, rdf.type, mem.Claim), (fresh, rdf.reifies, Triple(subject, undeclared, obj)),  # 4 and 5
+                (fresh, memx.subject, subject), (fresh, memx.predicate, undeclared), (fresh, memx.object, obj)]
+    quads = [Quad(s, p, o, graph) for s, p, o in out]
+    return [q for q in dict.fromkeys(quads) if q not in store.raw]
+
+
 @contextmanager
 def _nothing() -> Any:
     yield
@@ -173,9 +217,23 @@ def prepared_sparql() -> Any:
         processor.SPARQLProcessor.query = original
 
 
-def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, pyshacl_mode: str) -> dict[str, Any]:
+def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, pyshacl_mode: str,
+                violations: int) -> dict[str, Any]:
     path, info = built_store(claims, seed, folder, rebuild=rebuild)
     store = MemoryStore(path, validation=None)
+    seeded = seeded_violations(store, violations, seed) if violations else []
+    store.raw.extend(seeded)
+    log(f"  seeded {len(seeded)} invariant-breaking quads ({violations} of each kind); removed again at the end")
+    try:
+        return _whole_store(store, info, claims, repeat, pyshacl_mode, len(seeded))
+    finally:
+        for q in seeded:
+            store.raw.remove(q)
+        store.close()
+
+
+def _whole_store(store: MemoryStore, info: dict[str, Any], claims: int, repeat: int, pyshacl_mode: str,
+                 seeded: int) -> dict[str, Any]:
     native_runs: list[dict[str, float]] = []
     native_report = None
     for i in range(repeat):
@@ -198,13 +256,13 @@ def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool
     native_wall = statistics.median(r["wall"] for r in native_runs)
     native_cpu = statistics.median(r["cpu"] for r in native_runs)
     return dict(
-        claims=claims, store=info, quads=len(store), repeat=repeat, pyshacl_mode=pyshacl_mode,
+        claims=claims, store=info, quads=len(store), repeat=repeat, pyshacl_mode=pyshacl_mode, seeded_quads=seeded,
         native_wall_s=round(native_wall, 3), native_cpu_s=round(native_cpu, 3),
         native_runs=[{k: round(v, 3) for k, v in r.items()} for r in native_runs],
         pyshacl_wall_s=round(py["wall"], 3), pyshacl_cpu_s=round(py["cpu"], 3),
         ratio_wall=round(py["wall"] / native_wall, 1), ratio_cpu=round(py["cpu"] / native_cpu, 1),
         native_results=len(native_report.results), pyshacl_results=len(pyshacl_report.results),
-        identical=n == p, native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
+        compared=len(n), identical=n == p, native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
         loadavg_during_pyshacl=[load_before, os.getloadavg()[0]],
     )
 
@@ -358,7 +416,8 @@ def markdown(record: dict[str, Any]) -> str:
             f"| pySHACL ({a['pyshacl_mode']}) | {a['pyshacl_wall_s']:.1f} | {a['pyshacl_cpu_s']:.1f} | {a['pyshacl_results']} |",
             f"| **ratio** | **{a['ratio_wall']:.0f}x** | **{a['ratio_cpu']:.0f}x** | |",
             "",
-            f"Results identical (TenantIsolation excluded): **{'yes' if a['identical'] else 'NO'}**. "
+            f"{a['seeded_quads']} invariant-breaking quads seeded (removed afterwards). "
+            f"Results identical (TenantIsolation excluded; {a['compared']} compared): **{'yes' if a['identical'] else 'NO'}**. "
             f"Goal native >= {GOAL_RATIO:g}x faster: **{'met' if a['ratio_wall'] >= GOAL_RATIO else 'NOT met'}**.",
             "",
         ]
@@ -404,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="native whole-store runs, median reported (default 3)")
     ap.add_argument("--pyshacl-mode", choices=("prepared", "stock"), default="prepared",
                     help="prepared: rdflib parses each constraint's SPARQL once (default); stock: as shipped")
+    ap.add_argument("--violations", type=int, default=20,
+                    help="for (a): seed this many violations of each of 8 kinds into the store before validating, "
+                         "removed afterwards (default 20; 0: validate the valid store as built)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", type=Path, default=Path(os.environ.get("MEMKG_BENCH_DIR", "/tmp/memkg-bench")),
                     help="where built stores are cached (default /tmp/memkg-bench or $MEMKG_BENCH_DIR)")
@@ -419,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     record: dict[str, Any] = dict(environment=environment(), seed=args.seed, loadavg=[os.getloadavg()[0]])
     if not args.skip_whole:
         log(f"(a) whole-store validation at {args.claims:,} claims")
-        record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode)
+        record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode,
+                                      args.violations)
     if not args.skip_incremental:
         log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
         record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,

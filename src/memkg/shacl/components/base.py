@@ -39,7 +39,9 @@ class Fragment:
     nodes and ``%GROUP%`` by the variables to group on. ``value`` says whether
     the context's value variable carries ``sh:value``; ``path``/``key`` whether
     the path/key output variables are bound. ``post`` is a Python step over the
-    rows (for components decided outside SPARQL).
+    rows (for components decided outside SPARQL). ``focused_select``, if given,
+    replaces ``body`` when the focus nodes are given explicitly (incremental
+    validation): a template like ``select`` whose lookups start from them.
     """
 
     body: str = ""
@@ -47,6 +49,7 @@ class Fragment:
     path: bool = False
     key: bool = False
     select: str | None = None
+    focused_select: str | None = None
     post: Callable[["Engine", list["Row"]], list["Row"]] | None = None
 
 
