@@ -50,6 +50,7 @@ import platform
 import pstats
 import random
 import shutil
+import signal
 import statistics
 import sys
 import time
@@ -292,7 +293,7 @@ class Writes:
 
 def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
     """Wrap the helpers WriteValidator.stage calls (module globals, looked up at call time) with timers."""
-    names = ["_has_data", "_describe", "_chains", "_event_id_holders", "_types"]
+    names = ["_describe", "_chains", "_event_id_holders", "_types"]
     spent: dict[str, list[float]] = {n: [] for n in names}
     originals = {n: getattr(validation, n) for n in names}
 
@@ -477,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
     ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
     args = ap.parse_args(argv)
+    # Stopped with kill: unwind, so that the seeded violations and the add path's claims are erased.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     record: dict[str, Any] = dict(environment=environment(), seed=args.seed, loadavg=[os.getloadavg()[0]])
     if not args.skip_whole:

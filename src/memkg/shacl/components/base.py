@@ -116,6 +116,10 @@ class Component:
     SCOPE: ClassVar[str] = "any"
     #: Parameters whose presence activates the component (default: the first parameter).
     ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = ()
+    #: Whether the component judges only value nodes, so that a focus node without
+    #: value nodes conforms to it (sh:minCount, sh:hasValue, sh:equals or SPARQL do not).
+    #: Incremental validation skips its query for focus nodes with no values.
+    PER_VALUE: ClassVar[bool] = False
 
     @classmethod
     def activators(cls) -> tuple[NamedNode, ...]:

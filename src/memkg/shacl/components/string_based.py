@@ -29,6 +29,7 @@ class MinLengthComponent(_Length):
     """sh:minLength — the string form of every value node has at least n characters."""
 
     IRI = SH.MinLengthConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.minLength,)
     PARAM = SH.minLength
     OPERATOR = ">="
@@ -43,6 +44,7 @@ class MaxLengthComponent(_Length):
     """sh:maxLength — the string form of every value node has at most n characters."""
 
     IRI = SH.MaxLengthConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.maxLength,)
     PARAM = SH.maxLength
     OPERATOR = "<="
@@ -60,6 +62,7 @@ class PatternComponent(Component):
     """sh:pattern (+ sh:flags) — the string form of every value node matches the regular expression."""
 
     IRI = SH.PatternConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.pattern, SH.flags)
     SPEC = "SHACL §4.4.3 sh:pattern"
     ANCHOR = SHACL_SPEC + "#PatternConstraintComponent"
@@ -95,6 +98,7 @@ class LanguageInComponent(Component):
     """sh:languageIn — every value node is a literal whose language tag matches one of the ranges."""
 
     IRI = SH.LanguageInConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.languageIn,)
     SPEC = "SHACL §4.4.4 sh:languageIn"
     ANCHOR = SHACL_SPEC + "#LanguageInConstraintComponent"
@@ -119,6 +123,7 @@ class UniqueLangComponent(Component):
     """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only)."""
 
     IRI = SH.UniqueLangConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.uniqueLang,)
     SPEC = "SHACL §4.4.5 sh:uniqueLang"
     ANCHOR = SHACL_SPEC + "#UniqueLangConstraintComponent"
