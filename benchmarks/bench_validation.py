@@ -25,13 +25,18 @@ results, ~10x faster: the baseline most favourable to pySHACL);
 (``validation=None``, cached by size under ``--dir``; the build time is reported
 against ``--build-budget``). Then, for ``--writes`` random single-claim writes
 (a claim about an existing person, on a declared predicate, about an existing
-entity, asserted by an existing message), it times
-``WriteValidator("native")(store, batch)`` on exactly the batch ``store.add``
-would validate, split into ``stage`` (copying the context into a scratch store)
-and the engine's ``validate`` on it, and then the full ``store.add(Claim(…))``
-path (mint, stamp, index, validate, commit). The claims ``store.add`` wrote are
-erased again afterwards, so the cached store stays as built. Goal: p95 <= 2 ms for
-the validator.
+entity, asserted by an existing message), it times two things:
+
+* **the validation of the write**: ``WriteValidator("native")(store, batch)``, where
+  ``batch`` is exactly what ``store.add`` hands its validator (the claim's quads,
+  stamped, with its index triples: 9 quads), split into ``stage`` (reading the
+  context from the store and building the scratch store) and the engine's
+  ``validate`` on it (the verdict). Building the batch is not timed. Goal: p95 <= 2 ms;
+* **the whole write**: ``store.add(Claim(…))`` (mint, stamp, index, validate, commit
+  to disk), the figure a caller sees.
+
+The claims ``store.add`` wrote are erased again afterwards, so the cached store
+stays as built.
 
 Markdown tables go to stdout, progress to stderr; ``--json`` also writes every
 figure (``-`` for stdout). Timings are wall clock with CPU time beside them: on a
@@ -334,7 +339,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
 
     # 1. the validator alone, split into stage and engine; helper timings on the side.
     spent, restore = _timed_helpers()
-    rows: dict[str, list[float]] = {k: [] for k in ("total", "stage", "engine", "total_cpu", "scratch_quads")}
+    rows: dict[str, list[float]] = {k: [] for k in ("total", "stage", "engine", "total_cpu", "stage_cpu", "engine_cpu",
+                                                   "scratch_quads")}
     profiler = cProfile.Profile() if profile else None
     try:
         for _ in range(n_writes):
@@ -345,7 +351,7 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
             if profiler:
                 profiler.enable()
             scratch, focus, graphs = validator.stage(store.raw, b)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             results = validation._validate_graphs(validator.engine, scratch, graphs, focus)
             t2, c2 = time.perf_counter(), time.process_time()
             if profiler:
@@ -355,6 +361,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
             rows["engine"].append((t2 - t1) * 1000)
             rows["total"].append((t2 - t0) * 1000)
             rows["total_cpu"].append((c2 - c0) * 1000)
+            rows["stage_cpu"].append((c1 - c0) * 1000)
+            rows["engine_cpu"].append((c2 - c1) * 1000)
             rows["scratch_quads"].append(len(scratch))
     finally:
         restore()
@@ -392,7 +400,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
         claims=claims, store=info, writes=n_writes, warmup=warmup, build_budget_s=budget,
         built_within_budget=info["build_s"] <= budget,
         validator=stats(rows["total"]), validator_cpu=stats(rows["total_cpu"]),
-        stage=stats(rows["stage"]), engine=stats(rows["engine"]), stage_helpers=helpers,
+        stage=stats(rows["stage"]), engine=stats(rows["engine"]), stage_cpu=stats(rows["stage_cpu"]),
+        engine_cpu=stats(rows["engine_cpu"]), stage_helpers=helpers,
         scratch_quads=stats(rows["scratch_quads"]),
         add=stats(add_ms), add_cpu=stats(add_cpu), profile=profile_text,
     )
@@ -435,8 +444,9 @@ def markdown(record: dict[str, Any]) -> str:
             "|---|---:|---:|---:|---:|",
         ]
         rows = [("WriteValidator (wall)", b["validator"]), ("WriteValidator (CPU)", b["validator_cpu"]),
-                ("  stage: scratch store + context", b["stage"]), ("  engine.validate on the scratch", b["engine"])]
-        rows += [(f"    stage › {n}", v) for n, v in b["stage_helpers"].items()]
+                ("  stage: scratch store + context (wall)", b["stage"]), ("  stage (CPU)", b["stage_cpu"]),
+                ("  engine.validate on the scratch (wall)", b["engine"]), ("  engine (CPU)", b["engine_cpu"])]
+        rows += [(f"    stage › {n} (wall)", v) for n, v in b["stage_helpers"].items()]
         rows += [("store.add(Claim(…)) (wall)", b["add"]), ("store.add(Claim(…)) (CPU)", b["add_cpu"]),
                  ("scratch store size (quads)", b["scratch_quads"])]
         for name, s in rows:
