@@ -336,6 +336,9 @@ class WriteValidator:
         # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
         nodes = list(dict.fromkeys([*subjects, *objects]))
         context |= _types(main, nodes)
+        # A class the data declares (ex:PersonKind rdfs:subClassOf mem:Person) brings its superclasses.
+        classes = [q.object for q in (*batch, *context) if q.predicate == rdf.type]
+        context |= _hierarchy(main, classes)
         scratch = Store()
         scratch.extend(batch)
         scratch.extend(context)
@@ -394,6 +397,24 @@ def _types(main: Store, nodes: Sequence[Term]) -> set[Quad]:
         )
         for r in main.query(query):
             out.add(Quad(r["x"], rdf.type, r["t"], r["g"] if r["g"] is not None else DefaultGraph()))
+    return out
+
+
+def _hierarchy(main: Store, classes: Sequence[Term]) -> set[Quad]:
+    """The ``rdfs:subClassOf`` quads above ``classes`` in the data (the ontology's are copied whole)."""
+    out: set[Quad] = set()
+    seen = set(classes)
+    todo = list(seen)
+    while todo:
+        cls = todo.pop()
+        if not isinstance(cls, (NamedNode, BlankNode)):
+            continue
+        for q in main.quads_for_pattern(cls, rdfs.subClassOf, None, None):
+            if q.graph_name != ONTOLOGY_GRAPH:
+                out.add(q)
+                if q.object not in seen:
+                    seen.add(q.object)
+                    todo.append(q.object)
     return out
 
 
