@@ -337,7 +337,7 @@ class WriteValidator:
         nodes = list(dict.fromkeys([*subjects, *objects]))
         context |= _types(main, nodes)
         # A class the data declares (ex:PersonKind rdfs:subClassOf mem:Person) brings its superclasses.
-        classes = [q.object for q in (*batch, *context) if q.predicate == rdf.type]
+        classes = [q.object for q in (*batch, *context) if q.predicate == _RDF_TYPE]
         context |= _hierarchy(main, classes)
         scratch = Store()
         scratch.extend(batch)
@@ -388,7 +388,7 @@ def _types(main: Store, nodes: Sequence[Term]) -> set[Quad]:
     out: set[Quad] = set()
     if len(nodes) <= _LOOKUP_LIMIT:
         for node in nodes:
-            out.update(q for q in main.quads_for_pattern(node, rdf.type, None, None) if q.graph_name != ONTOLOGY_GRAPH)
+            out.update(q for q in main.quads_for_pattern(node, _RDF_TYPE, None, None) if q.graph_name != ONTOLOGY_GRAPH)
         return out
     for rows in _chunks(nodes):
         query = (
@@ -409,7 +409,7 @@ def _hierarchy(main: Store, classes: Sequence[Term]) -> set[Quad]:
         cls = todo.pop()
         if not isinstance(cls, (NamedNode, BlankNode)):
             continue
-        for q in main.quads_for_pattern(cls, rdfs.subClassOf, None, None):
+        for q in main.quads_for_pattern(cls, _SUBCLASS_OF, None, None):
             if q.graph_name != ONTOLOGY_GRAPH:
                 out.add(q)
                 if q.object not in seen:
@@ -513,6 +513,7 @@ def _ontology_context(subjects: Sequence[Term], nodes: Sequence[Term]) -> list[Q
 
 
 _RDF_TYPE = rdf.type
+_SUBCLASS_OF = rdfs.subClassOf
 
 
 def install(store: MemoryStore, engine: str = "native") -> MemoryStore:
