@@ -127,3 +127,19 @@ def test_incremental_validation_runs_few_queries() -> None:
     engine.validate([ex("x1")])
     assert engine.queries <= 2
     assert EX
+
+
+def test_a_pattern_cleared_in_python_never_hides_a_mismatch() -> None:
+    # Values that match sh:pattern in Python spare the query; anything else is still judged by REGEX.
+    zoned = shapes("""
+    ex:Z a sh:NodeShape ; sh:targetSubjectsOf ex:t ; sh:property [ sh:path ex:t ; sh:pattern "(Z|[+-][0-9][0-9]:[0-9][0-9])$" ] .
+    """)
+    store = Store()
+    values = {"ok": Literal("2026-01-01T00:00:00Z"), "no-zone": Literal("2026-01-01T00:00:00"),
+              "newline": Literal("2026-01-01T00:00:00Z\n"), "iri": ex("at+01:00"), "blank": BlankNode("b")}
+    for name, value in values.items():
+        store.add(Quad(ex(name), ex("t"), value, DefaultGraph()))
+    focus = [ex(name) for name in values]
+    assert {str(r.focus) for r in zoned.validate(store, focus=focus).results} == {
+        str(ex("no-zone")), str(ex("newline")), str(ex("blank"))}
+    assert key(zoned.validate(store, focus=focus)) == key(zoned.validate(store))

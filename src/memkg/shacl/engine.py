@@ -284,12 +284,16 @@ class Engine:
 
     def _may_report(self, branch: Branch, node: Term) -> bool:
         """False if ``branch`` cannot report about ``node``: a per-value constraint of a
-        property shape on a predicate path, and ``node`` has no value for it. One index
-        look-up here spares parsing and planning its part of a query."""
+        property shape on a predicate path, and ``node`` has no value for it (or values
+        the component clears in Python). One index look-up here spares parsing and
+        planning its part of a query."""
         comp, path = branch.component, branch.shape.path
         if branch.route or comp is None or not comp.PER_VALUE or not isinstance(path, PredicatePath):
             return True
-        return self.view.exists(node, path.iri, None)
+        if isinstance(node, Literal):
+            return False
+        values = self.view.outgoing(node).get(path.iri)
+        return bool(values) and not comp.surely_conforms(values)
 
     def result(self, row: Row) -> ValidationResult:
         branch = row.branch

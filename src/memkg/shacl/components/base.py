@@ -121,6 +121,11 @@ class Component:
     #: Incremental validation skips its query for focus nodes with no values.
     PER_VALUE: ClassVar[bool] = False
 
+    def surely_conforms(self, values: list[Term]) -> bool:
+        """Whether these value nodes of one focus node certainly conform (a per-value
+        component may decide cheap cases in Python to spare a query; False: ask SPARQL)."""
+        return False
+
     @classmethod
     def activators(cls) -> tuple[NamedNode, ...]:
         return cls.ACTIVATORS or cls.PARAMETERS[:1]
