@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
 
-from .compiler import MAX_BRANCHES, Binder, Branch, Compiler, node_binders
+from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
 from .paths import Path, PredicatePath
 from .report import ValidationResult
@@ -272,8 +272,11 @@ class Engine:
             for shape in self.shapes._targeted:
                 matched = [n for n in nodes if self.targets(shape, n)]
                 binders: dict[tuple[Term, ...], list[Binder]] = {}
+                # Sparing queries pays for a small write, where parsing and planning them is
+                # most of the cost; for many nodes evaluation dominates and the checks would not.
+                prune = len(matched) <= VALUES_CHUNK
                 for branch in self.compiler.plan(shape) if matched else ():
-                    reported = tuple(n for n in matched if self._may_report(branch, n))
+                    reported = tuple(n for n in matched if not prune or self._may_report(branch, n))
                     if reported not in binders:
                         binders[reported] = node_binders(reported)
                     items.extend((branch, binder) for binder in binders[reported])
