@@ -10,8 +10,12 @@ on-disk store with ``MemoryStore(path, validation=None)`` (cached under
 ``--dir``), then validated in this process with
 ``validate_store(store, engine="native")`` (``--repeat`` times, median) and with
 ``validate_store(store, engine="pyshacl")`` (once: it is slow) on the same data
-and shapes. The two results must be identical (as ``Result.key()``), leaving out
-mem:TenantIsolationShape, which pySHACL cannot run (it reads other graphs).
+and shapes. Before that, ``--violations`` violations of each of 8 kinds are seeded
+into the store (removed again afterwards), so both engines have results to agree
+on. The two results must be identical (as ``Result.key()``), leaving out
+mem:TenantIsolationShape, which pySHACL cannot run (it reads other graphs); a
+difference the differential test documents as one engine's known error (its
+``ALLOWANCES``, each citing the clause that decides) is named, not hidden.
 Goal: native at least 20x faster.
 
 pySHACL hands rdflib the text of each SHACL-SPARQL constraint once per focus node,
@@ -25,13 +29,18 @@ results, ~10x faster: the baseline most favourable to pySHACL);
 (``validation=None``, cached by size under ``--dir``; the build time is reported
 against ``--build-budget``). Then, for ``--writes`` random single-claim writes
 (a claim about an existing person, on a declared predicate, about an existing
-entity, asserted by an existing message), it times
-``WriteValidator("native")(store, batch)`` on exactly the batch ``store.add``
-would validate, split into ``stage`` (copying the context into a scratch store)
-and the engine's ``validate`` on it, and then the full ``store.add(Claim(…))``
-path (mint, stamp, index, validate, commit). The claims ``store.add`` wrote are
-erased again afterwards, so the cached store stays as built. Goal: p95 <= 2 ms for
-the validator.
+entity, asserted by an existing message), it times two things:
+
+* **the validation of the write**: ``WriteValidator("native")(store, batch)``, where
+  ``batch`` is exactly what ``store.add`` hands its validator (the claim's quads,
+  stamped, with its index triples: 9 quads), split into ``stage`` (reading the
+  context from the store and building the scratch store) and the engine's
+  ``validate`` on it (the verdict). Building the batch is not timed. Goal: p95 <= 2 ms;
+* **the whole write**: ``store.add(Claim(…))`` (mint, stamp, index, validate, commit
+  to disk), the figure a caller sees.
+
+The claims ``store.add`` wrote are erased again afterwards, so the cached store
+stays as built.
 
 Markdown tables go to stdout, progress to stderr; ``--json`` also writes every
 figure (``-`` for stdout). Timings are wall clock with CPU time beside them: on a
@@ -50,6 +59,7 @@ import platform
 import pstats
 import random
 import shutil
+import signal
 import statistics
 import sys
 import time
@@ -140,6 +150,50 @@ def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) 
 # -- (a) the whole store ---------------------------------------------------------------------------
 
 
+def seeded_violations(store: MemoryStore, per_kind: int, seed: int) -> list[pyoxigraph.Quad]:
+    """Quads that break invariants, ``per_kind`` of each kind, on random existing nodes.
+
+    With a valid store both engines report nothing, and "identical results" would be
+    an empty comparison: these give both engines the same violations to find.
+    """
+    from pyoxigraph import Literal, Quad, Triple
+
+    from memkg.vocab import mem, memx, prov, rdf, xsd
+
+    graph = NamedNode(TENANT)
+    rng = random.Random(seed + 11)
+    pool = 50 * per_kind
+    claims, messages = [], []
+    for q in store.raw.quads_for_pattern(None, rdf.type, mem.Claim, graph):
+        claims.append(q.subject)
+        if len(claims) >= pool:
+            break
+    for q in store.raw.quads_for_pattern(None, rdf.type, mem.Message, graph):
+        messages.append(q.subject)
+        if len(messages) >= pool:
+            break
+    c = rng.sample(claims, 6 * per_kind)
+    m = rng.sample(messages, 3 * per_kind)
+    event_ids = [next(iter(store.raw.quads_for_pattern(x, mem.eventId, None, graph))).object for x in m[per_kind:2 * per_kind]]
+    out: list[tuple[Any, Any, Any]] = []
+    for i in range(per_kind):
+        out.append((c[i], mem.confidence, Literal("1.5", datatype=xsd.decimal)))  # 10: outside [0, 1]
+        out.append((c[per_kind + i], mem.validFrom, Literal("2026-01-01T00:00:00", datatype=xsd.dateTime)))  # 6: no zone
+        out.append((c[2 * per_kind + i], mem.context, NamedNode(f"{EX}untyped{i}")))  # 2: untyped far end
+        a, b = c[3 * per_kind + i], c[4 * per_kind + i]
+        out += [(a, mem.supersedes, b), (b, mem.supersedes, a)]  # 8: a version cycle
+        out.append((c[5 * per_kind + i], prov.wasDerivedFrom, c[5 * per_kind + i]))  # 8: derived from itself
+        out.append((m[i], mem.eventId, event_ids[i]))  # 9: an event id held twice
+        out.append((m[2 * per_kind + i], mem.assertedBy, m[i]))  # 3: only a claim is asserted by
+        fresh = NamedNode(f"{EX}badclaim{i}")
+        undeclared = NamedNode(f"{EX}undeclared{i}")
+        subject, obj = NamedNode(f"{EX}p{i}"), NamedNode(f"{EX}n{i}")
+        out += [(fresh, rdf.type, mem.Claim), (fresh, rdf.reifies, Triple(subject, undeclared, obj)),  # 4 and 5
+                (fresh, memx.subject, subject), (fresh, memx.predicate, undeclared), (fresh, memx.object, obj)]
+    quads = [Quad(s, p, o, graph) for s, p, o in out]
+    return [q for q in dict.fromkeys(quads) if q not in store.raw]
+
+
 @contextmanager
 def _nothing() -> Any:
     yield
@@ -147,6 +201,26 @@ def _nothing() -> Any:
 
 def compared_keys(report: validation.Report) -> set[tuple[str, ...]]:
     return {r.key() for r in report.results if str(r.shape).strip("<>") != TENANT_ISOLATION}
+
+
+def allowances(store: MemoryStore, native: validation.Report, pyshacl: validation.Report,
+               n: set[tuple[str, ...]], p: set[tuple[str, ...]]) -> tuple[dict[str, int], int]:
+    """The differences the differential test documents as one engine's known error (its
+    ``ALLOWANCES``, each citing the clause that decides), by name; and how many are left unexplained."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_engines_differential import explained
+
+    used: dict[str, int] = {}
+    unexplained = 0
+    for side, report, keys in (("native", native, n - p), ("pyshacl", pyshacl, p - n)):
+        for r in report.results:
+            if r.key() in keys:
+                a = explained(r, side, store.raw)
+                if a is None:
+                    unexplained += 1
+                else:
+                    used[a.name] = used.get(a.name, 0) + 1
+    return used, unexplained
 
 
 @contextmanager
@@ -173,9 +247,23 @@ def prepared_sparql() -> Any:
         processor.SPARQLProcessor.query = original
 
 
-def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, pyshacl_mode: str) -> dict[str, Any]:
+def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, pyshacl_mode: str,
+                violations: int) -> dict[str, Any]:
     path, info = built_store(claims, seed, folder, rebuild=rebuild)
     store = MemoryStore(path, validation=None)
+    seeded = seeded_violations(store, violations, seed) if violations else []
+    store.raw.extend(seeded)
+    log(f"  seeded {len(seeded)} invariant-breaking quads ({violations} of each kind); removed again at the end")
+    try:
+        return _whole_store(store, info, claims, repeat, pyshacl_mode, len(seeded))
+    finally:
+        for q in seeded:
+            store.raw.remove(q)
+        store.close()
+
+
+def _whole_store(store: MemoryStore, info: dict[str, Any], claims: int, repeat: int, pyshacl_mode: str,
+                 seeded: int) -> dict[str, Any]:
     native_runs: list[dict[str, float]] = []
     native_report = None
     for i in range(repeat):
@@ -195,16 +283,18 @@ def whole_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool
     log(f"  pySHACL: {py['wall']:.1f} s wall, {py['cpu']:.1f} s CPU, {len(pyshacl_report.results)} result(s)")
     assert native_report is not None
     n, p = compared_keys(native_report), compared_keys(pyshacl_report)
+    allowed, unexplained = allowances(store, native_report, pyshacl_report, n, p)
     native_wall = statistics.median(r["wall"] for r in native_runs)
     native_cpu = statistics.median(r["cpu"] for r in native_runs)
     return dict(
-        claims=claims, store=info, quads=len(store), repeat=repeat, pyshacl_mode=pyshacl_mode,
+        claims=claims, store=info, quads=len(store), repeat=repeat, pyshacl_mode=pyshacl_mode, seeded_quads=seeded,
         native_wall_s=round(native_wall, 3), native_cpu_s=round(native_cpu, 3),
         native_runs=[{k: round(v, 3) for k, v in r.items()} for r in native_runs],
         pyshacl_wall_s=round(py["wall"], 3), pyshacl_cpu_s=round(py["cpu"], 3),
         ratio_wall=round(py["wall"] / native_wall, 1), ratio_cpu=round(py["cpu"] / native_cpu, 1),
         native_results=len(native_report.results), pyshacl_results=len(pyshacl_report.results),
-        identical=n == p, native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
+        compared=len(n), identical=n == p, identical_but_allowances=not unexplained, allowances=allowed,
+        native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
         loadavg_during_pyshacl=[load_before, os.getloadavg()[0]],
     )
 
@@ -234,7 +324,7 @@ class Writes:
 
 def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
     """Wrap the helpers WriteValidator.stage calls (module globals, looked up at call time) with timers."""
-    names = ["_has_data", "_describe", "_chains", "_event_id_holders", "_types"]
+    names = ["_describe", "_chains", "_event_id_holders", "_types", "_hierarchy"]
     spent: dict[str, list[float]] = {n: [] for n in names}
     originals = {n: getattr(validation, n) for n in names}
 
@@ -275,7 +365,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
 
     # 1. the validator alone, split into stage and engine; helper timings on the side.
     spent, restore = _timed_helpers()
-    rows: dict[str, list[float]] = {k: [] for k in ("total", "stage", "engine", "total_cpu", "scratch_quads")}
+    rows: dict[str, list[float]] = {k: [] for k in ("total", "stage", "engine", "total_cpu", "stage_cpu", "engine_cpu",
+                                                   "scratch_quads")}
     profiler = cProfile.Profile() if profile else None
     try:
         for _ in range(n_writes):
@@ -286,7 +377,7 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
             if profiler:
                 profiler.enable()
             scratch, focus, graphs = validator.stage(store.raw, b)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             results = validation._validate_graphs(validator.engine, scratch, graphs, focus)
             t2, c2 = time.perf_counter(), time.process_time()
             if profiler:
@@ -296,6 +387,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
             rows["engine"].append((t2 - t1) * 1000)
             rows["total"].append((t2 - t0) * 1000)
             rows["total_cpu"].append((c2 - c0) * 1000)
+            rows["stage_cpu"].append((c1 - c0) * 1000)
+            rows["engine_cpu"].append((c2 - c1) * 1000)
             rows["scratch_quads"].append(len(scratch))
     finally:
         restore()
@@ -333,7 +426,8 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
         claims=claims, store=info, writes=n_writes, warmup=warmup, build_budget_s=budget,
         built_within_budget=info["build_s"] <= budget,
         validator=stats(rows["total"]), validator_cpu=stats(rows["total_cpu"]),
-        stage=stats(rows["stage"]), engine=stats(rows["engine"]), stage_helpers=helpers,
+        stage=stats(rows["stage"]), engine=stats(rows["engine"]), stage_cpu=stats(rows["stage_cpu"]),
+        engine_cpu=stats(rows["engine_cpu"]), stage_helpers=helpers,
         scratch_quads=stats(rows["scratch_quads"]),
         add=stats(add_ms), add_cpu=stats(add_cpu), profile=profile_text,
     )
@@ -358,8 +452,14 @@ def markdown(record: dict[str, Any]) -> str:
             f"| pySHACL ({a['pyshacl_mode']}) | {a['pyshacl_wall_s']:.1f} | {a['pyshacl_cpu_s']:.1f} | {a['pyshacl_results']} |",
             f"| **ratio** | **{a['ratio_wall']:.0f}x** | **{a['ratio_cpu']:.0f}x** | |",
             "",
-            f"Results identical (TenantIsolation excluded): **{'yes' if a['identical'] else 'NO'}**. "
-            f"Goal native >= {GOAL_RATIO:g}x faster: **{'met' if a['ratio_wall'] >= GOAL_RATIO else 'NOT met'}**.",
+            f"{a['seeded_quads']} invariant-breaking quads seeded (removed afterwards). "
+            f"Results identical (TenantIsolation excluded; {a['compared']} compared): **{'yes' if a['identical'] else 'NO'}**"
+            + ("" if a["identical"] else
+               f"; identical but for the differential test's documented allowances {a['allowances']}: "
+               f"**{'yes' if a['identical_but_allowances'] else 'NO'}**") + ". "
+            f"Goal native >= {GOAL_RATIO:g}x faster: wall **{'met' if a['ratio_wall'] >= GOAL_RATIO else 'NOT met'}**, "
+            f"CPU **{'met' if a['ratio_cpu'] >= GOAL_RATIO else 'NOT met'}** (the load can change between the "
+            f"native runs and pySHACL's: the CPU ratio is the steadier one).",
             "",
         ]
     b = record.get("incremental")
@@ -375,15 +475,18 @@ def markdown(record: dict[str, Any]) -> str:
             "|---|---:|---:|---:|---:|",
         ]
         rows = [("WriteValidator (wall)", b["validator"]), ("WriteValidator (CPU)", b["validator_cpu"]),
-                ("  stage: scratch store + context", b["stage"]), ("  engine.validate on the scratch", b["engine"])]
-        rows += [(f"    stage › {n}", v) for n, v in b["stage_helpers"].items()]
+                ("  stage: scratch store + context (wall)", b["stage"]), ("  stage (CPU)", b["stage_cpu"]),
+                ("  engine.validate on the scratch (wall)", b["engine"]), ("  engine (CPU)", b["engine_cpu"])]
+        rows += [(f"    stage › {n} (wall)", v) for n, v in b["stage_helpers"].items()]
         rows += [("store.add(Claim(…)) (wall)", b["add"]), ("store.add(Claim(…)) (CPU)", b["add_cpu"]),
                  ("scratch store size (quads)", b["scratch_quads"])]
         for name, s in rows:
             lines.append(f"| {name} | {s['p50']:.3f} | {s['p95']:.3f} | {s['p99']:.3f} | {s['mean']:.3f} |")
         lines += ["", f"Goal (validator p95 <= {GOAL_P95_MS:g} ms): "
-                      f"**{'met' if b['validator']['p95'] <= GOAL_P95_MS else 'NOT met'}** "
-                      f"({b['validator']['p95']:.3f} ms wall, {b['validator_cpu']['p95']:.3f} ms CPU).", ""]
+                      f"wall **{'met' if b['validator']['p95'] <= GOAL_P95_MS else 'NOT met'}** "
+                      f"({b['validator']['p95']:.3f} ms), CPU **{'met' if b['validator_cpu']['p95'] <= GOAL_P95_MS else 'NOT met'}** "
+                      f"({b['validator_cpu']['p95']:.3f} ms). With the load average above the CPU count, a process "
+                      f"waits for a core now and then: wall p95 then measures the scheduler.", ""]
     return "\n".join(lines)
 
 
@@ -404,6 +507,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="native whole-store runs, median reported (default 3)")
     ap.add_argument("--pyshacl-mode", choices=("prepared", "stock"), default="prepared",
                     help="prepared: rdflib parses each constraint's SPARQL once (default); stock: as shipped")
+    ap.add_argument("--violations", type=int, default=20,
+                    help="for (a): seed this many violations of each of 8 kinds into the store before validating, "
+                         "removed afterwards (default 20; 0: validate the valid store as built)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", type=Path, default=Path(os.environ.get("MEMKG_BENCH_DIR", "/tmp/memkg-bench")),
                     help="where built stores are cached (default /tmp/memkg-bench or $MEMKG_BENCH_DIR)")
@@ -415,11 +521,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
     ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
     args = ap.parse_args(argv)
+    # Stopped with kill: unwind, so that the seeded violations and the add path's claims are erased.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     record: dict[str, Any] = dict(environment=environment(), seed=args.seed, loadavg=[os.getloadavg()[0]])
     if not args.skip_whole:
         log(f"(a) whole-store validation at {args.claims:,} claims")
-        record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode)
+        record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode,
+                                      args.violations)
     if not args.skip_incremental:
         log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
         record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,

@@ -18,10 +18,14 @@ ontology); the other graphs stay reachable through ``GRAPH``, which is how
 On a write, :class:`WriteValidator` copies the write and the part of the store
 it needs to judge it (the touched nodes' descriptions, the types of what they
 link to, the version and lineage chains they join, the other holders of their
-event ids) into a scratch store and validates only the touched nodes there:
-the cost follows the size of the write, not of the store. That context is what
-memkg's own shapes read; a user's extra shapes (``--shapes``) are checked by
-``memkg validate``, not on every write.
+event ids; of the ontology, the class hierarchy and those nodes' types) into a
+scratch store and validates only the touched nodes there: the cost follows the
+size of the write, not of the store. That context is what memkg's own shapes
+read; a user's extra shapes (``--shapes``) are checked by ``memkg validate``,
+not on every write. For a small write the context is read with direct index
+look-ups (a SPARQL query costs ~0.1 ms to parse and plan before it reads
+anything), and most of the cost left is parsing and planning the few validation
+queries (``benchmarks/bench_validation.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from pyoxigraph import (
 from .errors import ParseError, Violation
 from .ontology import ONTOLOGY_GRAPH, ontology_quads
 from .resources import data_dir
-from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf
+from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf, rdfs
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -330,32 +334,43 @@ class WriteValidator:
         subjects += [n for n in touched if isinstance(n, NamedNode) and n not in subjects]
         objects = list({q.object: None for q in batch if isinstance(q.object, NamedNode)})
         context: set[Quad] = set()
-        if _has_data(main, graphs):
-            described = _describe(main, subjects, graphs)
-            context |= described
-            objects += [q.object for q in described if isinstance(q.object, NamedNode)]
-            context |= _chains(main, [*subjects, *objects])
-            context |= _event_id_holders(main, batch)
-        if _has_data(main, None):
-            # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
-            context |= _types(main, list(dict.fromkeys([*subjects, *objects])))
+        # Direct look-ups, not "is the store empty?" first: on an empty store they are as
+        # cheap as that question, and on a full one it would be asked for nothing.
+        described = _describe(main, subjects, graphs)
+        context |= described
+        objects += [q.object for q in described if isinstance(q.object, NamedNode)]
+        # Chains matter to cycles through a touched node and to support-group members:
+        # they start at the touched nodes and at what those point to through a chain.
+        links = [q.object for q in (*batch, *described) if q.predicate in _CHAIN_STARTS and isinstance(q.object, NamedNode)]
+        context |= _chains(main, [*subjects, *links])
+        context |= _event_id_holders(main, batch)
+        # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
+        nodes = list(dict.fromkeys([*subjects, *objects]))
+        context |= _types(main, nodes)
+        # A class the data declares (ex:PersonKind rdfs:subClassOf mem:Person) brings its superclasses.
+        classes = [q.object for q in (*batch, *context) if q.predicate == _RDF_TYPE]
+        context |= _hierarchy(main, classes)
         for node in touched:  # blank nodes too, which the SPARQL lookups above cannot name
             for g in [DefaultGraph(), *graphs]:
                 context.update(main.quads_for_pattern(node, None, None, g))
         scratch = Store()
         scratch.extend(batch)
         scratch.extend(context)
-        scratch.extend(_ontology_quads())
         for q in removed:
             scratch.remove(q)
         if not context:
+            scratch.extend(_ontology_quads())
             return scratch, None, graphs or [DefaultGraph()]
+        scratch.extend(_ontology_context(subjects, nodes))
         focus: list[Term] = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
         focus += [n for n in touched if n not in focus]
         return scratch, focus, graphs or [DefaultGraph()]
 
 
 _CHUNK = 2000
+#: Up to this many nodes, context is read with direct index look-ups: a SPARQL query
+#: costs a parse and a plan (~0.1 ms) before it reads anything.
+_LOOKUP_LIMIT = 64
 
 
 def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
@@ -387,19 +402,15 @@ def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
         yield " ".join(str(n) for n in nodes[i : i + _CHUNK])
 
 
-def _has_data(main: Store, graphs: Sequence[Graph] | None) -> bool:
-    """Whether ``main`` holds anything in ``graphs`` plus the default graph (None: in any tenant graph)."""
-    if graphs is None:
-        return any(g != ONTOLOGY_GRAPH for g in main.named_graphs()) or any(
-            main.quads_for_pattern(None, None, None, DefaultGraph())
-        )
-    return any(any(main.quads_for_pattern(None, None, None, g)) for g in [*graphs, DefaultGraph()])
-
-
 def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph]) -> set[Quad]:
     """Every quad about ``nodes`` in the written graphs and the shared default graph."""
     out: set[Quad] = set()
     named = [g for g in graphs if isinstance(g, NamedNode)]
+    if len(nodes) <= _LOOKUP_LIMIT:
+        for node in nodes:
+            for g in (DefaultGraph(), *named):
+                out.update(main.quads_for_pattern(node, None, None, g))
+        return out
     for rows in _chunks(nodes):
         for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} ?s ?p ?o }}"):
             out.add(Quad(r["s"], r["p"], r["o"], DefaultGraph()))
@@ -415,6 +426,10 @@ def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph]) -> se
 def _types(main: Store, nodes: Sequence[Term]) -> set[Quad]:
     """The ``rdf:type`` quads of ``nodes`` in every graph."""
     out: set[Quad] = set()
+    if len(nodes) <= _LOOKUP_LIMIT:
+        for node in nodes:
+            out.update(q for q in main.quads_for_pattern(node, _RDF_TYPE, None, None) if q.graph_name != ONTOLOGY_GRAPH)
+        return out
     for rows in _chunks(nodes):
         query = (
             f"SELECT ?x ?t ?g WHERE {{ VALUES ?x {{ {rows} }} "
@@ -425,10 +440,31 @@ def _types(main: Store, nodes: Sequence[Term]) -> set[Quad]:
     return out
 
 
+def _hierarchy(main: Store, classes: Sequence[Term]) -> set[Quad]:
+    """The ``rdfs:subClassOf`` quads above ``classes`` in the data (the ontology's are copied whole)."""
+    out: set[Quad] = set()
+    seen = set(classes)
+    todo = list(seen)
+    while todo:
+        cls = todo.pop()
+        if not isinstance(cls, (NamedNode, BlankNode)):
+            continue
+        for q in main.quads_for_pattern(cls, _SUBCLASS_OF, None, None):
+            if q.graph_name != ONTOLOGY_GRAPH:
+                out.add(q)
+                if q.object not in seen:
+                    seen.add(q.object)
+                    todo.append(q.object)
+    return out
+
+
 _CHAIN = "<{}>|<{}>|<{}>".format(*(p.value for p in (mem.supersedes, prov.wasDerivedFrom, mem.echoOf)))
 
 
 _CHAIN_PREDICATES = (mem.supersedes, prov.wasDerivedFrom, mem.echoOf)
+#: Links whose far end starts a chain a shape walks: the chains themselves (invariant 8)
+#: and support-group members (invariant 11).
+_CHAIN_STARTS = frozenset((*_CHAIN_PREDICATES, mem.member))
 #: Up to this many start nodes the chains are walked with direct index lookups: the
 #: SPARQL path below is evaluated over the whole store (300 ms per write at 1M claims).
 _WALK_LIMIT = 500
@@ -510,6 +546,40 @@ def _event_id_holders(main: Store, batch: Sequence[Quad]) -> set[Quad]:
 @cache
 def _ontology_quads() -> tuple[Quad, ...]:
     return tuple(ontology_quads())
+
+
+@cache
+def _ontology_index() -> tuple[tuple[Quad, ...], dict[Term, tuple[Quad, ...]]]:
+    """The ontology's ``rdfs:subClassOf`` quads, and all its quads by subject."""
+    hierarchy = tuple(q for q in _ontology_quads() if q.predicate == rdfs.subClassOf)
+    by_subject: dict[Term, list[Quad]] = {}
+    for q in _ontology_quads():
+        by_subject.setdefault(q.subject, []).append(q)
+    return hierarchy, {s: tuple(qs) for s, qs in by_subject.items()}
+
+
+def _ontology_context(subjects: Sequence[Term], nodes: Sequence[Term]) -> list[Quad]:
+    """The part of the ontology memkg's shapes read when judging ``subjects``.
+
+    Like the store's context: the class hierarchy (``rdfs:subClassOf*`` in class
+    targets, typed vertices, declared predicates, role types), the types of the
+    touched ``nodes`` (a predicate the ontology declares, a class used as a value)
+    and the description of a touched node that is an ontology term. Not the
+    labels, comments, domains and ranges of the rest (nine tenths of the ontology).
+    """
+    hierarchy, by_subject = _ontology_index()
+    out = list(hierarchy)
+    for s in subjects:
+        out += by_subject.get(s, ())
+    described = set(subjects)
+    for n in nodes:
+        if n not in described:
+            out += (q for q in by_subject.get(n, ()) if q.predicate == _RDF_TYPE)
+    return out
+
+
+_RDF_TYPE = rdf.type
+_SUBCLASS_OF = rdfs.subClassOf
 
 
 def install(store: MemoryStore, engine: str = "native") -> MemoryStore:

@@ -33,6 +33,10 @@ ex:S4 a sh:NodeShape ; sh:targetNode ex:n1, ex:n2, "lit" ;
 ex:Rec a sh:NodeShape ; sh:or ( [ sh:path ex:p ; sh:maxCount 0 ] [ sh:path ex:p ; sh:minCount 1 ; sh:node ex:Rec ] ) .
 ex:S5 a sh:NodeShape ; sh:targetClass ex:B ; sh:sparql [
   sh:select "SELECT $this ?value WHERE { $this <http://example.org/p> ?value . FILTER(isLiteral(?value)) }" ] .
+ex:S6 a sh:NodeShape ; sh:targetSubjectsOf ex:p ;
+  sh:property [ sh:path ex:r ; sh:hasValue ex:n0 ; sh:equals ex:q ; sh:pattern "^x" ; sh:minLength 1 ;
+                sh:languageIn ( "en" ) ; sh:lessThanOrEquals ex:q ; sh:qualifiedValueShape [ sh:class ex:A ] ;
+                sh:qualifiedMinCount 1 ] .
 """)
 
 BLANKS = [BlankNode(f"b{i}") for i in range(3)]
@@ -94,6 +98,26 @@ def test_literal_and_untargeted_focus_nodes() -> None:
     assert {str(r.focus) for r in report.results} == {'"lit"'}  # xone: "lit" is neither an A nor a B
 
 
+def test_constraints_on_values_are_skipped_for_a_focus_node_without_values() -> None:
+    from memkg.shacl.engine import Engine
+
+    store = Store()
+    store.add(Quad(ex("x"), RDF_TYPE, ex("A"), DefaultGraph()))
+    # ex:x has no ex:q: of ex:S1's second property shape, nothing is asked...
+    with_q, without_q = Engine(SHAPES, store, None), Engine(SHAPES, store, None)
+    without_q.validate([ex("x")])
+    store.add(Quad(ex("x"), ex("q"), Literal("7", datatype=XSD_INT), DefaultGraph()))
+    report = with_q.validate([ex("x")])
+    assert {(str(r.path), str(r.component).rsplit("#")[-1]) for r in report if str(r.path) == str(ex("q"))} == {
+        (str(ex("q")), "MaxInclusiveConstraintComponent>")}
+    assert without_q.queries < with_q.queries
+    # ...but sh:minCount, sh:hasValue, sh:equals and sh:qualifiedMinCount report a node with no values.
+    store.add(Quad(ex("x"), ex("p"), ex("n1"), DefaultGraph()))
+    missing = {str(r.component).rsplit("#")[-1].rstrip(">") for r in SHAPES.validate(store, focus=[ex("x")]).results
+               if str(r.path) == str(ex("r"))}
+    assert missing == {"HasValueConstraintComponent", "EqualsConstraintComponent", "QualifiedMinCountConstraintComponent"}
+
+
 def test_incremental_validation_runs_few_queries() -> None:
     from memkg.shacl.engine import Engine
 
@@ -103,3 +127,19 @@ def test_incremental_validation_runs_few_queries() -> None:
     engine.validate([ex("x1")])
     assert engine.queries <= 2
     assert EX
+
+
+def test_a_pattern_cleared_in_python_never_hides_a_mismatch() -> None:
+    # Values that match sh:pattern in Python spare the query; anything else is still judged by REGEX.
+    zoned = shapes("""
+    ex:Z a sh:NodeShape ; sh:targetSubjectsOf ex:t ; sh:property [ sh:path ex:t ; sh:pattern "(Z|[+-][0-9][0-9]:[0-9][0-9])$" ] .
+    """)
+    store = Store()
+    values = {"ok": Literal("2026-01-01T00:00:00Z"), "no-zone": Literal("2026-01-01T00:00:00"),
+              "newline": Literal("2026-01-01T00:00:00Z\n"), "iri": ex("at+01:00"), "blank": BlankNode("b")}
+    for name, value in values.items():
+        store.add(Quad(ex(name), ex("t"), value, DefaultGraph()))
+    focus = [ex(name) for name in values]
+    assert {str(r.focus) for r in zoned.validate(store, focus=focus).results} == {
+        str(ex("no-zone")), str(ex("newline")), str(ex("blank"))}
+    assert key(zoned.validate(store, focus=focus)) == key(zoned.validate(store))

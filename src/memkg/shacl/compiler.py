@@ -50,6 +50,8 @@ class Binder:
     """Binds the root focus variable ``?_f``."""
 
     substitution: Term | None = None
+    #: Whether the focus nodes are given (a few nodes), not selected by targets.
+    explicit: bool = False
 
     def pattern(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -69,6 +71,8 @@ class TargetBinder(Binder):
 class ValuesBinder(Binder):
     """Explicit focus nodes that can be written in SPARQL (no blank nodes)."""
 
+    explicit = True
+
     def __init__(self, nodes: Iterable[Term]) -> None:
         self._pattern = "VALUES ?_f { " + " ".join(sparql_term(n) for n in nodes) + " }"
 
@@ -84,6 +88,8 @@ class SubstitutionBinder(Binder):
     pattern using the variable first, Oxigraph 0.5 folds ``BIND(?_f AS ?x)`` over
     an empty group to unbound before the substitution applies.
     """
+
+    explicit = True
 
     def __init__(self, node: Term) -> None:
         self.substitution = node
@@ -202,9 +208,10 @@ class Compiler:
     def branch_text(self, branch: Branch, binder: Binder) -> str:
         frag = branch.fragment
         bound = binder.pattern() + " " + self.route_pattern(branch.route)
-        if frag.select is not None:
+        select = frag.focused_select if binder.explicit and frag.focused_select is not None else frag.select
+        if select is not None:
             group = " ".join(["?_f", *(f"?_r{i}" for i in range(1, len(branch.route) + 1))])
-            text = frag.select.replace("%BINDER%", bound).replace("%GROUP%", group)
+            text = select.replace("%BINDER%", bound).replace("%GROUP%", group)
         else:
             text = f"{bound} {frag.body}"
         return f"{{ {text} BIND({branch.focus} AS ?_F) BIND({branch.cid} AS ?_C) }}"

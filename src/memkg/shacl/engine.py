@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
 
-from .compiler import MAX_BRANCHES, Binder, Branch, Compiler, node_binders
+from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
 from .paths import Path, PredicatePath
 from .report import ValidationResult
@@ -68,6 +68,17 @@ class DataView:
         self.store = store
         self.graphs = graphs
         self._supers: dict[Term, set[Term]] = {}
+        self._out: dict[Term, dict[NamedNode, list[Term]]] = {}
+
+    def outgoing(self, node: Term) -> dict[NamedNode, list[Term]]:
+        """The node's triples in the data graph, by predicate: read once, then asked
+        for each shape's targets (one scan instead of a look-up per target predicate)."""
+        found = self._out.get(node)
+        if found is None:
+            found = self._out[node] = defaultdict(list)
+            for q in self._quads(node, None, None):
+                found[q.predicate].append(q.object)
+        return found
 
     def _quads(self, s: Term | None, p: NamedNode | None, o: Term | None) -> Iterable[Quad]:
         if isinstance(s, Literal):
@@ -78,6 +89,8 @@ class DataView:
     def exists(self, s: Term | None, p: NamedNode | None, o: Term | None) -> bool:
         if s is not None and not isinstance(s, (NamedNode, BlankNode, Triple)):
             return False
+        if s is not None and p is not None and o is None:
+            return p in self.outgoing(s)
         return next(iter(self._quads(s, p, o)), None) is not None
 
     def superclasses(self, cls: Term) -> set[Term]:
@@ -96,7 +109,7 @@ class DataView:
     def is_instance(self, node: Term, cls: NamedNode) -> bool:
         if not isinstance(node, (NamedNode, BlankNode)):
             return False
-        return any(cls in self.superclasses(q.object) for q in self._quads(node, RDF.type, None))
+        return any(cls in self.superclasses(t) for t in self.outgoing(node).get(RDF.type, ()))
 
 
 _TEMPLATE = re.compile(r"\{[$?]([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -258,12 +271,32 @@ class Engine:
             nodes = list(dict.fromkeys(canonical(n) for n in focus))
             for shape in self.shapes._targeted:
                 matched = [n for n in nodes if self.targets(shape, n)]
-                for binder in node_binders(matched):
-                    items.extend((b, binder) for b in self.compiler.plan(shape))
+                binders: dict[tuple[Term, ...], list[Binder]] = {}
+                # Sparing queries pays for a small write, where parsing and planning them is
+                # most of the cost; for many nodes evaluation dominates and the checks would not.
+                prune = len(matched) <= VALUES_CHUNK
+                for branch in self.compiler.plan(shape) if matched else ():
+                    reported = tuple(n for n in matched if not prune or self._may_report(branch, n))
+                    if reported not in binders:
+                        binders[reported] = node_binders(reported)
+                    items.extend((branch, binder) for binder in binders[reported])
         rows = self.run(items)
         results = [self.result(r) for r in rows]
         results.sort(key=_result_key)
         return results
+
+    def _may_report(self, branch: Branch, node: Term) -> bool:
+        """False if ``branch`` cannot report about ``node``: a per-value constraint of a
+        property shape on a predicate path, and ``node`` has no value for it (or values
+        the component clears in Python). One index look-up here spares parsing and
+        planning its part of a query."""
+        comp, path = branch.component, branch.shape.path
+        if branch.route or comp is None or not comp.PER_VALUE or not isinstance(path, PredicatePath):
+            return True
+        if isinstance(node, Literal):
+            return False
+        values = self.view.outgoing(node).get(path.iri)
+        return bool(values) and not comp.surely_conforms(values)
 
     def result(self, row: Row) -> ValidationResult:
         branch = row.branch

@@ -39,7 +39,9 @@ class Fragment:
     nodes and ``%GROUP%`` by the variables to group on. ``value`` says whether
     the context's value variable carries ``sh:value``; ``path``/``key`` whether
     the path/key output variables are bound. ``post`` is a Python step over the
-    rows (for components decided outside SPARQL).
+    rows (for components decided outside SPARQL). ``focused_select``, if given,
+    replaces ``body`` when the focus nodes are given explicitly (incremental
+    validation): a template like ``select`` whose lookups start from them.
     """
 
     body: str = ""
@@ -47,6 +49,7 @@ class Fragment:
     path: bool = False
     key: bool = False
     select: str | None = None
+    focused_select: str | None = None
     post: Callable[["Engine", list["Row"]], list["Row"]] | None = None
 
 
@@ -113,6 +116,15 @@ class Component:
     SCOPE: ClassVar[str] = "any"
     #: Parameters whose presence activates the component (default: the first parameter).
     ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = ()
+    #: Whether the component judges only value nodes, so that a focus node without
+    #: value nodes conforms to it (sh:minCount, sh:hasValue, sh:equals or SPARQL do not).
+    #: Incremental validation skips its query for focus nodes with no values.
+    PER_VALUE: ClassVar[bool] = False
+
+    def surely_conforms(self, values: list[Term]) -> bool:
+        """Whether these value nodes of one focus node certainly conform (a per-value
+        component may decide cheap cases in Python to spare a query; False: ask SPARQL)."""
+        return False
 
     @classmethod
     def activators(cls) -> tuple[NamedNode, ...]:

@@ -46,6 +46,7 @@ class MaxCountComponent(Component):
     """sh:maxCount — at most n value nodes (property shapes only)."""
 
     IRI = SH.MaxCountConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.maxCount,)
     SPEC = "SHACL §4.2.2 sh:maxCount"
     ANCHOR = SHACL_SPEC + "#MaxCountConstraintComponent"

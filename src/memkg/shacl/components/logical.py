@@ -49,6 +49,7 @@ class NotComponent(_Logical):
     """sh:not — no value node conforms to the shape."""
 
     IRI = SH.NotConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH["not"],)
     SPEC = "SHACL §4.6.1 sh:not"
     ANCHOR = SHACL_SPEC + "#NotConstraintComponent"
@@ -81,6 +82,7 @@ class AndComponent(_ListLogical):
     """sh:and — every value node conforms to all member shapes."""
 
     IRI = SH.AndConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH["and"],)
     SPEC = "SHACL §4.6.2 sh:and"
     ANCHOR = SHACL_SPEC + "#AndConstraintComponent"
@@ -99,6 +101,7 @@ class OrComponent(_ListLogical):
     """sh:or — every value node conforms to at least one member shape."""
 
     IRI = SH.OrConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH["or"],)
     SPEC = "SHACL §4.6.3 sh:or"
     ANCHOR = SHACL_SPEC + "#OrConstraintComponent"
@@ -117,6 +120,7 @@ class XoneComponent(_ListLogical):
     """sh:xone — every value node conforms to exactly one member shape (duplicates count twice)."""
 
     IRI = SH.XoneConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.xone,)
     SPEC = "SHACL §4.6.4 sh:xone"
     ANCHOR = SHACL_SPEC + "#XoneConstraintComponent"

@@ -82,6 +82,7 @@ class InComponent(Component):
     """sh:in — every value node is a member of the list."""
 
     IRI = SH.InConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH["in"],)
     SPEC = "SHACL §4.8.3 sh:in"
     ANCHOR = SHACL_SPEC + "#InConstraintComponent"

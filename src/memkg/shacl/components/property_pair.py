@@ -49,6 +49,7 @@ class DisjointComponent(_Pair):
     """sh:disjoint — no value node is also a value of the other property."""
 
     IRI = SH.DisjointConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.disjoint,)
     PARAM = SH.disjoint
     SPEC = "SHACL §4.5.2 sh:disjoint"
@@ -65,6 +66,7 @@ class LessThanComponent(_Pair):
     """sh:lessThan — every value node is less than every value of the other property (property shapes only)."""
 
     IRI = SH.LessThanConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.lessThan,)
     PARAM = SH.lessThan
     SPEC = "SHACL §4.5.3 sh:lessThan"
@@ -88,6 +90,7 @@ class LessThanOrEqualsComponent(LessThanComponent):
     """sh:lessThanOrEquals — every value node is at most every value of the other property."""
 
     IRI = SH.LessThanOrEqualsConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.lessThanOrEquals,)
     PARAM = SH.lessThanOrEquals
     SPEC = "SHACL §4.5.4 sh:lessThanOrEquals"

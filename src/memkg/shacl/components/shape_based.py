@@ -18,6 +18,7 @@ class NodeComponent(Component):
     """sh:node — every value node conforms to the node shape."""
 
     IRI = SH.NodeConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.node,)
     SPEC = "SHACL §4.7.1 sh:node"
     ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
@@ -191,6 +192,7 @@ class QualifiedMaxCountComponent(_Qualified):
     """sh:qualifiedMaxCount — at most n value nodes conform to the qualified shape."""
 
     IRI = SH.QualifiedMaxCountConstraintComponent
+    PER_VALUE = True
 
     def fragment(self, ctx: Ctx) -> Fragment:
         n = self.params["qualifiedMaxCount"]

@@ -150,10 +150,21 @@ class _SelectBased(Component):
         return f"FILTER EXISTS {{ {{ {sub} }} }}"
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        return Fragment(self._focus_join(ctx) or self._prefilter(ctx) or "", value=False, post=self._solutions)
+        inner = self._focus_join(ctx)
+        if inner is None:
+            return Fragment(self._prefilter(ctx) or "", value=False, post=self._solutions)
+        return Fragment(
+            f"{{ SELECT DISTINCT {ctx.focus} WHERE {{ {inner} }} }}",
+            # Given a few focus nodes, the binder goes inside the sub-SELECT: its lookups
+            # then start from those nodes instead of reading the whole data graph.
+            focused_select=f"{{ SELECT DISTINCT %GROUP% WHERE {{ %BINDER% {inner} }} }}",
+            value=False,
+            post=self._solutions,
+        )
 
     def _focus_join(self, ctx: Ctx) -> str | None:
-        """At top level, the focus nodes with solutions as a sub-SELECT joined on the focus.
+        """At top level, the WHERE pattern to select the focus nodes with solutions,
+        as a sub-SELECT joined on the focus (None where that is not allowed).
 
         Oxigraph does not use an outer binding to drive the lookups inside EXISTS: it
         re-evaluates the nested pattern for every focus node, which made invariant 9
@@ -170,8 +181,7 @@ class _SelectBased(Component):
         if self.query.body_head_var() != "this":
             return None
         renames = {v: f"{ctx.focus}_q_{v}" for v in self.query.variables() if v != "this"}
-        inner = self.query.render(consts=self.consts, renames={**renames, "this": ctx.focus}, body_only=True)
-        return f"{{ SELECT DISTINCT {ctx.focus} WHERE {{ {inner} }} }}"
+        return self.query.render(consts=self.consts, renames={**renames, "this": ctx.focus}, body_only=True)
 
     def nonconformance(self, ctx: Ctx) -> str | None:
         return self._prefilter(ctx)

@@ -40,6 +40,7 @@ class MinExclusiveComponent(_Range):
     """sh:minExclusive — every value node is greater than the bound."""
 
     IRI = SH.MinExclusiveConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.minExclusive,)
     PARAM = SH.minExclusive
     OPERATOR = ">"
@@ -51,6 +52,7 @@ class MinInclusiveComponent(_Range):
     """sh:minInclusive — every value node is greater than or equal to the bound."""
 
     IRI = SH.MinInclusiveConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.minInclusive,)
     PARAM = SH.minInclusive
     OPERATOR = ">="
@@ -62,6 +64,7 @@ class MaxExclusiveComponent(_Range):
     """sh:maxExclusive — every value node is less than the bound."""
 
     IRI = SH.MaxExclusiveConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.maxExclusive,)
     PARAM = SH.maxExclusive
     OPERATOR = "<"
@@ -73,6 +76,7 @@ class MaxInclusiveComponent(_Range):
     """sh:maxInclusive — every value node is less than or equal to the bound."""
 
     IRI = SH.MaxInclusiveConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.maxInclusive,)
     PARAM = SH.maxInclusive
     OPERATOR = "<="

@@ -97,6 +97,7 @@ class ClassComponent(Component):
     """sh:class — every value node is a SHACL instance of the class (``rdf:type/rdfs:subClassOf*``)."""
 
     IRI = SH.ClassConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH["class"],)
     SPEC = "SHACL §4.1.1 sh:class"
     ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
@@ -119,6 +120,7 @@ class DatatypeComponent(Component):
     """sh:datatype — every value node is a well-formed literal of the datatype."""
 
     IRI = SH.DatatypeConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.datatype,)
     SPEC = "SHACL §4.1.2 sh:datatype"
     ANCHOR = SHACL_SPEC + "#DatatypeConstraintComponent"
@@ -158,6 +160,7 @@ class NodeKindComponent(Component):
     """sh:nodeKind — every value node has the node kind (SHACL 1.2 adds sh:TripleTerm and lists of kinds)."""
 
     IRI = SH.NodeKindConstraintComponent
+    PER_VALUE = True
     PARAMETERS = (SH.nodeKind,)
     SPEC = "SHACL §4.1.3 sh:nodeKind"
     ANCHOR = SHACL_SPEC + "#NodeKindConstraintComponent"
