@@ -1,24 +1,30 @@
 """The memory store: an Oxigraph store on disk (or in memory) that memkg writes atomically.
 
-Every write goes through one path, :meth:`MemoryStore.write` (or its streaming
-sibling used by :meth:`MemoryStore.load`): the quads are completed with their
-index triples (:mod:`memkg.index`), checked by the validator when one is
-installed, and committed in one step. Nothing reaches the store half-done:
+Every write is completed with its index triples (:mod:`memkg.index`), checked
+by the validator when one is installed, and committed in one step. Nothing
+reaches the store half-done:
 
-* small writes use ``Store.extend``, a single transaction;
-* large loads (more than :data:`BULK_THRESHOLD` quads) use Oxigraph's bulk
-  loader, which is several times faster on disk but not transactional, and so
-  only *after* the whole input has parsed and validated: only an I/O failure
-  during that final write could leave part of it, and re-running the same load
-  is then safe because loads are idempotent (quads are a set).
+* :meth:`MemoryStore.write` (``add``, ``supersede``, …) works on Python quads
+  and commits with ``Store.extend``, a single transaction;
+* :meth:`MemoryStore.load` parses the files into an in-memory scratch store,
+  derives the index and validates there (all inside Oxigraph, no Python object
+  per quad), and only then writes: small loads in one transaction, large ones
+  (more than :data:`BULK_THRESHOLD` quads) with Oxigraph's bulk loader, which is
+  several times faster on disk but not transactional. Since that happens only
+  *after* the whole input has parsed and validated, only an I/O failure during
+  that final write could leave part of it, and re-running the same load is
+  then safe because loads are idempotent (quads are a set; blank nodes are
+  the exception, each load mints new ones).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,7 +42,6 @@ from pyoxigraph import (
     RdfFormat,
     Store,
     Triple,
-    parse,
     serialize,
 )
 
@@ -57,8 +62,8 @@ DEFAULT_STORE_PATH = Path("memkg-store")
 
 #: Loads with more quads than this go through the bulk loader (see module doc).
 BULK_THRESHOLD = 200_000
-#: Inputs larger than this many bytes are parsed twice (check, then stream)
-#: instead of being held in memory as Python objects.
+#: Inputs larger than this many bytes always take the bulk path, and reach it
+#: through a temporary N-Quads file rather than a second copy in memory.
 STREAM_THRESHOLD_BYTES = 256 * 1024 * 1024
 
 _EXTENSIONS: dict[str, RdfFormat] = {
@@ -140,7 +145,7 @@ class LoadReport:
     """What a :meth:`MemoryStore.load` did."""
 
     files: list[str] = field(default_factory=list)
-    parsed: int = 0  #: quads read from the files
+    parsed: int = 0  #: distinct quads read from the files (a repeated quad counts once)
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
 
@@ -443,25 +448,17 @@ class MemoryStore:
         report = LoadReport(files=[str(p) for p, _ in sources])
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
-        def read_all() -> Iterator[Quad]:
-            for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress)
-
         with self._write_lock:
             before = len(self._store)
-            if total_bytes <= STREAM_THRESHOLD_BYTES:
-                batch = list(claim_index.with_index(read_all()))
-                report.parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
-                self._validate(batch, ", ".join(report.files))
-                report.bulk = len(batch) > BULK_THRESHOLD
-                self._commit(batch, bulk=report.bulk, progress=progress)
-            else:
-                # Too big to hold as Python objects: a first pass proves the input
-                # parses (and is counted), a second streams it to the bulk loader.
-                report.parsed = sum(1 for _ in read_all())
-                self._validate_stream(read_all, ", ".join(report.files))
-                report.bulk = True
-                self._commit(claim_index.with_index(read_all()), bulk=True, progress=progress)
+            staged = Store()
+            for path, fmt in sources:
+                if progress:
+                    progress(f"{path}: reading…")
+                _stage_file(staged, path, fmt, target, base_iri)
+            report.parsed = len(staged)
+            report.bulk = self._check_and_commit(
+                staged, ", ".join(report.files), large=total_bytes > STREAM_THRESHOLD_BYTES, progress=progress
+            )
             report.added = len(self._store) - before
         return report
 
@@ -480,24 +477,57 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             before = len(self._store)
-            batch = list(claim_index.with_index(_parse_bytes(raw, fmt, target, base_iri)))
-            self._validate(batch, "<data>")
-            self._commit(batch, bulk=len(batch) > BULK_THRESHOLD)
-            parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+            staged = Store()
+            try:
+                staged.bulk_load(input=raw, format=fmt, base_iri=base_iri, to_graph=target)
+            except SyntaxError as err:
+                raise ParseError.from_syntax_error(err, file="<data>") from None
+            parsed = len(staged)
+            self._check_and_commit(staged, "<data>")
             return LoadReport(files=["<data>"], parsed=parsed, added=len(self._store) - before)
 
-    def _commit(self, quads: Iterable[Quad], *, bulk: bool, progress: Progress | None = None) -> None:
+    def _check_and_commit(
+        self, staged: Store, source: str, *, large: bool = False, progress: Progress | None = None
+    ) -> bool:
+        """Index, validate and write a load parsed into the in-memory store ``staged``.
+
+        The work stays in Rust: the index triples come from one SPARQL update
+        inside ``staged``, validation runs there, and the result reaches the
+        store as N-Quads that Oxigraph serializes and parses itself (blank nodes
+        get fresh labels again on the way, consistently within the load). Only
+        then is anything written. Returns whether the bulk loader was used.
+        """
+        if progress:
+            progress("indexing…")
+        staged.update(claim_index.INDEX_UPDATE)
+        if self.validator is not None:
+            if progress:
+                progress("validating…")
+            check_staged = getattr(self.validator, "check_staged", None)
+            violations = check_staged(self, staged) if check_staged else self.validator(self, list(staged))
+            if violations:
+                raise ValidationError(violations, source=source)
         if progress:
             progress("writing…")
-        if bulk:
-            self._store.bulk_extend(quads)
-            # The bulk loader leaves many overlapping files; one compaction made
-            # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
-            self._store.optimize()
-        else:
-            self._store.extend(quads)
+        bulk = large or len(staged) > BULK_THRESHOLD
+        with tempfile.TemporaryDirectory(prefix="memkg-load-") if large else nullcontext() as spill:
+            if spill is not None:
+                # Too big to hold twice in memory: spill the N-Quads to a file the loader streams.
+                data_path = Path(spill) / "load.nq"
+                staged.dump(str(data_path), format=RdfFormat.N_QUADS)
+                source_args: dict[str, Any] = {"path": str(data_path)}
+            else:
+                source_args = {"input": staged.dump(format=RdfFormat.N_QUADS)}
+            if bulk:
+                self._store.bulk_load(format=RdfFormat.N_QUADS, **source_args)
+                # The bulk loader leaves many overlapping files; one compaction made
+                # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
+                self._store.optimize()
+            else:
+                self._store.load(format=RdfFormat.N_QUADS, **source_args)  # one transaction
         if self.path is not None:
             self._store.flush()
+        return bulk
 
     def _validate(self, batch: Sequence[Quad], source: str | None) -> None:
         if self.validator is None:
@@ -505,11 +535,6 @@ class MemoryStore:
         violations = self.validator(self, batch)
         if violations:
             raise ValidationError(violations, source=source)
-
-    def _validate_stream(self, read: Callable[[], Iterator[Quad]], source: str) -> None:
-        if self.validator is None:
-            return
-        self._validate(list(read()), source)
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -589,44 +614,19 @@ def _data_block(quads: Iterable[Quad]) -> str:
     return "\n".join(parts)
 
 
-def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
-    if isinstance(target, DefaultGraph):
-        yield from quads
-        return
-    for q in quads:
-        if isinstance(q.graph_name, DefaultGraph):
-            yield Quad(q.subject, q.predicate, q.object, target)
-        else:
-            yield q
+def _stage_file(
+    staged: Store, path: Path, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
+) -> None:
+    """Parse ``path`` into ``staged`` (Oxigraph's parser, no Python objects per quad).
 
-
-def _parse_file(
-    path: Path,
-    fmt: RdfFormat,
-    target: NamedNode | DefaultGraph,
-    base_iri: str | None,
-    progress: Progress | None,
-) -> Iterator[Quad]:
-    # pyoxigraph parses lazily: syntax errors surface while iterating, so the
-    # whole iteration sits inside the try.
+    ``target`` receives the file's default graph; blank nodes get fresh labels,
+    so two files (or two loads) never share one by accident.
+    """
     base = base_iri or path.resolve().as_uri()
     try:
-        parser = parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True)
-        for n, quad in enumerate(_retarget(parser, target), 1):
-            if progress and n % 100_000 == 0:
-                progress(f"{path}: {n:,} quads read")
-            yield quad
+        staged.bulk_load(path=str(path), format=fmt, base_iri=base, to_graph=target)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
-
-
-def _parse_bytes(
-    data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
-) -> Iterator[Quad]:
-    try:
-        yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
-    except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<data>") from None
 
 
 def stderr_progress() -> Progress | None:
