@@ -23,8 +23,9 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -148,6 +149,16 @@ class LoadReport:
     parsed: int = 0  #: distinct quads read from the files (a repeated quad counts once)
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
+    #: Wall seconds per phase (count, parse, index, validate, write, optimize, flush), for benchmarks.
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
 
 
 class MemoryStore:
@@ -449,17 +460,18 @@ class MemoryStore:
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
         with self._write_lock:
-            before = len(self._store)
+            with report.phase("count"):
+                before = len(self._store)
             staged = Store()
-            for path, fmt in sources:
-                if progress:
-                    progress(f"{path}: reading…")
-                _stage_file(staged, path, fmt, target, base_iri)
-            report.parsed = len(staged)
-            report.bulk = self._check_and_commit(
-                staged, ", ".join(report.files), large=total_bytes > STREAM_THRESHOLD_BYTES, progress=progress
-            )
-            report.added = len(self._store) - before
+            with report.phase("parse"):
+                for path, fmt in sources:
+                    if progress:
+                        progress(f"{path}: reading…")
+                    _stage_file(staged, path, fmt, target, base_iri)
+                report.parsed = len(staged)
+            self._check_and_commit(staged, report, large=total_bytes > STREAM_THRESHOLD_BYTES, progress=progress)
+            with report.phase("count"):
+                report.added = len(self._store) - before
         return report
 
     def load_data(
@@ -477,57 +489,65 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             before = len(self._store)
+            report = LoadReport(files=["<data>"])
             staged = Store()
-            try:
-                staged.bulk_load(input=raw, format=fmt, base_iri=base_iri, to_graph=target)
-            except SyntaxError as err:
-                raise ParseError.from_syntax_error(err, file="<data>") from None
-            parsed = len(staged)
-            self._check_and_commit(staged, "<data>")
-            return LoadReport(files=["<data>"], parsed=parsed, added=len(self._store) - before)
+            with report.phase("parse"):
+                try:
+                    staged.bulk_load(input=raw, format=fmt, base_iri=base_iri, to_graph=target)
+                except SyntaxError as err:
+                    raise ParseError.from_syntax_error(err, file="<data>") from None
+                report.parsed = len(staged)
+            self._check_and_commit(staged, report)
+            report.added = len(self._store) - before
+            return report
 
     def _check_and_commit(
-        self, staged: Store, source: str, *, large: bool = False, progress: Progress | None = None
-    ) -> bool:
+        self, staged: Store, report: LoadReport, *, large: bool = False, progress: Progress | None = None
+    ) -> None:
         """Index, validate and write a load parsed into the in-memory store ``staged``.
 
         The work stays in Rust: the index triples come from one SPARQL update
         inside ``staged``, validation runs there, and the result reaches the
         store as N-Quads that Oxigraph serializes and parses itself (blank nodes
         get fresh labels again on the way, consistently within the load). Only
-        then is anything written. Returns whether the bulk loader was used.
+        then is anything written. Sets ``report.bulk`` and the phase timings.
         """
         if progress:
             progress("indexing…")
-        staged.update(claim_index.INDEX_UPDATE)
+        with report.phase("index"):
+            staged.update(claim_index.INDEX_UPDATE)
         if self.validator is not None:
             if progress:
                 progress("validating…")
-            check_staged = getattr(self.validator, "check_staged", None)
-            violations = check_staged(self, staged) if check_staged else self.validator(self, list(staged))
+            with report.phase("validate"):
+                check_staged = getattr(self.validator, "check_staged", None)
+                violations = check_staged(self, staged) if check_staged else self.validator(self, list(staged))
             if violations:
-                raise ValidationError(violations, source=source)
+                raise ValidationError(violations, source=", ".join(report.files))
         if progress:
             progress("writing…")
-        bulk = large or len(staged) > BULK_THRESHOLD
+        report.bulk = large or len(staged) > BULK_THRESHOLD
         with tempfile.TemporaryDirectory(prefix="memkg-load-") if large else nullcontext() as spill:
-            if spill is not None:
-                # Too big to hold twice in memory: spill the N-Quads to a file the loader streams.
-                data_path = Path(spill) / "load.nq"
-                staged.dump(str(data_path), format=RdfFormat.N_QUADS)
-                source_args: dict[str, Any] = {"path": str(data_path)}
-            else:
-                source_args = {"input": staged.dump(format=RdfFormat.N_QUADS)}
-            if bulk:
-                self._store.bulk_load(format=RdfFormat.N_QUADS, **source_args)
+            with report.phase("write"):
+                if spill is not None:
+                    # Too big to hold twice in memory: spill the N-Quads to a file the loader streams.
+                    data_path = Path(spill) / "load.nq"
+                    staged.dump(str(data_path), format=RdfFormat.N_QUADS)
+                    source_args: dict[str, Any] = {"path": str(data_path)}
+                else:
+                    source_args = {"input": staged.dump(format=RdfFormat.N_QUADS)}
+                if report.bulk:
+                    self._store.bulk_load(format=RdfFormat.N_QUADS, **source_args)
+                else:
+                    self._store.load(format=RdfFormat.N_QUADS, **source_args)  # one transaction
+        if report.bulk:
+            with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
                 # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
                 self._store.optimize()
-            else:
-                self._store.load(format=RdfFormat.N_QUADS, **source_args)  # one transaction
         if self.path is not None:
-            self._store.flush()
-        return bulk
+            with report.phase("flush"):
+                self._store.flush()
 
     def _validate(self, batch: Sequence[Quad], source: str | None) -> None:
         if self.validator is None:
