@@ -95,14 +95,9 @@ def check(store: Store, *, limit: int = 1000) -> IndexReport:
     return IndexReport(missing, orphaned)
 
 
-_DROP_INDEX = f"""
+REBUILD_UPDATE = f"""
 DELETE {{ ?r ?ip ?x }} WHERE {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} ;
-DELETE {{ GRAPH ?g {{ ?r ?ip ?x }} }} WHERE {{ GRAPH ?g {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} }}
-"""
-
-#: Adds the index triples of every ``rdf:reifies`` triple in a store, in the
-#: graph of each (what :func:`index_quads` gives, computed inside Oxigraph).
-INDEX_UPDATE = f"""
+DELETE {{ GRAPH ?g {{ ?r ?ip ?x }} }} WHERE {{ GRAPH ?g {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} }} ;
 INSERT {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }}
 WHERE {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t))
         BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }} ;
@@ -110,8 +105,6 @@ INSERT {{ GRAPH ?g {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}obje
 WHERE {{ GRAPH ?g {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) }}
         BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }}
 """
-
-REBUILD_UPDATE = _DROP_INDEX + " ;\n" + INDEX_UPDATE
 
 
 def rebuild(store: Store) -> None:

@@ -1,31 +1,26 @@
 """The memory store: an Oxigraph store on disk (or in memory) that memkg writes atomically.
 
-Every write is completed with its index triples (:mod:`memkg.index`), checked
-by the validator when one is installed, and committed in one step. Nothing
-reaches the store half-done:
+Every write goes through one path, :meth:`MemoryStore.write` (or its streaming
+sibling used by :meth:`MemoryStore.load`): the quads are completed with their
+index triples (:mod:`memkg.index`), checked by the validator when one is
+installed, and committed in one step. Nothing reaches the store half-done:
 
-* :meth:`MemoryStore.write` (``add``, ``supersede``, …) works on Python quads
-  and commits with ``Store.extend``, a single transaction;
-* :meth:`MemoryStore.load` parses the files into an in-memory scratch store,
-  derives the index and validates there (all inside Oxigraph, no Python object
-  per quad), and only then writes: small loads in one transaction, large ones
-  (more than :data:`BULK_THRESHOLD` quads) with Oxigraph's bulk loader, which is
-  several times faster on disk but not transactional. Since that happens only
-  *after* the whole input has parsed and validated, only an I/O failure during
-  that final write could leave part of it, and re-running the same load is
-  then safe because loads are idempotent (quads are a set; blank nodes are
-  the exception, each load mints new ones).
+* small writes use ``Store.extend``, a single transaction;
+* large loads (more than :data:`BULK_THRESHOLD` quads) use Oxigraph's bulk
+  loader, which is several times faster on disk but not transactional, and so
+  only *after* the whole input has parsed and validated: only an I/O failure
+  during that final write could leave part of it, and re-running the same load
+  is then safe because loads are idempotent (quads are a set).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -43,6 +38,7 @@ from pyoxigraph import (
     RdfFormat,
     Store,
     Triple,
+    parse,
     serialize,
 )
 
@@ -63,8 +59,8 @@ DEFAULT_STORE_PATH = Path("memkg-store")
 
 #: Loads with more quads than this go through the bulk loader (see module doc).
 BULK_THRESHOLD = 200_000
-#: Inputs larger than this many bytes always take the bulk path, and reach it
-#: through a temporary N-Quads file rather than a second copy in memory.
+#: Inputs larger than this many bytes are parsed twice (check, then stream)
+#: instead of being held in memory as Python objects.
 STREAM_THRESHOLD_BYTES = 256 * 1024 * 1024
 
 _EXTENSIONS: dict[str, RdfFormat] = {
@@ -146,10 +142,12 @@ class LoadReport:
     """What a :meth:`MemoryStore.load` did."""
 
     files: list[str] = field(default_factory=list)
-    parsed: int = 0  #: distinct quads read from the files (a repeated quad counts once)
+    parsed: int = 0  #: quads read from the files
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
-    #: Wall seconds per phase (count, parse, index, validate, write, optimize, flush), for benchmarks.
+    #: Wall seconds per phase, for benchmarks: ``count`` (the store's size before and after),
+    #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
+    #: ``optimize`` (compaction after a bulk write), ``flush``.
     seconds: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
@@ -459,17 +457,30 @@ class MemoryStore:
         report = LoadReport(files=[str(p) for p, _ in sources])
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
+        def read_all() -> Iterator[Quad]:
+            for path, fmt in sources:
+                yield from _parse_file(path, fmt, target, base_iri, progress)
+
         with self._write_lock:
             with report.phase("count"):
                 before = len(self._store)
-            staged = Store()
-            with report.phase("parse"):
-                for path, fmt in sources:
-                    if progress:
-                        progress(f"{path}: reading…")
-                    _stage_file(staged, path, fmt, target, base_iri)
-                report.parsed = len(staged)
-            self._check_and_commit(staged, report, large=total_bytes > STREAM_THRESHOLD_BYTES, progress=progress)
+            if total_bytes <= STREAM_THRESHOLD_BYTES:
+                with report.phase("parse"):
+                    batch = list(claim_index.with_index(read_all()))
+                    report.parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+                with report.phase("validate"):
+                    self._validate(batch, ", ".join(report.files))
+                report.bulk = len(batch) > BULK_THRESHOLD
+                self._commit(batch, bulk=report.bulk, progress=progress, report=report)
+            else:
+                # Too big to hold as Python objects: a first pass proves the input
+                # parses (and is counted), a second streams it to the bulk loader.
+                with report.phase("parse"):
+                    report.parsed = sum(1 for _ in read_all())
+                with report.phase("validate"):
+                    self._validate_stream(read_all, ", ".join(report.files))
+                report.bulk = True
+                self._commit(claim_index.with_index(read_all()), bulk=True, progress=progress, report=report)
             with report.phase("count"):
                 report.added = len(self._store) - before
         return report
@@ -489,58 +500,24 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             before = len(self._store)
-            report = LoadReport(files=["<data>"])
-            staged = Store()
-            with report.phase("parse"):
-                try:
-                    staged.bulk_load(input=raw, format=fmt, base_iri=base_iri, to_graph=target)
-                except SyntaxError as err:
-                    raise ParseError.from_syntax_error(err, file="<data>") from None
-                report.parsed = len(staged)
-            self._check_and_commit(staged, report)
-            report.added = len(self._store) - before
-            return report
+            batch = list(claim_index.with_index(_parse_bytes(raw, fmt, target, base_iri)))
+            self._validate(batch, "<data>")
+            self._commit(batch, bulk=len(batch) > BULK_THRESHOLD)
+            parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+            return LoadReport(files=["<data>"], parsed=parsed, added=len(self._store) - before)
 
-    def _check_and_commit(
-        self, staged: Store, report: LoadReport, *, large: bool = False, progress: Progress | None = None
+    def _commit(
+        self, quads: Iterable[Quad], *, bulk: bool, progress: Progress | None = None, report: LoadReport | None = None
     ) -> None:
-        """Index, validate and write a load parsed into the in-memory store ``staged``.
-
-        The work stays in Rust: the index triples come from one SPARQL update
-        inside ``staged``, validation runs there, and the result reaches the
-        store as N-Quads that Oxigraph serializes and parses itself (blank nodes
-        get fresh labels again on the way, consistently within the load). Only
-        then is anything written. Sets ``report.bulk`` and the phase timings.
-        """
-        if progress:
-            progress("indexing…")
-        with report.phase("index"):
-            staged.update(claim_index.INDEX_UPDATE)
-        if self.validator is not None:
-            if progress:
-                progress("validating…")
-            with report.phase("validate"):
-                check_staged = getattr(self.validator, "check_staged", None)
-                violations = check_staged(self, staged) if check_staged else self.validator(self, list(staged))
-            if violations:
-                raise ValidationError(violations, source=", ".join(report.files))
+        report = report or LoadReport()  # the phases of a load_data are not kept
         if progress:
             progress("writing…")
-        report.bulk = large or len(staged) > BULK_THRESHOLD
-        with tempfile.TemporaryDirectory(prefix="memkg-load-") if large else nullcontext() as spill:
-            with report.phase("write"):
-                if spill is not None:
-                    # Too big to hold twice in memory: spill the N-Quads to a file the loader streams.
-                    data_path = Path(spill) / "load.nq"
-                    staged.dump(str(data_path), format=RdfFormat.N_QUADS)
-                    source_args: dict[str, Any] = {"path": str(data_path)}
-                else:
-                    source_args = {"input": staged.dump(format=RdfFormat.N_QUADS)}
-                if report.bulk:
-                    self._store.bulk_load(format=RdfFormat.N_QUADS, **source_args)
-                else:
-                    self._store.load(format=RdfFormat.N_QUADS, **source_args)  # one transaction
-        if report.bulk:
+        with report.phase("write"):
+            if bulk:
+                self._store.bulk_extend(quads)
+            else:
+                self._store.extend(quads)
+        if bulk:
             with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
                 # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
@@ -555,6 +532,11 @@ class MemoryStore:
         violations = self.validator(self, batch)
         if violations:
             raise ValidationError(violations, source=source)
+
+    def _validate_stream(self, read: Callable[[], Iterator[Quad]], source: str) -> None:
+        if self.validator is None:
+            return
+        self._validate(list(read()), source)
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -634,19 +616,44 @@ def _data_block(quads: Iterable[Quad]) -> str:
     return "\n".join(parts)
 
 
-def _stage_file(
-    staged: Store, path: Path, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
-) -> None:
-    """Parse ``path`` into ``staged`` (Oxigraph's parser, no Python objects per quad).
+def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
+    if isinstance(target, DefaultGraph):
+        yield from quads
+        return
+    for q in quads:
+        if isinstance(q.graph_name, DefaultGraph):
+            yield Quad(q.subject, q.predicate, q.object, target)
+        else:
+            yield q
 
-    ``target`` receives the file's default graph; blank nodes get fresh labels,
-    so two files (or two loads) never share one by accident.
-    """
+
+def _parse_file(
+    path: Path,
+    fmt: RdfFormat,
+    target: NamedNode | DefaultGraph,
+    base_iri: str | None,
+    progress: Progress | None,
+) -> Iterator[Quad]:
+    # pyoxigraph parses lazily: syntax errors surface while iterating, so the
+    # whole iteration sits inside the try.
     base = base_iri or path.resolve().as_uri()
     try:
-        staged.bulk_load(path=str(path), format=fmt, base_iri=base, to_graph=target)
+        parser = parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True)
+        for n, quad in enumerate(_retarget(parser, target), 1):
+            if progress and n % 100_000 == 0:
+                progress(f"{path}: {n:,} quads read")
+            yield quad
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
+
+
+def _parse_bytes(
+    data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
+) -> Iterator[Quad]:
+    try:
+        yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file="<data>") from None
 
 
 def stderr_progress() -> Progress | None:

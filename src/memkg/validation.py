@@ -307,27 +307,6 @@ class WriteValidator:
         results = _validate_graphs(self.engine, scratch, graphs, focus)
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
 
-    def check_staged(self, store: MemoryStore, staged: Store) -> list[Violation]:
-        """Check a load that :meth:`MemoryStore.load` parsed and indexed into ``staged``.
-
-        Into a store without data there is no context to copy, so ``staged``
-        itself is validated whole, inside Oxigraph, with the ontology lent to it
-        for the duration; otherwise the quads go through :meth:`__call__`.
-        """
-        if _has_data(store.raw, None):
-            return self(store, list(staged))
-        lent = [q for q in _ontology_quads() if q not in staged]
-        staged.extend(lent)
-        try:
-            graphs = sorted((g for g in staged.named_graphs() if g != ONTOLOGY_GRAPH), key=str)
-            if not graphs or any(staged.quads_for_pattern(None, None, None, DefaultGraph())):
-                graphs.insert(0, DefaultGraph())
-            results = _validate_graphs(self.engine, staged, graphs, None)
-        finally:
-            for q in lent:
-                staged.remove(q)
-        return [r.violation() for r in results if r.severity.value == SH + "Violation"]
-
     def stage(
         self, main: Store, batch: Sequence[Quad]
     ) -> tuple[Store, list[Term] | None, list[Graph]]:
