@@ -235,8 +235,8 @@ def test_change_removes_and_records_in_one_step_keeping_the_index_right(lia_stor
 
 @pytest.mark.parametrize("bulk", [False, True])
 def test_blank_reifiers_keep_a_consistent_index_through_the_write(tmp_path: Path, monkeypatch, bulk: bool) -> None:
-    # The load reaches the store as N-Quads with blank nodes relabelled: the index
-    # triples must follow their reifier to the new label.
+    # Blank nodes get fresh labels on every load: the index triples must carry the
+    # reifier's and the triple term's new labels, on either write path.
     if bulk:
         monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)
     store = MemoryStore(tmp_path / "store", validation=None)  # invariant 1 refuses blank reifiers
