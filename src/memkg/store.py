@@ -15,6 +15,7 @@ installed, and committed in one step. Nothing reaches the store half-done:
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -461,7 +462,7 @@ class MemoryStore:
             for path, fmt in sources:
                 yield from _parse_file(path, fmt, target, base_iri, progress)
 
-        with self._write_lock:
+        with self._write_lock, _gc_paused():
             with report.phase("count"):
                 before = len(self._store)
             if total_bytes <= STREAM_THRESHOLD_BYTES:
@@ -605,6 +606,23 @@ def sparql_term(term: Term | Triple) -> str:
     if isinstance(term, Triple):
         return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"
     return str(term)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a load builds millions of quads.
+
+    pyoxigraph's quads are tracked by the collector, so a big batch triggers
+    full collections over and over although it holds no cycles: a quarter of
+    the parse's CPU time at 100k claims (benchmarks/bench_load.py).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _data_block(quads: Iterable[Quad]) -> str:
