@@ -190,9 +190,11 @@ def run_memkg(file: Path, store_dir: Path, opener: Any = MemoryStore) -> dict[st
     store.close()
     del store
     t3 = time.perf_counter()
+    # The load's own phases (parse, index, validate, write, …) when this memkg reports them.
+    inner = {f"load:{k}": v for k, v in getattr(report, "seconds", {}).items()}
     return {
         "seconds": t3 - t0,
-        "phases": {"open": t1 - t0, "load": t2 - t1, "close": t3 - t2},
+        "phases": {"open": t1 - t0, "load": t2 - t1, **inner, "close": t3 - t2},
         "report": {"parsed": report.parsed, "added": report.added, "bulk": report.bulk},
         "validating": validating,
     }

@@ -10,7 +10,7 @@ import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
 
 import memkg.store as store_module
-from memkg import MemoryStore, ParseError, UnknownFormatError
+from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
 from memkg.vocab import MEMX
 
 from .conftest import EX, LIA, LIA_GRAPH, data_quads
@@ -231,3 +231,31 @@ def test_change_removes_and_records_in_one_step_keeping_the_index_right(lia_stor
     assert not list(lia_store.quads(c0, None, None, g, with_index=True))  # index triples went too
     assert record in lia_store
     assert lia_store.check_index().consistent
+
+
+@pytest.mark.parametrize("bulk", [False, True])
+def test_blank_reifiers_keep_a_consistent_index_through_the_write(tmp_path: Path, monkeypatch, bulk: bool) -> None:
+    # Blank nodes get fresh labels on every load: the index triples must carry the
+    # reifier's and the triple term's new labels, on either write path.
+    if bulk:
+        monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)
+    store = MemoryStore(tmp_path / "store", validation=None)  # invariant 1 refuses blank reifiers
+    report = store.load(write(tmp_path, "blank.ttl", 'VERSION "1.2"\n_:r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> '
+                                                    '<<( <http://e/s> <http://e/p> _:o )>> ; <http://e/note> "n" .\n'))
+    assert report.bulk == bulk and report.parsed == 2 and report.added == 5
+    assert store.check_index().consistent
+    (reifies,) = list(store.quads(None, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"), None))
+    (indexed_object,) = [q.object for q in store.quads(reifies.subject, NamedNode(MEMX + "object"), None, with_index=True)]
+    assert indexed_object == reifies.object.object  # the same blank node inside and outside the triple term
+
+
+def test_a_refused_bulk_load_writes_nothing(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)
+    store = MemoryStore(tmp_path / "store")
+    before = set(store.quads(with_index=True, graph=None))
+    blank_claim = write(tmp_path, "blank-claim.ttl", GOOD_TTL.replace("ex:c1 a mem:Claim", "_:c1 a mem:Claim"))
+    with pytest.raises(ValidationError) as info:
+        store.load(blank_claim)
+    assert "IriIdentityShape" in str(info.value)
+    assert set(store.quads(with_index=True, graph=None)) == before
+    assert store.load(write(tmp_path, "good.ttl", GOOD_TTL)).bulk
