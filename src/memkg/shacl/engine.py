@@ -137,6 +137,7 @@ class Engine:
         self._nesting: set[tuple[int, Term]] = set()
         self._sparql_targets: dict[int, set[Term]] = {}
         self.queries = 0
+        self.branches = 0  #: branches run in those queries (what parsing and planning cost follows)
 
     def _with_shapes_graph(self, store: Store, graphs: list[Graph]) -> Store:
         """A temporary store with the data graph as default graph and the shapes
@@ -169,6 +170,7 @@ class Engine:
             for start in range(0, len(group), MAX_BRANCHES):
                 chunk = group[start : start + MAX_BRANCHES]
                 texts = [self.compiler.branch_text(b, binder) for b, binder in chunk]
+                self.branches += len(texts)
                 depth = max(len(b.route) for b, _ in chunk)
                 for sol in self.select(self.compiler.query(texts, depth), subs):
                     branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]
@@ -212,6 +214,14 @@ class Engine:
         for n in todo:
             self._memo[(key, n)] = n in found
         return failing | (found & set(todo))
+
+    def surely_conforms_to(self, shape_node: Term, node: Term) -> bool:
+        """True only if ``node`` certainly conforms to the node shape, every constraint
+        decided in Python (:meth:`Component.surely_conforms`); False: ask SPARQL."""
+        shape = self.compiler.shape(shape_node)
+        if shape.deactivated or shape.path is not None:
+            return False
+        return all(c.PER_VALUE and c.surely_conforms([node], node, self) for c in shape.constraints)
 
     def nested_results(self, shape: Shape, rows: list[Row]) -> list[Row]:
         """Results of validating the rows' value nodes against a property shape
@@ -286,17 +296,23 @@ class Engine:
         return results
 
     def _may_report(self, branch: Branch, node: Term) -> bool:
-        """False if ``branch`` cannot report about ``node``: a per-value constraint of a
-        property shape on a predicate path, and ``node`` has no value for it (or values
-        the component clears in Python). One index look-up here spares parsing and
-        planning its part of a query."""
+        """False if ``branch`` cannot report about ``node``: a constraint of a node shape
+        or of a property shape on a predicate path, whose value nodes (``node`` itself,
+        or its values for the predicate) the component clears in Python — none at all,
+        for a per-value one. An index look-up here spares parsing and planning its part
+        of a query."""
         comp, path = branch.component, branch.shape.path
-        if branch.route or comp is None or not comp.PER_VALUE or not isinstance(path, PredicatePath):
+        if branch.route or comp is None:
             return True
-        if isinstance(node, Literal):
+        if path is None:  # a node shape: its one value node is the focus node
+            values = [node]
+        elif isinstance(path, PredicatePath):
+            values = [] if isinstance(node, Literal) else self.view.outgoing(node).get(path.iri, [])
+        else:
+            return True
+        if comp.PER_VALUE and not values:
             return False
-        values = self.view.outgoing(node).get(path.iri)
-        return bool(values) and not comp.surely_conforms(values)
+        return not comp.surely_conforms(values, node, self)
 
     def result(self, row: Row) -> ValidationResult:
         branch = row.branch

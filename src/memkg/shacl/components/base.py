@@ -121,9 +121,10 @@ class Component:
     #: Incremental validation skips its query for focus nodes with no values.
     PER_VALUE: ClassVar[bool] = False
 
-    def surely_conforms(self, values: list[Term]) -> bool:
-        """Whether these value nodes of one focus node certainly conform (a per-value
-        component may decide cheap cases in Python to spare a query; False: ask SPARQL)."""
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        """Whether these value nodes of ``focus`` certainly conform (a per-value
+        component may decide cheap cases in Python to spare a query; False: ask SPARQL).
+        ``engine`` reads the focus node's other values (``engine.view``) and shapes."""
         return False
 
     @classmethod

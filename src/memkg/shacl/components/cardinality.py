@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..terms import Term
 from ..vocab import SH, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader, at_least
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine
 
 
 class MinCountComponent(Component):
@@ -37,6 +43,9 @@ class MinCountComponent(Component):
     def nonconformance(self, ctx: Ctx) -> str | None:
         pattern = at_least(self.params["minCount"], ctx.focus, ctx)
         return None if pattern is None else f"FILTER NOT EXISTS {{ {pattern} }}"
+
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return len(set(values)) >= self.params["minCount"]
 
     def describe(self) -> str:
         return f"Less than {self.params['minCount']} values"
@@ -75,6 +84,9 @@ class MaxCountComponent(Component):
     def nonconformance(self, ctx: Ctx) -> str | None:
         pattern = at_least(self.params["maxCount"] + 1, ctx.focus, ctx)
         return None if pattern is None else f"FILTER EXISTS {{ {pattern} }}"
+
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return len(set(values)) <= self.params["maxCount"]
 
     def describe(self) -> str:
         return f"More than {self.params['maxCount']} values"

@@ -109,6 +109,9 @@ class OrComponent(_ListLogical):
     def combine(self, nonconforming: list[str]) -> str:
         return " && ".join(nonconforming) or "true"
 
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return all(any(engine.surely_conforms_to(m, v) for m in self.members) for v in values)
+
     def decide(self, nonconforming: list[bool]) -> bool:
         return all(nonconforming)
 

@@ -3,8 +3,14 @@ sh:lessThan, sh:lessThanOrEquals."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine
 
 
 class _Pair(Component):
@@ -18,6 +24,11 @@ class _Pair(Component):
     @property
     def other(self) -> str:
         return f"<{self.params['property'].value}>"
+
+    def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
+        """True if the focus node has no value for the other property: then sh:disjoint,
+        sh:lessThan and sh:lessThanOrEquals have nothing to compare with."""
+        return not engine.view.outgoing(focus).get(self.params["property"])
 
 
 class EqualsComponent(_Pair):
@@ -58,6 +69,9 @@ class DisjointComponent(_Pair):
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER EXISTS {{ {ctx.focus} {self.other} {ctx.value} }}")
 
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return self._other_is_empty(focus, engine)
+
     def describe(self) -> str:
         return f"Value is also a value of {short(self.params['property'])}"
 
@@ -81,6 +95,9 @@ class LessThanComponent(_Pair):
             f"{ctx.values()} {ctx.focus} {self.other} {o} . FILTER(!COALESCE({v} {self.OPERATOR} {o}, false))",
             key=True,
         )
+
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return self._other_is_empty(focus, engine)
 
     def describe(self) -> str:
         return f"Value is not {self.OPERATOR} the values of {short(self.params['property'])}"

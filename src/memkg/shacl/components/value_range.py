@@ -7,10 +7,20 @@ cannot be compared (an IRI, an ill-typed literal, another datatype) violates.
 
 from __future__ import annotations
 
+import operator
+from typing import TYPE_CHECKING
+
 from pyoxigraph import Literal
 
+from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, const
+from .value_type import python_number
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine
+
+_COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
 class _Range(Component):
@@ -31,6 +41,15 @@ class _Range(Component):
     def fragment(self, ctx: Ctx) -> Fragment:
         v = ctx.value
         return Fragment(f"{ctx.values()} FILTER(!COALESCE({v} {self.OPERATOR} {const(self.bound)}, false))")
+
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        # Short integer and decimal numerals compare exactly in Python as in SPARQL.
+        bound = python_number(self.bound)
+        if bound is None:
+            return False
+        compare = _COMPARE[self.OPERATOR]
+        numbers = [python_number(v) for v in values]
+        return all(n is not None and compare(n, bound) for n in numbers)
 
     def describe(self) -> str:
         return f"Value is not {self.OPERATOR} {self.bound.value}"

@@ -15,11 +15,19 @@ values; shapes over pyoxigraph data should use ``xsd:integer`` with a range.
 
 from __future__ import annotations
 
-from pyoxigraph import Literal, NamedNode
+import re
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL_SPEC, XSD_NS, short
 from .base import Component, Ctx, Fragment, Reader, const
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine
 
 _CASTABLE = {
     "boolean", "integer", "decimal", "float", "double", "dateTime", "date", "time",
@@ -55,6 +63,67 @@ _REGEXES = {
     "Name": r"^[A-Za-z_:][\w.:-]*$",
     "NCName": r"^[A-Za-z_][\w.-]*$",
 }
+
+
+#: Lexical forms Python vouches for exactly as Oxigraph's casts read them (a write's
+#: confidence, its dates): plain numerals short enough for Oxigraph's fixed-point
+#: decimals, and dateTimes Python's calendar accepts (years 1-9999, hours below 24,
+#: microseconds at most). Anything else is left to SPARQL.
+_INTEGER_LEX = re.compile(r"-?[0-9]{1,15}")
+_DECIMAL_LEX = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")
+_DATETIME_LEX = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,6})?"
+    r"(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9])?"
+)
+
+
+def python_number(term: Term) -> Decimal | None:
+    """The exact value of an xsd:integer or xsd:decimal literal Python vouches for, else None.
+
+    >>> from memkg.shacl.vocab import XSD
+    >>> python_number(Literal("0.75", datatype=XSD.decimal)), python_number(Literal("1e3", datatype=XSD.decimal))
+    (Decimal('0.75'), None)
+    """
+    if not isinstance(term, Literal):
+        return None
+    dt = term.datatype.value
+    if dt == XSD_NS + "integer":
+        lex = _INTEGER_LEX
+    elif dt == XSD_NS + "decimal":
+        lex = _DECIMAL_LEX
+    else:
+        return None
+    return Decimal(term.value) if lex.fullmatch(term.value) else None
+
+
+def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
+    """True only if the literal ``term`` surely passes :meth:`DatatypeComponent.condition`
+    (False: let SPARQL decide). Mirrors :func:`wellformed` where that needs no cast;
+    of the cast datatypes, vouches for short integers, decimals and dateTimes.
+
+    >>> from memkg.shacl.vocab import XSD
+    >>> surely_wellformed(Literal("2026-01-03T00:00:00Z", datatype=XSD.dateTime), XSD.dateTime)
+    True
+    >>> surely_wellformed(Literal("2026-02-30T00:00:00Z", datatype=XSD.dateTime), XSD.dateTime)
+    False
+    """
+    if not isinstance(term, Literal) or term.datatype != datatype:
+        return False
+    name = datatype.value[len(XSD_NS):] if datatype.value.startswith(XSD_NS) else None
+    if name in ("integer", "decimal"):
+        return python_number(term) is not None
+    if name == "dateTime":
+        m = _DATETIME_LEX.fullmatch(term.value)
+        if m is None:
+            return False
+        try:
+            datetime(*(int(m.group(i)) for i in range(1, 7)))
+        except ValueError:
+            return False
+        return True
+    if datatype == RDF.langString:
+        return bool(term.language)
+    return wellformed("?v", datatype) is None
 
 
 def wellformed(v: str, datatype: NamedNode) -> str | None:
@@ -141,6 +210,10 @@ class DatatypeComponent(Component):
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER({self.condition(ctx.value)})")
 
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        dt: NamedNode = self.params["datatype"]
+        return all(surely_wellformed(v, dt) for v in values)
+
     def describe(self) -> str:
         return f"Value is not a well-formed literal of datatype {short(self.params['datatype'])}"
 
@@ -154,6 +227,8 @@ _KINDS = {
     SH.IRIOrLiteral: ("isIRI", "isLiteral"),
     SH.TripleTerm: ("isTRIPLE",),
 }
+#: The Python classes of the terms each SPARQL test accepts.
+_KIND_CLASSES = {"isIRI": NamedNode, "isBlank": BlankNode, "isLiteral": Literal, "isTRIPLE": Triple}
 
 
 class NodeKindComponent(Component):
@@ -183,6 +258,10 @@ class NodeKindComponent(Component):
     def fragment(self, ctx: Ctx) -> Fragment:
         tests = sorted({f"{fn}({ctx.value})" for k in self.params["kinds"] for fn in _KINDS[k]})
         return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+
+    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        accepted = tuple(_KIND_CLASSES[fn] for k in self.params["kinds"] for fn in _KINDS[k])
+        return all(isinstance(v, accepted) for v in values)
 
     def describe(self) -> str:
         return "Value does not have node kind " + ", ".join(short(k) for k in self.params["kinds"])
