@@ -200,3 +200,16 @@ def test_values_cleared_in_python_never_hide_a_violation() -> None:
 
     engine = Engine(numbers, store, None)
     assert engine.validate([ex("ok")]) == [] and engine.queries == 0
+
+
+def test_a_recursive_sh_or_is_left_to_sparql() -> None:
+    looping = shapes("""
+    ex:L a sh:NodeShape ; sh:targetSubjectsOf ex:v ; sh:property [ sh:path ex:v ; sh:node ex:R ] ;
+      sh:property [ sh:path ex:v ; sh:or ( ex:R [ sh:datatype xsd:string ] ) ] .
+    ex:R a sh:NodeShape ; sh:or ( ex:R [ sh:nodeKind sh:IRI ] ) .
+    """)
+    store = Store()
+    store.add(Quad(ex("a"), ex("v"), Literal("x"), DefaultGraph()))
+    store.add(Quad(ex("b"), ex("v"), ex("c"), DefaultGraph()))
+    focus = [ex("a"), ex("b")]
+    assert key(looping.validate(store, focus=focus)) == key(looping.validate(store))

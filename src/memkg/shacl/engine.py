@@ -136,6 +136,7 @@ class Engine:
         self._deciding: set[tuple[int, Term]] = set()
         self._nesting: set[tuple[int, Term]] = set()
         self._sparql_targets: dict[int, set[Term]] = {}
+        self._vouching: set[tuple[int, Term]] = set()
         self.queries = 0
         self.branches = 0  #: branches run in those queries (what parsing and planning cost follows)
 
@@ -219,9 +220,14 @@ class Engine:
         """True only if ``node`` certainly conforms to the node shape, every constraint
         decided in Python (:meth:`Component.surely_conforms`); False: ask SPARQL."""
         shape = self.compiler.shape(shape_node)
-        if shape.deactivated or shape.path is not None:
+        key = (id(shape), node)
+        if shape.deactivated or shape.path is not None or key in self._vouching:  # a recursive shape: ask SPARQL
             return False
-        return all(c.PER_VALUE and c.surely_conforms([node], node, self) for c in shape.constraints)
+        self._vouching.add(key)
+        try:
+            return all(c.PER_VALUE and c.surely_conforms([node], node, self) for c in shape.constraints)
+        finally:
+            self._vouching.discard(key)
 
     def nested_results(self, shape: Shape, rows: list[Row]) -> list[Row]:
         """Results of validating the rows' value nodes against a property shape
