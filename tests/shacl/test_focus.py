@@ -213,3 +213,23 @@ def test_a_recursive_sh_or_is_left_to_sparql() -> None:
     store.add(Quad(ex("b"), ex("v"), ex("c"), DefaultGraph()))
     focus = [ex("a"), ex("b")]
     assert key(looping.validate(store, focus=focus)) == key(looping.validate(store))
+
+
+def test_an_sh_or_of_property_shapes_is_cleared_only_by_a_member_that_holds() -> None:
+    provenance = shapes("""
+    ex:P a sh:NodeShape ; sh:targetClass ex:A ;
+      sh:or ( [ sh:path ex:p ; sh:minCount 1 ] [ sh:path ex:q ; sh:minCount 2 ; sh:maxCount 2 ]
+              [ sh:path [ sh:inversePath ex:r ] ; sh:minCount 1 ] ) .
+    """)
+    store = Store()
+    facts = {"by-p": [(ex("p"), ex("n1"))], "one-q": [(ex("q"), ex("n1"))], "two-q": [(ex("q"), ex("n1")), (ex("q"), ex("n2"))],
+             "three-q": [(ex("q"), ex("n1")), (ex("q"), ex("n2")), (ex("q"), ex("n3"))], "none": []}
+    for name, pairs in facts.items():
+        store.add(Quad(ex(name), RDF_TYPE, ex("A"), DefaultGraph()))
+        store.extend(Quad(ex(name), p, o, DefaultGraph()) for p, o in pairs)
+    store.add(Quad(ex("n9"), ex("r"), ex("none"), DefaultGraph()))  # only the inverse path clears ex:none
+    store.add(Quad(ex("inv"), RDF_TYPE, ex("A"), DefaultGraph()))
+    focus = [ex(name) for name in [*facts, "inv"]]
+    report = provenance.validate(store, focus=focus)
+    assert key(report) == key(provenance.validate(store))
+    assert {str(r.focus) for r in report.results} == {str(ex("one-q")), str(ex("three-q")), str(ex("inv"))}

@@ -28,6 +28,7 @@ from .vocab import RDF, RDFS
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Shapes
+    from .components.base import Component
 
 
 @dataclass
@@ -217,17 +218,31 @@ class Engine:
         return failing | (found & set(todo))
 
     def surely_conforms_to(self, shape_node: Term, node: Term) -> bool:
-        """True only if ``node`` certainly conforms to the node shape, every constraint
-        decided in Python (:meth:`Component.surely_conforms`); False: ask SPARQL."""
+        """True only if ``node`` certainly conforms to the shape, every constraint decided
+        in Python (:meth:`Component.surely_conforms`); False: ask SPARQL."""
         shape = self.compiler.shape(shape_node)
         key = (id(shape), node)
-        if shape.deactivated or shape.path is not None or key in self._vouching:  # a recursive shape: ask SPARQL
+        values = self._value_nodes(shape, node)
+        if shape.deactivated or values is None or key in self._vouching:  # a recursive shape: ask SPARQL
             return False
         self._vouching.add(key)
         try:
-            return all(c.PER_VALUE and c.surely_conforms([node], node, self) for c in shape.constraints)
+            return all(self._clears(c, values, node) for c in shape.constraints)
         finally:
             self._vouching.discard(key)
+
+    def _value_nodes(self, shape: Shape, node: Term) -> list[Term] | None:
+        """The value nodes of ``node`` for ``shape`` when one look-up tells them: ``node``
+        itself for a node shape, its values for a predicate path (None: other paths)."""
+        if shape.path is None:
+            return [node]
+        if isinstance(shape.path, PredicatePath):
+            return [] if isinstance(node, Literal) else self.view.outgoing(node).get(shape.path.iri, [])
+        return None
+
+    def _clears(self, comp: "Component", values: list[Term], node: Term) -> bool:
+        """Whether ``node`` with these value nodes surely conforms to one constraint."""
+        return (comp.PER_VALUE and not values) or comp.surely_conforms(values, node, self)
 
     def nested_results(self, shape: Shape, rows: list[Row]) -> list[Row]:
         """Results of validating the rows' value nodes against a property shape
@@ -307,18 +322,10 @@ class Engine:
         or its values for the predicate) the component clears in Python — none at all,
         for a per-value one. An index look-up here spares parsing and planning its part
         of a query."""
-        comp, path = branch.component, branch.shape.path
-        if branch.route or comp is None:
+        if branch.route or branch.component is None:
             return True
-        if path is None:  # a node shape: its one value node is the focus node
-            values = [node]
-        elif isinstance(path, PredicatePath):
-            values = [] if isinstance(node, Literal) else self.view.outgoing(node).get(path.iri, [])
-        else:
-            return True
-        if comp.PER_VALUE and not values:
-            return False
-        return not comp.surely_conforms(values, node, self)
+        values = self._value_nodes(branch.shape, node)
+        return values is None or not self._clears(branch.component, values, node)
 
     def result(self, row: Row) -> ValidationResult:
         branch = row.branch
