@@ -324,7 +324,7 @@ class Writes:
 
 def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
     """Wrap the helpers WriteValidator.stage calls (module globals, looked up at call time) with timers."""
-    names = ["_describe", "_chains", "_event_id_holders", "_types", "_hierarchy"]
+    names = ["_read_subjects", "_describe", "_chains", "_event_id_holders", "_types", "_hierarchy"]
     spent: dict[str, list[float]] = {n: [] for n in names}
     originals = {n: getattr(validation, n) for n in names}
 

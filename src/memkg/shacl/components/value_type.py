@@ -68,9 +68,10 @@ _REGEXES = {
 #: Lexical forms Python vouches for exactly as Oxigraph's casts read them (a write's
 #: confidence, its dates): plain numerals short enough for Oxigraph's fixed-point
 #: decimals, and dateTimes Python's calendar accepts (years 1-9999, hours below 24,
-#: microseconds at most). Anything else is left to SPARQL.
-_INTEGER_LEX = re.compile(r"-?[0-9]{1,15}")
-_DECIMAL_LEX = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")
+#: microseconds at most), no sign but "-", no leading zeros (canonical forms: what a
+#: Store holds). Anything else is left to SPARQL.
+_INTEGER_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})")
+_DECIMAL_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?")
 _DATETIME_LEX = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,6})?"
     r"(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9])?"
