@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
+from . import sparql_lexer
 from .errors import MemkgError
 from .vocab import RDF
 
@@ -221,41 +222,34 @@ def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Itera
 
 # -- queries ------------------------------------------------------------------------------
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+|\#[^\n]*)
-  | (?P<open><<\()
-  | (?P<close>\)>>)
-  | (?P<string>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<reifier><<|>>|\{\||\|\}|~)
-  | (?P<var>[?$][A-Za-z0-9_\u00b7-\uffff]+)
-  | (?P<word>[A-Za-z_][\w\-.]*:[\w\-.:%]*(?<!\.)|[A-Za-z_][\w\-]*(?::)?|:[\w\-.:%]*(?<!\.)|_:[\w\-.]*(?<!\.)
-      |[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?))
-  | (?P<punct>\^\^|&&|\|\||!=|<=|>=|[{}()\[\].,;=<>!*/+\-^|@])
-  """,
-    re.VERBOSE,
-)
-
-
 @dataclass
 class Token:
-    kind: str
+    kind: str  #: ws, open (``<<(``), close (``)>>``), reifier, string, iri, var, word, punct
     text: str
 
 
+_KINDS = {"IRI": "iri", "STRING": "string", "VAR": "var", "PNAME": "word", "WORD": "word",
+          "NUMBER": "word", "BNODE": "word", "LANGTAG": "word"}
+_PUNCT_KINDS = {"<<(": "open", ")>>": "close", "<<": "reifier", ">>": "reifier",
+                "{|": "reifier", "|}": "reifier", "~": "reifier"}
+
+
 def tokens(text: str) -> list[Token]:
-    """SPARQL text as tokens (whitespace and comments kept, so the text reassembles)."""
+    """SPARQL text as tokens, white space and comments kept as ``ws`` so the text reassembles.
+
+    The terminals are :mod:`memkg.sparql_lexer`'s (one scanner for all of memkg); this
+    only names them for the rewriter and keeps what lies between them.
+    """
     out: list[Token] = []
     pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            out.append(Token("other", text[pos]))
-            pos += 1
-            continue
-        out.append(Token(m.lastgroup or "other", m.group()))
-        pos = m.end()
+    for t in sparql_lexer.tokenize(text, source="<query>"):
+        if t.start > pos:
+            out.append(Token("ws", text[pos:t.start]))
+        kind = _KINDS.get(t.kind) or _PUNCT_KINDS.get(t.text, "punct")
+        out.append(Token(kind, t.text))
+        pos = t.end
+    if pos < len(text):
+        out.append(Token("ws", text[pos:]))
     return out
 
 
