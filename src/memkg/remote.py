@@ -70,7 +70,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import ontology, rdf11, views
+from . import ontology, rdf11, sparql_lexer, views
 from .errors import MemkgError
 from .store import Clock, MemoryStore, sparql_term
 from .vocab import MEMX, PREFIXES
@@ -427,7 +427,7 @@ class RemoteBackend:
 
 def _names_dataset(sparql: str) -> bool:
     """Whether the query text has its own FROM / FROM NAMED clause."""
-    return any(t.kind == "word" and t.text.upper() == "FROM" for t in rdf11.tokens(sparql))
+    return any(t.is_word("FROM") for t in sparql_lexer.tokenize(sparql, source="<query>"))
 
 
 def _json_term(term: Term) -> dict[str, Any]:
