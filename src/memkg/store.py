@@ -473,8 +473,10 @@ class MemoryStore:
                 before = len(self._store)
             if total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
-                    batch = list(claim_index.with_index(read_all()))
-                    report.parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
+                    parsed = list(read_all())
+                    report.parsed = len(parsed)
+                    batch = list(claim_index.with_index(parsed))
+                    del parsed
                 with report.phase("validate"):
                     self._validate(batch, ", ".join(report.files))
                 report.bulk = len(batch) > BULK_THRESHOLD
@@ -507,11 +509,11 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             before = len(self._store)
-            batch = list(claim_index.with_index(_parse_bytes(raw, fmt, target, base_iri)))
+            parsed = list(_parse_bytes(raw, fmt, target, base_iri))
+            batch = list(claim_index.with_index(parsed))
             self._validate(batch, "<data>")
             self._commit(batch, bulk=len(batch) > BULK_THRESHOLD)
-            parsed = sum(1 for q in batch if not claim_index.is_index_quad(q))
-            return LoadReport(files=["<data>"], parsed=parsed, added=len(self._store) - before)
+            return LoadReport(files=["<data>"], parsed=len(parsed), added=len(self._store) - before)
 
     def _commit(
         self, quads: Iterable[Quad], *, bulk: bool, progress: Progress | None = None, report: LoadReport | None = None

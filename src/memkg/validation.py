@@ -326,6 +326,14 @@ class WriteValidator:
         their subjects, and whatever refers to a node that loses a type, are
         judged too (see :func:`_touched_by_removal`).
         """
+        if not removed and _holds_no_data(main):
+            # Nothing to read context from (a first load): the write is the whole data.
+            # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
+            scratch = Store()
+            scratch.extend(batch)
+            scratch.extend(_ontology_quads())
+            graphs = {q.graph_name for q in batch if q.graph_name != ONTOLOGY_GRAPH}
+            return scratch, None, sorted(graphs, key=str) or [DefaultGraph()]
         touched, touched_graphs = _touched_by_removal(main, removed)
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
@@ -372,6 +380,15 @@ _CHUNK = 2000
 #: Up to this many nodes, context is read with direct index look-ups: a SPARQL query
 #: costs a parse and a plan (~0.1 ms) before it reads anything.
 _LOOKUP_LIMIT = 64
+
+
+def _holds_no_data(main: Store) -> bool:
+    """Whether the store holds nothing but (perhaps) the ontology: two index seeks."""
+    if not isinstance(main, Store):
+        return False  # a remote store: asking costs a request, and the general path is exact
+    if next(iter(main.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
+        return False
+    return all(g == ONTOLOGY_GRAPH for g in main.named_graphs())
 
 
 def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
