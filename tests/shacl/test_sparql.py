@@ -7,7 +7,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 
 from memkg.shacl import ShapeError
 
-from .helpers import check, ex, shapes, store
+from .helpers import check, ex, shapes, short, store
 
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 DECL = "ex: sh:declare [ sh:prefix 'ex' ; sh:namespace 'http://example.org/'^^xsd:anyURI ] ."
@@ -139,3 +139,46 @@ def test_sparql_constraints_over_triple_terms() -> None:
     ]
     assert isinstance(report.results[0].value, Triple)
     assert "value <<( <http://example.org/bob>" in str(report)
+
+
+# -- shx:selectAll: the set-at-a-time form of a constraint (memkg's extension) ---------------------
+
+SELECT_ALL_SHAPE = f"""{DECL}
+  @prefix shx: <https://w3id.org/memkg/shacl#> .
+  ex:S a sh:NodeShape ; sh:targetClass ex:T ;
+    sh:sparql [ sh:prefixes ex: ; sh:message "bad {{?value}} at {{$this}}" ;
+      sh:select "SELECT $this ?value WHERE {{ $this ex:p ?value FILTER(?value > 2) }}" ;
+      shx:selectAll "SELECT $this ?value WHERE {{ $this ex:p ?value FILTER(?value > 1) }}" ] ."""
+SELECT_ALL_DATA = "ex:a a ex:T ; ex:p 1, 2, 3 . ex:b ex:p 5 ."
+
+
+def test_select_all_answers_a_whole_validation_for_the_targets_only() -> None:
+    # The set form deliberately differs (> 1, not > 2) so that the test sees which form ran;
+    # ex:b has a solution but is not a target, so it is dropped.
+    report = shapes(SELECT_ALL_SHAPE).validate(store(SELECT_ALL_DATA))
+    assert sorted((short(r.focus), r.value.value, r.message.value) for r in report.results) == [
+        ("ex:a", "2", "bad 2 at http://example.org/a"),
+        ("ex:a", "3", "bad 3 at http://example.org/a"),
+    ]
+
+
+def test_select_all_is_not_used_for_given_focus_nodes() -> None:
+    report = shapes(SELECT_ALL_SHAPE).validate(store(SELECT_ALL_DATA), focus=[ex("a"), ex("b")])
+    assert [(short(r.focus), r.value.value) for r in report.results] == [("ex:a", "3")]
+
+
+@pytest.mark.parametrize(
+    ("select_all", "missing"),
+    [
+        ("SELECT ?value WHERE { ?x ex:p ?value }", "?this"),
+        ("SELECT $this WHERE { $this ex:p ?value }", "?value"),
+        ("ASK { ?x ex:p ?value }", "?this"),
+    ],
+)
+def test_select_all_must_project_what_select_projects(select_all: str, missing: str) -> None:
+    text = SELECT_ALL_SHAPE.replace(
+        'shx:selectAll "SELECT $this ?value WHERE { $this ex:p ?value FILTER(?value > 1) }"', f'shx:selectAll "{select_all}"'
+    )
+    assert select_all in text
+    with pytest.raises(ShapeError, match=rf"shx:selectAll .* must be a SELECT projecting \{missing}"):
+        shapes(text)

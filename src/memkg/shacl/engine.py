@@ -294,10 +294,15 @@ class Engine:
 
     def validate(self, focus: Iterable[Term] | None) -> list[ValidationResult]:
         items: list[tuple[Branch, Binder]] = []
+        rows: list[Row] = []
         if focus is None:
             for shape in self.shapes._targeted:
                 target_binder = self.shapes._target_binder(shape)
-                items.extend((b, target_binder) for b in self.compiler.plan(shape))
+                for b in self.compiler.plan(shape):
+                    if not b.route and getattr(b.component, "query_all", None) is not None:
+                        rows += b.component.all_rows(self, b)  # type: ignore[union-attr]
+                    else:
+                        items.append((b, target_binder))
         else:
             nodes = list(dict.fromkeys(canonical(n) for n in focus))
             for shape in self.shapes._targeted:
@@ -311,7 +316,7 @@ class Engine:
                     if reported not in binders:
                         binders[reported] = node_binders(reported)
                     items.extend((branch, binder) for binder in binders[reported])
-        rows = self.run(items)
+        rows += self.run(items)
         results = [self.result(r) for r in rows]
         results.sort(key=_result_key)
         return results

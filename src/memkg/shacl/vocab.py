@@ -15,6 +15,8 @@ RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS_NS = "http://www.w3.org/2000/01/rdf-schema#"
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
 OWL_NS = "http://www.w3.org/2002/07/owl#"
+#: The engine's own extension of SHACL-SPARQL (see ``components/sparql.py``: ``shx:selectAll``).
+SHX_NS = "https://w3id.org/memkg/shacl#"
 
 #: Where the spec paragraphs live; ShapeError messages link to them.
 SHACL_SPEC = "https://www.w3.org/TR/shacl/"
@@ -45,6 +47,7 @@ RDF = Namespace(RDF_NS)
 RDFS = Namespace(RDFS_NS)
 XSD = Namespace(XSD_NS)
 OWL = Namespace(OWL_NS)
+SHX = Namespace(SHX_NS)
 
 TRUE = Literal("true", datatype=XSD.boolean)
 FALSE = Literal("false", datatype=XSD.boolean)

@@ -17,6 +17,17 @@ substitution semantics:
 
 Parameters, ``$currentShape`` and ``$shapesGraph`` are substituted as terms,
 ``$PATH`` as the SPARQL form of the shape's path.
+
+An extension for validating a whole data graph: a SPARQL constraint may also
+carry ``shx:selectAll`` (``https://w3id.org/memkg/shacl#``), a SELECT whose
+solutions with ``$this`` *unbound* are the union of ``sh:select``'s solutions
+over every node of the data graph. A query written for pre-binding (start from
+``$this``, test it with ``NOT EXISTS``) is fast for a few focus nodes and slow
+for all of them at once; the set-at-a-time form (distinct values first, one
+join) can be ~10x faster. This engine runs it, once, when it validates every
+target, keeps the solutions of the nodes the shape targets, and uses
+``sh:select`` otherwise; other engines ignore it. That the two forms agree is
+the shapes author's promise, which a differential test should hold them to.
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean
 from ..sparqltext import UserQuery
 from ..terms import BlankNodeInQuery, Term, has_blank, sparql_term
-from ..vocab import OWL, SH, SH_NS, SHACL_SPEC, local_name, short
+from ..vocab import OWL, SH, SH_NS, SHACL_SPEC, SHX, local_name, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -201,28 +212,34 @@ class _SelectBased(Component):
                 solutions = engine.select(self.query.render(consts=self.consts), {"this": focus})
             else:
                 solutions = engine.select(self.query.render(consts={**self.consts, "this": sparql_term(focus)}))
-            seen: set[tuple] = set()
-            for sol in solutions:
-                # Oxigraph evaluates a default graph made of several graphs as a bag: a
-                # triple stored in two of them matches twice. Identical solutions would
-                # only repeat the same result, so each is reported once.
-                ident = tuple(sorted((k, str(v)) for k, v in sol.items()))
-                if ident in seen:
-                    continue
-                seen.add(ident)
-                failure = sol.get("failure")
-                if failure is not None and boolean(failure):
-                    raise ShapeError(f"SPARQL constraint reported a failure for focus node {focus}", shape=self.shape.node)
-                path = sol.get("path")
-                message = sol.get("message")
-                out.append(
-                    r.with_solution(
-                        value=sol.get("value", focus),
-                        path=path if isinstance(path, NamedNode) else None,
-                        message=message if isinstance(message, Literal) else None,
-                        bindings=sol,
-                    )
+            out += self._rows(r, solutions)
+        return out
+
+    def _rows(self, r: "Row", solutions: list[dict[str, Term]]) -> list["Row"]:
+        """The results of one focus node's solutions."""
+        out: list[Row] = []
+        seen: set[tuple] = set()
+        for sol in solutions:
+            # Oxigraph evaluates a default graph made of several graphs as a bag: a
+            # triple stored in two of them matches twice. Identical solutions would
+            # only repeat the same result, so each is reported once.
+            ident = tuple(sorted((k, str(v)) for k, v in sol.items()))
+            if ident in seen:
+                continue
+            seen.add(ident)
+            failure = sol.get("failure")
+            if failure is not None and boolean(failure):
+                raise ShapeError(f"SPARQL constraint reported a failure for focus node {r.focus}", shape=self.shape.node)
+            path = sol.get("path")
+            message = sol.get("message")
+            out.append(
+                r.with_solution(
+                    value=sol.get("value", r.focus),
+                    path=path if isinstance(path, NamedNode) else None,
+                    message=message if isinstance(message, Literal) else None,
+                    bindings=sol,
                 )
+            )
         return out
 
 
@@ -233,6 +250,24 @@ class SparqlConstraintComponent(_SelectBased):
     PARAMETERS = (SH.sparql,)
     SPEC = "SHACL §5.1 SPARQL-based constraints"
     ANCHOR = SHACL_SPEC + "#sparql-constraints"
+    #: The ``shx:selectAll`` form, for every focus node at once (see the module doc).
+    query_all: UserQuery | None = None
+
+    def all_rows(self, engine: "Engine", branch: Any) -> list["Row"]:
+        """Every target's results from one run of ``shx:selectAll``."""
+        from ..engine import Row
+
+        assert self.query_all is not None
+        by_focus: dict[Term, list[dict[str, Term]]] = {}
+        for sol in engine.select(self.query_all.render(consts=self.consts)):
+            focus = sol.get("this")
+            if focus is not None:
+                by_focus.setdefault(focus, []).append(sol)
+        out: list[Row] = []
+        for focus, solutions in by_focus.items():
+            if engine.targets(branch.shape, focus):
+                out += self._rows(Row(branch, focus, (), focus, None), solutions)
+        return out
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -256,6 +291,7 @@ class SparqlConstraintComponent(_SelectBased):
             comp.consts = _consts(comp, reader.shape, query, where=where)
             comp.uses_shapes_graph = "shapesGraph" in query.variables()
             _syntax_check(query, comp.consts, shape=reader.node, where=where)
+            comp.query_all = _select_all(reader, node, query, comp.consts)
             out.append(comp)
         return out
 
@@ -264,6 +300,22 @@ class SparqlConstraintComponent(_SelectBased):
 
     def describe(self) -> str:
         return f"Violates the SPARQL constraint {short(self.params['sparql'])}"
+
+
+def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, str]) -> UserQuery | None:
+    """The constraint's ``shx:selectAll``, checked: a SELECT projecting ``$this`` and
+    every variable ``sh:select`` projects (its solutions must carry the same results)."""
+    if not reader.graph.objects(node, SHX.selectAll):
+        return None
+    where = f"the shx:selectAll of {node}"
+    text = _one_string(reader.graph, node, SHX.selectAll, reader.node, SparqlConstraintComponent.SPEC)
+    query_all = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
+    missing = sorted(({"this"} | query.projected()) - query_all.projected())
+    if query_all.form != "SELECT" or missing:
+        raise ShapeError(f"{where} must be a SELECT projecting " + ", ".join("?" + v for v in missing or ["this"]),
+                         shape=reader.node)
+    _syntax_check(query_all, consts, shape=reader.node, where=where)
+    return query_all
 
 
 @dataclass
