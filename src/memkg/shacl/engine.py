@@ -294,13 +294,13 @@ class Engine:
 
     def validate(self, focus: Iterable[Term] | None) -> list[ValidationResult]:
         items: list[tuple[Branch, Binder]] = []
-        rows: list[Row] = []
+        set_forms: list[Branch] = []
         if focus is None:
             for shape in self.shapes._targeted:
                 target_binder = self.shapes._target_binder(shape)
                 for b in self.compiler.plan(shape):
                     if not b.route and getattr(b.component, "query_all", None) is not None:
-                        rows += b.component.all_rows(self, b)  # type: ignore[union-attr]
+                        set_forms.append(b)
                     else:
                         items.append((b, target_binder))
         else:
@@ -316,6 +316,8 @@ class Engine:
                     if reported not in binders:
                         binders[reported] = node_binders(reported)
                     items.extend((branch, binder) for binder in binders[reported])
+        # (Not in a second thread: pyoxigraph holds the GIL while a query is iterated; measured.)
+        rows = [r for b in set_forms for r in b.component.all_rows(self, b)]  # type: ignore[union-attr]
         rows += self.run(items)
         results = [self.result(r) for r in rows]
         results.sort(key=_result_key)
