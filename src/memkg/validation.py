@@ -441,7 +441,9 @@ def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph], known
     """Every quad about ``nodes`` in the written graphs and the shared default graph."""
     out: set[Quad] = set()
     named = [g for g in graphs if isinstance(g, NamedNode)]
-    if len(nodes) <= _LOOKUP_LIMIT:
+    # A local store answers direct look-ups for any number of nodes (they are index seeks);
+    # a remote one gets a query per graph and chunk, since each look-up would be a request.
+    if len(nodes) <= _LOOKUP_LIMIT or isinstance(main, Store):
         wanted = {DefaultGraph(), *named}
         for node in nodes:
             if known is not None and node in known:
@@ -453,12 +455,11 @@ def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph], known
     for rows in _chunks(nodes):
         for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} ?s ?p ?o }}"):
             out.add(Quad(r["s"], r["p"], r["o"], DefaultGraph()))
-        if named:
-            gs = " ".join(str(g) for g in named)
-            for r in main.query(
-                f"SELECT ?s ?p ?o ?g WHERE {{ VALUES ?s {{ {rows} }} VALUES ?g {{ {gs} }} GRAPH ?g {{ ?s ?p ?o }} }}"
-            ):
-                out.add(Quad(r["s"], r["p"], r["o"], r["g"]))
+        for g in named:
+            # One graph at a time, named in the text: Oxigraph joins "VALUES ?g {…} GRAPH ?g"
+            # by scanning every graph (1.9 s against 2 ms for 200 nodes at 20k claims).
+            for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} GRAPH {g} {{ ?s ?p ?o }} }}"):
+                out.add(Quad(r["s"], r["p"], r["o"], g))
     return out
 
 
