@@ -94,3 +94,25 @@ def test_the_write_path_refuses_nothing_that_is_valid(store: MemoryStore) -> Non
         PRELUDE + "ex:c6 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; "
                   "mem:confidence 0.5 .", format="turtle", graph=A)
     assert store.check_index().consistent
+
+
+@pytest.mark.parametrize(
+    ("link", "through"),
+    [
+        ("ex:m2 prov:wasDerivedFrom ex:m3 .", "directly"),
+        ("ex:m2 mem:echoOf ex:m3 .", "by an echo"),
+        ("ex:x prov:wasDerivedFrom ex:m3 .", "through a chain already in the store (m2 -> x)"),
+    ],
+)
+def test_a_link_that_makes_one_group_member_rest_on_another_is_refused(store: MemoryStore, link: str, through: str) -> None:
+    # Invariant 11 is judged at the group, which the write does not mention: the group must be
+    # re-checked when a derivation or echo link joins two of its members, however far apart.
+    store.load_data(
+        PRELUDE + """
+        ex:m2 a mem:Message ; mem:content "the benchmark" . ex:m3 a mem:Message ; mem:content "the incident" .
+        ex:x a mem:Message ; mem:content "a digest" . ex:m2 prov:wasDerivedFrom ex:x .
+        ex:g a mem:SupportGroup ; mem:member ex:m2, ex:m3 .
+        ex:c7 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:supportGroup ex:g .""",
+        format="turtle", graph=A)
+    err = refused(store, "SupportGroupShape", lambda: store.load_data(PRELUDE + link, format="turtle", graph=A))
+    assert any(v.focus == f"<{EX}g>" for v in err.violations), through

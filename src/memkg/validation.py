@@ -335,6 +335,9 @@ class WriteValidator:
             graphs = {q.graph_name for q in batch if q.graph_name != ONTOLOGY_GRAPH}
             return scratch, None, sorted(graphs, key=str) or [DefaultGraph()]
         touched, touched_graphs = _touched_by_removal(main, removed)
+        groups, group_graphs = _groups_above(main, batch)
+        touched += [g for g in groups if g not in touched]
+        touched_graphs |= group_graphs
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
         )
@@ -412,6 +415,50 @@ def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term
                     if ref.graph_name != ONTOLOGY_GRAPH:
                         graphs.add(ref.graph_name)
     return list(nodes), graphs
+
+
+#: The links along which one support-group member can rest on another (invariant 11).
+_LEG_LINKS = (prov.wasDerivedFrom, mem.echoOf)
+
+
+def _groups_above(main: Store, batch: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+    """The support groups a new derivation or echo link can make invalid, and their graphs.
+
+    Invariant 11 is judged at the group: a link ``a -> b`` makes a member rest on another
+    when some member reaches ``a`` along such links (in the store or in the write) and
+    another is reached from ``b``. The group is in neither end of the link, so without
+    this it would not be re-checked. Walks up from each link's start, then asks who
+    holds what it found as a member.
+    """
+    links = [q for q in batch if q.predicate in _LEG_LINKS and q.graph_name != ONTOLOGY_GRAPH]
+    if not links:
+        return [], set()
+    above_in_write: dict[Term, list[Term]] = {}
+    for q in links:
+        above_in_write.setdefault(q.object, []).append(q.subject)
+    seen = {q.subject for q in links}
+    frontier = list(seen)
+    while frontier:
+        following = []
+        for node in frontier:
+            above = list(above_in_write.get(node, ()))
+            if isinstance(node, (NamedNode, BlankNode)):
+                above += [q.subject for p in _LEG_LINKS for q in main.quads_for_pattern(None, p, node, None)
+                          if q.graph_name != ONTOLOGY_GRAPH]
+            for a in above:
+                if a not in seen:
+                    seen.add(a)
+                    following.append(a)
+        frontier = following
+    groups: dict[Term, None] = {}
+    graphs: set[Graph] = set()
+    for node in seen:
+        if isinstance(node, (NamedNode, BlankNode)):
+            for q in main.quads_for_pattern(None, mem.member, node, None):
+                if q.graph_name != ONTOLOGY_GRAPH:
+                    groups[q.subject] = None
+                    graphs.add(q.graph_name)
+    return list(groups), graphs
 
 
 def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
