@@ -517,3 +517,28 @@ def test_concurrent_readers_never_see_half_a_write(server: Server) -> None:
     assert final == "40,40"
     # 40 writes, 40 snapshots published: only the current one is left on disk.
     assert [p.name for p in (server.store.parent / ".store.serve").iterdir()] == [f"gen-{server.health()['snapshot']:06d}"]
+
+
+def test_a_body_over_max_body_is_refused_with_413_before_it_is_read(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store")
+    server = Server(store, "--max-body", "1000")
+    try:
+        small = "<urn:a> <urn:b> <urn:c> ."
+        assert server.request("POST", "/store?graph=urn:test:small", small, {"Content-Type": "text/turtle"}).status in (200, 201, 204)
+        big = small + "\n" + "# padding\n" * 200
+        r = server.request("POST", "/store?graph=urn:test:big", big, {"Content-Type": "text/turtle"})
+        assert r.status == 413 and "1,000" in r.text and "--max-body" in r.text
+        assert r.headers.get("connection") == "close"  # the unread rest of the body must not be taken for a request
+        # A chunked body is counted as it arrives: declared nowhere, refused all the same.
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        try:
+            conn.request("POST", "/store?graph=urn:test:chunked", body=iter([big.encode()[:600], big.encode()[600:]]),
+                         headers={"Content-Type": "text/turtle"}, encode_chunked=True)
+            assert conn.getresponse().status == 413
+        finally:
+            conn.close()
+        # Nothing of either was written, and the server serves on.
+        ask = "ASK { GRAPH ?g { <urn:a> <urn:b> <urn:c> } FILTER(?g != <urn:test:small>) }"
+        assert server.query(ask, accept="application/sparql-results+json").json()["boolean"] is False
+    finally:
+        server.close()

@@ -19,6 +19,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--timeout takes a number of seconds (0: no limit)")
     if args.workers < 0:
         raise UsageError("--workers takes a positive number (0: two per CPU)")
+    if args.max_body is not None and args.max_body < 0:
+        raise UsageError("--max-body takes a number of bytes (0: no limit)")
+    # Unset: memkg.endpoint's default, not repeated here (importing that package when the
+    # parser is built would cost every other command 75 ms).
+    limits = {} if args.max_body is None else {"max_body": args.max_body or None}
     options = ServeOptions(
         store=Path(args.store),
         host=args.host,
@@ -28,6 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         timeout=args.timeout or None,
         workers=args.workers,
         log_requests=args.log_requests,
+        **limits,
     )
     return serve(options)
 
@@ -56,6 +62,10 @@ def register(command: AddCommand) -> None:
     p.add_argument(
         "--workers", type=int, default=0, metavar="N",
         help="query worker processes, the queries that can run at once (default: two per CPU, at most 16)",
+    )
+    p.add_argument(
+        "--max-body", type=int, metavar="BYTES",
+        help="refuse a request body larger than this with 413 (default: 1 GiB; 0: no limit)",
     )
     p.add_argument("--log-requests", action="store_true", help="log every request to standard error")
 

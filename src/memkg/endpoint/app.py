@@ -32,11 +32,17 @@ from .snapshots import Generation, Snapshots
 Graph = NamedNode | DefaultGraph
 
 
+#: 1 GiB: a Graph Store PUT of a large TriG file fits, a runaway client does not fill memory.
+DEFAULT_MAX_BODY = 1 << 30
+
+
 @dataclass(frozen=True)
 class Settings:
     read_only: bool = False
     timeout: float | None = 60.0  #: seconds a query may run; None: no limit
     workers: int = 2
+    #: bytes a request body may have (413 beyond); None: no limit
+    max_body: int | None = DEFAULT_MAX_BODY
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,10 @@ class MethodNotAllowed(MemkgError):
         self.allowed = allowed
 
 
+class PayloadTooLarge(MemkgError):
+    """A request body over the server's ``--max-body``: 413 (the connection is closed)."""
+
+
 class UnsupportedMediaType(MemkgError, ValueError):
     """A request body in a format the server does not read: 415."""
 
@@ -67,6 +71,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (WritesRefused, 403),
     (MethodNotAllowed, 405),
     (neg.NotAcceptable, 406),
+    (PayloadTooLarge, 413),
     (UnsupportedMediaType, 415),
     (QueryTimeout, 503),
     (ServerBusy, 503),

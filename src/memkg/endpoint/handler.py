@@ -26,7 +26,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import views
 from .app import Endpoint, GraphWrite
-from .failures import BadRequest, MethodNotAllowed, UnsupportedMediaType, to_http
+from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
 from .jobs import Answer
 from .pool import ServerBusy
 
@@ -120,7 +120,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_OPTIONS(self) -> None:
         """CORS preflight: any origin may call, with the headers a SPARQL client sends."""
-        self._read_body()
+        try:
+            self._read_body()
+        except (PayloadTooLarge, ValueError) as err:
+            self.close_connection = True
+            self._error("OPTIONS", err if isinstance(err, PayloadTooLarge) else BadRequest(f"unreadable request body: {err}"))
+            return
         requested = self.headers.get("Access-Control-Request-Headers")
         headers = {
             "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, DELETE, OPTIONS",
@@ -135,6 +140,10 @@ class Handler(BaseHTTPRequestHandler):
         self.params = parse_qs(url.query, keep_blank_values=True)
         try:
             self.body = self._read_body()  # always, so that a keep-alive connection stays in step
+        except PayloadTooLarge as err:
+            self.close_connection = True  # the rest of the body is never read
+            self._error(method, err)
+            return
         except ValueError as err:  # a Content-Length or chunk size that is not a number
             self.close_connection = True  # where the next request starts is anyone's guess
             self._error(method, BadRequest(f"unreadable request body: {err}"))
@@ -278,19 +287,28 @@ class Handler(BaseHTTPRequestHandler):
             raise MethodNotAllowed(method, path, allowed)
 
     def _read_body(self) -> bytes:
+        """The request body, refused (:class:`PayloadTooLarge`) past ``--max-body`` before
+        it is read: a declared length is checked first, a chunked body as it arrives."""
+        limit = self.server.endpoint.settings.max_body
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked()
+            return self._read_chunked(limit)
         length = int(self.headers.get("Content-Length") or 0)
+        if limit is not None and length > limit:
+            raise PayloadTooLarge(f"the request body has {length:,} bytes; this server takes at most {limit:,} (--max-body)")
         return self.rfile.read(length) if length > 0 else b""
 
-    def _read_chunked(self) -> bytes:
+    def _read_chunked(self, limit: int | None) -> bytes:
         parts = []
+        total = 0
         while True:
             size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
             if size == 0:
                 while self.rfile.readline().strip():  # trailers
                     pass
                 return b"".join(parts)
+            total += size
+            if limit is not None and total > limit:
+                raise PayloadTooLarge(f"the chunked request body passed {limit:,} bytes, this server's limit (--max-body)")
             parts.append(self.rfile.read(size))
             self.rfile.readline()
 

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from ..store import MemoryStore
 from . import rights
-from .app import Endpoint, Settings
+from .app import DEFAULT_MAX_BODY, Endpoint, Settings
 from .handler import Server
 
 
@@ -35,6 +35,7 @@ class ServeOptions:
     #: cannot run longer anyway), or 10 s without one
     grace: float | None = None
     log_requests: bool = False
+    max_body: int | None = DEFAULT_MAX_BODY  #: bytes a request body may have; None: no limit
 
 
 def default_workers() -> int:
@@ -53,7 +54,8 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
     store = MemoryStore(options.store)
     try:
         settings = Settings(
-            read_only=options.read_only, timeout=options.timeout, workers=options.workers or default_workers()
+            read_only=options.read_only, timeout=options.timeout, workers=options.workers or default_workers(),
+            max_body=options.max_body,
         )
         endpoint = Endpoint(store, settings, tokens=tokens)
     except BaseException:
