@@ -11,6 +11,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
 
 import memkg.store as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
+from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import MEMX
 
 from .conftest import EX, LIA, LIA_GRAPH, data_quads
@@ -259,3 +260,20 @@ def test_a_refused_bulk_load_writes_nothing(tmp_path: Path, monkeypatch) -> None
     assert "IriIdentityShape" in str(info.value)
     assert set(store.quads(with_index=True, graph=None)) == before
     assert store.load(write(tmp_path, "good.ttl", GOOD_TTL)).bulk
+
+
+def test_the_streaming_path_validates_triple_terms_through_the_claim_index(tmp_path: Path, monkeypatch) -> None:
+    # The shapes reach inside triple terms through the claim index: the streaming path must
+    # judge the input with its index, or an untyped vertex inside a claim would slip through.
+    monkeypatch.setattr(store_module, "STREAM_THRESHOLD_BYTES", 0)
+    untyped = write(tmp_path, "untyped.ttl", """VERSION "1.2"
+        PREFIX ex: <http://example.org/> PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+        ex:likes a rdf:Property . ex:tea a mem:Entity . ex:m a mem:Message ; mem:content "hi" .
+        ex:c a mem:Claim ; rdf:reifies <<( ex:nobody ex:likes ex:tea )>> ; mem:assertedBy ex:m .""")
+    store = MemoryStore(validation="native")
+    with pytest.raises(ValidationError) as info:
+        store.load(untyped)
+    assert any(v.shape.endswith("TypedVertexShape>") and v.value == "<http://example.org/nobody>"
+               for v in info.value.violations), info.value
+    assert not any(True for _ in store.quads(with_index=True) if _.graph_name != ONTOLOGY_GRAPH)
