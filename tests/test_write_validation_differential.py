@@ -21,6 +21,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 from memkg import MemoryStore
 from memkg import index as claim_index
 from memkg.shacl.terms import has_blank
+from memkg import validation
 from memkg.validation import WriteValidator, _validate_graphs, builtin_shapes, make_engine
 
 from .test_engines_differential import PRELUDE, TENANTS, document
@@ -33,8 +34,14 @@ def _in_graph(text: str, graph: str) -> str:
     return PRELUDE + (text if graph == "default" else f"GRAPH <{TENANTS[graph]}> {{\n{text}}}\n")
 
 
+@pytest.mark.parametrize("scan", [False, True], ids=["as-configured", "always-scan"])
 @pytest.mark.parametrize("index", range(DOCUMENTS))
-def test_a_write_is_judged_as_the_whole_store_would_judge_it(index: int) -> None:
+def test_a_write_is_judged_as_the_whole_store_would_judge_it(index: int, scan: bool, monkeypatch) -> None:
+    # Writes here are small, so they are judged node by node; "always-scan" makes every one
+    # take the other road (WriteValidator.judge: scan the scratch store, keep the focus nodes').
+    if scan:
+        monkeypatch.setattr(validation, "SCAN_FOCUS_LIMIT", 0)
+        monkeypatch.setattr(validation, "SCAN_QUADS_PER_FOCUS_NODE", 10**9)
     doc = document(index, n_cases=CASES)
     store = MemoryStore(validation=None)
     # What every case may lean on: the shared people (default graph), one entity per tenant.
@@ -61,8 +68,7 @@ def test_a_write_is_judged_as_the_whole_store_would_judge_it(index: int) -> None
                 continue
             focus = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
             scratch, staged_focus, graphs = validator.stage(store.raw, batch)
-            staged = {r.key() for r in _validate_graphs(validator.engine, scratch, graphs, staged_focus)
-                      if r.focus in focus}
+            staged = {r.key() for r in validator.judge(scratch, staged_focus, graphs) if r.focus in focus}
             store.write(batch)
             truth = {r.key() for r in _validate_graphs(reference, store.raw, graphs, focus)}
             assert staged == truth, (

@@ -60,8 +60,10 @@ class NativeEngine:
         self._shapes = Shapes.from_quads(self._quads)
         self._names = _ShapeNames(self._quads)
 
-    def validate(self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None) -> list[Result]:
-        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus)
+    def validate(
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+    ) -> list[Result]:
+        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan)
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
@@ -137,7 +139,10 @@ class PyshaclEngine:
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
         return graph
 
-    def validate(self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None) -> list[Result]:
+    def validate(
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+    ) -> list[Result]:
+        """``scan`` is the native engine's evaluation strategy; pySHACL has its own."""
         import pyshacl
         from rdflib import RDF as RDFNS
         from rdflib import Namespace

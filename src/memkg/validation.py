@@ -214,7 +214,9 @@ def read_shapes(path: str | Path) -> list[Quad]:
 class Engine(Protocol):
     name: str
 
-    def validate(self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None) -> list[Result]:
+    def validate(
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+    ) -> list[Result]:
         ...
 
 
@@ -243,11 +245,13 @@ def tenant_graphs(store: Store) -> list[Graph]:
     return [DefaultGraph(), *named]
 
 
-def _validate_graphs(engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None) -> list[Result]:
+def _validate_graphs(
+    engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False
+) -> list[Result]:
     seen: set[tuple[str, ...]] = set()
     results: list[Result] = []
     for g in graphs:
-        for r in engine.validate(store, g, focus=focus):
+        for r in engine.validate(store, g, focus=focus, scan=scan):
             # A node of the shared default graph is seen from every tenant: report it once.
             k = r.key()
             if k not in seen:
@@ -311,9 +315,24 @@ class WriteValidator:
 
     def __call__(self, store: MemoryStore, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
         """The violations the store would have after adding ``batch`` and removing ``removed``."""
-        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed)
-        results = _validate_graphs(self.engine, scratch, graphs, focus)
+        results = self.judge(*self.stage(store.raw, batch, removed=removed))
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+
+    def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:
+        """The results for the focus nodes of a staged write (see :meth:`stage`).
+
+        Many focus nodes are judged by validating the whole scratch store and keeping
+        theirs, when it holds little but the write and its context: set-at-a-time
+        queries then beat node-by-node ones (a 5k-claim load into a 20k-claim store:
+        9.0 s node by node, 1.4 s so). Measured there, a node costs ~0.3 ms node by
+        node and a quad of the scratch store ~4 µs in a scan, hence the ratio.
+        """
+        scan = (
+            focus is not None
+            and len(focus) > SCAN_FOCUS_LIMIT
+            and len(scratch) < SCAN_QUADS_PER_FOCUS_NODE * len(focus)
+        )
+        return _validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
 
     def stage(
         self, main: Store, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()
@@ -380,6 +399,12 @@ class WriteValidator:
 
 
 _CHUNK = 2000
+#: Beyond this many focus nodes a write is judged by scanning its scratch store
+#: (:meth:`WriteValidator.judge`), unless the store holds more than this many quads
+#: per focus node (a write touching a hub brings the hub's every edge); below, node
+#: by node, with the Python shortcuts. Scanning won from ~150 nodes on (bench data).
+SCAN_FOCUS_LIMIT = 256
+SCAN_QUADS_PER_FOCUS_NODE = 50
 #: Up to this many nodes, context is read with direct index look-ups: a SPARQL query
 #: costs a parse and a plan (~0.1 ms) before it reads anything.
 _LOOKUP_LIMIT = 64
