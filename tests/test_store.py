@@ -277,3 +277,19 @@ def test_the_streaming_path_validates_triple_terms_through_the_claim_index(tmp_p
     assert any(v.shape.endswith("TypedVertexShape>") and v.value == "<http://example.org/nobody>"
                for v in info.value.violations), info.value
     assert not any(True for _ in store.quads(with_index=True) if _.graph_name != ONTOLOGY_GRAPH)
+
+
+def test_a_bulk_load_compacts_only_when_it_is_at_least_the_size_of_the_store(tmp_path: Path, monkeypatch) -> None:
+    # Compaction rewrites the whole store: worth it after a first load, not after an append.
+    monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)
+    store = MemoryStore(tmp_path / "store", validation=None)
+    many = "".join(f'<http://example.org/s{i}> <http://example.org/p> "{i}" .\n' for i in range(1000))
+    first = store.load(write(tmp_path, "first.nt", many))  # more than the store held (the ontology)
+    assert first.bulk and "optimize" in first.seconds
+    smaller = store.load(write(tmp_path, "one.nt", "<http://example.org/a> <http://example.org/p> <http://example.org/b> ."))
+    assert smaller.bulk and smaller.added == 1 and "optimize" not in smaller.seconds
+    store.compact()  # by hand, whenever wanted; the data stays
+    assert len(data_quads(store)) == 1001
+    store.close()
+    with MemoryStore(tmp_path / "store", read_only=True) as reader, pytest.raises(PermissionError):
+        reader.compact()

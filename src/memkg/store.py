@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -147,7 +148,7 @@ class LoadReport:
     parsed: int = 0  #: quads read from the files
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
-    #: Wall seconds per phase, for benchmarks: ``count`` (the store's size before and after),
+    #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
     #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
     #: ``optimize`` (compaction after a bulk write), ``flush``.
     seconds: dict[str, float] = field(default_factory=dict)
@@ -159,6 +160,12 @@ class LoadReport:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class _Added:
+    store_was_smaller: bool  #: the store held fewer quads than the write
+    count: Callable[[], int]  #: after the write: how many quads it added
 
 
 class MemoryStore:
@@ -469,8 +476,6 @@ class MemoryStore:
                 yield from _parse_file(path, fmt, target, base_iri, progress)
 
         with self._write_lock, _gc_paused():
-            with report.phase("count"):
-                before = len(self._store)
             if total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
@@ -480,18 +485,25 @@ class MemoryStore:
                 with report.phase("validate"):
                     self._validate(batch, ", ".join(report.files))
                 report.bulk = len(batch) > BULK_THRESHOLD
-                self._commit(batch, bulk=report.bulk, progress=progress, report=report)
+                with report.phase("count"):
+                    added = self._added_by(batch)
+                self._commit(batch, bulk=report.bulk, compact=added.store_was_smaller, progress=progress, report=report)
+                with report.phase("count"):
+                    report.added = added.count()
             else:
                 # Too big to hold as Python objects: a first pass proves the input
                 # parses (and is counted), a second streams it to the bulk loader.
+                with report.phase("count"):
+                    before = len(self._store)
                 with report.phase("parse"):
                     report.parsed = sum(1 for _ in read_all())
                 with report.phase("validate"):
                     self._validate_stream(read_all, ", ".join(report.files))
                 report.bulk = True
-                self._commit(claim_index.with_index(read_all()), bulk=True, progress=progress, report=report)
-            with report.phase("count"):
-                report.added = len(self._store) - before
+                self._commit(claim_index.with_index(read_all()), bulk=True, compact=report.parsed >= before,
+                             progress=progress, report=report)
+                with report.phase("count"):
+                    report.added = len(self._store) - before
         return report
 
     def load_data(
@@ -508,15 +520,38 @@ class MemoryStore:
         target = as_graph(graph)
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
-            before = len(self._store)
             parsed = list(_parse_bytes(raw, fmt, target, base_iri))
             batch = list(claim_index.with_index(parsed))
             self._validate(batch, "<data>")
-            self._commit(batch, bulk=len(batch) > BULK_THRESHOLD)
-            return LoadReport(files=["<data>"], parsed=len(parsed), added=len(self._store) - before)
+            added = self._added_by(batch)
+            self._commit(batch, bulk=len(batch) > BULK_THRESHOLD, compact=added.store_was_smaller)
+            return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count())
+
+    def _added_by(self, batch: Sequence[Quad]) -> "_Added":
+        """How to tell, after writing ``batch``, how many quads it added; and whether the
+        store held fewer quads than the write (then a bulk write is compacted).
+
+        At a cost that follows the write, not the store: counting 20M quads takes 6 s.
+        The store is counted only up to the write's size; a store that big is asked,
+        before the write, which of the write's quads it lacks.
+        """
+        if not isinstance(self._store, Store):  # a remote store: a count is one request
+            before = len(self._store)
+            return _Added(before < len(batch), lambda: len(self._store) - before)
+        held = sum(1 for _ in islice(self._store, len(batch)))
+        if held < len(batch):
+            return _Added(True, lambda: len(self._store) - held)
+        new = sum(1 for q in dict.fromkeys(batch) if q not in self._store)
+        return _Added(False, lambda: new)
 
     def _commit(
-        self, quads: Iterable[Quad], *, bulk: bool, progress: Progress | None = None, report: LoadReport | None = None
+        self,
+        quads: Iterable[Quad],
+        *,
+        bulk: bool,
+        compact: bool = True,
+        progress: Progress | None = None,
+        report: LoadReport | None = None,
     ) -> None:
         report = report or LoadReport()  # the phases of a load_data are not kept
         if progress:
@@ -526,10 +561,12 @@ class MemoryStore:
                 self._store.bulk_extend(quads)
             else:
                 self._store.extend(quads)
-        if bulk:
+        if bulk and compact:
             with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
                 # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
+                # But it rewrites the whole store: after a write smaller than what the store
+                # held (an append) it is left to RocksDB and `memkg compact` (see compact()).
                 self._store.optimize()
         if self.path is not None:
             with report.phase("flush"):
@@ -594,6 +631,15 @@ class MemoryStore:
         self._check_writable()
         with self._write_lock:
             claim_index.rebuild(self._store)
+
+    def compact(self) -> None:
+        """Compact the store on disk: reads get faster after large loads, at a cost that
+        follows the store's size, not the last write's (a large first load is compacted
+        by :meth:`load` itself; a load smaller than the store it joins is not)."""
+        self._check_writable()
+        with self._write_lock:
+            self._store.optimize()
+            self.flush()
 
     def flush(self) -> None:
         if self.path is not None and not self.read_only:

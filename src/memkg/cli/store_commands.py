@@ -78,6 +78,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    with open_store(args, write=True) as store:
+        store.compact()
+    print(f"{args.store}: compacted")
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..validation import validate_files, validate_store
 
@@ -169,6 +176,14 @@ def register(command: AddCommand) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")
     p.add_argument("--with-ontology", action="store_true", help="include the ontology graph")
+
+    command(
+        "compact",
+        "Compact the store on disk: faster reads after loads smaller than the store (a large first load is "
+        "compacted as it commits); takes time in proportion to the store's size.",
+        "memkg compact",
+        cmd_compact,
+    )
 
     p = command(
         "validate",
