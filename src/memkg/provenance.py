@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -65,6 +66,7 @@ from pyoxigraph import (
     QueryResultsFormat,
     QuerySolutions,
     RdfFormat,
+    Store,
     Triple,
     parse,
 )
@@ -185,7 +187,28 @@ _BLANK_CONE_WITHDRAWALS = "SELECT ?x ?w WHERE {\n  " + _CONE_PATH + "  FILTER(is
 
 #: The support vocabulary: if the shared default graph holds none of it, a tenant's
 #: structure is read from the tenant's graph alone (the same answer, faster).
+_SUPPORTED_BY = mem.supportedBy
 _SUPPORT_PREDICATES = (mem.supportedBy, mem.supportGroup, mem.member, mem.echoOf, mem.retracts, mem.supersedes)
+
+
+#: The cone read fast, on a local store (SupportGraph._read_cone): rounds of one path
+#: query along mem:supportedBy alone, each node with its legs (one index read per node
+#: each way, where the path over every support link costs three); the group and echo
+#: links, far fewer in a memory than legs, come from one scan instead, which also takes
+#: each round's cone across them to the roots of the next round.
+_ROUND = "SELECT ?x ?m WHERE {\n  %s (^mem:supportedBy)* ?x .\n  OPTIONAL { ?x mem:supportedBy ?m }\n}"
+_ROUND_FROM = "SELECT ?x ?m WHERE {\n  VALUES ?r { %s }\n  ?r (^mem:supportedBy)* ?x .\n  OPTIONAL { ?x mem:supportedBy ?m }\n}"
+_LINKS = (
+    "SELECT ?k ?a ?b WHERE {\n  { ?a mem:member ?b BIND(1 AS ?k) }\n  UNION { ?a mem:supportGroup ?b BIND(2 AS ?k) }\n"
+    "  UNION { ?a mem:echoOf ?b BIND(3 AS ?k) }\n} LIMIT %d"
+)
+#: The scan of group and echo links is used while they are at most this many per node of
+#: the first round's cone (plus a floor); beyond, the generic cone query costs less.
+_LINKS_PER_NODE = 4
+_LINKS_FLOOR = 1000
+#: Whether downstream_of may read a local store's cone fast (tests turn it off to check
+#: that both ways read the same graph).
+FAST_CONE = True
 
 
 def _structure_options(store: MemoryStore, tenant: IRI | None) -> dict[str, Any]:
@@ -213,6 +236,17 @@ def _rows(store: MemoryStore, query: str, options: dict[str, Any]) -> list[list[
     return [line.split("\t") for line in lines[1:] if line]
 
 
+def _columns(store: MemoryStore, query: str, options: dict[str, Any], width: int) -> list[list[str]]:
+    """The columns of a SELECT query of ``width`` variables, as serialized terms ('' for unbound).
+
+    One TSV read split in one call: no cell holds a tab or a newline (TSV escapes them).
+    """
+    data = select(store, query, options).serialize(format=QueryResultsFormat.TSV) or b""
+    cells = data.decode().replace("\n", "\t").split("\t")
+    body = cells[width:-1]  # the header, then every row, then the empty cell after the last newline
+    return [body[k::width] for k in range(width)]
+
+
 def _key(node: Node) -> str:
     return str(node) if isinstance(node, (NamedNode, BlankNode)) else "~" + str(node)
 
@@ -229,6 +263,39 @@ def _is_key(field: str) -> bool:
 def _iri_keys(keys: Iterable[str]) -> str:
     """The IRI keys, already SPARQL terms, for a VALUES block (blank nodes cannot be named)."""
     return " ".join(k for k in keys if k[0] == "<")
+
+
+class _Links:
+    """The group and echo links of a dataset, read in one scan, both ways (keys of nodes)."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, list[str]] = {}  # group -> members
+        self.member_of: dict[str, list[str]] = {}  # member -> groups
+        self.groups: dict[str, list[str]] = {}  # claim -> groups
+        self.claims: dict[str, list[str]] = {}  # group -> claims
+        self.echoes: dict[str, list[str]] = {}  # echo -> what it echoes
+        self.echoed_by: dict[str, list[str]] = {}  # source -> its echoes
+
+    @classmethod
+    def scan(cls, store: MemoryStore, options: dict[str, Any], budget: int, graph: "SupportGraph") -> "_Links | None":
+        """The links, or None if there are more than ``budget``."""
+        kinds, heads, tails = _columns(store, _LINKS % (budget + 1), options, 3)
+        if len(kinds) > budget:
+            return None
+        links = cls()
+        ways = {"1": (links.members, links.member_of), "2": (links.groups, links.claims),
+                "3": (links.echoes, links.echoed_by)}
+        for k, a, b in zip(kinds, heads, graph._keys_of(tails)):
+            forward, backward = ways[k]
+            forward.setdefault(a, []).append(b)
+            backward.setdefault(b, []).append(a)
+        return links
+
+    def below(self, nodes: set[str]) -> set[str]:
+        """The claims with a group that has a member in ``nodes``, and the echoes of ``nodes``."""
+        out = {c for n in nodes & self.member_of.keys() for g in self.member_of[n] for c in self.claims.get(g, ())}
+        out.update(e for n in nodes & self.echoed_by.keys() for e in self.echoed_by[n])
+        return out
 
 
 @dataclass(frozen=True)
@@ -258,11 +325,16 @@ class SupportGraph:
         self._keys: list[str] = []
         self._odd: dict[str, Node] = {}  # the terms of "~" keys
         self._loaded: list[bool] = []
-        self._legs: list[list[int]] = []
-        self._echo: list[list[int]] = []
+        # Legs and echo links as parallel id arrays (owner, member): filled in bulk from
+        # query results, turned into per-node lists only when asked (groups(), echoes()).
+        self._leg_x: list[int] = []
+        self._leg_m: list[int] = []
+        self._echo_x: list[int] = []
+        self._echo_m: list[int] = []
         self._grp: dict[tuple[int, str], list[int]] = {}
         self._withdrawers: dict[int, set[str]] = {}
         self._alts: list[list[tuple[str | None, tuple[int, ...]]]] | None = None
+        self._echo_lists: list[list[int]] | None = None
         self._plan: Any = None
         self.downstream: list[int] = []  #: the cone (ids), when built by downstream_of
 
@@ -274,9 +346,18 @@ class SupportGraph:
             i = self._ids[key] = len(self._keys)
             self._keys.append(key)
             self._loaded.append(False)
-            self._legs.append([])
-            self._echo.append([])
         return i
+
+    def _intern(self, keys: list[str]) -> list[int]:
+        """The ids of ``keys`` (all keys already: IRIs or blank nodes), numbering new ones in bulk."""
+        ids = self._ids
+        new = [k for k in dict.fromkeys(keys) if k not in ids]
+        if new:
+            first = len(self._keys)
+            ids.update(zip(new, range(first, first + len(new))))
+            self._keys += new
+            self._loaded += [False] * len(new)
+        return list(map(ids.__getitem__, keys))
 
     def _canonical(self, field: str) -> str:
         """The key of a TSV field that is neither an IRI nor a blank node."""
@@ -287,7 +368,7 @@ class SupportGraph:
 
     def _ingest(self, rows: Iterable[list[str]]) -> list[int]:
         """Take structure rows (?x ?g ?m ?w, serialized); returns the ids of the members they mention."""
-        ids, new_id, loaded, legs, echo, grp = self._ids, self._id, self._loaded, self._legs, self._echo, self._grp
+        ids, new_id, loaded, grp = self._ids, self._id, self._loaded, self._grp
         mentioned: list[int] = []
         for x, g, m, w in rows:
             i = ids.get(x)
@@ -307,9 +388,11 @@ class SupportGraph:
                 j = new_id(m if _is_key(m) else self._canonical(m))
             mentioned.append(j)
             if not g:
-                legs[i].append(j)
+                self._leg_x.append(i)
+                self._leg_m.append(j)
             elif g == _ECHO:
-                echo[i].append(j)
+                self._echo_x.append(i)
+                self._echo_m.append(j)
             else:
                 members = grp.get((i, g))
                 if members is None:
@@ -350,6 +433,133 @@ class SupportGraph:
             if i is not None and w and i in asked:
                 withdrawers.setdefault(i, set()).add(w)
 
+    def _keys_of(self, cells: list[str]) -> list[str]:
+        """TSV cells as keys: the few that are literals or triple terms get a "~" key ('' stays)."""
+        joined = "\t" + "\t".join(cells)
+        keys = joined.count("\t<") + joined.count("\t_") - joined.count("\t<<") + cells.count("")
+        if keys != len(cells):
+            return [c if not c or _is_key(c) else self._canonical(c) for c in cells]
+        return cells
+
+    def _add_legs(self, xs: list[str], ms: list[str]) -> None:
+        """Legs from rows (?x ?m), ?m a key; rows with ?m unbound ('': no leg) are skipped."""
+        self._leg_x += self._intern(list(compress(xs, ms)))
+        self._leg_m += self._intern(list(filter(None, ms)))
+
+    def _read_cone(self, store: MemoryStore, options: dict[str, Any], roots: list[str]) -> bool:
+        """Read the cone below ``roots`` and its upward closure, the fast way (see _ROUND).
+
+        The first round is one path query; its cone crosses group and echo links (from
+        the scan) to the roots of the next, which index reads walk (they are few, and a
+        query naming them costs more than the walk). Returns False, with only part read,
+        when the store has more group and echo links than the budget. Withdrawals are
+        left to _read_withdrawals.
+        """
+        raw = store.raw
+        graphs = [None] if options.get("use_default_graph_as_union") else options["default_graph"]
+        query = _ROUND % roots[0] if len(roots) == 1 else _ROUND_FROM % " ".join(roots)
+        xs, ms = _columns(store, query, options, 2)
+        if len(roots) > 1:  # a node below two roots comes once per root
+            xs, ms = map(list, zip(*dict.fromkeys(zip(xs, ms)))) if xs else ([], [])
+        links = _Links.scan(store, options, _LINKS_PER_NODE * len(xs) + _LINKS_FLOOR, self)
+        if links is None:
+            return False
+        ms = self._keys_of(ms)
+        cone: set[str] = set()
+        mentioned: list[int] = []
+        while True:
+            fresh = set(xs) - cone
+            cone |= fresh
+            self._add_legs(xs, ms)
+            self._take_links(fresh, links, mentioned)
+            nxt = links.below(fresh) - cone
+            if not nxt:
+                break
+            xs, ms = self._walk(raw, graphs, nxt, cone)
+        ids, loaded = self._ids, self._loaded
+        for r in roots:
+            self._id(r)
+        cone.update(roots)  # a root is in its own cone (zero-length path), structure or not
+        self.downstream = [ids[k] for k in cone]
+        for i in self.downstream:
+            loaded[i] = True
+        mentioned += self._leg_m
+        self._close_local(raw, graphs, mentioned, links)
+        return True
+
+    def _read_legs(self, raw: Any, graphs: list[Any], nodes: list[tuple[str, Node]]) -> tuple[list[str], list[str]]:
+        """The legs of ``nodes`` (key, term) by direct index reads in each graph, as rows (?x ?m)."""
+        xs: list[str] = []
+        ms: list[Any] = []
+        read = raw.quads_for_pattern
+        for key, node in nodes:
+            n = len(ms)
+            for g in graphs:
+                ms += [q.object for q in read(node, _SUPPORTED_BY, None, g)]
+            xs += [key] * (len(ms) - n)
+        keys = list(map(str, ms))
+        for k, m in enumerate(ms):  # a literal or triple term as a leg: keyed and kept as a term
+            if not isinstance(m, (NamedNode, BlankNode)):
+                keys[k] = _key(m)
+                self._odd[keys[k]] = m
+        return xs, keys
+
+    def _walk(self, raw: Any, graphs: list[Any], roots: set[str], cone: set[str]) -> tuple[list[str], list[str]]:
+        """What a round query answers (rows ?x ?m) below ``roots``, less the ``cone`` already read."""
+        seen = set(roots)
+        todo = list(roots)
+        walked: list[tuple[str, Node]] = []
+        read, term = raw.quads_for_pattern, self._term
+        while todo:
+            key = todo.pop()
+            node = term(key)
+            walked.append((key, node))
+            for g in graphs:
+                for x in map(str, [q.subject for q in read(None, _SUPPORTED_BY, node, g)]):
+                    if x not in seen and x not in cone:
+                        seen.add(x)
+                        todo.append(x)
+        xs, ms = self._read_legs(raw, graphs, walked)
+        bare = seen.difference(xs)  # the nodes without legs: one row each, ?m unbound
+        return xs + list(bare), ms + [""] * len(bare)
+
+    def _take_links(self, nodes: set[str], links: "_Links", mentioned: list[int]) -> None:
+        """The groups (with their members) and echo links of ``nodes``, from the scanned links."""
+        owners: list[str] = []
+        names: list[str] = []
+        members: list[list[str]] = []
+        for x in nodes & links.groups.keys():
+            for g in links.groups[x]:
+                owners.append(x)
+                names.append(g)
+                members.append(links.members.get(g, []))  # an empty group licenses nothing
+        ids = self._intern([m for ms in members for m in ms])
+        mentioned += ids
+        k = 0
+        for x, g, ms in zip(self._intern(owners), names, members):
+            self._grp.setdefault((x, g), []).extend(ids[k : k + len(ms)])
+            k += len(ms)
+        echoes = [(x, e) for x in nodes & links.echoes.keys() for e in links.echoes[x]]
+        if echoes:
+            self._echo_x += self._intern([x for x, _e in echoes])
+            targets = self._intern([e for _x, e in echoes])
+            self._echo_m += targets
+            mentioned += targets
+
+    def _close_local(self, raw: Any, graphs: list[Any], pending: list[int], links: "_Links") -> None:
+        """The upward closure, by direct index reads of each node's legs (groups and echoes: scanned)."""
+        keys, loaded = self._keys, self._loaded
+        todo = [j for j in dict.fromkeys(pending) if not loaded[j]]
+        while todo:
+            for j in todo:
+                loaded[j] = True  # blank nodes cannot be named in a query: known as is (as _close)
+            named = [keys[j] for j in todo if keys[j][0] == "<"]
+            before = len(self._leg_m)
+            self._add_legs(*self._read_legs(raw, graphs, [(k, NamedNode(k[1:-1])) for k in named]))
+            mentioned = self._leg_m[before:]
+            self._take_links(set(named), links, mentioned)
+            todo = [j for j in dict.fromkeys(mentioned) if not loaded[j]]
+
     @classmethod
     def around(cls, store: MemoryStore, nodes: Iterable[IRI | Node], *, tenant: IRI | None = None) -> "SupportGraph":
         """The upward closure of ``nodes``: everything their standing rests on."""
@@ -363,9 +573,14 @@ class SupportGraph:
         cls, store: MemoryStore, sources: Iterable[IRI], *, tenant: IRI | None = None
     ) -> "SupportGraph":
         """The downstream cone of ``sources`` (what may fall with them), closed upward."""
-        graph = cls()
         options = _structure_options(store, tenant)
         roots = [_key(_node(s, "source")) for s in sources]
+        if FAST_CONE and isinstance(store.raw, Store):
+            graph = cls()
+            if graph._read_cone(store, options, roots):
+                graph._read_withdrawals(store, options, roots)
+                return graph
+        graph = cls()
         for r in roots:
             graph._id(r)
         mentioned: list[int] = []
@@ -383,9 +598,10 @@ class SupportGraph:
 
     def _alternatives(self) -> list[list[tuple[str | None, tuple[int, ...]]]]:
         if self._alts is None:
-            alts: list[list[tuple[str | None, tuple[int, ...]]]] = [
-                [(None, (j,)) for j in dict.fromkeys(legs)] for legs in self._legs
-            ]
+            legs: list[dict[int, None]] = [{} for _ in self._keys]
+            for i, j in zip(self._leg_x, self._leg_m):
+                legs[i][j] = None
+            alts: list[list[tuple[str | None, tuple[int, ...]]]] = [[(None, (j,)) for j in ls] for ls in legs]
             for (i, g), members in self._grp.items():
                 alts[i].append((g, tuple(dict.fromkeys(members))))
             self._alts = alts
@@ -420,7 +636,13 @@ class SupportGraph:
     def echoes(self, node: Node) -> list[Node]:
         """What ``node`` echoes (``mem:echoOf``)."""
         i = self.node_id(node)
-        return [] if i is None else [self.node(j) for j in dict.fromkeys(self._echo[i])]
+        if i is None:
+            return []
+        if self._echo_lists is None:
+            self._echo_lists = [[] for _ in self._keys]
+            for x, j in zip(self._echo_x, self._echo_m):
+                self._echo_lists[x].append(j)
+        return [self.node(j) for j in dict.fromkeys(self._echo_lists[i])]
 
     def withdrawn_by(self, node: Node) -> list[Node]:
         """The retractions and superseding claims that withdraw ``node``."""
@@ -441,18 +663,16 @@ class SupportGraph:
         """The fixpoint's arrays: alternatives (owner, size), who watches whom."""
         if self._plan is None:
             n = len(self._keys)
-            alt_owner: list[int] = []
-            alt_size: list[int] = []
+            # A leg is a one-member alternative; a repeated leg (a node's rows repeat once per
+            # withdrawer in the generic structure query) is a second, equal alternative: harmless.
+            alt_owner: list[int] = list(self._leg_x)
+            alt_size: list[int] = [1] * len(alt_owner)
             watch: list[list[int]] = [[] for _ in range(n)]
             has_alt = bytearray(n)
-            duplicated = self._withdrawers  # only their rows can repeat (one per withdrawer)
-            for i, legs in enumerate(self._legs):
-                if legs:
-                    has_alt[i] = 1
-                    for j in (dict.fromkeys(legs) if i in duplicated else legs):
-                        watch[j].append(len(alt_owner))
-                        alt_owner.append(i)
-                        alt_size.append(1)
+            for a, j in enumerate(self._leg_m):
+                watch[j].append(a)
+            for i in set(alt_owner):
+                has_alt[i] = 1
             for (i, _g), members in self._grp.items():
                 has_alt[i] = 1
                 unique = set(members)
@@ -465,11 +685,9 @@ class SupportGraph:
                     watch[j].append(a)
             echo_count = [0] * n
             echo_watch: list[list[int]] = [[] for _ in range(n)]
-            for i, targets in enumerate(self._echo):
-                if targets:
-                    for j in set(targets):
-                        echo_count[i] += 1
-                        echo_watch[j].append(i)
+            for i, j in set(zip(self._echo_x, self._echo_m)):
+                echo_count[i] += 1
+                echo_watch[j].append(i)
             self._plan = (alt_owner, alt_size, watch, has_alt, echo_count, echo_watch)
         return self._plan
 
@@ -755,7 +973,8 @@ def impact(
         return [graph.node(i) for i in sorted(ids, key=lambda i: _key_order(keys[i]))]
 
     fallen_ids = [i for i in graph.downstream if before[i] and not after[i] and i not in root_ids]
-    fallen = in_order(i for i in fallen_ids if has_alt[i] and _is_iri_key(keys[i]))
+    # the fallen claims are IRIs: ordered by value as text, then made terms in one pass
+    fallen = list(map(NamedNode, sorted(keys[i][1:-1] for i in fallen_ids if has_alt[i] and keys[i][0] == "<")))
     fallen_sources = in_order(i for i in fallen_ids if not has_alt[i])
     weakened: list[NamedNode] = []
     downstream: list[NamedNode] = []
