@@ -76,7 +76,7 @@ from .errors import NotFoundError
 from .model import IRI as _IRI
 from .model import Retraction, iri, new_id
 from .ontology import ONTOLOGY_GRAPH
-from .store import MemoryStore
+from .store import MemoryStore, _gc_paused
 from .vocab import mem, memx, prov, rdf
 
 #: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
@@ -420,7 +420,7 @@ class SupportGraph:
         """
         cone = set(self.downstream)
         keys = self._keys
-        asked = {i for i, done in enumerate(self._loaded) if done and (i in cone or _is_iri_key(keys[i]))}
+        asked = cone.union(compress(range(len(keys)), [k[0] == "<" and done for k, done in zip(keys, self._loaded)]))
         rows = _rows(store, _ALL_WITHDRAWALS % (len(asked) + 1), options)
         if len(rows) > len(asked):
             named = [keys[i] for i in asked if _is_iri_key(keys[i])]
@@ -963,9 +963,10 @@ def impact(
     if not sources:
         raise ValueError("impact needs at least one source")
     roots = tuple(_node(s, "source") for s in sources)
-    graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
-    root_ids = {graph._ids[_key(r)] for r in roots}
-    before, after = graph._fixpoint(root_ids)
+    with _gc_paused():  # tens of thousands of small acyclic objects: no collection can free any
+        graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
+        root_ids = {graph._ids[_key(r)] for r in roots}
+        before, after = graph._fixpoint(root_ids)
     has_alt = graph._prepare()[3]
     keys = graph._keys
 
