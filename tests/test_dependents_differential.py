@@ -22,6 +22,7 @@ from pyoxigraph import BlankNode, NamedNode
 
 from memkg import MemoryStore
 from memkg import provenance as P
+from memkg.support_index import SupportIndex
 
 T = "https://example.org/tenants/diff"
 EX = "https://example.org/diff/"
@@ -201,12 +202,18 @@ def names(nodes) -> set[str]:
 # -- the tests -------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["fast", "generic", "over budget"])
+@pytest.fixture(params=["fast", "generic", "over budget", "index"])
 def cone_reader(request, monkeypatch) -> str:
     """How SupportGraph.downstream_of reads a local store's cone: the fast way (rounds along
-    mem:supportedBy, group and echo links scanned), the generic cone query, or the fast way
-    giving up on the scan (a budget of no links) and falling back to the generic one."""
-    if request.param == "generic":
+    mem:supportedBy, group and echo links scanned), the generic cone query, the fast way
+    giving up on the scan (a budget of no links) and falling back to the generic one, or
+    from an in-memory support index (built once per store: these tests write nothing after
+    loading; tests/test_support_index.py checks that writes maintain it)."""
+    if request.param == "index":
+        monkeypatch.setattr(
+            MemoryStore, "support_index", lambda self: self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
+        )
+    elif request.param == "generic":
         monkeypatch.setattr(P, "FAST_CONE", False)
     elif request.param == "over budget":
         monkeypatch.setattr(P, "_LINKS_FLOOR", 0)
@@ -355,3 +362,19 @@ def test_the_fast_and_generic_cone_reads_agree(seed: int, monkeypatch) -> None:
             monkeypatch.setattr(P.SupportGraph, "_read_cone", read)
             assert calls == [True], (seed, roots)
             assert structure(fast) == structure(generic), (seed, roots, tenant)
+
+
+def test_the_support_index_reads_the_same_graph_as_the_store() -> None:
+    """A store keeping its support links in memory builds, for every source, the graph read from Oxigraph."""
+    for seed in range(0, 60, 3):
+        m = generate(seed)
+        plain = load(m)
+        indexed = MemoryStore(support_index=True)
+        indexed.raw.extend(plain.raw)  # the same quads (blank nodes included), before the index is built
+        root_sets = [[x] for x in m.sources + m.claims] + [[m.sources[0], x] for x in m.claims]
+        for roots in root_sets:
+            for tenant in (T, None):
+                sources = [EX + x for x in roots]
+                got = P.SupportGraph.downstream_of(indexed, sources, tenant=tenant)
+                want = P.SupportGraph.downstream_of(plain, sources, tenant=tenant)
+                assert structure(got) == structure(want), (seed, roots, tenant)

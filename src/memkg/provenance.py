@@ -77,6 +77,7 @@ from .model import IRI as _IRI
 from .model import Retraction, iri, new_id
 from .ontology import ONTOLOGY_GRAPH
 from .store import MemoryStore, _gc_paused
+from .support_index import SupportIndex, graph_key
 from .vocab import mem, memx, prov, rdf
 
 #: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
@@ -277,6 +278,16 @@ class _Links:
         self.echoed_by: dict[str, list[str]] = {}  # source -> its echoes
 
     @classmethod
+    def of(cls, index: SupportIndex, graphs: list[str]) -> "_Links":
+        """The links of ``graphs`` in a support index (its own tables when one graph holds them)."""
+        links = cls()
+        for forward, backward, name in (("members", "member_of", "member"), ("groups", "claims", "group"),
+                                        ("echoes", "echoed_by", "echo")):
+            setattr(links, forward, _merged(index.forward[name], graphs))
+            setattr(links, backward, _merged(index.backward[name], graphs))
+        return links
+
+    @classmethod
     def scan(cls, store: MemoryStore, options: dict[str, Any], budget: int, graph: "SupportGraph") -> "_Links | None":
         """The links, or None if there are more than ``budget``."""
         kinds, heads, tails = _columns(store, _LINKS % (budget + 1), options, 3)
@@ -296,6 +307,25 @@ class _Links:
         out = {c for n in nodes & self.member_of.keys() for g in self.member_of[n] for c in self.claims.get(g, ())}
         out.update(e for n in nodes & self.echoed_by.keys() for e in self.echoed_by[n])
         return out
+
+
+def _merged(table: dict[str, dict[str, dict[str, None]]], graphs: list[str]) -> dict[str, Any]:
+    """One graph's adjacency of a support index, or the union of several (a copy, then)."""
+    held = [table[g] for g in graphs if table.get(g)]
+    if len(held) == 1:
+        return held[0]
+    out: dict[str, dict[str, None]] = {}
+    for adjacency in held:
+        for a, ends in adjacency.items():
+            out.setdefault(a, {}).update(ends)
+    return out
+
+
+def _index_graphs(index: SupportIndex, options: dict[str, Any]) -> list[str]:
+    """The graphs of a support index that query ``options`` (see _structure_options) read."""
+    if options.get("use_default_graph_as_union"):
+        return index.graphs()
+    return [graph_key(g) for g in options["default_graph"]]
 
 
 @dataclass(frozen=True)
@@ -487,6 +517,44 @@ class SupportGraph:
         self._close_local(raw, graphs, mentioned, links)
         return True
 
+    def _read_indexed(self, index: SupportIndex, options: dict[str, Any], roots: list[str]) -> None:
+        """Read the cone below ``roots``, its upward closure and withdrawals from a support index."""
+        graphs = _index_graphs(index, options)
+        legs, legs_in = _merged(index.forward["leg"], graphs), _merged(index.backward["leg"], graphs)
+        links = _Links.of(index, graphs)
+        cone = set(roots)
+        frontier = set(roots)
+        while frontier:  # breadth first, along every support link at once
+            below = {x for n in frontier & legs_in.keys() for x in legs_in[n]}
+            frontier = (below | links.below(frontier)) - cone
+            cone |= frontier
+        ids, loaded = self._ids, self._loaded
+        mentioned: list[int] = []
+        todo = cone
+        while todo:
+            named = {k for k in todo if k[0] == "<"} if todo is not cone else cone
+            pairs = [(x, m) for x in named & legs.keys() for m in legs[x]]
+            before = len(self._leg_m)
+            self._add_legs([x for x, _m in pairs], [m for _x, m in pairs])
+            fresh = self._leg_m[before:]
+            self._take_links(named, links, fresh)
+            if todo is cone:
+                self.downstream = self._intern(list(cone))
+                for i in self.downstream:
+                    loaded[i] = True
+            else:
+                for k in todo:
+                    loaded[ids[k]] = True  # blank nodes cannot be named in a query: known as is (as _close)
+            mentioned = fresh
+            todo = {self._keys[j] for j in mentioned if not loaded[j]}
+        for k in [k for k in self._keys if k[0] == "~"]:  # a literal or triple term as a member
+            self._odd[k] = index.terms[k]  # type: ignore[assignment]
+        asked = {k for k, done in zip(self._keys, loaded) if done and k[0] == "<"} | cone
+        for name in ("retracts", "supersedes"):
+            by = _merged(index.backward[name], graphs)
+            for x in asked & by.keys():
+                self._withdrawers.setdefault(ids[x], set()).update(by[x])
+
     def _read_legs(self, raw: Any, graphs: list[Any], nodes: list[tuple[str, Node]]) -> tuple[list[str], list[str]]:
         """The legs of ``nodes`` (key, term) by direct index reads in each graph, as rows (?x ?m)."""
         xs: list[str] = []
@@ -575,6 +643,12 @@ class SupportGraph:
         """The downstream cone of ``sources`` (what may fall with them), closed upward."""
         options = _structure_options(store, tenant)
         roots = [_key(_node(s, "source")) for s in sources]
+        index = store.support_index()
+        if index is not None:
+            graph = cls()
+            with store.lock():  # every write updates the index in place
+                graph._read_indexed(index, options, roots)
+            return graph
         if FAST_CONE and isinstance(store.raw, Store):
             graph = cls()
             if graph._read_cone(store, options, roots):

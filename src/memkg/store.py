@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -44,7 +44,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import model, ontology, views
+from . import model, ontology, support_index, views
 from .errors import (
     NotFoundError,
     ParseError,
@@ -54,6 +54,7 @@ from .errors import (
     Violation,
 )
 from .model import Claim, Item, Retraction, idempotency_key
+from .support_index import SupportIndex
 from .vocab import PREFIXES, mem
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -186,8 +187,13 @@ class MemoryStore:
         read_only: bool = False,
         clock: Clock | None = None,
         validation: str | None = "native",
+        support_index: bool = False,
     ) -> None:
         self.path = Path(path) if path is not None else None
+        #: Whether to hold the support links in memory (memkg.support_index) once asked for
+        #: them: for long-lived processes asking often (one-off commands read the store).
+        self._support_wanted = support_index
+        self._support: SupportIndex | None = None
         self.read_only = read_only
         self.clock = clock or Clock()
         #: Checks every write before it is committed (see :mod:`memkg.validation`);
@@ -218,6 +224,28 @@ class MemoryStore:
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
         return self._write_lock
+
+    def support_index(self) -> SupportIndex | None:
+        """The support links held in memory, if this store keeps them (built on first use).
+
+        Read it holding :meth:`lock`: every write updates it in place.
+        """
+        if not self._support_wanted:
+            return None
+        with self._write_lock:
+            if self._support is None:
+                self._support = SupportIndex.build(self._store)
+            return self._support
+
+    def _support_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+        """Bring the support index (if built) up to a write just committed."""
+        if self._support is not None:
+            try:
+                self._support.apply(added=added, removed=removed)
+            except Exception:
+                # A derived structure: dropped, it is built again on next use; the
+                # committed write itself is not to be reported as failed.
+                self._support = None
 
     # -- reading ---------------------------------------------------------------------
 
@@ -305,6 +333,7 @@ class MemoryStore:
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
                 self._store.extend(new)
+                self._support_changed(added=new)
             return len(new)
 
     def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
@@ -337,6 +366,7 @@ class MemoryStore:
             if gone or stale or adding:
                 update, functions = _change_update([*gone, *stale], adding)
                 self._store.update(update, custom_functions=functions)
+                self._support_changed(added=adding, removed=gone)
                 # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
                 for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
                     if not any(self._store.quads_for_pattern(None, None, None, g)):
@@ -519,11 +549,15 @@ class MemoryStore:
         report = report or LoadReport()  # the phases of a load_data are not kept
         if progress:
             progress("writing…")
+        written: list[Quad] = []
+        if self._support is not None:  # the support links written, for the index
+            quads = _tee(quads, written, support_index.LINKS)
         with report.phase("write"):
             if bulk:
                 self._store.bulk_extend(quads)
             else:
                 self._store.extend(quads)
+        self._support_changed(added=written)
         if bulk:
             with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
@@ -599,6 +633,7 @@ class MemoryStore:
     def close(self) -> None:
         """Flush and release the store (the directory can then be opened elsewhere)."""
         self.flush()
+        self._support = None
         self._store = None  # type: ignore[assignment]  # pyoxigraph closes on drop
 
     def __enter__(self) -> "MemoryStore":
@@ -613,6 +648,14 @@ def sparql_term(term: Term | Triple) -> str:
     if isinstance(term, Triple):
         return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"
     return str(term)
+
+
+def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNode]) -> Iterator[Quad]:
+    """Yield ``quads``, keeping those with one of ``predicates`` in ``into``."""
+    for q in quads:
+        if q.predicate in predicates:
+            into.append(q)
+        yield q
 
 
 @contextmanager
