@@ -529,15 +529,21 @@ class SupportGraph:
             frontier = (below | links.below(frontier)) - cone
             cone |= frontier
         ids, loaded = self._ids, self._loaded
-        mentioned: list[int] = []
+        asked = set(cone)  # whose withdrawals count: the cone, and every IRI loaded
         todo = cone
         while todo:
-            named = {k for k in todo if k[0] == "<"} if todo is not cone else cone
-            pairs = [(x, m) for x in named & legs.keys() for m in legs[x]]
+            named = cone if todo is cone else {k for k in todo if k[0] == "<"}
+            asked |= named
+            xs: list[str] = []
+            ms: list[str] = []
+            for x in named & legs.keys():
+                ends = legs[x]
+                ms += ends
+                xs += [x] * len(ends)
             before = len(self._leg_m)
-            self._add_legs([x for x, _m in pairs], [m for _x, m in pairs])
-            fresh = self._leg_m[before:]
-            self._take_links(named, links, fresh)
+            self._add_legs(xs, ms)
+            mentioned = self._leg_m[before:]
+            self._take_links(named, links, mentioned)
             if todo is cone:
                 self.downstream = self._intern(list(cone))
                 for i in self.downstream:
@@ -545,11 +551,9 @@ class SupportGraph:
             else:
                 for k in todo:
                     loaded[ids[k]] = True  # blank nodes cannot be named in a query: known as is (as _close)
-            mentioned = fresh
             todo = {self._keys[j] for j in mentioned if not loaded[j]}
         for k in [k for k in self._keys if k[0] == "~"]:  # a literal or triple term as a member
             self._odd[k] = index.terms[k]  # type: ignore[assignment]
-        asked = {k for k, done in zip(self._keys, loaded) if done and k[0] == "<"} | cone
         for name in ("retracts", "supersedes"):
             by = _merged(index.backward[name], graphs)
             for x in asked & by.keys():
