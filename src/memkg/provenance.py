@@ -53,9 +53,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from pyoxigraph import (

@@ -44,7 +44,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import model, ontology, support_index, views
+from . import model, ontology, views
 from .errors import (
     NotFoundError,
     ParseError,
@@ -54,6 +54,7 @@ from .errors import (
     Violation,
 )
 from .model import Claim, Item, Retraction, idempotency_key
+from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .vocab import PREFIXES, mem
 
@@ -242,10 +243,9 @@ class MemoryStore:
         if self._support is not None:
             try:
                 self._support.apply(added=added, removed=removed)
-            except Exception:
-                # A derived structure: dropped, it is built again on next use; the
-                # committed write itself is not to be reported as failed.
-                self._support = None
+            except BaseException:
+                self._support = None  # half applied (a bug, or an interrupt): built again on next use
+                raise
 
     # -- reading ---------------------------------------------------------------------
 
@@ -551,7 +551,7 @@ class MemoryStore:
             progress("writing…")
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
-            quads = _tee(quads, written, support_index.LINKS)
+            quads = _tee(quads, written, SUPPORT_LINKS)
         with report.phase("write"):
             if bulk:
                 self._store.bulk_extend(quads)

@@ -11,7 +11,7 @@ The index is opt-in (``MemoryStore(support_index=True)``): it is built from the
 store on first use (one scan of the six predicates) and then maintained, not
 invalidated, by every write the store makes (:meth:`MemoryStore.write`,
 ``change``, ``load`` and ``load_data``), after the write succeeded and under the
-write lock. A write that cannot be applied drops the index (the next use builds it
+write lock (an update that fails half way drops it: the next use builds it
 again). Writes that bypass the store (``store.raw``) are not seen: the raw store is
 documented as read-only for that reason. Remote stores never have one (other
 clients write to the server).
