@@ -179,7 +179,16 @@ class MemoryStore:
 
     Raises :class:`~memkg.errors.StoreLockedError` when another process has the
     directory open for writing.
+
+    With ``support_index=True`` the store keeps its support links in memory once
+    asked for them (:mod:`memkg.support_index`): :func:`memkg.provenance.dependents`
+    then reads no cone from Oxigraph. For long-lived processes that ask often.
     """
+
+    #: The support links in memory (see support_index()); class defaults, for subclasses
+    #: (RemoteStore) that never keep them.
+    _support_wanted: bool = False
+    _support: SupportIndex | None = None
 
     def __init__(
         self,
