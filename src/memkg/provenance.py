@@ -29,8 +29,11 @@ is about transaction time (what has been withdrawn), not valid time.
 it. The templates ``queries/dependents.rq`` and ``queries/support.rq`` answer
 the direct case in SPARQL (one level of support, echo chains, direct
 withdrawals); the functions here load the relevant part of the support graph
-with a few SPARQL queries (the source's downstream cone and the upstream
-closure of what it touches) and compute the fixpoint over it.
+(the source's downstream cone and the upstream closure of what it touches) and
+compute the fixpoint over it. The cone comes from the store's in-memory support
+index when it keeps one (``MemoryStore(support_index=True)``,
+:mod:`memkg.support_index`: dictionary lookups), else from a few SPARQL queries
+and direct index reads (see ``SupportGraph.downstream_of``).
 
 >>> store = MemoryStore()
 >>> _ = store.load_data('''
