@@ -142,3 +142,18 @@ def test_default_graph_links_are_kept_apart_from_the_tenant() -> None:
 
 def test_remote_stores_keep_no_index() -> None:
     assert RemoteStore("http://127.0.0.1:9/sparql").support_index() is None
+
+
+def test_an_index_update_that_fails_drops_the_index(store: MemoryStore, monkeypatch) -> None:
+    """Half applied, the index would be wrong: it is dropped (and the error raised), then built again."""
+
+    def broken(self, *, added=(), removed=()) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(SupportIndex, "apply", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        store.write([Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T)])
+    monkeypatch.undo()
+    assert store._support is None
+    assert Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T) in store  # the write itself was committed
+    check(store)
