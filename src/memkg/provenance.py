@@ -537,12 +537,10 @@ class SupportGraph:
         while todo:
             named = cone if todo is cone else {k for k in todo if k[0] == "<"}
             asked |= named
-            xs: list[str] = []
-            ms: list[str] = []
-            for x in named & legs.keys():
-                ends = legs[x]
-                ms += ends
-                xs += [x] * len(ends)
+            held = legs.keys() & named
+            ends = [legs[x] for x in held]
+            ms = [m for e in ends for m in e]
+            xs = [x for x, e in zip(held, ends) for _m in e]
             before = len(self._leg_m)
             self._add_legs(xs, ms)
             mentioned = self._leg_m[before:]
@@ -741,19 +739,22 @@ class SupportGraph:
     # -- standing --
 
     def _prepare(self) -> Any:
-        """The fixpoint's arrays: alternatives (owner, size), who watches whom."""
+        """The fixpoint's arrays: who rests on each node by a leg, the groups (owner, size) and
+        who watches them, which nodes have alternatives, and the echo counters."""
         if self._plan is None:
             n = len(self._keys)
-            # A leg is a one-member alternative; a repeated leg (a node's rows repeat once per
-            # withdrawer in the generic structure query) is a second, equal alternative: harmless.
-            alt_owner: list[int] = list(self._leg_x)
-            alt_size: list[int] = [1] * len(alt_owner)
-            watch: list[list[int]] = [[] for _ in range(n)]
+            # A leg is a one-member alternative: the node resting on it is satisfied as soon as
+            # the member stands, no counter needed. A repeated leg (a node's rows repeat once per
+            # withdrawer in the generic structure query) is watched twice: harmless.
+            leg_watch: list[list[int]] = [[] for _ in range(n)]
+            for x, j in zip(self._leg_x, self._leg_m):
+                leg_watch[j].append(x)
             has_alt = bytearray(n)
-            for a, j in enumerate(self._leg_m):
-                watch[j].append(a)
-            for i in set(alt_owner):
+            for i in self._leg_x:
                 has_alt[i] = 1
+            alt_owner: list[int] = []
+            alt_size: list[int] = []
+            watch: list[list[int]] = [[] for _ in range(n)]
             for (i, _g), members in self._grp.items():
                 has_alt[i] = 1
                 unique = set(members)
@@ -769,17 +770,17 @@ class SupportGraph:
             for i, j in set(zip(self._echo_x, self._echo_m)):
                 echo_count[i] += 1
                 echo_watch[j].append(i)
-            self._plan = (alt_owner, alt_size, watch, has_alt, echo_count, echo_watch)
+            self._plan = (leg_watch, alt_owner, alt_size, watch, has_alt, echo_count, echo_watch)
         return self._plan
 
     def _fixpoint(self, extra: Iterable[int] = ()) -> tuple[bytearray, bytearray]:
         """Standing with ``extra`` also withdrawn, then without: ``(before, after)``.
 
-        Horn propagation (a counter per alternative and per echo); the second
-        fixpoint continues the first with ``extra`` unblocked (standing is
-        monotone), so the two cost about one pass.
+        Horn propagation (a counter per group and per echo); the second fixpoint
+        continues the first with ``extra`` unblocked (standing is monotone), so the
+        two cost about one pass.
         """
-        alt_owner, alt_size, watch, has_alt, echo_count, echo_watch = self._prepare()
+        leg_watch, alt_owner, alt_size, watch, has_alt, echo_count, echo_watch = self._prepare()
         n = len(self._keys)
         blocked = bytearray(n)
         for i in self._withdrawers:
@@ -799,6 +800,12 @@ class SupportGraph:
             pop, push = queue.pop, queue.append
             while queue:
                 j = pop()
+                for c in leg_watch[j]:
+                    if not sat[c]:
+                        sat[c] = 1
+                        if not stand[c] and not blocked[c] and not eleft[c]:
+                            stand[c] = 1
+                            push(c)
                 for a in watch[j]:
                     left[a] -= 1
                     if not left[a]:
@@ -1048,7 +1055,7 @@ def impact(
         graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
         root_ids = {graph._ids[_key(r)] for r in roots}
         before, after = graph._fixpoint(root_ids)
-    has_alt = graph._prepare()[3]
+    has_alt = graph._prepare()[4]
     keys = graph._keys
 
     def in_order(ids: Iterable[int]) -> list[Any]:
