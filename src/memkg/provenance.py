@@ -532,27 +532,23 @@ class SupportGraph:
             frontier = (below | links.below(frontier)) - cone
             cone |= frontier
         ids, loaded = self._ids, self._loaded
+        self.downstream = self._intern(list(cone))
         asked = set(cone)  # whose withdrawals count: the cone, and every IRI loaded
-        todo = cone
-        while todo:
-            named = cone if todo is cone else {k for k in todo if k[0] == "<"}
-            asked |= named
+        named = cone
+        while named:
+            for k in named:
+                loaded[ids[k]] = True
             held = legs.keys() & named
             ends = [legs[x] for x in held]
-            ms = [m for e in ends for m in e]
-            xs = [x for x, e in zip(held, ends) for _m in e]
-            before = len(self._leg_m)
-            self._add_legs(xs, ms)
-            mentioned = self._leg_m[before:]
+            self._leg_x += [ids[x] for x, e in zip(held, ends) for _m in e]  # numbered already
+            mentioned = self._intern([m for e in ends for m in e])
+            self._leg_m += mentioned
             self._take_links(named, links, mentioned)
-            if todo is cone:
-                self.downstream = self._intern(list(cone))
-                for i in self.downstream:
-                    loaded[i] = True
-            else:
-                for k in todo:
-                    loaded[ids[k]] = True  # blank nodes cannot be named in a query: known as is (as _close)
             todo = {self._keys[j] for j in mentioned if not loaded[j]}
+            for k in todo:
+                loaded[ids[k]] = True  # blank nodes cannot be named in a query: known as is (as _close)
+            named = {k for k in todo if k[0] == "<"}
+            asked |= named
         for k in [k for k in self._keys if k[0] == "~"]:  # a literal or triple term as a member
             self._odd[k] = index.terms[k]  # type: ignore[assignment]
         for name in ("retracts", "supersedes"):
