@@ -22,6 +22,7 @@ from pyoxigraph import BlankNode, NamedNode
 
 from memkg import MemoryStore
 from memkg import provenance as P
+from memkg.support_index import SupportIndex
 
 T = "https://example.org/tenants/diff"
 EX = "https://example.org/diff/"
@@ -201,8 +202,27 @@ def names(nodes) -> set[str]:
 # -- the tests -------------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["fast", "generic", "over budget", "index"])
+def cone_reader(request, monkeypatch) -> str:
+    """How SupportGraph.downstream_of reads a local store's cone: the fast way (rounds along
+    mem:supportedBy, group and echo links scanned), the generic cone query, the fast way
+    giving up on the scan (a budget of no links) and falling back to the generic one, or
+    from an in-memory support index (built once per store: these tests write nothing after
+    loading; tests/test_support_index.py checks that writes maintain it)."""
+    if request.param == "index":
+        monkeypatch.setattr(
+            MemoryStore, "support_index", lambda self: self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
+        )
+    elif request.param == "generic":
+        monkeypatch.setattr(P, "FAST_CONE", False)
+    elif request.param == "over budget":
+        monkeypatch.setattr(P, "_LINKS_FLOOR", 0)
+        monkeypatch.setattr(P, "_LINKS_PER_NODE", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", SEEDS)
-def test_dependents_and_impact_match_the_model(seed: int) -> None:
+def test_dependents_and_impact_match_the_model(seed: int, cone_reader: str) -> None:
     m = generate(seed)
     store = load(m)
     for source in m.sources + m.claims:
@@ -253,7 +273,7 @@ def test_support_reads_the_same_structure(seed: int) -> None:
         assert bool(s.withdrawn_by) == (c in m.withdrawn)
 
 
-def test_members_that_are_not_iris_are_read_back_as_the_same_terms() -> None:
+def test_members_that_are_not_iris_are_read_back_as_the_same_terms(cone_reader: str) -> None:
     """Invalid data (a literal, a triple term as evidence) still reads back exactly, unvalidated."""
     store = MemoryStore(validation=None)
     store.load_data(
@@ -275,7 +295,7 @@ def test_members_that_are_not_iris_are_read_back_as_the_same_terms() -> None:
 
 
 @pytest.mark.parametrize("unrelated_retractions", [0, 40])
-def test_withdrawals_read_by_scan_or_per_node_agree(unrelated_retractions: int) -> None:
+def test_withdrawals_read_by_scan_or_per_node_agree(unrelated_retractions: int, cone_reader: str) -> None:
     """dependents() reads withdrawals in one scan when they are few, per node when many;
     a blank node in the cone (unvalidated data: it cannot be named in a query) included."""
     store = MemoryStore(validation=None)
@@ -300,3 +320,61 @@ def test_withdrawals_read_by_scan_or_per_node_agree(unrelated_retractions: int) 
     assert names(P.dependents(store, EX + "s")) == {"a", "b", "e"}
     fallen_sources = P.impact(store, EX + "s").fallen_sources  # _:echo falls with ex:s
     assert len(fallen_sources) == 1 and isinstance(fallen_sources[0], BlankNode)
+
+
+def structure(graph: P.SupportGraph) -> dict[str, object]:
+    """Everything a support graph says about its nodes, comparable across readers."""
+    nodes = graph.nodes()
+    blank = {n: f"_:{k}" for k, n in enumerate(sorted((n for n in nodes if isinstance(n, BlankNode)), key=str))}
+
+    def name(n: object) -> str:
+        return blank.get(n, str(n))  # type: ignore[call-overload]
+
+    def group_name(g: P.Group) -> str:
+        return "" if g.node is None else "_:group" if isinstance(g.node, BlankNode) else str(g.node)
+
+    return {
+        name(n): (
+            sorted((group_name(g), sorted(map(name, g.members))) for g in graph.groups(n)),
+            sorted(map(name, graph.echoes(n))),
+            [str(w) for w in graph.withdrawn_by(n)],
+        )
+        for n in nodes
+    } | {"cone": sorted(name(graph.node(i)) for i in graph.downstream)}
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 3))
+def test_the_fast_and_generic_cone_reads_agree(seed: int, monkeypatch) -> None:
+    """The same graph, node for node, whichever way the cone is read (both ways really run)."""
+    m = generate(seed)
+    store = load(m)
+    root_sets = [[x] for x in m.sources + m.claims] + [[m.sources[0], x] for x in m.sources[1:] + m.claims]
+    for roots in root_sets:
+        sources = [EX + x for x in roots]
+        for tenant in (T, None):
+            calls: list[bool] = []
+            read = P.SupportGraph._read_cone
+            monkeypatch.setattr(P.SupportGraph, "_read_cone", lambda g, *a: calls.append(read(g, *a)) or calls[-1])
+            fast = P.SupportGraph.downstream_of(store, sources, tenant=tenant)
+            monkeypatch.setattr(P, "FAST_CONE", False)
+            generic = P.SupportGraph.downstream_of(store, sources, tenant=tenant)
+            monkeypatch.setattr(P, "FAST_CONE", True)
+            monkeypatch.setattr(P.SupportGraph, "_read_cone", read)
+            assert calls == [True], (seed, roots)
+            assert structure(fast) == structure(generic), (seed, roots, tenant)
+
+
+def test_the_support_index_reads_the_same_graph_as_the_store() -> None:
+    """A store keeping its support links in memory builds, for every source, the graph read from Oxigraph."""
+    for seed in range(0, 60, 3):
+        m = generate(seed)
+        plain = load(m)
+        indexed = MemoryStore(support_index=True)
+        indexed.raw.extend(plain.raw)  # the same quads (blank nodes included), before the index is built
+        root_sets = [[x] for x in m.sources + m.claims] + [[m.sources[0], x] for x in m.claims]
+        for roots in root_sets:
+            for tenant in (T, None):
+                sources = [EX + x for x in roots]
+                got = P.SupportGraph.downstream_of(indexed, sources, tenant=tenant)
+                want = P.SupportGraph.downstream_of(plain, sources, tenant=tenant)
+                assert structure(got) == structure(want), (seed, roots, tenant)

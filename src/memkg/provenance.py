@@ -29,8 +29,11 @@ is about transaction time (what has been withdrawn), not valid time.
 it. The templates ``queries/dependents.rq`` and ``queries/support.rq`` answer
 the direct case in SPARQL (one level of support, echo chains, direct
 withdrawals); the functions here load the relevant part of the support graph
-with a few SPARQL queries (the source's downstream cone and the upstream
-closure of what it touches) and compute the fixpoint over it.
+(the source's downstream cone and the upstream closure of what it touches) and
+compute the fixpoint over it. The cone comes from the store's in-memory support
+index when it keeps one (``MemoryStore(support_index=True)``,
+:mod:`memkg.support_index`: dictionary lookups), else from a few SPARQL queries
+and direct index reads (see ``SupportGraph.downstream_of``).
 
 >>> store = MemoryStore()
 >>> _ = store.load_data('''
@@ -55,6 +58,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from pyoxigraph import (
@@ -65,6 +69,7 @@ from pyoxigraph import (
     QueryResultsFormat,
     QuerySolutions,
     RdfFormat,
+    Store,
     Triple,
     parse,
 )
@@ -74,7 +79,8 @@ from .errors import NotFoundError
 from .model import IRI as _IRI
 from .model import Retraction, iri, new_id
 from .ontology import ONTOLOGY_GRAPH
-from .store import MemoryStore
+from .store import MemoryStore, _gc_paused
+from .support_index import SupportIndex, graph_key
 from .vocab import mem, memx, prov, rdf
 
 #: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
@@ -185,7 +191,28 @@ _BLANK_CONE_WITHDRAWALS = "SELECT ?x ?w WHERE {\n  " + _CONE_PATH + "  FILTER(is
 
 #: The support vocabulary: if the shared default graph holds none of it, a tenant's
 #: structure is read from the tenant's graph alone (the same answer, faster).
+_SUPPORTED_BY = mem.supportedBy
 _SUPPORT_PREDICATES = (mem.supportedBy, mem.supportGroup, mem.member, mem.echoOf, mem.retracts, mem.supersedes)
+
+
+#: The cone read fast, on a local store (SupportGraph._read_cone): rounds of one path
+#: query along mem:supportedBy alone, each node with its legs (one index read per node
+#: each way, where the path over every support link costs three); the group and echo
+#: links, far fewer in a memory than legs, come from one scan instead, which also takes
+#: each round's cone across them to the roots of the next round.
+_ROUND = "SELECT ?x ?m WHERE {\n  %s (^mem:supportedBy)* ?x .\n  OPTIONAL { ?x mem:supportedBy ?m }\n}"
+_ROUND_FROM = "SELECT ?x ?m WHERE {\n  VALUES ?r { %s }\n  ?r (^mem:supportedBy)* ?x .\n  OPTIONAL { ?x mem:supportedBy ?m }\n}"
+_LINKS = (
+    "SELECT ?k ?a ?b WHERE {\n  { ?a mem:member ?b BIND(1 AS ?k) }\n  UNION { ?a mem:supportGroup ?b BIND(2 AS ?k) }\n"
+    "  UNION { ?a mem:echoOf ?b BIND(3 AS ?k) }\n} LIMIT %d"
+)
+#: The scan of group and echo links is used while they are at most this many per node of
+#: the first round's cone (plus a floor); beyond, the generic cone query costs less.
+_LINKS_PER_NODE = 4
+_LINKS_FLOOR = 1000
+#: Whether downstream_of may read a local store's cone fast (tests turn it off to check
+#: that both ways read the same graph).
+FAST_CONE = True
 
 
 def _structure_options(store: MemoryStore, tenant: IRI | None) -> dict[str, Any]:
@@ -213,6 +240,17 @@ def _rows(store: MemoryStore, query: str, options: dict[str, Any]) -> list[list[
     return [line.split("\t") for line in lines[1:] if line]
 
 
+def _columns(store: MemoryStore, query: str, options: dict[str, Any], width: int) -> list[list[str]]:
+    """The columns of a SELECT query of ``width`` variables, as serialized terms ('' for unbound).
+
+    One TSV read split in one call: no cell holds a tab or a newline (TSV escapes them).
+    """
+    data = select(store, query, options).serialize(format=QueryResultsFormat.TSV) or b""
+    cells = data.decode().replace("\n", "\t").split("\t")
+    body = cells[width:-1]  # the header, then every row, then the empty cell after the last newline
+    return [body[k::width] for k in range(width)]
+
+
 def _key(node: Node) -> str:
     return str(node) if isinstance(node, (NamedNode, BlankNode)) else "~" + str(node)
 
@@ -229,6 +267,68 @@ def _is_key(field: str) -> bool:
 def _iri_keys(keys: Iterable[str]) -> str:
     """The IRI keys, already SPARQL terms, for a VALUES block (blank nodes cannot be named)."""
     return " ".join(k for k in keys if k[0] == "<")
+
+
+class _Links:
+    """The group and echo links of a dataset, read in one scan, both ways (keys of nodes)."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, list[str]] = {}  # group -> members
+        self.member_of: dict[str, list[str]] = {}  # member -> groups
+        self.groups: dict[str, list[str]] = {}  # claim -> groups
+        self.claims: dict[str, list[str]] = {}  # group -> claims
+        self.echoes: dict[str, list[str]] = {}  # echo -> what it echoes
+        self.echoed_by: dict[str, list[str]] = {}  # source -> its echoes
+
+    @classmethod
+    def of(cls, index: SupportIndex, graphs: list[str]) -> "_Links":
+        """The links of ``graphs`` in a support index (its own tables when one graph holds them)."""
+        links = cls()
+        for forward, backward, name in (("members", "member_of", "member"), ("groups", "claims", "group"),
+                                        ("echoes", "echoed_by", "echo")):
+            setattr(links, forward, _merged(index.forward[name], graphs))
+            setattr(links, backward, _merged(index.backward[name], graphs))
+        return links
+
+    @classmethod
+    def scan(cls, store: MemoryStore, options: dict[str, Any], budget: int, graph: "SupportGraph") -> "_Links | None":
+        """The links, or None if there are more than ``budget``."""
+        kinds, heads, tails = _columns(store, _LINKS % (budget + 1), options, 3)
+        if len(kinds) > budget:
+            return None
+        links = cls()
+        ways = {"1": (links.members, links.member_of), "2": (links.groups, links.claims),
+                "3": (links.echoes, links.echoed_by)}
+        for k, a, b in zip(kinds, heads, graph._keys_of(tails)):
+            forward, backward = ways[k]
+            forward.setdefault(a, []).append(b)
+            backward.setdefault(b, []).append(a)
+        return links
+
+    def below(self, nodes: set[str]) -> set[str]:
+        """The claims with a group that has a member in ``nodes``, and the echoes of ``nodes``."""
+        out = {c for n in nodes & self.member_of.keys() for g in self.member_of[n] for c in self.claims.get(g, ())}
+        out.update(e for n in nodes & self.echoed_by.keys() for e in self.echoed_by[n])
+        return out
+
+
+def _merged(table: dict[str, dict[str, dict[str, None]]], graphs: list[str]) -> dict[str, Any]:
+    """One graph's adjacency of a support index, or the union of several (a copy, then)."""
+    held = [table[g] for g in graphs if table.get(g)]
+    if len(held) == 1:
+        return held[0]
+    out: dict[str, dict[str, None]] = {}
+    for adjacency in held:
+        for a, ends in adjacency.items():
+            out.setdefault(a, {}).update(ends)
+    return out
+
+
+def _index_graphs(index: SupportIndex, options: dict[str, Any]) -> list[str]:
+    """The graphs of a support index that query ``options`` (see _structure_options) read."""
+    if options.get("use_default_graph_as_union"):
+        return index.graphs()
+    return [graph_key(g) for g in options["default_graph"]]
 
 
 @dataclass(frozen=True)
@@ -258,11 +358,16 @@ class SupportGraph:
         self._keys: list[str] = []
         self._odd: dict[str, Node] = {}  # the terms of "~" keys
         self._loaded: list[bool] = []
-        self._legs: list[list[int]] = []
-        self._echo: list[list[int]] = []
+        # Legs and echo links as parallel id arrays (owner, member): filled in bulk from
+        # query results, turned into per-node lists only when asked (groups(), echoes()).
+        self._leg_x: list[int] = []
+        self._leg_m: list[int] = []
+        self._echo_x: list[int] = []
+        self._echo_m: list[int] = []
         self._grp: dict[tuple[int, str], list[int]] = {}
         self._withdrawers: dict[int, set[str]] = {}
         self._alts: list[list[tuple[str | None, tuple[int, ...]]]] | None = None
+        self._echo_lists: list[list[int]] | None = None
         self._plan: Any = None
         self.downstream: list[int] = []  #: the cone (ids), when built by downstream_of
 
@@ -274,9 +379,18 @@ class SupportGraph:
             i = self._ids[key] = len(self._keys)
             self._keys.append(key)
             self._loaded.append(False)
-            self._legs.append([])
-            self._echo.append([])
         return i
+
+    def _intern(self, keys: list[str]) -> list[int]:
+        """The ids of ``keys`` (all keys already: IRIs or blank nodes), numbering new ones in bulk."""
+        ids = self._ids
+        new = [k for k in dict.fromkeys(keys) if k not in ids]
+        if new:
+            first = len(self._keys)
+            ids.update(zip(new, range(first, first + len(new))))
+            self._keys += new
+            self._loaded += [False] * len(new)
+        return list(map(ids.__getitem__, keys))
 
     def _canonical(self, field: str) -> str:
         """The key of a TSV field that is neither an IRI nor a blank node."""
@@ -287,7 +401,7 @@ class SupportGraph:
 
     def _ingest(self, rows: Iterable[list[str]]) -> list[int]:
         """Take structure rows (?x ?g ?m ?w, serialized); returns the ids of the members they mention."""
-        ids, new_id, loaded, legs, echo, grp = self._ids, self._id, self._loaded, self._legs, self._echo, self._grp
+        ids, new_id, loaded, grp = self._ids, self._id, self._loaded, self._grp
         mentioned: list[int] = []
         for x, g, m, w in rows:
             i = ids.get(x)
@@ -307,9 +421,11 @@ class SupportGraph:
                 j = new_id(m if _is_key(m) else self._canonical(m))
             mentioned.append(j)
             if not g:
-                legs[i].append(j)
+                self._leg_x.append(i)
+                self._leg_m.append(j)
             elif g == _ECHO:
-                echo[i].append(j)
+                self._echo_x.append(i)
+                self._echo_m.append(j)
             else:
                 members = grp.get((i, g))
                 if members is None:
@@ -337,7 +453,7 @@ class SupportGraph:
         """
         cone = set(self.downstream)
         keys = self._keys
-        asked = {i for i, done in enumerate(self._loaded) if done and (i in cone or _is_iri_key(keys[i]))}
+        asked = cone.union(compress(range(len(keys)), [k[0] == "<" and done for k, done in zip(keys, self._loaded)]))
         rows = _rows(store, _ALL_WITHDRAWALS % (len(asked) + 1), options)
         if len(rows) > len(asked):
             named = [keys[i] for i in asked if _is_iri_key(keys[i])]
@@ -349,6 +465,169 @@ class SupportGraph:
             i = ids.get(x)
             if i is not None and w and i in asked:
                 withdrawers.setdefault(i, set()).add(w)
+
+    def _keys_of(self, cells: list[str]) -> list[str]:
+        """TSV cells as keys: the few that are literals or triple terms get a "~" key ('' stays)."""
+        joined = "\t" + "\t".join(cells)
+        keys = joined.count("\t<") + joined.count("\t_") - joined.count("\t<<") + cells.count("")
+        if keys != len(cells):
+            return [c if not c or _is_key(c) else self._canonical(c) for c in cells]
+        return cells
+
+    def _add_legs(self, xs: list[str], ms: list[str]) -> None:
+        """Legs from rows (?x ?m), ?m a key; rows with ?m unbound ('': no leg) are skipped."""
+        self._leg_x += self._intern(list(compress(xs, ms)))
+        self._leg_m += self._intern(list(filter(None, ms)))
+
+    def _read_cone(self, store: MemoryStore, options: dict[str, Any], roots: list[str]) -> bool:
+        """Read the cone below ``roots`` and its upward closure, the fast way (see _ROUND).
+
+        The first round is one path query; its cone crosses group and echo links (from
+        the scan) to the roots of the next, which index reads walk (they are few, and a
+        query naming them costs more than the walk). Returns False, with only part read,
+        when the store has more group and echo links than the budget. Withdrawals are
+        left to _read_withdrawals.
+        """
+        raw = store.raw
+        graphs = [None] if options.get("use_default_graph_as_union") else options["default_graph"]
+        query = _ROUND % roots[0] if len(roots) == 1 else _ROUND_FROM % " ".join(roots)
+        xs, ms = _columns(store, query, options, 2)
+        if len(roots) > 1:  # a node below two roots comes once per root
+            xs, ms = map(list, zip(*dict.fromkeys(zip(xs, ms)))) if xs else ([], [])
+        links = _Links.scan(store, options, _LINKS_PER_NODE * len(xs) + _LINKS_FLOOR, self)
+        if links is None:
+            return False
+        ms = self._keys_of(ms)
+        cone: set[str] = set()
+        mentioned: list[int] = []
+        while True:
+            fresh = set(xs) - cone
+            cone |= fresh
+            self._add_legs(xs, ms)
+            self._take_links(fresh, links, mentioned)
+            nxt = links.below(fresh) - cone
+            if not nxt:
+                break
+            xs, ms = self._walk(raw, graphs, nxt, cone)
+        ids, loaded = self._ids, self._loaded
+        for r in roots:
+            self._id(r)
+        cone.update(roots)  # a root is in its own cone (zero-length path), structure or not
+        self.downstream = [ids[k] for k in cone]
+        for i in self.downstream:
+            loaded[i] = True
+        mentioned += self._leg_m
+        self._close_local(raw, graphs, mentioned, links)
+        return True
+
+    def _read_indexed(self, index: SupportIndex, options: dict[str, Any], roots: list[str]) -> None:
+        """Read the cone below ``roots``, its upward closure and withdrawals from a support index."""
+        graphs = _index_graphs(index, options)
+        legs, legs_in = _merged(index.forward["leg"], graphs), _merged(index.backward["leg"], graphs)
+        links = _Links.of(index, graphs)
+        cone = set(roots)
+        frontier = set(roots)
+        while frontier:  # breadth first, along every support link at once
+            below = {x for n in frontier & legs_in.keys() for x in legs_in[n]}
+            frontier = (below | links.below(frontier)) - cone
+            cone |= frontier
+        ids, loaded = self._ids, self._loaded
+        self.downstream = self._intern(list(cone))
+        asked = set(cone)  # whose withdrawals count: the cone, and every IRI loaded
+        named = cone
+        while named:
+            for k in named:
+                loaded[ids[k]] = True
+            held = legs.keys() & named
+            ends = [legs[x] for x in held]
+            self._leg_x += [ids[x] for x, e in zip(held, ends) for _m in e]  # numbered already
+            mentioned = self._intern([m for e in ends for m in e])
+            self._leg_m += mentioned
+            self._take_links(named, links, mentioned)
+            todo = {self._keys[j] for j in mentioned if not loaded[j]}
+            for k in todo:
+                loaded[ids[k]] = True  # blank nodes cannot be named in a query: known as is (as _close)
+            named = {k for k in todo if k[0] == "<"}
+            asked |= named
+        for k in [k for k in self._keys if k[0] == "~"]:  # a literal or triple term as a member
+            self._odd[k] = index.terms[k]  # type: ignore[assignment]
+        for name in ("retracts", "supersedes"):
+            by = _merged(index.backward[name], graphs)
+            for x in asked & by.keys():
+                self._withdrawers.setdefault(ids[x], set()).update(by[x])
+
+    def _read_legs(self, raw: Any, graphs: list[Any], nodes: list[tuple[str, Node]]) -> tuple[list[str], list[str]]:
+        """The legs of ``nodes`` (key, term) by direct index reads in each graph, as rows (?x ?m)."""
+        xs: list[str] = []
+        ms: list[Any] = []
+        read = raw.quads_for_pattern
+        for key, node in nodes:
+            n = len(ms)
+            for g in graphs:
+                ms += [q.object for q in read(node, _SUPPORTED_BY, None, g)]
+            xs += [key] * (len(ms) - n)
+        keys = list(map(str, ms))
+        for k, m in enumerate(ms):  # a literal or triple term as a leg: keyed and kept as a term
+            if not isinstance(m, (NamedNode, BlankNode)):
+                keys[k] = _key(m)
+                self._odd[keys[k]] = m
+        return xs, keys
+
+    def _walk(self, raw: Any, graphs: list[Any], roots: set[str], cone: set[str]) -> tuple[list[str], list[str]]:
+        """What a round query answers (rows ?x ?m) below ``roots``, less the ``cone`` already read."""
+        seen = set(roots)
+        todo = list(roots)
+        walked: list[tuple[str, Node]] = []
+        read, term = raw.quads_for_pattern, self._term
+        while todo:
+            key = todo.pop()
+            node = term(key)
+            walked.append((key, node))
+            for g in graphs:
+                for x in map(str, [q.subject for q in read(None, _SUPPORTED_BY, node, g)]):
+                    if x not in seen and x not in cone:
+                        seen.add(x)
+                        todo.append(x)
+        xs, ms = self._read_legs(raw, graphs, walked)
+        bare = seen.difference(xs)  # the nodes without legs: one row each, ?m unbound
+        return xs + list(bare), ms + [""] * len(bare)
+
+    def _take_links(self, nodes: set[str], links: "_Links", mentioned: list[int]) -> None:
+        """The groups (with their members) and echo links of ``nodes``, from the scanned links."""
+        owners: list[str] = []
+        names: list[str] = []
+        members: list[list[str]] = []
+        for x in nodes & links.groups.keys():
+            for g in links.groups[x]:
+                owners.append(x)
+                names.append(g)
+                members.append(links.members.get(g, []))  # an empty group licenses nothing
+        ids = self._intern([m for ms in members for m in ms])
+        mentioned += ids
+        k = 0
+        for x, g, ms in zip(self._intern(owners), names, members):
+            self._grp.setdefault((x, g), []).extend(ids[k : k + len(ms)])
+            k += len(ms)
+        echoes = [(x, e) for x in nodes & links.echoes.keys() for e in links.echoes[x]]
+        if echoes:
+            self._echo_x += self._intern([x for x, _e in echoes])
+            targets = self._intern([e for _x, e in echoes])
+            self._echo_m += targets
+            mentioned += targets
+
+    def _close_local(self, raw: Any, graphs: list[Any], pending: list[int], links: "_Links") -> None:
+        """The upward closure, by direct index reads of each node's legs (groups and echoes: scanned)."""
+        keys, loaded = self._keys, self._loaded
+        todo = [j for j in dict.fromkeys(pending) if not loaded[j]]
+        while todo:
+            for j in todo:
+                loaded[j] = True  # blank nodes cannot be named in a query: known as is (as _close)
+            named = [keys[j] for j in todo if keys[j][0] == "<"]
+            before = len(self._leg_m)
+            self._add_legs(*self._read_legs(raw, graphs, [(k, NamedNode(k[1:-1])) for k in named]))
+            mentioned = self._leg_m[before:]
+            self._take_links(set(named), links, mentioned)
+            todo = [j for j in dict.fromkeys(mentioned) if not loaded[j]]
 
     @classmethod
     def around(cls, store: MemoryStore, nodes: Iterable[IRI | Node], *, tenant: IRI | None = None) -> "SupportGraph":
@@ -363,9 +642,20 @@ class SupportGraph:
         cls, store: MemoryStore, sources: Iterable[IRI], *, tenant: IRI | None = None
     ) -> "SupportGraph":
         """The downstream cone of ``sources`` (what may fall with them), closed upward."""
-        graph = cls()
         options = _structure_options(store, tenant)
         roots = [_key(_node(s, "source")) for s in sources]
+        index = store.support_index()
+        if index is not None:
+            graph = cls()
+            with store.lock():  # every write updates the index in place
+                graph._read_indexed(index, options, roots)
+            return graph
+        if FAST_CONE and isinstance(store.raw, Store):
+            graph = cls()
+            if graph._read_cone(store, options, roots):
+                graph._read_withdrawals(store, options, roots)
+                return graph
+        graph = cls()
         for r in roots:
             graph._id(r)
         mentioned: list[int] = []
@@ -383,9 +673,10 @@ class SupportGraph:
 
     def _alternatives(self) -> list[list[tuple[str | None, tuple[int, ...]]]]:
         if self._alts is None:
-            alts: list[list[tuple[str | None, tuple[int, ...]]]] = [
-                [(None, (j,)) for j in dict.fromkeys(legs)] for legs in self._legs
-            ]
+            legs: list[dict[int, None]] = [{} for _ in self._keys]
+            for i, j in zip(self._leg_x, self._leg_m):
+                legs[i][j] = None
+            alts: list[list[tuple[str | None, tuple[int, ...]]]] = [[(None, (j,)) for j in ls] for ls in legs]
             for (i, g), members in self._grp.items():
                 alts[i].append((g, tuple(dict.fromkeys(members))))
             self._alts = alts
@@ -420,7 +711,13 @@ class SupportGraph:
     def echoes(self, node: Node) -> list[Node]:
         """What ``node`` echoes (``mem:echoOf``)."""
         i = self.node_id(node)
-        return [] if i is None else [self.node(j) for j in dict.fromkeys(self._echo[i])]
+        if i is None:
+            return []
+        if self._echo_lists is None:
+            self._echo_lists = [[] for _ in self._keys]
+            for x, j in zip(self._echo_x, self._echo_m):
+                self._echo_lists[x].append(j)
+        return [self.node(j) for j in dict.fromkeys(self._echo_lists[i])]
 
     def withdrawn_by(self, node: Node) -> list[Node]:
         """The retractions and superseding claims that withdraw ``node``."""
@@ -438,21 +735,22 @@ class SupportGraph:
     # -- standing --
 
     def _prepare(self) -> Any:
-        """The fixpoint's arrays: alternatives (owner, size), who watches whom."""
+        """The fixpoint's arrays: who rests on each node by a leg, the groups (owner, size) and
+        who watches them, which nodes have alternatives, and the echo counters."""
         if self._plan is None:
             n = len(self._keys)
+            # A leg is a one-member alternative: the node resting on it is satisfied as soon as
+            # the member stands, no counter needed. A repeated leg (a node's rows repeat once per
+            # withdrawer in the generic structure query) is watched twice: harmless.
+            leg_watch: list[list[int]] = [[] for _ in range(n)]
+            for x, j in zip(self._leg_x, self._leg_m):
+                leg_watch[j].append(x)
+            has_alt = bytearray(n)
+            for i in self._leg_x:
+                has_alt[i] = 1
             alt_owner: list[int] = []
             alt_size: list[int] = []
             watch: list[list[int]] = [[] for _ in range(n)]
-            has_alt = bytearray(n)
-            duplicated = self._withdrawers  # only their rows can repeat (one per withdrawer)
-            for i, legs in enumerate(self._legs):
-                if legs:
-                    has_alt[i] = 1
-                    for j in (dict.fromkeys(legs) if i in duplicated else legs):
-                        watch[j].append(len(alt_owner))
-                        alt_owner.append(i)
-                        alt_size.append(1)
             for (i, _g), members in self._grp.items():
                 has_alt[i] = 1
                 unique = set(members)
@@ -465,22 +763,20 @@ class SupportGraph:
                     watch[j].append(a)
             echo_count = [0] * n
             echo_watch: list[list[int]] = [[] for _ in range(n)]
-            for i, targets in enumerate(self._echo):
-                if targets:
-                    for j in set(targets):
-                        echo_count[i] += 1
-                        echo_watch[j].append(i)
-            self._plan = (alt_owner, alt_size, watch, has_alt, echo_count, echo_watch)
+            for i, j in set(zip(self._echo_x, self._echo_m)):
+                echo_count[i] += 1
+                echo_watch[j].append(i)
+            self._plan = (leg_watch, alt_owner, alt_size, watch, has_alt, echo_count, echo_watch)
         return self._plan
 
     def _fixpoint(self, extra: Iterable[int] = ()) -> tuple[bytearray, bytearray]:
         """Standing with ``extra`` also withdrawn, then without: ``(before, after)``.
 
-        Horn propagation (a counter per alternative and per echo); the second
-        fixpoint continues the first with ``extra`` unblocked (standing is
-        monotone), so the two cost about one pass.
+        Horn propagation (a counter per group and per echo); the second fixpoint
+        continues the first with ``extra`` unblocked (standing is monotone), so the
+        two cost about one pass.
         """
-        alt_owner, alt_size, watch, has_alt, echo_count, echo_watch = self._prepare()
+        leg_watch, alt_owner, alt_size, watch, has_alt, echo_count, echo_watch = self._prepare()
         n = len(self._keys)
         blocked = bytearray(n)
         for i in self._withdrawers:
@@ -500,6 +796,12 @@ class SupportGraph:
             pop, push = queue.pop, queue.append
             while queue:
                 j = pop()
+                for c in leg_watch[j]:
+                    if not sat[c]:
+                        sat[c] = 1
+                        if not stand[c] and not blocked[c] and not eleft[c]:
+                            stand[c] = 1
+                            push(c)
                 for a in watch[j]:
                     left[a] -= 1
                     if not left[a]:
@@ -745,17 +1047,19 @@ def impact(
     if not sources:
         raise ValueError("impact needs at least one source")
     roots = tuple(_node(s, "source") for s in sources)
-    graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
-    root_ids = {graph._ids[_key(r)] for r in roots}
-    before, after = graph._fixpoint(root_ids)
-    has_alt = graph._prepare()[3]
+    with _gc_paused():  # tens of thousands of small acyclic objects: no collection can free any
+        graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
+        root_ids = {graph._ids[_key(r)] for r in roots}
+        before, after = graph._fixpoint(root_ids)
+    has_alt = graph._prepare()[4]
     keys = graph._keys
 
     def in_order(ids: Iterable[int]) -> list[Any]:
         return [graph.node(i) for i in sorted(ids, key=lambda i: _key_order(keys[i]))]
 
     fallen_ids = [i for i in graph.downstream if before[i] and not after[i] and i not in root_ids]
-    fallen = in_order(i for i in fallen_ids if has_alt[i] and _is_iri_key(keys[i]))
+    # the fallen claims are IRIs: ordered by value as text, then made terms in one pass
+    fallen = list(map(NamedNode, sorted(keys[i][1:-1] for i in fallen_ids if has_alt[i] and keys[i][0] == "<")))
     fallen_sources = in_order(i for i in fallen_ids if not has_alt[i])
     weakened: list[NamedNode] = []
     downstream: list[NamedNode] = []

@@ -548,6 +548,10 @@ class RemoteStore(MemoryStore):
         """The server as a read-only pyoxigraph-like Store (see :class:`RemoteBackend`)."""
         return self._store
 
+    def support_index(self) -> None:  # type: ignore[override]
+        """Never: other clients write to the server, so no copy here could be kept current."""
+        return None
+
     @property
     def view_evaluation(self) -> str:
         """Where views run: ``server`` (rdf12 default) or ``local`` (rdf11 default; see :meth:`view`)."""

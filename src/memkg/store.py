@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -55,6 +55,8 @@ from .errors import (
     Violation,
 )
 from .model import Claim, Item, Retraction, idempotency_key
+from .support_index import LINKS as SUPPORT_LINKS
+from .support_index import SupportIndex
 from .vocab import PREFIXES, mem
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -184,7 +186,16 @@ class MemoryStore:
 
     Raises :class:`~memkg.errors.StoreLockedError` when another process has the
     directory open for writing.
+
+    With ``support_index=True`` the store keeps its support links in memory once
+    asked for them (:mod:`memkg.support_index`): :func:`memkg.provenance.dependents`
+    then reads no cone from Oxigraph. For long-lived processes that ask often.
     """
+
+    #: The support links in memory (see support_index()); class defaults, for subclasses
+    #: (RemoteStore) that never keep them.
+    _support_wanted: bool = False
+    _support: SupportIndex | None = None
 
     def __init__(
         self,
@@ -193,8 +204,13 @@ class MemoryStore:
         read_only: bool = False,
         clock: Clock | None = None,
         validation: str | None = "native",
+        support_index: bool = False,
     ) -> None:
         self.path = Path(path) if path is not None else None
+        #: Whether to hold the support links in memory (memkg.support_index) once asked for
+        #: them: for long-lived processes asking often (one-off commands read the store).
+        self._support_wanted = support_index
+        self._support: SupportIndex | None = None
         self.read_only = read_only
         self.clock = clock or Clock()
         #: Checks every write before it is committed (see :mod:`memkg.validation`);
@@ -225,6 +241,27 @@ class MemoryStore:
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
         return self._write_lock
+
+    def support_index(self) -> SupportIndex | None:
+        """The support links held in memory, if this store keeps them (built on first use).
+
+        Read it holding :meth:`lock`: every write updates it in place.
+        """
+        if not self._support_wanted:
+            return None
+        with self._write_lock:
+            if self._support is None:
+                self._support = SupportIndex.build(self._store)
+            return self._support
+
+    def _support_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+        """Bring the support index (if built) up to a write just committed."""
+        if self._support is not None:
+            try:
+                self._support.apply(added=added, removed=removed)
+            except BaseException:
+                self._support = None  # half applied (a bug, or an interrupt): built again on next use
+                raise
 
     # -- reading ---------------------------------------------------------------------
 
@@ -312,6 +349,7 @@ class MemoryStore:
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
                 self._store.extend(new)
+                self._support_changed(added=new)
             return len(new)
 
     def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
@@ -344,6 +382,7 @@ class MemoryStore:
             if gone or stale or adding:
                 update, functions = _change_update([*gone, *stale], adding)
                 self._store.update(update, custom_functions=functions)
+                self._support_changed(added=adding, removed=gone)
                 # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
                 for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
                     if not any(self._store.quads_for_pattern(None, None, None, g)):
@@ -556,11 +595,15 @@ class MemoryStore:
         report = report or LoadReport()  # the phases of a load_data are not kept
         if progress:
             progress("writing…")
+        written: list[Quad] = []
+        if self._support is not None:  # the support links written, for the index
+            quads = _tee(quads, written, SUPPORT_LINKS)
         with report.phase("write"):
             if bulk:
                 self._store.bulk_extend(quads)
             else:
                 self._store.extend(quads)
+        self._support_changed(added=written)
         if bulk and compact:
             with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
@@ -648,6 +691,7 @@ class MemoryStore:
     def close(self) -> None:
         """Flush and release the store (the directory can then be opened elsewhere)."""
         self.flush()
+        self._support = None
         self._store = None  # type: ignore[assignment]  # pyoxigraph closes on drop
 
     def __enter__(self) -> "MemoryStore":
@@ -662,6 +706,14 @@ def sparql_term(term: Term | Triple) -> str:
     if isinstance(term, Triple):
         return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"
     return str(term)
+
+
+def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNode]) -> Iterator[Quad]:
+    """Yield ``quads``, keeping those with one of ``predicates`` in ``into``."""
+    for q in quads:
+        if q.predicate in predicates:
+            into.append(q)
+        yield q
 
 
 @contextmanager
