@@ -615,7 +615,7 @@ class MemoryStore:
             with report.phase("flush"):
                 self._store.flush()
 
-    def _validate(self, batch: Sequence[Quad], source: str | None, *, removed: Sequence[Quad] = ()) -> None:
+    def _validate(self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = ()) -> None:
         if self.validator is None:
             return
         # Validators that only judge additions keep their two-argument signature.
@@ -627,7 +627,9 @@ class MemoryStore:
         if self.validator is None:
             return
         # With the claim index, as everywhere: the shapes see inside triple terms through it.
-        self._validate(list(claim_index.with_index(read())), source)
+        # memkg's validator takes the stream as it comes (see WriteValidator.streams).
+        quads = claim_index.with_index(read())
+        self._validate(quads if getattr(self.validator, "streams", False) else list(quads), source)
 
     def _check_writable(self) -> None:
         if self.read_only:

@@ -31,7 +31,7 @@ queries (``benchmarks/bench_validation.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -303,6 +303,10 @@ class WriteValidator:
     Installed on a :class:`~memkg.store.MemoryStore` as its ``validator``.
     """
 
+    #: It takes a write as any iterable, and holds none of a first load (into a store
+    #: with no data) in Python: the store streams inputs too big for a list (memkg.store).
+    streams = True
+
     def __init__(self, engine: str = "native") -> None:
         self.engine_name = engine
         self._engine: Engine | None = None
@@ -313,7 +317,7 @@ class WriteValidator:
             self._engine = make_engine(self.engine_name, builtin_shapes())
         return self._engine
 
-    def __call__(self, store: MemoryStore, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
+    def __call__(self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
         """The violations the store would have after adding ``batch`` and removing ``removed``."""
         results = self.judge(*self.stage(store.raw, batch, removed=removed))
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
@@ -335,7 +339,7 @@ class WriteValidator:
         return _validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
 
     def stage(
-        self, main: Store, batch: Sequence[Quad], *, removed: Sequence[Quad] = ()
+        self, main: Store, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()
     ) -> tuple[Store, list[Term] | None, list[Graph]]:
         """A scratch store holding the write and the context needed to judge it.
 
@@ -349,10 +353,12 @@ class WriteValidator:
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
-            scratch.extend(batch)
+            graphs: set[Graph] = set()
+            scratch.extend(_noting_graphs(batch, graphs))  # streamed: an iterator is never listed
             scratch.extend(_ontology_quads())
-            graphs = {q.graph_name for q in batch if q.graph_name != ONTOLOGY_GRAPH}
+            graphs.discard(ONTOLOGY_GRAPH)
             return scratch, None, sorted(graphs, key=str) or [DefaultGraph()]
+        batch = batch if isinstance(batch, Sequence) else list(batch)
         touched, touched_graphs = _touched_by_removal(main, removed)
         groups, group_graphs = _groups_above(main, batch)
         touched += [g for g in groups if g not in touched]
@@ -408,6 +414,12 @@ SCAN_QUADS_PER_FOCUS_NODE = 50
 #: Up to this many nodes, context is read with direct index look-ups: a SPARQL query
 #: costs a parse and a plan (~0.1 ms) before it reads anything.
 _LOOKUP_LIMIT = 64
+
+
+def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
+    for q in quads:
+        graphs.add(q.graph_name)
+        yield q
 
 
 def _holds_no_data(main: Store) -> bool:
