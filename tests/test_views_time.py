@@ -255,17 +255,36 @@ def test_hostile_parameters_are_refused(lia: MemoryStore, view: str, name: str, 
     assert len(lia) == size
 
 
-def test_a_bound_parameter_is_one_term_in_a_values_block() -> None:
+@pytest.mark.parametrize("subject", [EX + "Lia", None], ids=["subject", "whole tenant"])
+def test_a_bound_parameter_is_one_term_in_a_values_block(subject: str | None) -> None:
     view = views_module.get_view("audit")
-    bound = views_module.bind(view, {"known_at": "2026-02-01T01:00:00+01:00", "subject": EX + "Lia"})
-    before, after = view.text.splitlines(), bound.text.splitlines()
+    params = {"known_at": "2026-02-01T01:00:00+01:00"} | ({"subject": subject} if subject else {})
+    bound = views_module.bind(view, params)
+    before, after = view.text_for(params).splitlines(), bound.text.splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after) and len(changed) == 1
     assert changed[0][0].strip() == "#+ bindings"
     assert changed[0][1].strip() == (
         'VALUES (?known_at ?valid_at ?subject) { ("2026-02-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> '
-        f"UNDEF <{EX}Lia>) }}")
+        f"UNDEF {f'<{subject}>' if subject else 'UNDEF'}) }}")
     assert bound.tenant is None
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("#+ if subject\n#+ bindings\n", "has no '#\\+ end'"),
+    ("#+ else\n#+ bindings\n", "'#\\+ else' without '#\\+ if'"),
+    ("#+ if subject\n#+ if subject\n#+ end\n#+ end\n#+ bindings\n", "inside the '#\\+ if subject' block"),
+    ("#+ if when\n#+ else\n#+ end\n#+ bindings\n", "names no optional parameter"),
+    ("#+ if subject\n#+ bindings\n#+ end\n", r"needs one '#\+ bindings' line \(given: none of subject\); found 0"),
+    ("#+ bindings\n#+ if subject\n#+ bindings\n#+ end\n", r"\(given: subject\); found 2"),
+])
+def test_malformed_shape_blocks_are_refused_with_the_file(tmp_path, body: str, error: str) -> None:
+    path = tmp_path / "broken.rq"
+    path.write_text("# broken: a view\n#+ param when datetime required  a time\n#+ param subject iri optional  a subject\n"
+                    "SELECT * WHERE {\n" + body + "}\n")
+    with pytest.raises(ValueError, match=error) as info:
+        views_module.list_views(tmp_path)
+    assert str(path) in str(info.value)
 
 
 def test_unknown_and_missing_parameters_are_refused(lia: MemoryStore) -> None:
