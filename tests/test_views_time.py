@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from memkg import MemoryStore
 from memkg import views as views_module
+from memkg.ontology import ONTOLOGY_GRAPH
 
 from .conftest import LIA, LIA_GRAPH
 from .time_oracle import MEM, XSD, Memory, Record, Retraction, Term
@@ -270,6 +272,17 @@ def test_a_bound_parameter_is_one_term_in_a_values_block(subject: str | None) ->
     assert bound.tenant is None
 
 
+def test_a_subject_picks_the_lookup_shape_and_its_absence_the_scan_shape(lia: MemoryStore) -> None:
+    view = views_module.get_view("current")
+    lookup, scan = view.text_for({"subject"}), view.text_for(set())
+    assert "GROUP BY ?claim ?subject" in lookup and "SELECT DISTINCT" not in lookup
+    assert "SELECT DISTINCT ?claim ?subject ?predicate ?object" in scan and "GROUP BY" not in scan
+    assert not any(line.strip().startswith(("#+ if", "#+ else", "#+ end")) for line in (lookup + scan).splitlines())
+    # the file as it stands is one query, both shapes joined, with the same rows
+    raw = lia.query(view.text, default_graph=[NamedNode(LIA_GRAPH), DefaultGraph(), ONTOLOGY_GRAPH])
+    assert names(raw) == STORY_NOW | EXTRA_NOW
+
+
 @pytest.mark.parametrize(("body", "error"), [
     ("#+ if subject\n#+ bindings\n", "has no '#\\+ end'"),
     ("#+ else\n#+ bindings\n", "'#\\+ else' without '#\\+ if'"),
@@ -308,9 +321,13 @@ def test_every_view_documents_itself() -> None:
 
 def test_current_historical_and_audit_share_one_body() -> None:
     def body(name: str) -> str:
+        """Both shapes of the query, less the lines that bind ?knownTime and ?validTime."""
         text = views_module.get_view(name).text
-        return text[text.index("      # -- the reifiers"):]
+        text = text[text.index("SELECT ?claim ?subject ?predicate ?object WHERE {"):]
+        return re.sub(r"(#\+ bindings\n)\s*BIND\(.* AS \?knownTime\)\n\s*BIND\(.* AS \?validTime\)\n", r"\1", text)
 
+    assert body("current").count("#+ bindings\n") == 2
+    assert "AS ?knownTime)" not in body("current") and "AS ?validTime)" not in body("current")
     assert body("current") == body("historical") == body("audit")
 
 
