@@ -20,16 +20,19 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from memkg import MemoryStore
 from memkg import views as views_module
+from memkg.ontology import ONTOLOGY_GRAPH
 
 from .conftest import LIA, LIA_GRAPH
 from .time_oracle import MEM, XSD, Memory, Record, Retraction, Term
@@ -255,17 +258,47 @@ def test_hostile_parameters_are_refused(lia: MemoryStore, view: str, name: str, 
     assert len(lia) == size
 
 
-def test_a_bound_parameter_is_one_term_in_a_values_block() -> None:
+@pytest.mark.parametrize("subject", [EX + "Lia", None], ids=["subject", "whole tenant"])
+def test_a_bound_parameter_is_one_term_in_a_values_block(subject: str | None) -> None:
     view = views_module.get_view("audit")
-    bound = views_module.bind(view, {"known_at": "2026-02-01T01:00:00+01:00", "subject": EX + "Lia"})
-    before, after = view.text.splitlines(), bound.text.splitlines()
+    params = {"known_at": "2026-02-01T01:00:00+01:00"} | ({"subject": subject} if subject else {})
+    bound = views_module.bind(view, params)
+    before, after = view.text_for(params).splitlines(), bound.text.splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after) and len(changed) == 1
     assert changed[0][0].strip() == "#+ bindings"
     assert changed[0][1].strip() == (
         'VALUES (?known_at ?valid_at ?subject) { ("2026-02-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> '
-        f"UNDEF <{EX}Lia>) }}")
+        f"UNDEF {f'<{subject}>' if subject else 'UNDEF'}) }}")
     assert bound.tenant is None
+
+
+def test_a_subject_picks_the_lookup_shape_and_its_absence_the_scan_shape(lia: MemoryStore) -> None:
+    view = views_module.get_view("current")
+    lookup, scan = view.text_for({"subject"}), view.text_for(set())
+    assert "GROUP BY ?claim ?subject" in lookup and "SELECT DISTINCT" not in lookup
+    assert "SELECT DISTINCT ?claim ?subject ?predicate ?object" in scan and "GROUP BY" not in scan
+    assert not any(line.strip().startswith(("#+ if", "#+ else", "#+ end")) for line in (lookup + scan).splitlines())
+    # the file as it stands is one query, both shapes joined, with the same rows
+    raw = lia.query(view.text, default_graph=[NamedNode(LIA_GRAPH), DefaultGraph(), ONTOLOGY_GRAPH])
+    assert names(raw) == STORY_NOW | EXTRA_NOW
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("#+ if subject\n#+ bindings\n", "has no '#\\+ end'"),
+    ("#+ else\n#+ bindings\n", "'#\\+ else' without '#\\+ if'"),
+    ("#+ if subject\n#+ if subject\n#+ end\n#+ end\n#+ bindings\n", "inside the '#\\+ if subject' block"),
+    ("#+ if when\n#+ else\n#+ end\n#+ bindings\n", "names no optional parameter"),
+    ("#+ if subject\n#+ bindings\n#+ end\n", r"needs one '#\+ bindings' line \(given: none of subject\); found 0"),
+    ("#+ bindings\n#+ if subject\n#+ bindings\n#+ end\n", r"\(given: subject\); found 2"),
+])
+def test_malformed_shape_blocks_are_refused_with_the_file(tmp_path, body: str, error: str) -> None:
+    path = tmp_path / "broken.rq"
+    path.write_text("# broken: a view\n#+ param when datetime required  a time\n#+ param subject iri optional  a subject\n"
+                    "SELECT * WHERE {\n" + body + "}\n")
+    with pytest.raises(ValueError, match=error) as info:
+        views_module.list_views(tmp_path)
+    assert str(path) in str(info.value)
 
 
 def test_unknown_and_missing_parameters_are_refused(lia: MemoryStore) -> None:
@@ -289,9 +322,13 @@ def test_every_view_documents_itself() -> None:
 
 def test_current_historical_and_audit_share_one_body() -> None:
     def body(name: str) -> str:
+        """Both shapes of the query, less the lines that bind ?knownTime and ?validTime."""
         text = views_module.get_view(name).text
-        return text[text.index("      # -- the reifiers"):]
+        text = text[text.index("SELECT ?claim ?subject ?predicate ?object WHERE {"):]
+        return re.sub(r"(#\+ bindings\n)\s*BIND\(.* AS \?knownTime\)\n\s*BIND\(.* AS \?validTime\)\n", r"\1", text)
 
+    assert body("current").count("#+ bindings\n") == 2
+    assert "AS ?knownTime)" not in body("current") and "AS ?validTime)" not in body("current")
     assert body("current") == body("historical") == body("audit")
 
 
@@ -390,6 +427,8 @@ def graph_text(m: Memory, shifts: list[bool]) -> str:
         for name, t in (("validFrom", r.valid_from), ("validUntil", r.valid_until), ("recordedAt", r.recorded_at)):
             if t is not None:
                 props.append(f"mem:{name} {lit_time(t, shifts[(3 * i + len(name)) % len(shifts)])}")
+        props += [f"mem:{name} {lit_time(t, shifts[(3 * i + k) % len(shifts)])}"
+                  for k, (name, t) in enumerate(r.more_times)]
         props += [f"mem:supersedes <{o}>" for o in r.supersedes]
         props += [f"mem:contradicts <{o}>" for o in r.contradicts]
         props += [f"mem:context <{c}>" for c in sorted(r.context)]
@@ -402,7 +441,8 @@ def graph_text(m: Memory, shifts: list[bool]) -> str:
     return "\n".join(lines)
 
 
-def trig(m1: Memory, m2: Memory, shifts: list[bool]) -> str:
+def trig(m1: Memory, m2: Memory, shifts: list[bool], shared: Memory | None = None) -> str:
+    """The two tenants' graphs, and ``shared`` records (if any) in the default graph."""
     return f"""PREFIX mem: <{MEM}>
 PREFIX xsd: <{XSD}>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
@@ -410,6 +450,7 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX owl: <http://www.w3.org/2002/07/owl#>
 <{MY}> rdfs:subClassOf mem:Claim .
 <{PG}> a owl:FunctionalProperty .
+{graph_text(shared, shifts[1:] + shifts[:1]) if shared else ""}
 GRAPH <{G1}> {{
 <{SUB}> rdfs:subClassOf <{MY}> .
 <{PF}> a owl:FunctionalProperty .
@@ -517,3 +558,47 @@ def test_views_match_the_model_on_random_histories(scenario, data) -> None:
             for r, e in zip(rows, expected):
                 got_t = None if r["recordedAt"] is None else datetime.fromisoformat(r["recordedAt"].value)
                 assert got_t == e.recorded_at, f"{label} history {c} recordedAt"
+
+
+@st.composite
+def scenarios_with_copies(draw):
+    """A scenario where some of tenant one's records state a time property more than once
+    (each value must hold), and some are also written, the same, in the shared default
+    graph: tenant one's dataset then holds them twice, tenant two's (and every graph's)
+    once more. Tenant two judges a copy with its own classes (SubClaim is a claim class
+    in tenant one's graph only)."""
+    m1, m2, shifts = draw(scenarios())
+    names = st.sampled_from(["validFrom", "validUntil", "recordedAt"])
+    records = [replace(r, more_times=tuple(draw(st.lists(st.tuples(names, times), max_size=2)))) for r in m1.records]
+    m1 = replace(m1, records=records)
+    copies = [r for r in records if draw(st.sampled_from([False, False, True]))]
+    return m1, m2, Memory(copies), shifts
+
+
+@VIEWS_SETTINGS
+@given(scenario=scenarios_with_copies(), data=st.data())
+def test_both_shapes_match_the_model_with_repeated_times_and_shared_copies(scenario, data) -> None:
+    """current, historical and audit without a subject (the whole-dataset shape of the
+    templates) and, claim by claim, for each subject (the lookup shape) against the model."""
+    m1, m2, shared, shifts = scenario
+    store = new_store()
+    store.load_data(trig(m1, m2, shifts, shared), format="trig")
+    now = datetime.now(UTC)
+    assert abs(now - NOW0) < timedelta(hours=5), "the run outlived the time grid"
+    when = st.sampled_from(QUERY_TIMES)
+    two = replace(m2, records=m2.records + shared.records)
+    event(f"{len(shared.records)} shared copies, {sum(len(r.more_times) for r in m1.records)} repeated times")
+
+    for label, memory, base in (("one", m1, {"tenant": G1}), ("two", two, {"tenant": G2}),
+                                ("all", m1.merged(m2), {})):
+        v, k, k2, v2 = (data.draw(when) for _ in range(4))
+        for view, params, expected in (
+            ("current", {}, lambda s: memory.current(now, s)),
+            ("historical", {"valid_at": iso(v)}, lambda s: memory.historical(v, now, s)),
+            ("audit", {"known_at": iso(k)}, lambda s: memory.audit(k, subject=s)),
+            ("audit", {"known_at": iso(k2), "valid_at": iso(v2)}, lambda s: memory.audit(k2, v2, s)),
+        ):
+            label_view = f"{label} {view} {params}"
+            check_claim_rows(store.view(view, {**base, **params}), memory, expected(None), label_view)
+            by_subject = [row for s in SUBJECTS for row in store.view(view, {**base, **params, "subject": s})]
+            check_claim_rows(by_subject, memory, expected(None), f"{label_view}, subject by subject")

@@ -13,6 +13,10 @@ histories. The rules, in one place:
   ``recorded_at`` of the first record that supersedes it or the first
   retraction that retracts it. "Known at T" therefore means: recorded at or
   before T, and nothing that ends it recorded at or before T.
+* **Several values** of ``validFrom``, ``validUntil`` or ``recordedAt`` on one
+  record (``more_times``): each of them must hold. A claim with two
+  ``recordedAt`` is known once both have passed; a superseder or retraction
+  with two ends the claim at the earlier (it is "recorded by T" once either is).
 * **A missing recorded_at means "since ever"**, wherever it is missing: a claim
   without one is known from the beginning of time, and a superseder or
   retraction without one ends the claim from the beginning of time (so that
@@ -78,6 +82,13 @@ class Record:
     supersedes: tuple[str, ...] = ()
     contradicts: tuple[str, ...] = ()
     context: frozenset[str] = frozenset()
+    #: Further values of a time property: ("validFrom" | "validUntil" | "recordedAt", time).
+    more_times: tuple[tuple[str, datetime], ...] = ()
+
+    def times(self, name: str) -> list[datetime]:
+        """Every value of ``mem:<name>`` (validFrom, validUntil, recordedAt) the record states."""
+        first = {"validFrom": self.valid_from, "validUntil": self.valid_until, "recordedAt": self.recorded_at}[name]
+        return ([] if first is None else [first]) + [t for n, t in self.more_times if n == name]
 
 
 @dataclass(frozen=True)
@@ -119,22 +130,21 @@ class Memory:
 
     def endings(self, claim_id: str) -> list[datetime | None]:
         """When each superseder or retraction of the claim was recorded (None: since ever)."""
-        out: list[datetime | None] = [r.recorded_at for r in self.records if claim_id in r.supersedes]
+        out: list[datetime | None] = []
+        for r in self.records:
+            if claim_id in r.supersedes:
+                out += r.times("recordedAt") or [None]
         out += [x.recorded_at for x in self.retractions if claim_id in x.targets]
         return out
 
     def known(self, r: Record, t: datetime) -> bool:
-        if r.recorded_at is not None and r.recorded_at > t:
+        if any(recorded > t for recorded in r.times("recordedAt")):
             return False
         return all(end is not None and end > t for end in self.endings(r.id))
 
     @staticmethod
     def valid(r: Record, t: datetime) -> bool:
-        if r.valid_from is not None and t < r.valid_from:
-            return False
-        if r.valid_until is not None and t >= r.valid_until:
-            return False
-        return True
+        return all(t >= start for start in r.times("validFrom")) and all(t < end for end in r.times("validUntil"))
 
     # -- the views ---------------------------------------------------------------------
 
