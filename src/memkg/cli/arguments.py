@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,18 @@ def parse_time(text: str | None) -> Any:
     if t.tzinfo is None:
         raise UsageError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
     return t
+
+
+# -- options many commands share (one wording everywhere in `memkg --help`) ------------------
+
+
+def tenant_option(p: argparse.ArgumentParser, help: str = "restrict to one tenant's graph") -> None:
+    p.add_argument("--tenant", metavar="IRI", help=help)
+
+
+def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> None:
+    p.add_argument("--graph", metavar="IRI", help=help)
+
+
+def format_option(p: argparse.ArgumentParser, choices: Sequence[str], default: str) -> None:
+    p.add_argument("--format", default=default, choices=choices, help=f"output format (default: {default})")

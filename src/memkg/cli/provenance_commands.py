@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .arguments import open_store
+from .arguments import format_option, graph_option, open_store, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import print_rows, short
 
@@ -210,8 +210,8 @@ def register(command: AddCommand) -> None:
         cmd_lineage,
     )
     p.add_argument("claim", metavar="CLAIM", help="the claim's IRI")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
-    p.add_argument("--format", default="table", choices=["table", "json"], help="output format (default: table)")
+    tenant_option(p)
+    format_option(p, ["table", "json"], "table")
 
     p = command(
         "dependents",
@@ -220,9 +220,9 @@ def register(command: AddCommand) -> None:
         cmd_dependents,
     )
     p.add_argument("source", metavar="SOURCE", help="the source (message, document, claim) to withdraw")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
     p.add_argument("--all", action="store_true", help="also the claims that would weaken or are drawn from it")
-    p.add_argument("--format", default="table", choices=["table", "json"], help="output format (default: table)")
+    format_option(p, ["table", "json"], "table")
 
     p = command(
         "support",
@@ -231,9 +231,9 @@ def register(command: AddCommand) -> None:
         cmd_support,
     )
     p.add_argument("claim", metavar="CLAIM", help="the claim's IRI")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
     p.add_argument("--minimal", action="store_true", help="also the minimal support sets (grounds)")
-    p.add_argument("--format", default="table", choices=["table", "json"], help="output format (default: table)")
+    format_option(p, ["table", "json"], "table")
 
     p = command(
         "withdraw",
@@ -245,7 +245,7 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("source", metavar="SOURCE", help="the source to withdraw")
     p.add_argument("--reason", required=True, help="why (kept as mem:reason)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+    graph_option(p)
 
     p = command(
         "erase",
@@ -256,7 +256,7 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("source", metavar="SOURCE", help="the source to erase")
     p.add_argument("--reason", required=True, help="why (kept as mem:reason on the record)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+    graph_option(p)
 
     p = command(
         "packet",
@@ -265,12 +265,12 @@ def register(command: AddCommand) -> None:
         cmd_packet,
     )
     p.add_argument("claims", nargs="+", metavar="CLAIM", help="the seed claims")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
     p.add_argument("--max-vertices", type=int, default=50, metavar="N", help="vertex budget (default 50)")
     p.add_argument("--max-hops", type=int, default=3, metavar="N", help="hop budget (default 3)")
     p.add_argument("--strict", action="store_true",
                    help="fail (exit 2) instead of reporting when the budget cannot hold the mandatory evidence")
-    p.add_argument("--format", default="turtle", choices=["turtle", "json"], help="output format (default: turtle)")
+    format_option(p, ["turtle", "json"], "turtle")
 
     p = command(
         "verify",
@@ -279,7 +279,7 @@ def register(command: AddCommand) -> None:
         cmd_verify,
     )
     p.add_argument("end", metavar="END", help="the end of the chain (an answer, a summary, a claim)")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
 
     p = command(
         "assess",
@@ -288,7 +288,7 @@ def register(command: AddCommand) -> None:
         cmd_assess,
     )
     p.add_argument("claim", metavar="CLAIM", help="the claim's IRI")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
     p.add_argument("--default-reliability", type=float, default=0.5, metavar="X",
                    help="reliability of sources that record none (default 0.5)")
 
@@ -302,7 +302,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("--extractor", default="constrained", choices=["sentences", "constrained", "abstaining"],
                    help="which baseline (default: constrained)")
     p.add_argument("--predicate", metavar="IRI", help="the claims' predicate (default: mem:states)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+    graph_option(p)
 
     p = command(
         "echoes",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .. import views
 from ..store import FORMAT_NAMES, stderr_progress
-from .arguments import open_store, read_query_argument
+from .arguments import format_option, open_store, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, write_results
 
@@ -148,7 +148,7 @@ def register(command: AddCommand) -> None:
         cmd_query,
     )
     p.add_argument("query", metavar="QUERY", help="the query text, or @FILE to read it from a file")
-    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+    format_option(p, QUERY_FORMATS, "table")
     p.add_argument(
         "--union", action="store_true", help="query the union of all graphs as the default graph"
     )
@@ -162,8 +162,8 @@ def register(command: AddCommand) -> None:
     p.add_argument("name", nargs="?", metavar="NAME", help="the view (see --list)")
     p.add_argument("--list", action="store_true", help="list the views and their parameters")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (repeatable)")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
-    p.add_argument("--format", default="table", choices=QUERY_FORMATS, help="output format (default: table)")
+    tenant_option(p)
+    format_option(p, QUERY_FORMATS, "table")
 
     p = command(
         "export",
@@ -171,7 +171,7 @@ def register(command: AddCommand) -> None:
         "memkg export --format nquads -o backup.nq",
         cmd_export,
     )
-    p.add_argument("--format", default="trig", choices=sorted(FORMAT_NAMES), help="output format (default: trig)")
+    format_option(p, sorted(FORMAT_NAMES), "trig")
     p.add_argument("--graph", metavar="IRI", help="export only this graph")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .arguments import open_store, parse_term, parse_time, read_query_argument
+from .arguments import graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import short
 
@@ -136,7 +136,7 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("targets", nargs="+", metavar="IRI", help="the claims or sources to withdraw")
     p.add_argument("--reason", help="why (kept as mem:reason)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+    graph_option(p)
 
     p = command(
         "ingest",
@@ -146,7 +146,7 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("file", metavar="FILE.jsonl", help='lines like {"id": …, "content": …, "content_kind": '
                    '"note"|"claim", "provenance": {…}, "event_time": …}')
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph")
+    graph_option(p)
 
     p = command(
         "history",
@@ -155,7 +155,7 @@ def register(command: AddCommand) -> None:
         cmd_history,
     )
     p.add_argument("claim", metavar="IRI", help="any version of the claim")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
 
     p = command(
         "diff",
@@ -165,7 +165,7 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("--from", dest="from_time", required=True, metavar="TIME", help="the earlier transaction time")
     p.add_argument("--to", dest="to_time", required=True, metavar="TIME", help="the later transaction time")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
 
     p = command(
         "bisect",
@@ -175,4 +175,4 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("--ask", required=True, metavar="QUERY", help="an ASK query (text or @file.rq), asked of "
                    "the claims known and valid at each transaction time, as plain triples")
-    p.add_argument("--tenant", metavar="IRI", help="restrict to one tenant's graph")
+    tenant_option(p)
