@@ -20,7 +20,10 @@ it needs to judge it (the touched nodes' descriptions, the types of what they
 link to, the version and lineage chains they join, the other holders of their
 event ids; of the ontology, the class hierarchy and those nodes' types) into a
 scratch store and validates only the touched nodes there: the cost follows the
-size of the write, not of the store. That context is what memkg's own shapes
+size of the write, not of the store. A first load (into a store with no data) needs
+no context and is validated whole; a write of many nodes is judged by validating the
+scratch store set at a time and keeping the touched nodes' results
+(:meth:`WriteValidator.judge`). That context is what memkg's own shapes
 read; a user's extra shapes (``--shapes``) are checked by ``memkg validate``,
 not on every write. For a small write the context is read with direct index
 look-ups (a SPARQL query costs ~0.1 ms to parse and plan before it reads
