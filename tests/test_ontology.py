@@ -12,7 +12,7 @@ from pathlib import Path
 import owlrl
 import pyoxigraph as ox
 import pytest
-from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, Namespace, URIRef
+from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 
 from memkg.projection import project
 
@@ -21,6 +21,9 @@ ONTOLOGY_IRI = URIRef("https://w3id.org/memkg")
 MEM = Namespace("https://w3id.org/memkg#")
 PROV = Namespace("http://www.w3.org/ns/prov#")
 EX = Namespace("http://example.org/")
+# A plain Namespace, not rdflib's XSD: that one warns on any unknown attribute, and pytest
+# probes module attributes (`_mock_name`) while collecting.
+XSD = Namespace("http://www.w3.org/2001/XMLSchema#")
 # owlrl reports inconsistencies as `[] err:error "message"` in the closure.
 OWLRL_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")
 
