@@ -43,7 +43,7 @@ def _results(engine, store) -> set[tuple]:  # type: ignore[no-untyped-def]
 
 def _shapes_with_a_set_form() -> set[str]:
     owners = {q.subject for q in builtin_shapes() if q.predicate == SELECT_ALL}
-    names = make_engine("native", builtin_shapes())._names  # type: ignore[attr-defined]
+    names = _WITH._names  # type: ignore[attr-defined]
     return {str(names.named(node)) for node in owners}
 
 
