@@ -45,7 +45,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import model, ontology, views
+from . import limits, model, ontology, views
 from .errors import (
     NotFoundError,
     ParseError,
@@ -54,6 +54,7 @@ from .errors import (
     ValidationError,
     Violation,
 )
+from .limits import Limits
 from .model import Claim, Item, Retraction, idempotency_key
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
@@ -488,6 +489,7 @@ class MemoryStore:
         format: str | RdfFormat | None = None,
         base_iri: str | None = None,
         progress: Progress | None = None,
+        limits: Limits | None = None,
     ) -> LoadReport:
         """Load RDF 1.2 files (Turtle, TriG, N-Triples, N-Quads) in one atomic write.
 
@@ -495,7 +497,8 @@ class MemoryStore:
         graphs in TriG/N-Quads stay where they are). Every file is parsed and the
         whole batch validated before anything is written: a
         :class:`~memkg.errors.ParseError` (with file, line and column) or a
-        :class:`~memkg.errors.ValidationError` leaves the store as it was.
+        :class:`~memkg.errors.ValidationError` leaves the store as it was, and so
+        does a :class:`~memkg.limits.LimitExceeded` (nesting, literal size; ``limits``).
         Loading the same files again adds nothing (blank nodes excepted: each
         load mints new ones, which is why reifiers should be IRIs).
         """
@@ -512,7 +515,7 @@ class MemoryStore:
 
         def read_all() -> Iterator[Quad]:
             for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress)
+                yield from _parse_file(path, fmt, target, base_iri, progress, limits)
 
         with self._write_lock, _gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
@@ -810,12 +813,17 @@ def _parse_file(
     target: NamedNode | DefaultGraph,
     base_iri: str | None,
     progress: Progress | None,
+    bounds: Limits | None = None,
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
     base = base_iri or path.resolve().as_uri()
     try:
-        parser = parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True)
+        parser = limits.guarded(
+            lambda: parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True),
+            openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
+            scan=lambda: limits.file_nesting_depth(path),
+        )
         for n, quad in enumerate(_retarget(parser, target), 1):
             if progress and n % 100_000 == 0:
                 progress(f"{path}: {n:,} quads read")
@@ -828,7 +836,11 @@ def _parse_bytes(
     data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
 ) -> Iterator[Quad]:
     try:
-        yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
+        parser = limits.guarded(
+            lambda: parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True),
+            openings=limits.count_openings(data), source="<data>", scan=lambda: limits.nesting_depth(data),
+        )
+        yield from _retarget(parser, target)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<data>") from None
 

@@ -126,7 +126,7 @@ def apply_update(
 
 
 def plan_update(
-    store: MemoryStore,
+    store: MemoryStore | Store,
     update_text: str,
     *,
     grant: Grant,
@@ -134,7 +134,11 @@ def plan_update(
     using_named_graphs: Iterable[str | NamedNode] = (),
     base_iri: str | None = None,
 ) -> Change:
-    """The net change ``update_text`` would make, without making it (same arguments and errors)."""
+    """The net change ``update_text`` would make, without making it (same arguments and errors).
+
+    ``store`` may be a plain pyoxigraph store holding the same data (the endpoint plans on a
+    read-only snapshot, in a sandboxed worker, and applies the plan itself).
+    """
     require_write(grant)
     tokens = _split_glued(tokenize(update_text, source="<update>"))
     for tok in tokens:
@@ -147,7 +151,7 @@ def plan_update(
         _check_syntax(update_text, base_iri)
     using = [_iri(u) for u in using_graphs]
     using_named = [_iri(u) for u in using_named_graphs]
-    state = _State(store.raw, grant)
+    state = _State(store if isinstance(store, Store) else store.raw, grant)
     for op in _operations(update_text, tokens, base_iri):
         op.plan(state, using, using_named)
     return state.change()

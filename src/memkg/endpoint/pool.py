@@ -20,6 +20,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ..errors import MemkgError
+from ..sandbox import SandboxUnavailable
 from . import jobs, worker
 from .jobs import Job, Reply
 
@@ -31,8 +32,8 @@ START_TIMEOUT = 60.0
 class QueryTimeout(MemkgError, TimeoutError):
     """A query ran past the server's ``--timeout`` and was stopped (HTTP 503)."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"the query exceeded the server's time limit of {seconds:g} s and was stopped")
+    def __init__(self, seconds: float, what: str = "query") -> None:
+        super().__init__(f"the {what} exceeded the server's time limit of {seconds:g} s (--timeout) and was stopped")
         self.seconds = seconds
 
 
@@ -59,13 +60,17 @@ class Worker:
         self.conn.close()
 
 
-def start_worker() -> Worker:
+def start_worker(sandboxed: bool = False) -> Worker:
+    """A new worker, ready for jobs; ``sandboxed``: it has no network (memkg.sandbox), or it fails to start."""
     ours, theirs = _SPAWN.Pipe(duplex=True)
-    process = _SPAWN.Process(target=worker.main, args=(theirs,), name="memkg-query-worker", daemon=True)
+    process = _SPAWN.Process(target=worker.main, args=(theirs, sandboxed), name="memkg-query-worker", daemon=True)
     process.start()
     theirs.close()
-    if not jobs.ready(ours, START_TIMEOUT) or jobs.receive(ours) != worker.READY:
+    said = jobs.receive(ours) if jobs.ready(ours, START_TIMEOUT) else None
+    if said != worker.READY:
         process.kill()
+        if isinstance(said, str) and said.startswith("sandbox unavailable"):
+            raise SandboxUnavailable(said)
         raise RuntimeError("a query worker did not start")
     return Worker(process, ours)
 
@@ -73,10 +78,11 @@ def start_worker() -> Worker:
 class WorkerPool:
     """``size`` worker processes; :meth:`run` sends a job to an idle one, with a deadline."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, sandboxed: bool = False) -> None:
         if size < 1:
             raise ValueError("the pool needs at least one worker")
         self.size = size
+        self.sandboxed = sandboxed
         # Last in, first out: the worker used last most likely has the newest snapshot open
         # (a switch costs ~10-25 ms) and its caches warm; the others stay spare for bursts.
         self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
@@ -86,7 +92,15 @@ class WorkerPool:
         self._starting: list[threading.Thread] = []
         # Start them side by side: each spends most of its start importing.
         started: list[Worker] = []
-        threads = [threading.Thread(target=lambda: started.append(start_worker())) for _ in range(size)]
+        failures: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                started.append(start_worker(sandboxed))
+            except BaseException as err:  # noqa: BLE001 - reported below, from this thread
+                failures.append(err)
+
+        threads = [threading.Thread(target=start) for _ in range(size)]
         for t in threads:
             t.start()
         for t in threads:
@@ -94,6 +108,9 @@ class WorkerPool:
         if len(started) != size:
             for w in started:
                 w.kill()
+            unavailable = [f for f in failures if isinstance(f, SandboxUnavailable)]
+            if unavailable:
+                raise unavailable[0]
             raise RuntimeError("the query workers did not start")
         for w in started:
             self._workers.add(w)
@@ -103,7 +120,7 @@ class WorkerPool:
         with self._lock:
             return sorted(w.pid for w in self._workers if w.pid is not None)
 
-    def run(self, job: Job, *, timeout: float | None, wait: float) -> Reply:
+    def run(self, job: Job, *, timeout: float | None, wait: float, what: str = "query") -> Reply:
         """Run ``job`` on an idle worker; waits ``wait`` s at most for one to come free."""
         if self._closing:
             raise ServerBusy("the server is shutting down")
@@ -122,11 +139,11 @@ class WorkerPool:
             self._replace(w)
             if self._closing:
                 raise ServerBusy("the server shut down while the query ran") from None
-            raise WorkerCrashed(f"the query worker died while running the query ({err or 'no reply'})") from None
+            raise WorkerCrashed(f"the worker died while running the {what} ({err or 'no reply'})") from None
         if not finished:
             assert timeout is not None  # poll(None) waits for ever
             self._replace(w)
-            raise QueryTimeout(timeout)
+            raise QueryTimeout(timeout, what)
         self._idle.put(w)
         return reply
 
@@ -144,7 +161,7 @@ class WorkerPool:
 
     def _start_one(self) -> None:
         try:
-            w = start_worker()
+            w = start_worker(self.sandboxed)
         except Exception as err:  # noqa: BLE001 - the pool runs on with one worker fewer
             print(f"memkg serve: could not start a query worker: {err}", file=sys.stderr, flush=True)
             return
