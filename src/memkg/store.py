@@ -336,24 +336,28 @@ class MemoryStore:
 
     # -- writing ---------------------------------------------------------------------
 
-    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int:
+    def write(self, quads: Iterable[Quad], *, source: str | None = None, visible: Collection[Any] | None = None) -> int:
         """Write ``quads`` atomically, with their index triples, after validation.
 
         Returns how many quads were new. Raises
         :class:`~memkg.errors.ValidationError` (nothing written) when the
-        validator refuses the write.
+        validator refuses the write. ``visible``: judge it against these graphs only
+        (a tenant's write, see :meth:`memkg.validation.WriteValidator.__call__`).
         """
         self._check_writable()
         batch = list(claim_index.with_index(quads))
         with self._write_lock:
-            self._validate(batch, source)
+            self._validate(batch, source, visible=visible)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
                 self._store.extend(new)
                 self._support_changed(added=new)
             return len(new)
 
-    def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
+    def change(
+        self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None,
+        visible: Collection[Any] | None = None,
+    ) -> int:
         """Remove and add quads in one atomic step; returns how many were removed.
 
         For erasure (consent revoked), the one deletion the contract allows, and
@@ -361,7 +365,7 @@ class MemoryStore:
         removed and added ``rdf:reifies`` quads (index quads given directly are
         ignored); the validator judges the state after the change, so a removal
         that leaves a claim pointing at an untyped vertex is refused like an
-        addition that does. Quads with blank nodes keep their identity.
+        addition that does. Quads with blank nodes keep their identity. ``visible``: as in :meth:`write`.
         """
         self._check_writable()
         removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
@@ -379,7 +383,7 @@ class MemoryStore:
                     ):
                         stale.append(iq)
             if adding or gone:
-                self._validate(adding, source, removed=[*gone, *stale])
+                self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
                 update, functions = _change_update([*gone, *stale], adding)
                 self._store.update(update, custom_functions=functions)
@@ -618,11 +622,17 @@ class MemoryStore:
             with report.phase("flush"):
                 self._store.flush()
 
-    def _validate(self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = ()) -> None:
+    def _validate(
+        self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = (),
+        visible: Collection[Any] | None = None,
+    ) -> None:
         if self.validator is None:
             return
         # Validators that only judge additions keep their two-argument signature.
-        violations = self.validator(self, batch, removed=removed) if removed else self.validator(self, batch)
+        options: dict[str, Any] = {"removed": removed} if removed else {}
+        if visible is not None:
+            options["visible"] = visible
+        violations = self.validator(self, batch, **options)
         if violations:
             raise ValidationError(violations, source=source)
 
