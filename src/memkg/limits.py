@@ -109,11 +109,16 @@ class Limits:
     def check_query(self, text: str) -> None:
         """The size and nesting of a SPARQL query (see :func:`sparql_depth`)."""
         self.check_size("max_query", _utf8_length(text), "the query")
-        self._check_depth(sparql_depth(text), "the query", "brackets ( { [ <<")
+        self._check_sparql_depth(text, "the query")
 
     def check_update(self, text: str) -> None:
         self.check_size("max_update", _utf8_length(text), "the update")
-        self._check_depth(sparql_depth(text), "the update", "brackets ( { [ <<")
+        self._check_sparql_depth(text, "the update")
+
+    def _check_sparql_depth(self, text: str, what: str) -> None:
+        # Fewer brackets than the limit cannot nest past it: most requests are never scanned.
+        if sum(text.count(b) for b in _SPARQL_OPEN) > self.max_depth:
+            self._check_depth(sparql_depth(text), what, "brackets ( { [ <<")
 
     # -- RDF -----------------------------------------------------------------------------
 
@@ -174,12 +179,12 @@ def _utf8_length(text: str) -> int:
 # An IRI is matched only when it is a valid IRIREF, so a bracket is never hidden in one.
 
 _SKIP = (
-    r'"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)'  # long strings, closed or not
-    r"|'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)"
-    r'|"(?:[^"\\\n\r]|\\.)*"?'  # short strings
-    r"|'(?:[^'\\\n\r]|\\.)*'?"
-    r'|<[^<>"{}|^`\\\x00-\x20]*>'  # IRIREF
-    r"|#[^\n\r]*"  # comments
+    r'"""(?:[^"\\]++|\\.|"(?!""))*+(?:"""|\Z)'  # long strings, closed or not
+    r"|'''(?:[^'\\]++|\\.|'(?!''))*+(?:'''|\Z)"
+    r'|"(?:[^"\\\n\r]++|\\.)*+"?'  # short strings
+    r"|'(?:[^'\\\n\r]++|\\.)*+'?"
+    r'|<[^<>"{}|^`\\\x00-\x20]*+>'  # IRIREF
+    r"|#[^\n\r]*+"  # comments
     r"|\\."  # escapes in prefixed names (ex:a\'b)
 )
 _RDF_OPEN, _RDF_CLOSE = ("<<", "{|"), (">>", "|}")
@@ -188,7 +193,9 @@ _SPARQL_OPEN, _SPARQL_CLOSE = ("<<", "(", "{", "["), (">>", ")", "}", "]")
 
 def _pattern(opening: tuple[str, ...], closing: tuple[str, ...], as_bytes: bool) -> re.Pattern[Any]:
     brackets = "|".join(re.escape(b) for b in (*opening, *closing))
-    text = f"({brackets})|{_SKIP}|[^\"'<>#\\\\{{}}()\\[\\]|]+|."
+    # Everything between two brackets is one match, without backtracking (possessive).
+    other = r"""[^"'<>#\\{}()\[\]|]++"""
+    text = f"({brackets})|(?:{_SKIP}|{other}|(?!{brackets}).)++"
     return re.compile(text.encode() if as_bytes else text, re.DOTALL)
 
 

@@ -191,14 +191,30 @@ def _split_glued(tokens: list[Token]) -> list[Token]:
 
 
 def _keyword_parts(word: str) -> list[str] | None:
+    """``word`` split into keywords (the first keyword that leads to a full split wins), or None.
+
+    Iterative, from the end of the word: a word of thousands of keywords (``TOTOTO…``) must not
+    recurse once per keyword.
+    """
+    # split[i]: the first keyword of a split of word[i:], or None when word[i:] has none.
+    split: list[str | None] = [None] * (len(word) + 1)
+    for i in range(len(word) - 1, -1, -1):
+        for k in _KEYWORDS:
+            end = i + len(k)
+            if word.startswith(k, i) and (end == len(word) or split[end] is not None):
+                split[i] = k
+                break
     if not word:
         return []
-    for k in _KEYWORDS:
-        if word.startswith(k):
-            rest = _keyword_parts(word[len(k):])
-            if rest is not None:
-                return [k, *rest]
-    return None
+    if split[0] is None:
+        return None
+    parts, i = [], 0
+    while i < len(word):
+        k = split[i]
+        assert k is not None
+        parts.append(k)
+        i += len(k)
+    return parts
 
 
 def _iri(value: str | NamedNode) -> NamedNode:

@@ -120,13 +120,16 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
         return Failure("forbidden", str(err))
     except UnsupportedUpdate as err:
         return Failure("unsupported", str(err))
-    except (UpdateError, ValueError) as err:
-        return Failure("bad-request", str(err))
     except neg.NotAcceptable as err:
         return Failure("not-acceptable", str(err))
     except LookupError as err:
         return Failure("not-found", str(err.args[0]) if err.args else "not found")
+    except (UpdateError, ValueError) as err:
+        return Failure("bad-request", str(err))
     except Exception as err:  # noqa: BLE001 - the server turns it into a 500 with the message
+        if sandbox.installed() and "os error 13" in str(err):  # EACCES from the sandbox's socket()
+            return Failure("forbidden", "the request tried to reach the network (SERVICE or LOAD), "
+                                        "which this server's sandbox forbids")
         return Failure("error", f"{type(err).__name__}: {err}")
 
 
