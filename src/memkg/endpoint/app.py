@@ -14,6 +14,7 @@ the graphs it can read (tenant-blind: see docs/endpoint-security.md).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import email.policy
 import threading
@@ -35,12 +36,15 @@ from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
 from .jobs import Answer, Confinement, Failure, GraphJob, Job, Plan, QueryJob, UpdateJob
-from .pool import WorkerPool
+from .pool import WorkerPool, WorkerShares
 from .rights import Forbidden, Grant, UpdateSummary
 from .snapshots import Generation, Snapshots
 
 Graph = NamedNode | DefaultGraph
 
+
+#: Times an update is planned without the write lock before it is planned under it.
+OPTIMISTIC_ATTEMPTS = 2
 
 #: 1 GiB: a Graph Store PUT of a large TriG file fits, a runaway client does not fill memory.
 DEFAULT_MAX_BODY = DEFAULT_LIMITS.max_body
@@ -81,6 +85,7 @@ class Endpoint:
                 self.snapshots.publish()
             # With tokens, the workers have no network (memkg.sandbox), or the server does not start.
             self.pool = WorkerPool(settings.workers, sandboxed=tokens is not None)
+            self.shares = WorkerShares(settings.workers)
         except BaseException:
             self.snapshots.close()
             raise
@@ -110,14 +115,14 @@ class Endpoint:
         limits.check_size("max_query", len(text.encode("utf-8", "surrogatepass")), "the query")
         # The worker checks its nesting and works out its dataset: the text is read there only.
         confine = Confinement(grant, limits, tuple(default_graph_uris), tuple(named_graph_uris))
-        return self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine))
+        return self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant)
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
     ) -> Answer:
         bound = views.bind(views.get_view(name), params)
         dataset = rights.view_options(grant, bound.tenant)
-        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format))
+        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
 
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
@@ -125,13 +130,13 @@ class Endpoint:
         if graph is None:
             if grant.restricted:
                 raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
-            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head))
+            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
         rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
-        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head))
+        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
 
-    def _read(self, make_job: Callable[[Generation], Job], what: str = "query") -> Any:
+    def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
         timeout = self.settings.timeout
-        with self.snapshots.reading() as generation:
+        with self.shares.slot(grant), self.snapshots.reading() as generation:
             reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0, what=what)
         if isinstance(reply, Failure):
             raise_failure(reply)
@@ -152,14 +157,24 @@ class Endpoint:
         limits = self.settings.limits
         limits.check_size("max_update", len(text.encode("utf-8", "surrogatepass")), "the update")
         job = UpdateJob("", text, grant, limits, tuple(using_graphs), tuple(using_named_graphs), base_iri)
-        with self.store.lock():
-            # The snapshot read under the lock is the store as it is: every write publishes one.
-            plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update")
-            removed = self.store.change(
-                remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
-            )
-            self.snapshots.publish()
-        return UpdateSummary(removed=removed, added=len(plan.add))
+        # Planned without the write lock, on the snapshot current when planning starts: a
+        # runaway update never holds the lock (it is stopped at --timeout before taking it).
+        # A plan is applied only if no write committed meanwhile; else it is planned again,
+        # the last time under the lock (bounded by --timeout too).
+        for attempt in range(OPTIMISTIC_ATTEMPTS + 1):
+            locked = attempt == OPTIMISTIC_ATTEMPTS
+            with self.store.lock() if locked else contextlib.nullcontext():
+                planned_on = self.snapshots.current.number
+                plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update", grant)
+            with self.store.lock():
+                if self.snapshots.current.number != planned_on:
+                    continue  # another write committed while this one was planned
+                removed = self.store.change(
+                    remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
+                )
+                self.snapshots.publish()
+                return UpdateSummary(removed=removed, added=len(plan.add))
+        raise AssertionError("unreachable: the last attempt plans under the write lock")
 
     def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
         """Replace ``graph`` with the payload, in one atomic, validated write."""

@@ -10,12 +10,15 @@ forked child must not inherit.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
@@ -193,3 +196,35 @@ class WorkerPool:
                 w.kill()
         with self._lock:
             self._workers.clear()
+
+
+class WorkerShares:
+    """At most half the workers (at least one) busy with one token's requests at a time.
+
+    A token's runaway queries and updates (each stopped at ``--timeout``) then leave
+    the other half to everyone else; its further requests wait for one of its own to
+    end (503 past the wait, like a busy pool). Requests without a token name (a server
+    without tokens) are not counted.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.per_token = max(1, workers // 2)
+        self._busy: dict[str, int] = {}
+        self._freed = threading.Condition()
+
+    @contextlib.contextmanager
+    def slot(self, grant: Any, wait: float = 60.0) -> Iterator[None]:
+        name = getattr(grant, "token_name", None) if getattr(grant, "restricted", False) else None
+        if name is None:
+            yield
+            return
+        with self._freed:
+            if not self._freed.wait_for(lambda: self._busy.get(name, 0) < self.per_token, wait):
+                raise ServerBusy(f"this token already runs {self.per_token} requests at once; try again later")
+            self._busy[name] = self._busy.get(name, 0) + 1
+        try:
+            yield
+        finally:
+            with self._freed:
+                self._busy[name] -= 1
+                self._freed.notify_all()
