@@ -168,9 +168,12 @@ def attacks(listener_port: int) -> list[tuple[str, str, str, bytes | str, dict[s
 
 
 def hostile_client(
-    port: int, listener_port: int, offset: int, start: float, until: float, out: multiprocessing.Queue
+    port: int, listener_port: int, offset: int, start: float, until: float, out: multiprocessing.Queue,
+    only: tuple[str, ...] = (), nice: bool = True,
 ) -> None:
-    plan = attacks(listener_port)
+    plan = [a for a in attacks(listener_port) if not only or a[0] in only]
+    if nice:
+        os.nice(19)  # the attacker's own CPU stands apart from the server's, as on another machine
     time.sleep(max(0.0, start - time.time()))
     statuses: dict[str, dict[int, int]] = {}
     n = offset
@@ -212,7 +215,10 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def phase(port: int, listener_port: int, seconds: float, normal: int, hostile: int) -> dict:
+def phase(
+    port: int, listener_port: int, seconds: float, normal: int, hostile: int, only: tuple[str, ...] = (),
+    nice: bool = True,
+) -> dict:
     start = time.time() + 5  # the clients start (imports) first, then all begin at once
     until = start + seconds
     ctx = multiprocessing.get_context("spawn")
@@ -222,7 +228,7 @@ def phase(port: int, listener_port: int, seconds: float, normal: int, hostile: i
         token, tenant = (("lia-token", LIA), ("bob-token", BOB))[i % 2]
         procs.append(ctx.Process(target=normal_client, args=(port, token, tenant, start, until, out)))
     for i in range(hostile):
-        procs.append(ctx.Process(target=hostile_client, args=(port, listener_port, i * 3, start, until, out)))
+        procs.append(ctx.Process(target=hostile_client, args=(port, listener_port, i * 3, start, until, out, only, nice)))
     for p in procs:
         p.start()
     latencies: list[float] = []
@@ -264,6 +270,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=2.0)
     parser.add_argument("--claims", type=int, default=2000, help="claims per tenant besides the examples")
+    parser.add_argument("--only", action="append", default=[], metavar="ATTACK",
+                        help="run only this attack (repeatable; names as in the report)")
+    parser.add_argument("--hostile-nice", type=int, default=1, choices=[0, 1],
+                        help="1 (default): hostile clients run at nice 19, their own CPU standing for another "
+                             "machine's; 0: at normal priority, competing with the server for the same cores")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
 
@@ -278,7 +289,8 @@ def main() -> None:
             quiet, attack = [], []
             for r in range(args.rounds):
                 quiet.append(phase(port, listener.port, args.seconds, args.normal, 0))
-                attack.append(phase(port, listener.port, args.seconds, args.normal, args.hostile))
+                attack.append(phase(port, listener.port, args.seconds, args.normal, args.hostile, tuple(args.only),
+                                    bool(args.hostile_nice)))
                 print(f"round {r + 1}: quiet {summary(quiet[-1:])}, attack {summary(attack[-1:])}", file=sys.stderr)
             alive = server.poll() is None
             server_peak = peak_kib(server.pid)
