@@ -176,7 +176,7 @@ def _plan(store: Store, job: UpdateJob) -> Plan:
     job.limits.check_update(job.update)
     change = plan_update(
         store, job.update, grant=job.grant, using_graphs=job.using_graphs,
-        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri,
+        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri, limits=None,
     )
     return Plan(change.remove, change.add)
 
