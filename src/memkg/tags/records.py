@@ -12,6 +12,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from ..errors import NotFoundError
 from ..model import datetime_literal, iri, new_id
+from ..terms import datetime_of
 from ..vocab import RDF_TYPE, mem
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ from .queries import (
     checked_as_of,
     iri_order,
     live_pattern,
-    time_of,
     version_order,
 )
 
@@ -101,7 +101,7 @@ class Tags:
 
     def _recorded(self, node: NamedNode) -> datetime | None:
         for q in self._raw.quads_for_pattern(node, mem.recordedAt, None, self.graph):
-            return time_of(q.object)  # type: ignore[arg-type]
+            return datetime_of(q.object)  # type: ignore[arg-type]
         return None
 
     def _live(self, version: NamedNode, as_of: datetime | None) -> bool:
@@ -126,7 +126,7 @@ class Tags:
             elif p == mem.versionOf:
                 record = o
             elif p == mem.recordedAt:
-                recorded = time_of(o)  # type: ignore[arg-type]
+                recorded = datetime_of(o)  # type: ignore[arg-type]
             elif p == mem.lane and isinstance(o, Literal):
                 lane = o.value
             elif p == mem.sourceType and isinstance(o, Literal):
@@ -543,7 +543,7 @@ class Tags:
         for p in (mem.eventTime, mem.recordedAt):
             for g in graphs:
                 for q in self._raw.quads_for_pattern(node, p, None, g):
-                    t = time_of(q.object)  # type: ignore[arg-type]
+                    t = datetime_of(q.object)  # type: ignore[arg-type]
                     if t is not None:
                         return t
         times = [t for v in self._versions_of(node) if (t := self._recorded(v)) is not None]
