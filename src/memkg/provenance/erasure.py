@@ -14,9 +14,10 @@ from pyoxigraph import (
 )
 
 from ..errors import NotFoundError
-from ..model import IRI as _IRI
-from ..model import Retraction, new_id
+from ..model import Retraction
 from ..store import MemoryStore
+from ..terms import IRI as _IRI
+from ..terms import new_id
 from ..vocab import mem, memx, prov, rdf
 from .datasets import IRI, Node, as_node
 from .withdrawal import ERASURE, is_declared

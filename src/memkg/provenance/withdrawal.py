@@ -87,7 +87,7 @@ def impact(
         skip = {*fallen, *weakened, *roots}
         downstream = sorted((n for n in reached if n not in skip), key=iri_key)
     fallen_sources = effect.fallen_sources
-    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))  # type: ignore[arg-type]
+    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))
 
 
 
