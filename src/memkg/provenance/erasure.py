@@ -39,6 +39,11 @@ class Erasure:
     kept: tuple[NamedNode, ...]
     quads_removed: int
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the record's IRI, what was removed (N-Triples form), what was kept."""
+        return {"record": self.record.value, "removed": [str(n) for n in self.removed],
+                "kept": [n.value for n in self.kept], "quadsRemoved": self.quads_removed}
+
 
 #: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).
 _FLOW = (
