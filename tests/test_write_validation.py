@@ -148,3 +148,20 @@ def test_untyping_a_shared_person_a_tenant_claim_is_about_is_refused(store: Memo
     store.change(remove=list(store.quads(NamedNode(EX + "c9"), None, None)))
     store.change(remove=[typed])
     assert typed not in store and validate_store(store).conforms
+
+
+def test_removing_a_quad_of_a_blank_node_retraction_is_judged_with_what_it_names(store: MemoryStore) -> None:
+    """A retraction may be a blank node; changing it must not make the claims it names look untyped.
+
+    (Removal validation once copied a blank node's own quads but not the types of the
+    nodes they point to, and refused this valid change with TypedVertexShape.)"""
+    from pyoxigraph import Literal
+
+    store.load_data(PRELUDE + """
+        ex:c1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 .
+        ex:c2 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; mem:supportedBy ex:c1 .
+        [] a mem:Retraction ; mem:retracts ex:c1 ; mem:needsReview ex:c2 ; mem:reason "wrong" .""",
+        format="turtle", graph=A)
+    (reason,) = store.quads(None, mem.reason, Literal("wrong"))
+    assert store.change(remove=[reason]) == 1
+    assert reason not in store
