@@ -12,10 +12,8 @@ import json
 from dataclasses import dataclass, field
 
 from ..access import Forbidden, Unauthorized
-from ..errors import MemkgError, NotFoundError, ParseError, ValidationError
+from ..errors import MemkgError, NotFoundError, ParseError, Refused
 from ..limits import LimitExceeded
-from ..policy import PolicyError
-from ..tags import LaneError, ReservedLabelError
 from . import negotiation as neg
 from .jobs import Failure
 from .pool import QueryTimeout, ServerBusy, WorkerCrashed
@@ -80,10 +78,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (WorkerCrashed, 500),
     (UnsupportedUpdate, 501),
     (ParseError, 400),
-    (ValidationError, 400),
-    (PolicyError, 400),
-    (ReservedLabelError, 400),
-    (LaneError, 400),
+    (Refused, 400),
     (BadRequest, 400),
     (NotFoundError, 404),
     (LookupError, 404),
