@@ -125,7 +125,9 @@ def normal_client(port: int, token: str, tenant: str, start: float, until: float
     time.sleep(max(0.0, start - time.time()))
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     auth = {"Authorization": f"Bearer {token}"}
-    latencies, errors, n = [], 0, 0
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    n = 0
     while time.time() < until:
         n += 1
         started = time.monotonic()
@@ -137,13 +139,13 @@ def normal_client(port: int, token: str, tenant: str, start: float, until: float
             else:
                 status = request(conn, "GET", f"/views/current?tenant={tenant}",
                                  headers={"Accept": "text/csv", **auth})
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException) as err:
             conn.close()
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            status = 0
+            status = type(err).__name__
         latencies.append(time.monotonic() - started)
         if status not in (200, 201, 204):
-            errors += 1
+            errors[str(status)] = errors.get(str(status), 0) + 1
     out.put(("normal", latencies, errors))
 
 
@@ -195,7 +197,7 @@ def hostile_client(
             status = 0
         statuses.setdefault(name, {}).setdefault(status, 0)
         statuses[name][status] += 1
-    out.put(("hostile", statuses, 0))
+    out.put(("hostile", statuses, {}))
 
 
 def peak_kib(pid: int) -> int:
@@ -232,13 +234,14 @@ def phase(
     for p in procs:
         p.start()
     latencies: list[float] = []
-    errors = 0
+    errors: dict[str, int] = {}
     statuses: dict[str, dict[int, int]] = {}
     for _ in procs:
         kind, data, errs = out.get(timeout=seconds + 180)
         if kind == "normal":
             latencies += data
-            errors += errs
+            for status, count in errs.items():
+                errors[status] = errors.get(status, 0) + count
         else:
             for name, counts in data.items():
                 for status, count in counts.items():
@@ -257,7 +260,8 @@ def summary(phases: list[dict]) -> dict:
         "requests_per_s": len(latencies) / seconds,
         "p50_ms": 1000 * statistics.median(latencies) if latencies else None,
         "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
-        "errors": sum(p["errors"] for p in phases),
+        "errors": sum(n for p in phases for n in p["errors"].values()),
+        "error_statuses": {k: sum(p["errors"].get(k, 0) for p in phases) for p in phases for k in p["errors"]},
     }
 
 
@@ -320,6 +324,8 @@ def main() -> None:
     print(f"server peak memory {result['server_peak_mib']:.0f} MiB, worker peak {result['worker_peak_mib']:.0f} MiB; "
           f"listener connections {listener.connections}; server alive through the attack: {alive}")
     print("hostile requests:", json.dumps(statuses))
+    print("normal requests that failed, quiet:", json.dumps(q["error_statuses"]), "under attack:",
+          json.dumps(a["error_statuses"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
 

@@ -8,13 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import views
-<<<<<<< HEAD
-from ..store import FORMAT_NAMES, stderr_progress
-from .arguments import add_limit_arguments, format_option, limits_from, open_store, read_query_argument, tenant_option
-=======
 from ..store import FORMAT_NAMES
-from .arguments import format_option, open_store, read_query_argument, tenant_option
->>>>>>> main
+from .arguments import add_limit_arguments, format_option, limits_from, open_store, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
