@@ -742,6 +742,20 @@ class MemoryStore:
         with self._write_lock:
             claim_index.rebuild(self._store)
 
+    def check_recall_index(self) -> Any:
+        """Prove the recall index matches the data (:meth:`memkg.recall.RecallIndex.check`);
+        None when there is none yet (it is built on first recall)."""
+        index = self._recall_index(create=False)
+        return None if index is None else index.check()
+
+    def rebuild_recall_index(self) -> int:
+        """Derive the recall index again from the data (creating it); returns its document count."""
+        self._check_writable()
+        with self._write_lock:
+            existed = self._recall_index(create=False) is not None
+            index = self._recall_index(create=True)
+            return index.rebuild() if existed else index.stats()["documents"]
+
     def compact(self) -> None:
         """Compact the store on disk: reads get faster after large loads, at a cost that
         follows the store's size, not the last write's (a large first load is compacted

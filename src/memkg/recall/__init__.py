@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pyoxigraph import DefaultGraph, NamedNode
 
 from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
-from .hits import SIGNALS, Hit
+from .hits import SIGNALS, Hit, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport
 from .ranking import RecallConfig, rank
 from .timeexpr import Period, find_periods
@@ -43,12 +43,14 @@ __all__ = [
     "Hit",
     "IndexFault",
     "Period",
+    "RecallAnswer",
     "RecallConfig",
     "RecallIndex",
     "RecallIndexReport",
     "WordLlamaEmbedder",
     "default_embedder",
     "find_periods",
+    "answer",
     "recall",
 ]
 
@@ -79,6 +81,10 @@ def recall(
     for name, t in (("valid_at", valid_at), ("known_at", known_at), ("now", now)):
         if t is not None and t.tzinfo is None:
             raise ValueError(f"{name} {t.isoformat()} has no timezone; memkg times must carry one")
+    if not store.recall_local:  # a RemoteStore: its server recalls (see RemoteStore.recall)
+        if tenants is not None and tenant is None:
+            raise ValueError("a remote store recalls in one tenant (tenant=…) or in all its token may see")
+        return store.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
     chosen = [tenant] if tenant is not None else list(tenants) if tenants is not None else None
     graphs = None if chosen is None else ["", *(_graph_key(t) for t in chosen)]
     index = store.recall_index()
@@ -96,3 +102,32 @@ def _graph_key(tenant: str | NamedNode) -> str:
         return NamedNode(tenant).value
     except (TypeError, ValueError) as err:
         raise ValueError(f"not a valid tenant graph IRI: {tenant!r} ({err})") from None
+
+
+def answer(
+    store: "MemoryStore",
+    query: str,
+    *,
+    tenant: str | NamedNode | None = None,
+    tenants: Sequence[str | NamedNode] | None = None,
+    k: int = 10,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
+    packet: bool = False,
+    max_vertices: int = 50,
+) -> RecallAnswer:
+    """:func:`recall` as a :class:`RecallAnswer`; with ``packet``, the evidence packet seeded by
+    the hits (:func:`memkg.evidence.packet`) over the same scope, which must then be one tenant
+    (``tenant``, or a single entry in ``tenants``) or every graph."""
+    hits = recall(store, query, tenant=tenant, tenants=tenants, k=k, valid_at=valid_at, known_at=known_at)
+    evidence = None
+    if packet and hits:
+        from ..evidence import packet as make_packet
+
+        scope = tenant if tenant is not None else None
+        if scope is None and tenants is not None:
+            if len(tenants) != 1:
+                raise ValueError("a packet covers one tenant: name it (tenant=…)")
+            scope = tenants[0]
+        evidence = make_packet(store, [h.node for h in hits], tenant=scope, max_vertices=max(max_vertices, len(hits)))
+    return RecallAnswer(query, tuple(hits), evidence)

@@ -167,7 +167,7 @@ def derive(store: Store, node: NamedNode, graph: NamedNode | DefaultGraph, label
         if term.predicate.value in _NAME_IRIS and isinstance(term.object, Literal) and isinstance(term.subject, NamedNode):
             doc.names.append((term.subject.value, term.object.value))
     else:
-        names = [(p, o.value) for p in _NAME_IRIS for o in by.get(p, []) if isinstance(o, Literal)]
+        names = [(p, o.value) for p in NAME_PREDICATES for o in by.get(p.value, []) if isinstance(o, Literal)]
         described = one(rdfs.comment)
         if MEM + "Episode" in types or MEM + "Outcome" in types or MEM + "Action" in types:
             if not isinstance(described, Literal):
