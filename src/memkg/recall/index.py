@@ -10,15 +10,18 @@ the index with a fresh derivation; :meth:`RecallIndex.rebuild` derives it all ag
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory as one float32 matrix, loaded on the first
-search, for brute-force cosine similarity with numpy (see benchmarks/README.md
-for why brute force). Removing a document (an erasure) leaves no trace of its
+vectors are also held in memory, loaded on the first search: float16 rows and
+one sign bit per dimension. A search compares the question's bits with every
+row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
+scores the best few thousand exactly (see :meth:`_Vectors.similarity`, and
+benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -60,9 +63,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 """
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
 def normalise_name(name: str) -> str:
-    """A name as looked up: lower case, words separated by single spaces."""
-    return " ".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+    """A name as looked up: lower case, words separated by single spaces.
+
+    >>> normalise_name("  Lia-Chen's  ")
+    'lia chen s'
+    """
+    return _NOT_WORD.sub(" ", name.lower()).strip()
 
 
 @dataclass(frozen=True)
@@ -90,7 +100,8 @@ class _Vectors:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.ids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.matrix = np.zeros((0, dim), dtype=np.float16)
+        self.bits = np.zeros((0, (dim + 7) // 8), dtype=np.uint8)
         self.graphs = np.zeros(0, dtype=np.int32)
         self.start = np.zeros(0, dtype=np.float64)
         self.end = np.zeros(0, dtype=np.float64)
@@ -112,6 +123,7 @@ class _Vectors:
             cap = max(need, 2 * len(self.ids), 1024)
             self.ids = _grow(self.ids, cap)
             self.matrix = _grow(self.matrix, cap)
+            self.bits = _grow(self.bits, cap)
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
             self.end = _grow(self.end, cap)
@@ -120,6 +132,7 @@ class _Vectors:
         s = slice(self.size, need)
         self.ids[s] = ids
         self.matrix[s] = vectors
+        self.bits[s] = np.packbits(vectors > 0, axis=1)
         self.graphs[s] = [self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
@@ -141,6 +154,33 @@ class _Vectors:
         pos = self.positions(ids)
         self.alive[pos] = False
         self.matrix[pos] = 0.0
+        self.bits[pos] = 0
+
+    def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
+
+        Every scoped row gets the estimate its sign bits give (``cos(pi * hamming / dim)``);
+        the ``exact`` best by that estimate, and the rows in ``also``, get the exact cosine
+        (float16 rows, float32 arithmetic, einsum: no multi-threaded BLAS call, which costs
+        more than it saves on a busy machine at these sizes).
+        """
+        n = self.size
+        out = np.full(n, -np.inf, dtype=np.float32)
+        where = np.flatnonzero(scope[:n])
+        if where.size == 0:
+            return out
+        qbits = np.packbits(question > 0)
+        distance = np.bitwise_count(np.bitwise_xor(self.bits[where], qbits)).sum(axis=1, dtype=np.int32)
+        out[where] = np.cos(np.pi * distance / self.dim)
+        if where.size > exact:
+            best = where[np.argpartition(distance, exact - 1)[:exact]]
+        else:
+            best = where
+        if also is not None and also.size:
+            best = np.union1d(best, also[scope[also]])
+        q = question.astype(np.float32)
+        out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
+        return out
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:
@@ -190,9 +230,12 @@ class RecallIndex:
         return self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
 
     def close(self) -> None:
+        """Close the database and let go of the store (so its directory can be opened again)."""
         with self._lock:
             self.db.close()
             self._vectors = None
+            self.store = None  # type: ignore[assignment]
+            self.labels = None  # type: ignore[assignment]
 
     # -- writing -----------------------------------------------------------------------
 
@@ -329,7 +372,7 @@ class RecallIndex:
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
                 if rows:
                     blob = b"".join(r[5] for r in rows)
-                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
+                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1)
                     v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
                              [r[3] for r in rows], [r[4] for r in rows])
                 self._vectors = v
@@ -392,6 +435,26 @@ class RecallIndex:
             rows = self.db.execute(f"SELECT doc, entity, role FROM links WHERE entity IN ({marks}) LIMIT ?",
                                    [*entities, limit]).fetchall()
         return [(int(r[0]), r[1], r[2]) for r in rows]
+
+    def senders(self, docs: Sequence[int]) -> dict[str, int]:
+        """The senders of ``docs`` (vertex → rank of the first document it sent)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for rank, d in enumerate(docs):
+                for (entity,) in self.db.execute("SELECT entity FROM links WHERE doc = ? AND role = 'sender'", (d,)):
+                    out.setdefault(entity, rank)
+        return out
+
+    def said_by(self, senders: Sequence[str], docs: Sequence[int]) -> list[tuple[int, str]]:
+        """Which of ``docs`` one of ``senders`` sent: (document id, sender)."""
+        if not senders or not docs:
+            return []
+        wanted = set(docs)
+        marks = ",".join("?" * len(senders))
+        with self._lock:
+            rows = self.db.execute(f"SELECT doc, entity FROM links WHERE role = 'sender' AND entity IN ({marks})",
+                                   list(senders)).fetchall()
+        return [(int(d), e) for d, e in rows if d in wanted]
 
     def neighbours(self, doc: dict[str, object], graph: GraphKey) -> list[tuple[int, str]]:
         """Documents next to ``doc`` in the memory's graph: the turns before and after it in its

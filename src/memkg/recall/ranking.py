@@ -45,6 +45,8 @@ class RecallConfig:
 
     #: Candidates each signal contributes before fusion.
     candidates: int = 100
+    #: Documents whose vectors are compared exactly (the rest by their sign bits only).
+    exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
     rrf_k: int = 60
     weights: dict[str, float] = field(default_factory=lambda: {
@@ -52,6 +54,8 @@ class RecallConfig:
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
+    #: How many of the best hits lend their sender to a question that names nobody (0: none).
+    speakers: int = 0
     #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
     outside_period: float = 0.1
     untimed: float = 0.5
@@ -139,8 +143,26 @@ def rank(
     text = strip_periods(query, periods) or query
     lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 4))
     question_vector = index.embedder.embed([text])[0]
-    similarity = vectors.matrix[:n] @ question_vector if n else np.zeros(0, dtype=np.float32)
     entities = _entities(index, query, graphs)
+    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
+    linked = np.zeros(n, dtype=bool)
+    if entities:
+        for d, entity, role in index.linked(sorted(entities)):
+            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
+        linked[vectors.positions(sorted(linked_roles))] = True
+    in_period = np.zeros(n, dtype=bool)
+    if periods:
+        start, end = vectors.start[:n], vectors.end[:n]
+        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
+        start_or_min = np.where(np.isnan(start), -np.inf, start)
+        timed = ~(np.isnan(start) & np.isnan(end))
+        for p in periods:
+            in_period |= timed & (start_or_min < p.end.timestamp()) & (end_or_start > p.start.timestamp())
+    # Exact cosines where the lists are decided: the best by sign bits, and the documents the
+    # entity and time lists choose among (when they are few).
+    focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
+    also = np.concatenate([f for f in focus if f.size <= cfg.exact_vectors]) if focus else None
+    similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
 
     lists: dict[str, list[int]] = {}
     lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
@@ -152,22 +174,9 @@ def rank(
         for p, _, s in lexical:
             lex_score[p] = s / best
     combined = similarity + 0.5 * lex_score
-    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
     if entities:
-        for d, entity, role in index.linked(sorted(entities)):
-            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
-        pos = vectors.positions(sorted(linked_roles))
-        mask = np.zeros(n, dtype=bool)
-        mask[pos] = True
-        lists["entity"] = _top(combined, scope & mask, cfg.candidates, vectors.ids)
-    in_period = np.zeros(n, dtype=bool)
+        lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
     if periods:
-        start, end = vectors.start[:n], vectors.end[:n]
-        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
-        start_or_min = np.where(np.isnan(start), -np.inf, start)
-        timed = ~(np.isnan(start) & np.isnan(end))
-        for p in periods:
-            in_period |= timed & (start_or_min < p.end.timestamp()) & (end_or_start > p.start.timestamp())
         lists["time"] = _top(combined, scope & in_period, cfg.candidates, vectors.ids)
 
     # Fusion.
@@ -216,6 +225,16 @@ def rank(
                 nb.why.append(f"{link} {doc['node']}")
             if periods and neighbour not in position:
                 nb.factor *= 1.0 if in_period[p[0]] else cfg.outside_period
+    # A question that names nobody ("the person who works at Halden Labs") is often about
+    # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
+    if not entities and cfg.speakers:
+        speakers = index.senders([c.doc for c in strong[: cfg.speakers]])
+        for r, (d, speaker) in enumerate(index.said_by(list(speakers), list(candidates))):
+            c = candidates[d]
+            gain = weight / (cfg.rrf_k + speakers[speaker] + 1)
+            if c.contributions.get("graph", 0.0) < gain:
+                c.contributions["graph"] = gain
+                c.why.append(f"said by {speaker}, as a top hit")
 
     # Versions: superseded, retracted and no-longer-valid claims go below their successors.
     ordered = sorted(candidates.values(), key=lambda c: -c.score)[: max(4 * k, 40)]
@@ -251,29 +270,28 @@ def rank(
 
     # Diversify and check each hit against the store.
     ordered.sort(key=lambda c: -c.score)
+    rows = vectors.positions(c.doc for c in ordered)
+    row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
+    unit = vectors.matrix[rows].astype(np.float32)
+    alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
     hits: list[Hit] = []
-    kept: list[tuple[int, str, str]] = []  # (position, kind, normalised text)
+    kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
     folded: dict[int, list[str]] = defaultdict(list)
     for c in ordered:
         doc = docs.get(c.doc)
         if doc is None or not _held(store, doc):
             continue
-        p = vectors.positions([c.doc])
+        row = row_of.get(c.doc, -1)
         norm = normalise_name(str(doc["text"]))
-        twin = None
-        for i, (q, kind, other) in enumerate(kept):
-            if kind != doc["kind"]:
-                continue
-            if other == norm or (p.size and float(vectors.matrix[p[0]] @ vectors.matrix[q]) >= cfg.duplicate_similarity):
-                twin = i
-                break
+        twin = next((i for i, (r, kind, other) in enumerate(kept) if kind == doc["kind"] and (
+            other == norm or (row >= 0 and r >= 0 and alike[row, r]))), None)
         if twin is not None:
             folded[twin].append(str(doc["node"]))
             continue
         if len(hits) == k:
             continue
         status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
-        kept.append((int(p[0]) if p.size else -1, str(doc["kind"]), norm))
+        kept.append((row, str(doc["kind"]), norm))
         hits.append(Hit(
             node=str(doc["node"]), kind=str(doc["kind"]), score=c.score, text=str(doc["text"]),
             signals={s: v * c.factor for s, v in c.contributions.items()}, status=status,
