@@ -370,7 +370,7 @@ def run_lexical(messages: int, workdir: Path) -> None:
 
 def run_vectors(rows: Sequence[int], workdir: Path) -> None:
     """Vector search alone: float32 and float16 brute force against sign bits + exact re-scoring."""
-    from memkg.recall.index import _Vectors
+    from memkg.recall.index import Vectors
 
     embedder = default_embedder()
     turns = [t.text for c in conversations.generate(20) for t in c.turns]
@@ -382,7 +382,7 @@ def run_vectors(rows: Sequence[int], workdir: Path) -> None:
     for n in rows:
         noisy = base[rng.integers(0, len(base), n)] + rng.normal(0, 0.05, (n, base.shape[1])).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        v = _Vectors(base.shape[1])
+        v = Vectors(base.shape[1])
         v.append(list(range(n)), noisy, ["g"] * n, [None] * n, [None] * n, [None] * n)
         scope = np.ones(n, dtype=bool)
         f32, f16 = noisy, noisy.astype(np.float16)

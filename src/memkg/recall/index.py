@@ -13,7 +13,7 @@ FTS5 text index, their vectors (float16) and their links to vertices. The
 vectors are also held in memory, loaded on the first search: float16 rows and
 one sign bit per dimension. A search compares the question's bits with every
 row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the best few thousand exactly (see :meth:`_Vectors.similarity`, and
+scores the best few thousand exactly (see :meth:`Vectors.similarity`, and
 benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
+from pyoxigraph import NamedNode, Quad, Store
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import MEMX, RDF_TYPE
-from .documents import LABEL_PREDICATES, Document, GraphKey, Labeller, affected, derive, graph_key
+from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key
 from .embedder import Embedder
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
@@ -94,7 +94,7 @@ class RecallIndexReport:
         return not self.faults
 
 
-class _Vectors:
+class Vectors:
     """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
 
     def __init__(self, dim: int) -> None:
@@ -148,7 +148,8 @@ class _Vectors:
         held = self.ids[: self.size]
         pos = np.minimum(np.searchsorted(held, wanted), self.size - 1)
         pos = pos[held[pos] == wanted]
-        return pos[self.alive[pos]]
+        live: np.ndarray = pos[self.alive[pos]]
+        return live
 
     def remove(self, ids: Iterable[int]) -> None:
         pos = self.positions(ids)
@@ -198,7 +199,7 @@ class RecallIndex:
         self.embedder = embedder
         self.read_only = read_only
         self._lock = threading.RLock()
-        self._vectors: _Vectors | None = None
+        self._vectors: Vectors | None = None
         self.labels = Labeller(store)
         if path is None:
             uri, flags = ":memory:", {}
@@ -234,8 +235,7 @@ class RecallIndex:
         with self._lock:
             self.db.close()
             self._vectors = None
-            self.store = None  # type: ignore[assignment]
-            self.labels = None  # type: ignore[assignment]
+            del self.store, self.labels
 
     # -- writing -----------------------------------------------------------------------
 
@@ -243,7 +243,7 @@ class RecallIndex:
         """Derive every document again from the store, in one transaction; returns how many."""
         with self._lock:
             self.labels.forget()
-            nodes: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
+            nodes: dict[tuple[NamedNode, Graph], None] = {}
             for q in self.store.quads_for_pattern(None, None, None, None):
                 if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
                         and not q.predicate.value.startswith(MEMX):
@@ -272,8 +272,8 @@ class RecallIndex:
         Every node the write touched has its document derived again; documents
         that changed are replaced, those that are gone removed (and scrubbed).
         """
-        touched: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
-        renamed: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
+        touched: dict[tuple[NamedNode, Graph], None] = {}
+        renamed: dict[tuple[NamedNode, Graph], None] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
@@ -364,11 +364,11 @@ class RecallIndex:
 
     # -- reading -----------------------------------------------------------------------
 
-    def vectors(self) -> _Vectors:
+    def vectors(self) -> Vectors:
         """The in-memory vectors, loaded from the database on first use."""
         with self._lock:
             if self._vectors is None:
-                v = _Vectors(self.embedder.dim)
+                v = Vectors(self.embedder.dim)
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
                 if rows:
                     blob = b"".join(r[5] for r in rows)
@@ -489,14 +489,13 @@ class RecallIndex:
         faults: list[IndexFault] = []
         with self._lock:
             labels = Labeller(self.store)
-            expected: dict[tuple[str, GraphKey], Document] = {}
+            expected: dict[tuple[str, GraphKey], Document | None] = {}
             for q in self.store.quads_for_pattern(None, None, None, None):
                 if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
                         and not q.predicate.value.startswith(MEMX):
                     key = (q.subject.value, graph_key(q.graph_name))
                     if key not in expected:
-                        d = derive(self.store, q.subject, q.graph_name, labels)
-                        expected[key] = d  # type: ignore[assignment]
+                        expected[key] = derive(self.store, q.subject, q.graph_name, labels)
             held = {(r[1], r[2]): r for r in self.db.execute(
                 "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source, vec IS NOT NULL FROM docs")}
             for key, d in expected.items():

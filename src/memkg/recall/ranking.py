@@ -23,20 +23,22 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from pyoxigraph import Literal, NamedNode, Store
+from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from ..vocab import mem
-from .documents import GraphKey, graph_term, seconds
+from .documents import Graph, GraphKey, graph_term, seconds
 from .hits import Hit
-from .index import RecallIndex, normalise_name
+from .index import RecallIndex, Vectors, normalise_name
 from .timeexpr import Period, find_periods, strip_periods
 
 __all__ = ["RecallConfig", "rank"]
+
+Subject = NamedNode | BlankNode | Triple
 
 
 @dataclass(frozen=True)
@@ -156,8 +158,8 @@ def rank(
         end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
         start_or_min = np.where(np.isnan(start), -np.inf, start)
         timed = ~(np.isnan(start) & np.isnan(end))
-        for p in periods:
-            in_period |= timed & (start_or_min < p.end.timestamp()) & (end_or_start > p.start.timestamp())
+        for period in periods:
+            in_period |= timed & (start_or_min < period.end.timestamp()) & (end_or_start > period.start.timestamp())
     # Exact cosines where the lists are decided: the best by sign bits, and the documents the
     # entity and time lists choose among (when they are few).
     focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
@@ -170,9 +172,9 @@ def rank(
     # Entity and time rank their documents by how well they match the question too.
     lex_score = np.zeros(n, dtype=np.float32)
     if lexical:
-        best = max(s for _, _, s in lexical) or 1.0
-        for p, _, s in lexical:
-            lex_score[p] = s / best
+        best = max(score for _, _, score in lexical) or 1.0
+        for row, _, score in lexical:
+            lex_score[row] = score / best
     combined = similarity + 0.5 * lex_score
     if entities:
         lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
@@ -193,17 +195,17 @@ def rank(
         for d in index.documents_of(sorted(entities)):
             if d in candidates:
                 candidates[d].factor *= cfg.named_vertex
-    position = {int(vectors.ids[p]): int(p) for p in vectors.positions(sorted(candidates))}
+    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
     if periods:
         timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
         for d, c in candidates.items():
-            p = position.get(d)
-            if p is None:
+            at_row = position.get(d)
+            if at_row is None:
                 continue
-            if in_period[p]:
+            if in_period[at_row]:
                 c.why.append("in " + ", ".join(x.phrase for x in periods))
             else:
-                c.factor *= cfg.outside_period if timed_all[p] else cfg.untimed
+                c.factor *= cfg.outside_period if timed_all[at_row] else cfg.untimed
 
     # The graph around the strongest hits.
     ordered = sorted(candidates.values(), key=lambda c: -c.score)
@@ -215,8 +217,8 @@ def rank(
         if doc is None:
             continue
         for neighbour, link in index.neighbours(doc, str(doc["graph"])):
-            p = vectors.positions([neighbour])
-            if not p.size or not scope[p[0]]:
+            rows = vectors.positions([neighbour])
+            if not rows.size or not scope[rows[0]]:
                 continue
             nb = candidates.setdefault(neighbour, _Candidate(neighbour))
             gain = weight / (cfg.rrf_k + r + 1)
@@ -224,7 +226,7 @@ def rank(
                 nb.contributions["graph"] = gain
                 nb.why.append(f"{link} {doc['node']}")
             if periods and neighbour not in position:
-                nb.factor *= 1.0 if in_period[p[0]] else cfg.outside_period
+                nb.factor *= 1.0 if in_period[rows[0]] else cfg.outside_period
     # A question that names nobody ("the person who works at Halden Labs") is often about
     # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
     if not entities and cfg.speakers:
@@ -252,12 +254,12 @@ def rank(
             if successor is not None:
                 succ_id = index.find(successor, str(doc["graph"]))
                 if succ_id is not None and succ_id not in docs:
-                    p = vectors.positions([succ_id])
-                    if p.size and scope[p[0]]:
-                        s = candidates.setdefault(succ_id, _Candidate(succ_id))
-                        s.contributions["graph"] = max(s.contributions.get("graph", 0.0), c.score / cfg.superseded)
-                        s.why.append(f"successor of {doc['node']}")
-                        ordered.append(s)
+                    rows = vectors.positions([succ_id])
+                    if rows.size and scope[rows[0]]:
+                        succ = candidates.setdefault(succ_id, _Candidate(succ_id))
+                        succ.contributions["graph"] = max(succ.contributions.get("graph", 0.0), c.score / cfg.superseded)
+                        succ.why.append(f"successor of {doc['node']}")
+                        ordered.append(succ)
         elif status in ("retracted", "withdrawn"):
             c.factor *= cfg.retracted
         elif status == "not-valid":
@@ -316,7 +318,9 @@ def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> li
     return [int(ids[i]) for i in where[order]]
 
 
-def _periods(index: RecallIndex, query: str, reference: datetime, in_scope, vectors) -> list[Period]:  # type: ignore[no-untyped-def]
+def _periods(index: RecallIndex, query: str, reference: datetime,
+             in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
+             vectors: Vectors) -> list[Period]:
     """The question's periods; an anchor ("before the move") is dated by its best lexical match."""
     out: list[Period] = []
     for p in find_periods(query, reference):
@@ -362,8 +366,8 @@ def _held(store: Store, doc: dict[str, object]) -> bool:
                                                      graph_term(str(doc["graph"]))))
 
 
-def _recorded(store: Store, node: object, graph: object) -> float | None:
-    for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):  # type: ignore[arg-type]
+def _recorded(store: Store, node: Subject, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):
         return seconds(q.object)
     return None
 
@@ -373,7 +377,7 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     node, graph = NamedNode(str(doc["node"])), graph_term(str(doc["graph"]))
     limit = known_at.timestamp() if known_at is not None else None
 
-    def known(by: object) -> bool:
+    def known(by: Subject) -> bool:
         if limit is None:
             return True
         t = _recorded(store, by, graph)
@@ -381,10 +385,12 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
 
     for q in store.quads_for_pattern(None, mem.retracts, node, graph):
         if known(q.subject):
-            return ("retracted" if doc["kind"] in ("Claim", "Occurrence") else "withdrawn"), None, q.subject.value
+            by = q.subject.value if isinstance(q.subject, (NamedNode, BlankNode)) else str(q.subject)
+            return ("retracted" if doc["kind"] in ("Claim", "Occurrence") else "withdrawn"), None, by
     if doc["kind"] not in ("Claim", "Occurrence"):
         return "current", None, None
-    successors = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph) if known(q.subject)]
+    successors = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
+                  if isinstance(q.subject, NamedNode) and known(q.subject)]
     if successors:
         return "superseded", _latest(store, successors[0], graph, known).value, None
     start = _literal_seconds(store, node, mem.validFrom, graph)
@@ -394,20 +400,20 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     return "current", None, None
 
 
-def _latest(store: Store, node, graph, known) -> NamedNode:  # type: ignore[no-untyped-def]
+def _latest(store: Store, node: NamedNode, graph: Graph, known: Callable[[Subject], bool]) -> NamedNode:
     """The end of a supersession chain from ``node`` (the current version), cycles refused by the shapes."""
     seen = {node}
     while True:
         nxt = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
-               if known(q.subject) and q.subject not in seen]
+               if isinstance(q.subject, NamedNode) and known(q.subject) and q.subject not in seen]
         if not nxt:
             return node
         node = nxt[0]
         seen.add(node)
 
 
-def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: object) -> float | None:
-    for q in store.quads_for_pattern(node, p, None, graph):  # type: ignore[arg-type]
+def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, p, None, graph):
         if isinstance(q.object, Literal):
             return seconds(q.object)
     return None
