@@ -21,6 +21,7 @@ segment keeps its terms, and the write-ahead log is truncated.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 import threading
@@ -40,13 +41,14 @@ __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+_TABLES = ("fts", "names", "links", "docs", "meta")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    node TEXT NOT NULL, graph TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    node TEXT NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
     t0 REAL, t1 REAL, recorded REAL, episode TEXT, source TEXT, vec BLOB,
     UNIQUE(node, graph));
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
@@ -59,11 +61,17 @@ CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, gra
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+    text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 """
 
 
 _NOT_WORD = re.compile(r"[\W_]+")
+
+
+def scope_token(graph: GraphKey) -> str:
+    """The word standing for a graph in the text index, so a search keeps to its tenants inside
+    FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
+    return "g" + hashlib.blake2b(graph.encode(), digest_size=8).hexdigest()
 
 
 def normalise_name(name: str) -> str:
@@ -212,6 +220,9 @@ class RecallIndex:
             self.db.execute("PRAGMA secure_delete=ON")
             self.db.execute("PRAGMA journal_mode=WAL" if path is not None else "PRAGMA journal_mode=MEMORY")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "meta" in tables and self.meta("schema") != SCHEMA_VERSION:
+                self._drop()  # an index from another version of memkg: derived data, built again
             self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA cache_size=-65536")
 
@@ -228,7 +239,12 @@ class RecallIndex:
     @property
     def built(self) -> bool:
         """Whether the index holds the whole store (a full build finished), with this embedder."""
-        return self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
+        return (self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
+                and self.meta("schema") == SCHEMA_VERSION)
+
+    def _drop(self) -> None:
+        for table in _TABLES:
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def close(self) -> None:
         """Close the database and let go of the store (so its directory can be opened again)."""
@@ -251,10 +267,10 @@ class RecallIndex:
             docs = [d for n, g in nodes for d in [derive(self.store, n, g, self.labels)] if d is not None]
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("docs", "links", "names"):
-                    self.db.execute(f"DELETE FROM {table}")
-                self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-                self.db.execute("DELETE FROM sqlite_sequence WHERE name = 'docs'")
+                self._drop()
+                for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
+                    if statement.strip():
+                        self.db.execute(statement)
                 self._insert(docs)
                 for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1")):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -311,13 +327,13 @@ class RecallIndex:
                 self._scrub()
 
     def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
-        rows: list[tuple[int, str]] = []
+        rows: list[tuple[int, str, str]] = []
         for node, graph in keys:
-            rows += self.db.execute("SELECT id, text FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
+            rows += self.db.execute("SELECT id, text, scope FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
         if not rows:
             return []
         ids = [r[0] for r in rows]
-        self.db.executemany("INSERT INTO fts(fts, rowid, text) VALUES('delete', ?, ?)", rows)
+        self.db.executemany("INSERT INTO fts(fts, rowid, text, scope) VALUES('delete', ?, ?, ?)", rows)
         for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
             self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
         if self._vectors is not None:
@@ -335,12 +351,14 @@ class RecallIndex:
         ids: list[int] = []
         for d, v in zip(docs, packed):
             cur = self.db.execute(
-                "INSERT INTO docs(node, graph, kind, text, t0, t1, recorded, episode, source, vec) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (d.node, d.graph, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source, v.tobytes()),
+                "INSERT INTO docs(node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (d.node, d.graph, scope_token(d.graph), d.kind, d.text, d.start, d.end, d.recorded, d.episode,
+                 d.source, v.tobytes()),
             )
             ids.append(int(cur.lastrowid or 0))
-        self.db.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", [(i, d.text) for i, d in zip(ids, docs)])
+        self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
+                            [(i, d.text, scope_token(d.graph)) for i, d in zip(ids, docs)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
                             [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
         names = []
@@ -378,14 +396,20 @@ class RecallIndex:
                 self._vectors = v
             return self._vectors
 
-    def lexical(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """BM25 over the documents' text: (document id, score, higher is better), best first."""
+    def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
+        """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
+        better), best first. ``match`` is an FTS5 query over the text column."""
         if not match:
             return []
+        if graphs is not None:
+            if not graphs:
+                return []
+            match = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND text : ({match})"
         with self._lock:
             try:
                 rows = self.db.execute(
-                    "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (match, limit)
+                    "SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
+                    (match, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return []

@@ -80,6 +80,7 @@ there these they this those through to too under until up very was we were what 
 will with would you your yours yourself yourselves tell told say said ever anything something thing things kind
 know think get got also much many one ones like really
 """.split())
+_POSSESSIVE = re.compile(r"'s$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
@@ -89,7 +90,7 @@ def words(text: str) -> list[str]:
 
 def match_expression(text: str) -> str:
     """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
-    terms = [w.replace("'", "") for w in words(text) if w not in _STOPWORDS and len(w) > 1]
+    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
     return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
 
 
@@ -141,9 +142,9 @@ def rank(
         return [(keep[d], d, s) for d, s in hits if d in keep]
 
     # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
-    periods = _periods(index, query, reference, in_scope, vectors)
+    periods = _periods(index, query, reference, in_scope, vectors, graphs)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 4))
+    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
     question_vector = index.embedder.embed([text])[0]
     entities = _entities(index, query, graphs)
     linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
@@ -163,7 +164,8 @@ def rank(
     # Exact cosines where the lists are decided: the best by sign bits, and the documents the
     # entity and time lists choose among (when they are few).
     focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
-    also = np.concatenate([f for f in focus if f.size <= cfg.exact_vectors]) if focus else None
+    few = [f for f in focus if f.size <= cfg.exact_vectors]
+    also = np.concatenate(few) if few else None
     similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
 
     lists: dict[str, list[int]] = {}
@@ -281,16 +283,16 @@ def rank(
     folded: dict[int, list[str]] = defaultdict(list)
     for c in ordered:
         doc = docs.get(c.doc)
-        if doc is None or not _held(store, doc):
+        if doc is None:
             continue
         row = row_of.get(c.doc, -1)
         norm = normalise_name(str(doc["text"]))
         twin = next((i for i, (r, kind, other) in enumerate(kept) if kind == doc["kind"] and (
             other == norm or (row >= 0 and r >= 0 and alike[row, r]))), None)
+        if (twin is None and len(hits) == k) or not _held(store, doc):
+            continue
         if twin is not None:
             folded[twin].append(str(doc["node"]))
-            continue
-        if len(hits) == k:
             continue
         status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
         kept.append((row, str(doc["kind"]), norm))
@@ -320,13 +322,13 @@ def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> li
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
              in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
-             vectors: Vectors) -> list[Period]:
+             vectors: Vectors, graphs: Sequence[GraphKey] | None) -> list[Period]:
     """The question's periods; an anchor ("before the move") is dated by its best lexical match."""
     out: list[Period] = []
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20))[:5]:
+            for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))[:5]:
                 t = vectors.start[pos]
                 if not np.isnan(t):
                     when = datetime.fromtimestamp(float(t), timezone.utc)
