@@ -306,6 +306,8 @@ def run_lexical(messages: int, workdir: Path) -> None:
 
     # FTS5
     db = sqlite3.connect(str(workdir / "fts.sqlite"))
+    db.execute("PRAGMA journal_mode=WAL")  # as memkg's recall index: WAL, synchronous NORMAL
+    db.execute("PRAGMA synchronous=NORMAL")
     db.execute("CREATE VIRTUAL TABLE fts USING fts5(text, conv, tokenize='porter unicode61 remove_diacritics 2')")
     start = time.perf_counter()
     db.executemany("INSERT INTO fts(rowid, text, conv) VALUES (?, ?, ?)",
