@@ -79,6 +79,7 @@ from .errors import NotFoundError
 from .model import IRI as _IRI
 from .model import Retraction, iri, new_id
 from .ontology import ONTOLOGY_GRAPH
+from .results import term_json, terms_json
 from .store import MemoryStore, _gc_paused
 from .support_index import SupportIndex, graph_key
 from .vocab import mem, memx, prov, rdf
@@ -868,6 +869,15 @@ class Support:
     withdrawn_by: tuple[Node, ...] = ()
     refuted_by: tuple[Node, ...] = ()
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`): the claim, its status, each group with its failing members."""
+        return {
+            "claim": self.claim.value, "status": self.status, "stands": self.stands,
+            "groups": [{"group": term_json(g.node), "members": terms_json(g.members), "stands": g.stands,
+                        "failing": terms_json(g.failing)} for g in self.groups],
+            "withdrawnBy": terms_json(self.withdrawn_by), "refutedBy": terms_json(self.refuted_by),
+        }
+
 
 _REFUTERS = "SELECT ?e WHERE { VALUES ?c { %s } ?e mem:refutes ?c }"
 
@@ -1015,6 +1025,12 @@ class Impact:
         """Every claim that needs re-evaluation: fallen, weakened or downstream."""
         return tuple(sorted({*self.fallen, *self.weakened, *self.downstream}, key=str))
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`)."""
+        return {"sources": terms_json(self.sources), "fallen": terms_json(self.fallen),
+                "weakened": terms_json(self.weakened), "fallenSources": terms_json(self.fallen_sources),
+                "downstream": terms_json(self.downstream)}
+
 
 def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[NamedNode]:
     """The claims that lose all support if ``source`` is withdrawn (recursively).
@@ -1107,6 +1123,10 @@ class Withdrawal:
     def review(self) -> tuple[NamedNode, ...]:
         return self.impact.review
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`): the retraction recorded and what to re-evaluate."""
+        return {"retraction": self.retraction.value, **self.impact.to_dict()}
+
 
 #: Proposed terms, used only once the ontology declares them: a withdrawal's
 #: ``mem:needsReview`` (Retraction → Claim) names the claims to re-evaluate; an
@@ -1196,6 +1216,15 @@ class Lineage:
     def sources(self) -> tuple[Node, ...]:
         """Every node reached, in first-reached order."""
         return tuple(dict.fromkeys(link.source for link in self.links))
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`): each link with its kind and whether it counts as support."""
+        return {
+            "claim": self.claim.value,
+            "links": [{"from": term_json(k.node), "kind": k.kind, "source": term_json(k.source),
+                       "group": term_json(k.group), "support": k.is_support} for k in self.links],
+            "grounds": terms_json(self.grounds), "openEnds": terms_json(self.open_ends),
+        }
 
 
 def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lineage:
@@ -1364,6 +1393,11 @@ class Erasure:
     removed: tuple[Node, ...]
     kept: tuple[NamedNode, ...]
     quads_removed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`)."""
+        return {"record": self.record.value, "removed": terms_json(self.removed), "kept": terms_json(self.kept),
+                "quadsRemoved": self.quads_removed}
 
 
 #: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).

@@ -11,7 +11,15 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..store import DEFAULT_STORE_PATH
-from . import index_command, provenance_commands, serve_command, store_commands, tags_commands, time_commands
+from . import (
+    index_command,
+    mcp_command,
+    provenance_commands,
+    serve_command,
+    store_commands,
+    tags_commands,
+    time_commands,
+)
 
 # command(name, help, example, func) -> the subcommand's parser, for its arguments
 AddCommand = Callable[[str, str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
@@ -23,6 +31,7 @@ REGISTRIES = (
     tags_commands.register,        # tags policy
     provenance_commands.register,  # lineage … echoes
     serve_command.register,        # serve
+    mcp_command.register,          # mcp
 )
 
 
