@@ -15,6 +15,7 @@ from . import (
     index_command,
     mcp_command,
     provenance_commands,
+    recall_command,
     serve_command,
     store_commands,
     tags_commands,
@@ -28,6 +29,7 @@ REGISTRIES = (
     store_commands.register,       # load query view export validate stats
     time_commands.register,        # supersede retract ingest history diff bisect
     index_command.register,        # index
+    recall_command.register,       # recall
     tags_commands.register,        # tags policy
     provenance_commands.register,  # lineage … echoes
     serve_command.register,        # serve
