@@ -129,6 +129,15 @@ def test_stdio_calls_each_tool_and_the_memory_changes_as_told(memory) -> None:
                 "subject": lia["person"], "predicate": lia["prefers"], "object_value": "green tea",
                 "asserted_by": lia["message"], "valid_from": "2026-01-01T00:00:00Z", "confidence": 0.5}))["claim"]
 
+            recalled = result(await call("recall", {"query": "what does lia prefer to drink? tea", "k": 5}))
+            nodes = [h["node"] for h in recalled["hits"]]
+            assert lia["message"] in nodes or lia["claim"] in nodes
+            assert not {seeded["bob"]["message"], seeded["bob"]["claim"]} & set(nodes)
+            assert recalled["hits"][0]["signals"] and recalled["tenant"] == LIA
+            assert set(nodes) <= set(recalled["packet"]["seeds"])
+            bare = result(await call("recall", {"query": "tea", "packet": False, "k": 1}))
+            assert "packet" not in bare and len(bare["hits"]) == 1
+
             now = result(await call("current_claims", {"subject": lia["person"]}))
             assert {r["claim"] for r in now["claims"]} == {lia["claim"], drinks}
             assert not now["truncated"]
@@ -279,6 +288,8 @@ def test_http_tokens_confine_each_caller_to_its_tenants(memory, tokens) -> None:
                     "subject": seeded["lia"]["person"], "predicate": seeded["lia"]["prefers"], "object_value": "x",
                     "asserted_by": bob["message"]}))
                 assert "TenantIsolationShape" in text and bob["message"] in text
+                hits = result(await call("recall", {"query": "bob prefers tea", "k": 20}))["hits"]
+                assert hits and all(h["node"] not in (bob["message"], bob["claim"], bob["person"]) for h in hits)
                 said = result(await call("remember_message", {"content": "only for lia", "event_id": "h-1"}))
                 assert said["tenant"] == LIA
             async with http_client(server.url, BOB_TOKEN) as bob_client:

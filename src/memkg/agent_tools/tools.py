@@ -28,7 +28,7 @@ from typing import Any, Literal as KindName
 
 from pyoxigraph import NamedNode
 
-from .. import evidence, provenance, timeline, views
+from .. import provenance, timeline, views
 from ..access import Forbidden, Grant, Unauthorized, view_options
 from ..errors import MemkgError, NotFoundError, ValidationError
 from ..model import Claim, Message, Predicate, Vertex, new_id, term
@@ -320,17 +320,11 @@ class MemoryTools:
         graph = tenant_for(grant, tenant)
         _stamp(valid_at, "valid_at")
         _stamp(known_at, "known_at")
-        recall = getattr(self.store, "recall", None)
-        if recall is None:
-            raise ToolRefusal("recall is not available in this memkg build")
-        hits = recall(query, tenant=_tenant_text(graph), k=k, valid_at=valid_at, known_at=known_at)
-        out: dict[str, Any] = {"query": query, "tenant": _tenant_text(graph), "hits": [h.to_dict() for h in hits]}
-        if packet:
-            seeds = [h.node for h in hits]
-            out["packet"] = evidence.packet(
-                self.store, seeds, tenant=graph, max_vertices=self.limits.max_packet_vertices
-            ).to_dict() if seeds else None
-        return out
+        from ..recall import answer as recall_answer  # its indexes load on first use, not at startup
+
+        found = recall_answer(self.store, query, tenant=graph, k=k, valid_at=valid_at, known_at=known_at,
+                              packet=packet, max_vertices=self.limits.max_packet_vertices)
+        return {**found.to_dict(), "tenant": _tenant_text(graph)}
 
     def explain(self, grant: Grant, *, claim: str, tenant: str | None = None) -> dict[str, Any]:
         """A claim's versions, lineage and support, and whether it still stands and holds now."""
