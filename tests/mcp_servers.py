@@ -4,6 +4,7 @@ or over streamable HTTP in a subprocess, and the SDK's own client for either."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
+logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per request otherwise
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
