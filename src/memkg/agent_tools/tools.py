@@ -98,7 +98,7 @@ def _iri(value: str, what: str) -> NamedNode:
         raise ToolRefusal(f"{what} {value!r} is not a valid IRI ({err})") from None
 
 
-def _iris(values: list[str] | None, what: str) -> list[NamedNode]:
+def _iris(values: list[str] | None, what: str) -> list[str | NamedNode]:
     return [_iri(v, what) for v in values or ()]
 
 
@@ -238,13 +238,11 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """Record a proposition (subject, predicate, object) attributed to its source."""
         graph = self._writing(grant, tenant)
-        claim = Claim(
-            subject=_iri(subject, "subject"), predicate=_iri(predicate, "predicate"),
-            object=_object(object_iri, object_value), confidence=_confidence(confidence),
-            valid_from=_time(valid_from, "valid_from"), valid_until=_time(valid_until, "valid_until"),
-            asserted_by=_iri(asserted_by, "asserted_by") if asserted_by else None,
-            supported_by=_iris(supported_by, "supported_by"), context=_iris(context, "context"),  # type: ignore[arg-type]
-        )
+        fields = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        if "object" not in fields:
+            raise ToolRefusal(_ONE_OBJECT)
+        claim = Claim(subject=_iri(subject, "subject"), predicate=_iri(predicate, "predicate"),
+                      supported_by=_iris(supported_by, "supported_by"), context=_iris(context, "context"), **fields)
         node = self.store.add(claim, graph=graph)
         return {"claim": node.value, "tenant": _tenant_text(graph)}
 
@@ -264,22 +262,12 @@ class MemoryTools:
         """Record a new version of ``claim`` that supersedes it; unchanged fields are carried over."""
         graph = self._writing(grant, tenant)
         old_node = _iri(claim, "claim")
+        changes = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        if not changes:
+            raise ToolRefusal("nothing to correct: give the new object, confidence, validity or source")
         with self.store.lock():  # read the old version and write the new one in one step
             old, where = self.store.get_claim(old_node, graph=graph)
-            changes: dict[str, Any] = {"id": None, "extra": []}
-            if object_iri is not None or object_value is not None:
-                changes["object"] = _object(object_iri, object_value)
-            if confidence is not None:
-                changes["confidence"] = _confidence(confidence)
-            if valid_from is not None:
-                changes["valid_from"] = _time(valid_from, "valid_from")
-            if valid_until is not None:
-                changes["valid_until"] = _time(valid_until, "valid_until")
-            if asserted_by is not None:
-                changes["asserted_by"] = _iri(asserted_by, "asserted_by")
-            if len(changes) == 2:
-                raise ToolRefusal("nothing to correct: give the new object, confidence, validity or source")
-            new = self.store.supersede(old_node, replace(old, **changes), graph=where)
+            new = self.store.supersede(old_node, replace(old, id=None, extra=[], **changes), graph=where)
         return {"claim": new.value, "supersedes": old_node.value, "tenant": _tenant_text(graph)}
 
     # -- forgetting ----------------------------------------------------------------------
@@ -381,21 +369,38 @@ class MemoryTools:
         return self.store.query(bound.text, **view_options(grant, tenant))
 
 
-def _object(object_iri: str | None, object_value: str | float | bool | None) -> Any:
-    if (object_iri is None) == (object_value is None):
-        raise ToolRefusal("give the claim's object once: object_iri for a node, or object_value for a text, number or boolean")
+_ONE_OBJECT = "give the claim's object once: object_iri for a node, or object_value for a text, number or boolean"
+
+
+def _claim_fields(
+    object_iri: str | None,
+    object_value: str | float | bool | None,
+    confidence: float | None,
+    valid_from: datetime | None,
+    valid_until: datetime | None,
+    asserted_by: str | None,
+) -> dict[str, Any]:
+    """The :class:`~memkg.model.Claim` fields given (None: not given), checked and converted."""
+    fields: dict[str, Any] = {}
+    if object_iri is not None and object_value is not None:
+        raise ToolRefusal(_ONE_OBJECT)
     if object_iri is not None:
-        return _iri(object_iri, "object_iri")
-    if isinstance(object_value, float) and object_value.is_integer() and abs(object_value) < 2**53:
-        return term(Decimal(str(object_value)))
-    return term(object_value)  # type: ignore[arg-type]
+        fields["object"] = _iri(object_iri, "object_iri")
+    elif object_value is not None:
+        fields["object"] = _value(object_value)
+    if confidence is not None:
+        fields["confidence"] = Decimal(repr(float(confidence)))
+    for name, t in (("valid_from", valid_from), ("valid_until", valid_until)):
+        if t is not None:
+            _stamp(t, name)
+            fields[name] = t
+    if asserted_by is not None:
+        fields["asserted_by"] = _iri(asserted_by, "asserted_by")
+    return fields
 
 
-def _confidence(x: float | None) -> Decimal | None:
-    return None if x is None else Decimal(repr(float(x)))
-
-
-def _time(t: datetime | None, what: str) -> datetime | None:
-    _stamp(t, what)
-    return t
-
+def _value(value: str | float | bool) -> Any:
+    """A literal object: a whole float as an integer-valued decimal (JSON has one number type)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return term(Decimal(str(value)))
+    return term(value)
