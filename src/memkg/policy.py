@@ -58,7 +58,7 @@ from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, parse, serialize
 
-from .errors import MemkgError, ParseError
+from .errors import MemkgError, ParseError, Refused
 from .resources import data_dir
 from .tags import DEFAULT_LANE, RESERVED_PREFIX, EdgeProperty, check_name, normalize_label, normalize_value
 from .vocab import MEM, RDF, RDFS, SH, XSD
@@ -67,7 +67,7 @@ from .vocab import MEM, RDF, RDFS, SH, XSD
 SHAPES_BASE = "urn:memkg:policy:"
 
 
-class PolicyError(MemkgError, ValueError):
+class PolicyError(Refused):
     """A write that breaks the policy's lanes and source types; nothing was written.
 
     ``problems`` lists each broken rule, naming lane, source type, label and value.

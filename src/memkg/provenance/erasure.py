@@ -14,10 +14,10 @@ from pyoxigraph import (
 )
 
 from ..errors import NotFoundError
-from ..model import IRI as _IRI
-from ..model import Retraction, new_id
-from ..results import terms_json
+from ..model import Retraction
 from ..store import MemoryStore
+from ..terms import IRI as _IRI
+from ..terms import new_id
 from ..vocab import mem, memx, prov, rdf
 from .datasets import IRI, Node, as_node
 from .withdrawal import ERASURE, is_declared
@@ -40,9 +40,9 @@ class Erasure:
     quads_removed: int
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON (:mod:`memkg.results`)."""
-        return {"record": self.record.value, "removed": terms_json(self.removed), "kept": terms_json(self.kept),
-                "quadsRemoved": self.quads_removed}
+        """JSON-ready: the record's IRI, what was removed (N-Triples form), what was kept."""
+        return {"record": self.record.value, "removed": [str(n) for n in self.removed],
+                "kept": [n.value for n in self.kept], "quadsRemoved": self.quads_removed}
 
 
 #: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).

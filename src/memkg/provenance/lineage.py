@@ -10,7 +10,6 @@ from pyoxigraph import (
 )
 
 from ..store import MemoryStore
-from ..results import term_json, terms_json
 from .datasets import IRI, Node, as_node, tenant_node
 
 # -- lineage ---------------------------------------------------------------------------
@@ -61,12 +60,14 @@ class Lineage:
         return tuple(dict.fromkeys(link.source for link in self.links))
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON (:mod:`memkg.results`): each link with its kind and whether it counts as support."""
+        """JSON-ready: the claim's IRI, each link (nodes in N-Triples form), grounds and open ends."""
         return {
             "claim": self.claim.value,
-            "links": [{"from": term_json(k.node), "kind": k.kind, "source": term_json(k.source),
-                       "group": term_json(k.group), "support": k.is_support} for k in self.links],
-            "grounds": terms_json(self.grounds), "openEnds": terms_json(self.open_ends),
+            "links": [{"from": str(k.node), "kind": k.kind, "source": str(k.source),
+                       "group": None if k.group is None else str(k.group), "support": k.is_support}
+                      for k in self.links],
+            "grounds": [str(n) for n in self.grounds],
+            "openEnds": [str(n) for n in self.open_ends],
         }
 
 

@@ -13,7 +13,6 @@ from pyoxigraph import (
 from ..errors import NotFoundError
 from ..model import Retraction
 from ..ontology import ONTOLOGY_GRAPH
-from ..results import terms_json
 from ..store import MemoryStore, gc_paused
 from ..vocab import mem, rdf
 from .datasets import IRI, Node, as_node, dataset, select, values_block
@@ -47,10 +46,10 @@ class Impact:
         return tuple(sorted({*self.fallen, *self.weakened, *self.downstream}, key=str))
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON (:mod:`memkg.results`)."""
-        return {"sources": terms_json(self.sources), "fallen": terms_json(self.fallen),
-                "weakened": terms_json(self.weakened), "fallenSources": terms_json(self.fallen_sources),
-                "downstream": terms_json(self.downstream)}
+        """JSON-ready: IRIs as text."""
+        return {"sources": [n.value for n in self.sources], "fallen": [n.value for n in self.fallen],
+                "weakened": [n.value for n in self.weakened], "downstream": [n.value for n in self.downstream],
+                "fallenSources": [str(n) for n in self.fallen_sources]}
 
 
 def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[NamedNode]:
@@ -94,7 +93,7 @@ def impact(
         skip = {*fallen, *weakened, *roots}
         downstream = sorted((n for n in reached if n not in skip), key=iri_key)
     fallen_sources = effect.fallen_sources
-    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))  # type: ignore[arg-type]
+    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))
 
 
 
@@ -119,7 +118,7 @@ class Withdrawal:
         return self.impact.review
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON (:mod:`memkg.results`): the retraction recorded and what to re-evaluate."""
+        """JSON-ready: the retraction's IRI and the impact."""
         return {"retraction": self.retraction.value, **self.impact.to_dict()}
 
 

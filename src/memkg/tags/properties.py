@@ -12,8 +12,8 @@ from urllib.parse import quote, unquote
 
 from pyoxigraph import NamedNode
 
-from ..errors import MemkgError
-from ..model import IRI, iri
+from ..errors import Refused
+from ..terms import IRI, iri
 
 #: Labels starting with this are reserved for the engine.
 RESERVED_PREFIX = "e_"
@@ -34,11 +34,11 @@ _RESERVED_VALUE = re.compile(r"^(e_connect|e_group|e_adjustment)_[0-9a-f]{32}$")
 Record = IRI
 
 
-class ReservedLabelError(MemkgError, ValueError):
+class ReservedLabelError(Refused):
     """A write names an ``e_`` label outside the engine's own operations; nothing was written."""
 
 
-class LaneError(MemkgError, ValueError):
+class LaneError(Refused):
     """A write names a lane or source type that differs from the record's (fixed at its first version)."""
 
 
@@ -113,7 +113,7 @@ class EdgeProperty:
             return prop
         if isinstance(prop, tuple) and len(prop) == 2:
             return cls(*prop)
-        return cls.parse(prop)  # type: ignore[arg-type]
+        return cls.parse(prop)
 
     @classmethod
     def from_iri(cls, node: NamedNode) -> "EdgeProperty | None":
