@@ -130,7 +130,6 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
     Text = Annotated[str, Field(max_length=limits.max_text)]
     Tenant = Annotated[IRI | None, Field(description=(
         "the tenant graph to act on; leave it out when your connection has one tenant"))]
-    Time = AwareDatetime
     IRIs = Annotated[list[IRI], Field(max_length=limits.max_items)]
     Value = Annotated[Text | float | bool, Field(description="a text, number or boolean")]
     Confidence = Annotated[float, Field(ge=0, le=1)]
@@ -139,8 +138,8 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
     ObjectValue = Annotated[Value | None, Field(description="the object when it is a text, number or boolean")]
     Source = Annotated[IRI | None, Field(description="the message the claim was drawn from (its IRI)")]
     Sure = Annotated[Confidence | None, Field(description="how sure you are, 0 to 1")]
-    From = Annotated[Time | None, Field(description="from when it holds (time zone required)")]
-    Until = Annotated[Time | None, Field(description="until when it holds, exclusive")]
+    From = Annotated[AwareDatetime | None, Field(description="from when it holds (time zone required)")]
+    Until = Annotated[AwareDatetime | None, Field(description="until when it holds, exclusive")]
     write = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
     read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -155,7 +154,7 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         sender: Annotated[IRI | None, Field(description="who sent it (an IRI)")] = None,
         recipients: Annotated[IRIs | None, Field(description="who it was addressed to (IRIs)")] = None,
         episode: Annotated[IRI | None, Field(description="the conversation or session it belongs to (an IRI)")] = None,
-        event_time: Annotated[Time | None, Field(description="when it was sent, with a time zone")] = None,
+        event_time: Annotated[AwareDatetime | None, Field(description="when it was sent, with a time zone")] = None,
         tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Keep a message you received, word for word, as evidence you can cite later.
@@ -213,8 +212,8 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         ctx: Context,
         query: Annotated[Text, Field(min_length=1, description="what you want to remember, in words")],
         k: Annotated[int, Field(ge=1, le=limits.max_k, description="how many hits")] = 10,
-        valid_at: Annotated[Time | None, Field(description="ask about this time instead of now")] = None,
-        known_at: Annotated[Time | None, Field(description="what the memory knew at this time (audit)")] = None,
+        valid_at: Annotated[AwareDatetime | None, Field(description="ask about this time instead of now")] = None,
+        known_at: Annotated[AwareDatetime | None, Field(description="what the memory knew at this time (audit)")] = None,
         packet: Annotated[bool, Field(description="also return the evidence around the hits")] = True,
         tenant: Tenant = None,
     ) -> dict[str, Any]:
@@ -282,7 +281,7 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
 
     @server.tool(annotations=read)
     async def claims_valid_at(
-        ctx: Context, valid_at: Annotated[Time, Field(description="the time asked about")],
+        ctx: Context, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """What held at a past (or future) time, by today's knowledge, about subject if given."""
@@ -291,8 +290,8 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
 
     @server.tool(annotations=read)
     async def claims_known_at(
-        ctx: Context, known_at: Annotated[Time, Field(description="what the memory knew at this time")],
-        valid_at: Annotated[Time | None, Field(description="valid at this time (default: known_at)")] = None,
+        ctx: Context, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
+        valid_at: Annotated[AwareDatetime | None, Field(description="valid at this time (default: known_at)")] = None,
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Audit: what you believed at an earlier moment (before later corrections), about subject if given."""

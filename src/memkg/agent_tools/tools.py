@@ -31,10 +31,11 @@ from pyoxigraph import NamedNode
 from .. import provenance, timeline, views
 from ..access import Forbidden, Grant, Unauthorized, view_options
 from ..errors import MemkgError, NotFoundError, ValidationError
-from ..model import Claim, Message, Predicate, Vertex, new_id, term
+from ..model import Claim, Message, Predicate, Vertex, term
 from ..ontology import ONTOLOGY_GRAPH
 from ..results import rows_json
 from ..store import MemoryStore
+from ..terms import new_id
 from ..vocab import mem, prov
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -323,9 +324,9 @@ class MemoryTools:
         versions = timeline.history(self.store, node, tenant=_tenant_text(scope))
         sup = provenance.support(self.store, node, tenant=scope)
         lin = provenance.lineage(self.store, node, tenant=scope)
-        current = [row["claim"] for row in self._view(
-            grant, "current", {"subject": found.triple().subject.value}, scope
-        )]
+        subject = found.triple().subject
+        about = {"subject": subject.value} if isinstance(subject, NamedNode) else {}
+        current = [row["claim"] for row in self._view(grant, "current", about, scope)]
         newer = [v.claim.value for v in versions if v.claim != node and v.claim in current]
         return {
             "claim": node.value,
