@@ -54,7 +54,8 @@ from .errors import (
     ValidationError,
     Violation,
 )
-from .model import Claim, Item, Retraction, idempotency_key
+from .episodes import TurnCounter
+from .model import Claim, Item, Message, Retraction, idempotency_key
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .vocab import PREFIXES, mem
@@ -415,6 +416,7 @@ class MemoryStore:
             recorded_at = self.clock.tick()
             quads: list[Quad] = []
             seen: dict[str, NamedNode] = {}
+            turns = TurnCounter(self, target)
             for item in items:
                 key = idempotency_key(item)
                 if key is not None:
@@ -422,6 +424,8 @@ class MemoryStore:
                     if existing is not None:
                         item.id = existing
                         continue
+                if isinstance(item, Message) and item.episode is not None and item.turn is None:
+                    item.turn = turns.next(model.iri(item.episode, kind="episode"))
                 quads += item.quads(target, recorded_at)
                 if key is not None:
                     seen[key] = item.node()
