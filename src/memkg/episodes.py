@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode, QuerySolutions
 
 if TYPE_CHECKING:
+    from .model import Message
     from .store import MemoryStore
 
 
@@ -41,7 +42,9 @@ def last_turn(store: MemoryStore, episode: NamedNode, graph: NamedNode | Default
         f"SELECT (MAX(?turn) AS ?last) WHERE {{ ?message prov:wasGeneratedBy {episode} ; mem:turn ?turn }}",
         default_graph=graph,
     )
-    for row in rows:  # type: ignore[union-attr]
+    if not isinstance(rows, QuerySolutions):
+        return 0
+    for row in rows:
         last = row["last"]
         if isinstance(last, Literal):
             try:
@@ -68,3 +71,9 @@ class TurnCounter:
             self._last[episode] = last_turn(self._store, episode, self._graph)
         self._last[episode] += 1
         return self._last[episode]
+
+    def number(self, message: Message) -> None:
+        """Give ``message`` the next turn of its episode, unless it has a turn or no episode."""
+        episode = message.episode_node()
+        if episode is not None and message.turn is None:
+            message.turn = self.next(episode)

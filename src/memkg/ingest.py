@@ -75,8 +75,9 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Triple
 from .episodes import TurnCounter
 from .errors import MemkgError
 from .jsonlines import DEFAULT_LIMITS, JsonLimits, parse_lines, read_lines
-from .model import Attachment, Message, content_hash, datetime_literal, decimal_literal, iri, new_id
+from .model import Attachment, Message, content_hash, decimal_literal
 from .store import MemoryStore, as_graph
+from .terms import datetime_literal, iri, new_id
 from .vocab import RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
 RDF_JSON = NamedNode(RDF + "JSON")
@@ -373,8 +374,14 @@ def _latest(store: MemoryStore, node: NamedNode, graph: NamedNode | DefaultGraph
         n += 1
     if n == 0:
         return 0, None
-    hashes = list(store.quads(NamedNode(f"{node.value}/v{n}/message"), mem.contentHash, None, graph))
-    return n, hashes[0].object.value if hashes else None
+    return n, _content_hash_of(store, NamedNode(f"{node.value}/v{n}/message"), graph)
+
+
+def _content_hash_of(store: MemoryStore, message: NamedNode, graph: NamedNode | DefaultGraph) -> str | None:
+    for q in store.quads(message, mem.contentHash, None, graph):
+        if isinstance(q.object, Literal):
+            return q.object.value
+    return None
 
 
 class _Batch:
@@ -396,7 +403,8 @@ class _Batch:
 
     def types(self, node: NamedNode) -> set[NamedNode]:
         if node not in self._types:
-            self._types[node] = {q.object for q in self.store.quads(node, RDF_TYPE, None, self.target)}  # type: ignore[misc]
+            held = (q.object for q in self.store.quads(node, RDF_TYPE, None, self.target))
+            self._types[node] = {o for o in held if isinstance(o, NamedNode)}
         return self._types[node]
 
     def ensure_type(self, node: NamedNode, cls: NamedNode, *, unless: Iterable[NamedNode] | None = None) -> None:
@@ -423,16 +431,12 @@ class _Batch:
         if line.event_id is not None:
             for q in self.store.quads(None, mem.eventId, Literal(line.event_id), self.target):
                 if isinstance(q.subject, NamedNode):
-                    return q.subject, self._hash(q.subject)
+                    return q.subject, _content_hash_of(self.store, q.subject, self.target)
         if line.kind == "message" and line.node is not None:
             if any(self.store.quads(line.node, RDF_TYPE, mem.Message, self.target)):
-                return line.node, self._hash(line.node)
+                return line.node, _content_hash_of(self.store, line.node, self.target)
         return None
 
-    def _hash(self, message: NamedNode) -> str | None:
-        for q in self.store.quads(message, mem.contentHash, None, self.target):
-            return q.object.value
-        return None
 
     def message(self, node: NamedNode, line: _Line) -> NamedNode:
         """Write ``line``'s message as ``node``: content, who, when, where, what came with it."""
@@ -556,7 +560,7 @@ def _ingest(
         if held is not None:
             report.retries += 1
             if held[1] is not None and held[1] != content_hash(line.payload):
-                report.conflicts.append((line.number, line.event_id or line.node.value))  # type: ignore[union-attr]
+                report.conflicts.append((line.number, line.event_id or held[0].value))
             continue
         if line.kind == "message":
             report.messages.append(batch.message(line.node or new_id("message"), line))
@@ -592,10 +596,10 @@ def _describe_version(batch: _Batch, line: _Line, version: NamedNode, previous: 
         assert line.proposition is not None
         c = line.content
         proposition = line.proposition
-        batch.ensure_type(proposition.subject, mem.Entity)  # type: ignore[arg-type]
+        for vertex in (proposition.subject, proposition.object):
+            if isinstance(vertex, NamedNode):
+                batch.ensure_type(vertex, mem.Entity)
         batch.ensure_type(proposition.predicate, NamedNode(RDF + "Property"))
-        if isinstance(proposition.object, NamedNode):
-            batch.ensure_type(proposition.object, mem.Entity)
         if c.get("confidence") is not None:
             add(version, mem.confidence, decimal_literal(float(c["confidence"])))
         for i, item in enumerate(c.get("evidence", []), 1):

@@ -16,57 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from decimal import Decimal
 from typing import Union
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
+from .terms import ID_BASE as ID_BASE
+from .terms import IRI, Graph, datetime_literal, datetime_of, iri, new_id
 from .vocab import OWL, RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
-IRI = Union[str, NamedNode]
 Value = Union[NamedNode, BlankNode, Literal, Triple, str, int, float, Decimal, bool, datetime]
-Graph = Union[NamedNode, DefaultGraph]
-
-#: Prefix of the IRIs memkg mints when the caller gives none.
-ID_BASE = "urn:memkg:"
-
-
-def datetime_literal(t: datetime) -> Literal:
-    """An ``xsd:dateTime`` literal with an explicit timezone (naive times are refused)."""
-    if t.tzinfo is None:
-        raise ValueError(f"datetime {t.isoformat()} has no timezone; memkg times must carry one")
-    text = t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    return Literal(text, datatype=xsd.dateTime)
-
-
-def new_id(kind: str) -> NamedNode:
-    """A fresh, time-ordered IRI such as ``urn:memkg:claim:0193a…``.
-
-    Time-ordered (48-bit milliseconds, then 80 random bits) so that IRIs sort in
-    the order they were minted, which keeps exports and logs readable.
-    """
-    stamp = int(time.time() * 1000).to_bytes(6, "big").hex()
-    return NamedNode(f"{ID_BASE}{kind}:{stamp}{os.urandom(10).hex()}")
-
-
-def iri(value: IRI, *, kind: str = "id") -> NamedNode:
-    """An IRI argument as a node. A bare token with no scheme (``"lia"``) is a
-    caller's stable id and is kept, under :data:`ID_BASE`."""
-    if isinstance(value, NamedNode):
-        return value
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"expected an IRI (str or NamedNode), got {value!r}")
-    if ":" not in value:
-        value = f"{ID_BASE}{kind}:{value}"
-    try:
-        return NamedNode(value)
-    except ValueError as err:
-        raise ValueError(f"not a valid IRI: {value!r} ({err})") from None
 
 
 def term(value: Value) -> NamedNode | BlankNode | Literal | Triple:
@@ -238,6 +200,8 @@ class Message(Item):
     every role's far end. A bare token names what ``Vertex(id=token)`` (sender,
     recipients) or ``Episode(id=token)`` (episode) would.
 
+    >>> from datetime import timezone
+    >>> from pyoxigraph import DefaultGraph
     >>> m = Message(content="Look!", id="m1", sender="lia", episode="s1", turn=1,
     ...             attachments=[Attachment(id="m1-a1", url="https://example.org/mug.jpg", caption="a mug")])
     >>> sorted(q.predicate.value.split("#")[-1] for q in m.quads(DefaultGraph(), datetime.now(timezone.utc))
@@ -262,6 +226,10 @@ class Message(Item):
         if self.turn is not None and self.episode is None:
             raise ValueError("a message's turn is its place in an episode: give the episode too")
 
+    def episode_node(self) -> NamedNode | None:
+        """The episode's IRI, if the message has one."""
+        return iri(self.episode, kind="episode") if self.episode is not None else None
+
     def _describe(self, out: _Quads, recorded_at: datetime) -> None:
         n = self.node()
         content = self.content if isinstance(self.content, Literal) else Literal(self.content)
@@ -271,8 +239,8 @@ class Message(Item):
         out.add(n, mem.eventId, Literal(self.event_id) if self.event_id else None)
         out.add(n, prov.wasAttributedTo, iri(self.sender, kind="vertex") if self.sender else None)
         out.add_all(n, mem.recipient, (iri(r, kind="vertex") for r in self.recipients))
-        if self.episode is not None:
-            episode = iri(self.episode, kind="episode")
+        episode = self.episode_node()
+        if episode is not None:
             out.add(n, prov.wasGeneratedBy, episode)
             out.add(episode, RDF_TYPE, mem.Episode)
         out.add(n, mem.turn, Literal(str(self.turn), datatype=xsd.integer) if self.turn is not None else None)
@@ -478,15 +446,6 @@ def walk(items: Iterable[Item]) -> Iterator[Item]:
             yield item.produces
 
 
-def _datetime(term: object) -> datetime | None:
-    if isinstance(term, Literal):
-        try:
-            return datetime.fromisoformat(term.value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
-
-
 def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
     """The :class:`Claim` that ``quads`` (a claim's description) record about ``node``."""
     by: dict[str, list[object]] = {}
@@ -508,9 +467,9 @@ def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
         predicate=triple.predicate,
         object=triple.object,
         confidence=Decimal(confidence.value) if isinstance(confidence, Literal) else None,
-        valid_from=_datetime(one(mem.validFrom)),
-        valid_until=_datetime(one(mem.validUntil)),
-        event_time=_datetime(one(mem.eventTime)),
+        valid_from=datetime_of(one(mem.validFrom)),
+        valid_until=datetime_of(one(mem.validUntil)),
+        event_time=datetime_of(one(mem.eventTime)),
         context=[c for c in by.get(mem.context.value, []) if isinstance(c, NamedNode)],
         asserted_by=one(mem.assertedBy),  # type: ignore[arg-type]
         generated_by=one(prov.wasGeneratedBy),  # type: ignore[arg-type]
