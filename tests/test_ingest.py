@@ -345,7 +345,7 @@ FIRST = claim("tea").encode() + b"\n"  # a valid first line: the error is on lin
     (FIRST + b'{"id": "n", "content": "caf\xe9"}\n',
      f":2: invalid UTF-8 (byte 0xe9) at byte offset {len(FIRST) + 27} of the file, 27 of the line"),
     (FIRST + b'{"id": "n", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
-     ":2: nested 65 deep, over the limit of 64 (max_depth)"),
+     ":2: nested 65 deep, past the limit of 64 (--max-depth)"),
     (FIRST + line(id="p", subject="lia", predicate="p", value="v").encode() + b"\n",
      ":2: subject, predicate, value belong inside \"content\""),
     (FIRST + message("e1", event_time="2026-05-02T19:04:00").encode() + b"\n",
@@ -369,7 +369,7 @@ def test_input_errors_exit_2_naming_file_and_line_and_write_nothing(tmp_path: Pa
 
 def test_deep_nesting_is_refused_by_the_library_without_recursion(store: MemoryStore) -> None:
     deep = '{"id": "n", "content": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    with pytest.raises(IngestError, match=r"<jsonl>:1: nested 65 deep, over the limit of 64 \(max_depth\)"):
+    with pytest.raises(IngestError, match=r"<jsonl>:1: nested 65 deep, past the limit of 64 \(--max-depth\)"):
         ingest_lines(store, [deep])
     # Configurable, up to a ceiling that json.loads handles without a RecursionError.
     ingest_lines(store, [line(id="n", content=json.loads("[" * 400 + "]" * 400))], limits=JsonLimits(max_depth=401))
@@ -383,11 +383,11 @@ def test_long_lines_and_strings_are_refused_naming_the_limit(tmp_path: Path, cap
     store = str(tmp_path / "store")
     assert main(["--store", store, "ingest", str(path), "--max-line-bytes", "1000"]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:1: line is 5026 bytes or more, over the limit of 1000 (max_line_bytes)" in err
+    assert f"{path}:1: line is 5,026 bytes or more, past the limit of 1,000 (--max-line-bytes)" in err
     assert f"{path}:2:" not in err  # the next line is read as usual
-    assert main(["--store", store, "ingest", str(path), "--max-string-bytes", "1000"]) == 2
-    assert f"{path}:1: a string of 5000 bytes ('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'…), over the limit of 1000 " \
-           "(max_string_bytes)" in capsys.readouterr().err
+    assert main(["--store", store, "ingest", str(path), "--max-literal", "1000"]) == 2
+    assert f"{path}:1: a string of 5,000 characters ('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'…), past the limit of 1,000 " \
+           "(--max-literal)" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path), "--max-depth", "0"]) == 2
     assert "max_depth must be a positive integer" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path)]) == 0

@@ -30,7 +30,7 @@ def test_invalid_utf8_names_the_byte_offset_in_the_file_and_in_the_line() -> Non
 
 def test_an_over_long_line_is_skipped_in_pieces_and_the_next_one_read() -> None:
     rows = read(b'"' + b"x" * 5_000_000 + b'"\n{"next": true}\n', max_line_bytes=100)
-    assert rows[0] == (1, None, "line is 5000002 bytes or more, over the limit of 100 (max_line_bytes)")
+    assert rows[0] == (1, None, "line is 5,000,002 bytes or more, past the limit of 100 (--max-line-bytes)")
     assert rows[1] == (2, {"next": True}, None)
 
 
@@ -41,7 +41,7 @@ def test_an_over_long_last_line_without_a_newline() -> None:
 def test_decoded_lines_have_the_same_limits() -> None:
     rows = list(parse_lines(["[1]\n", "\n", '"' + "é" * 60 + '"'], JsonLimits(max_line_bytes=100)))
     assert rows[0] == (1, [1], None)
-    assert rows[1] == (3, None, "line is 122 bytes, over the limit of 100 (max_line_bytes)")
+    assert rows[1] == (3, None, "line is 122 bytes, past the limit of 100 (--max-line-bytes)")
 
 
 def test_depth_counts_brackets_outside_strings_only() -> None:
@@ -54,7 +54,7 @@ def test_a_hundred_thousand_deep_is_refused_quickly_without_recursion() -> None:
     text = "[" * 100_000 + "]" * 100_000
     start = time.perf_counter()
     value, problem = parse_line(text)
-    assert value is None and problem == "nested 65 deep, over the limit of 64 (max_depth)"
+    assert value is None and problem == "nested 65 deep, past the limit of 64 (--max-depth)"
     assert time.perf_counter() - start < 1.0, "the depth check must not walk the whole line"
 
 
@@ -65,13 +65,13 @@ def test_the_deepest_allowed_nesting_parses() -> None:
 
 
 def test_strings_keys_included_are_bounded() -> None:
-    limits = JsonLimits(max_string_bytes=10)
-    assert parse_line('{"abcdefghijk": 1}', limits)[1].startswith("a string of 11 bytes")
-    assert parse_line('["ééééé", "ok"]', limits) == (["ééééé", "ok"], None)  # 10 bytes: at the limit
-    assert "a string of 12 bytes" in parse_line('["éééééé"]', limits)[1]
+    limits = JsonLimits(max_literal=10)
+    assert parse_line('{"abcdefghijk": 1}', limits)[1].startswith("a string of 11 characters")
+    assert parse_line('["éééééééééé", "ok"]', limits) == (["éééééééééé", "ok"], None)  # 10 characters: at the limit
+    assert "a string of 11 characters" in parse_line('["ééééééééééé"]', limits)[1]
 
 
-@pytest.mark.parametrize("bad", [{"max_depth": 0}, {"max_line_bytes": -1}, {"max_string_bytes": True},
+@pytest.mark.parametrize("bad", [{"max_depth": 0}, {"max_line_bytes": -1}, {"max_literal": True},
                                  {"max_depth": DEPTH_CEILING + 1}])
 def test_limits_are_checked(bad: dict) -> None:
     with pytest.raises(ValueError):

@@ -12,7 +12,7 @@ and which limit. The limits live in :class:`JsonLimits`, in one place.
 ...     print(number, value if problem is None else problem)
 1 {'a': 1}
 2 invalid UTF-8 (byte 0xff) at byte offset 16 of the file, 7 of the line
-3 nested 4 deep, over the limit of 3 (max_depth)
+3 nested 4 deep, past the limit of 3 (--max-depth)
 """
 
 from __future__ import annotations
@@ -35,17 +35,22 @@ class JsonLimits:
     """How much one JSON line may hold. Past a limit the line is refused, naming it.
 
     ``max_line_bytes``: a line's length in bytes (UTF-8), newline excluded;
-    ``max_string_bytes``: any one string (a value or a key) in bytes (UTF-8);
+    ``max_literal``: characters in any one string (a value or a key), the
+    literal it may become;
     ``max_depth``: arrays and objects nested in one another (at most
     :data:`DEPTH_CEILING`).
+
+    ``max_depth`` and ``max_literal`` mean what the RDF input limits of the same
+    names mean (and have their defaults); each refusal names the command-line
+    option that changes the limit.
     """
 
     max_line_bytes: int = 16 * 2**20
-    max_string_bytes: int = 4 * 2**20
+    max_literal: int = 16 * 2**20
     max_depth: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("max_line_bytes", "max_string_bytes", "max_depth"):
+        for name in ("max_line_bytes", "max_literal", "max_depth"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -77,8 +82,8 @@ def read_lines(stream: IO[bytes], limits: JsonLimits = DEFAULT_LIMITS) -> Iterat
                 raw = stream.readline(2**20)
                 length += len(raw)
             body = length - (1 if raw.endswith(b"\n") else 0)
-            yield number, None, (f"line is {body} bytes or more, over the limit of "
-                                 f"{limits.max_line_bytes} (max_line_bytes)")
+            yield number, None, (f"line is {body:,} bytes or more, past the limit of "
+                                 f"{limits.max_line_bytes:,} (--max-line-bytes)")
             offset += length
             continue
         start, offset = offset, offset + len(raw)
@@ -104,7 +109,7 @@ def parse_lines(lines: Iterable[str], limits: JsonLimits = DEFAULT_LIMITS) -> It
             continue
         size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.max_line_bytes else len(text)
         if size > limits.max_line_bytes + (1 if text.endswith("\n") else 0):
-            yield number, None, f"line is {size} bytes, over the limit of {limits.max_line_bytes} (max_line_bytes)"
+            yield number, None, f"line is {size:,} bytes, past the limit of {limits.max_line_bytes:,} (--max-line-bytes)"
             continue
         value, problem = parse_line(text, limits)
         yield number, value, problem
@@ -114,13 +119,13 @@ def parse_line(text: str, limits: JsonLimits = DEFAULT_LIMITS) -> tuple[Any, str
     """One line's JSON value and None, or None and what is wrong with it."""
     depth = nesting_depth(text, limits.max_depth)
     if depth > limits.max_depth:
-        return None, f"nested {depth} deep, over the limit of {limits.max_depth} (max_depth)"
+        return None, f"nested {depth} deep, past the limit of {limits.max_depth} (--max-depth)"
     try:
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as err:
         return None, f"not JSON: {err.msg} (column {err.colno})"
     except RecursionError:  # unreachable below DEPTH_CEILING; kept so no traceback can escape
-        return None, f"nested too deeply for this Python, over the limit of {limits.max_depth} (max_depth)"
+        return None, f"nested too deeply for this Python, within the limit of {limits.max_depth} (--max-depth)"
     except ValueError as err:  # a number json cannot hold (NaN, Infinity, 1e999, 5000 digits)
         return None, f"not JSON memkg can keep: {err}"
     problem = _check_strings(value, limits)
@@ -160,7 +165,7 @@ def _finite_float(text: str) -> float:
 
 
 def _check_strings(value: Any, limits: JsonLimits) -> str | None:
-    """The first string over ``max_string_bytes`` or holding a lone surrogate (not text)."""
+    """The first string over ``max_literal`` characters or holding a lone surrogate (not text)."""
     pending = [value]  # iterative: depth is bounded already, but the walk needs no stack either
     while pending:
         item = pending.pop()
@@ -170,11 +175,9 @@ def _check_strings(value: Any, limits: JsonLimits) -> str | None:
         elif isinstance(item, list):
             pending.extend(item)
         elif isinstance(item, str):
-            if len(item) * 4 > limits.max_string_bytes:
-                size = len(item.encode("utf-8", "surrogatepass"))
-                if size > limits.max_string_bytes:
-                    return (f"a string of {size} bytes ({item[:30]!r}…), over the limit of "
-                            f"{limits.max_string_bytes} (max_string_bytes)")
+            if len(item) > limits.max_literal:
+                return (f"a string of {len(item):,} characters ({item[:30]!r}…), past the limit of "
+                        f"{limits.max_literal:,} (--max-literal)")
             lone = _SURROGATE.search(item)
             if lone:
                 return f"a string holds a lone surrogate \\u{ord(lone.group()):04x}: not Unicode text"

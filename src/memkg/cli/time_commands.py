@@ -53,7 +53,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from ..jsonlines import JsonLimits
 
     try:
-        limits = JsonLimits(max_line_bytes=args.max_line_bytes, max_string_bytes=args.max_string_bytes,
+        limits = JsonLimits(max_line_bytes=args.max_line_bytes, max_literal=args.max_literal,
                             max_depth=args.max_depth)
         assume = timezone_named(args.assume_timezone) if args.assume_timezone else None
     except ValueError as err:
@@ -206,8 +206,8 @@ def register(command: AddCommand) -> None:
     limits = JsonLimits()
     p.add_argument("--max-line-bytes", type=int, default=limits.max_line_bytes, metavar="N",
                    help=f"refuse a longer line (default: {limits.max_line_bytes})")
-    p.add_argument("--max-string-bytes", type=int, default=limits.max_string_bytes, metavar="N",
-                   help=f"refuse a longer JSON string (default: {limits.max_string_bytes})")
+    p.add_argument("--max-literal", type=int, default=limits.max_literal, metavar="CHARS",
+                   help=f"refuse a longer JSON string (default: {limits.max_literal})")
     p.add_argument("--max-depth", type=int, default=limits.max_depth, metavar="N",
                    help=f"refuse JSON nested deeper (default: {limits.max_depth}, at most {DEPTH_CEILING})")
 
