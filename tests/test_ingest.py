@@ -413,3 +413,43 @@ def test_an_unknown_assumed_timezone_is_a_usage_error(tmp_path: Path, capsys) ->
 def test_json_that_cannot_be_kept_is_refused_not_crashed_on(store: MemoryStore, text: str, expected: str) -> None:
     with pytest.raises(IngestError, match=re.escape(expected)):
         ingest_lines(store, [text])
+
+
+def test_ingest_into_a_remote_store_keeps_turns_and_retries(tmp_path: Path, capsys) -> None:
+    from .remote_servers import start_oxigraph
+
+    server = start_oxigraph(tmp_path)
+    if isinstance(server, str):
+        pytest.skip(server)
+    try:
+        path = tmp_path / "chat.jsonl"
+        path.write_text("\n".join([
+            message("e1", "hi", episode="s", sender="lia", recipients=[{"id": "aurora", "type": "agent"}],
+                    attachments=[{"url": "https://e.org/mug.jpg", "caption": "a mug"}]),
+            message("e2", "hello", episode="s", sender="aurora")]) + "\n")
+        remote = ["--endpoint", server.endpoint]
+        assert main([*remote, "ingest", str(path), "--graph", TENANT]) == 0
+        assert main([*remote, "ingest", str(path), "--graph", TENANT]) == 0
+        assert "0 new message(s), 0 unchanged, 2 retried" in capsys.readouterr().out
+        path.write_text(message("e3", "third", episode="s") + "\n")
+        assert main([*remote, "ingest", str(path), "--graph", TENANT]) == 0
+        capsys.readouterr()
+        assert main([*remote, "query", "--format", "json", "SELECT ?turn ?text WHERE { GRAPH ?g { "
+                     "?m mem:turn ?turn ; mem:content ?text } } ORDER BY ?turn"]) == 0
+        bindings = json.loads(capsys.readouterr().out)["results"]["bindings"]
+        assert [(b["turn"]["value"], b["text"]["value"]) for b in bindings] == [("1", "hi"), ("2", "hello"),
+                                                                                ("3", "third")]
+    finally:
+        server.stop()
+
+
+def test_concurrent_ingests_into_one_episode_never_share_a_turn(store: MemoryStore) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(writer: int) -> None:
+        for i in range(5):
+            ingest_lines(store, [message(f"w{writer}-{i}", f"{writer}.{i}", episode="session-3")], graph=TENANT)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(run, range(4)))
+    assert [t for t, _ in conversation(store)] == list(range(1, 21))

@@ -552,6 +552,14 @@ def _ingest(
     if problems:
         raise IngestError(source, problems)
 
+    # Versions, turns and retries are decided from what the store holds: hold its write
+    # lock from the first read to the write, so a concurrent writer cannot slip in between.
+    with store.lock():
+        return _write(store, checked, target, source, total)
+
+
+def _write(store: MemoryStore, checked: list[_Line], target: NamedNode | DefaultGraph, source: str,
+           total: int) -> IngestReport:
     report = IngestReport(lines=total)
     batch = _Batch(store, target)
     versions: dict[NamedNode, tuple[int, str | None]] = {}
