@@ -21,6 +21,7 @@ from .errors import (
 )
 from .model import (
     Action,
+    Attachment,
     Claim,
     Episode,
     Extraction,
@@ -59,6 +60,7 @@ __all__ = [
     "PROV",
     "SENTENCES",
     "Action",
+    "Attachment",
     "BudgetError",
     "Claim",
     "EdgeProperty",
