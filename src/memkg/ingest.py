@@ -185,7 +185,7 @@ def timezone_named(name: str) -> tzinfo:
 
     try:
         return ZoneInfo(text)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder, a name too long
         raise ValueError(f"unknown timezone {name!r} (write UTC, an offset such as +02:00, "
                          "or an IANA name such as Europe/Lisbon)") from None
 
