@@ -122,7 +122,7 @@ def test_stdio_calls_each_tool_and_the_memory_changes_as_told(memory) -> None:
             call = client.call_tool
             said = result(await call("remember_message", {
                 "content": "Actually I switched to coffee", "event_id": "lia-2", "sender": lia["person"],
-                "episode": "urn:x:episode-2", "event_time": "2026-03-01T09:00:00Z"}))
+                "recipients": [lia["person"]], "episode": "urn:x:episode-2", "event_time": "2026-03-01T09:00:00Z"}))
             assert said["duplicate"] is False and said["tenant"] == LIA
             assert result(await call("remember_entity", {"id": "urn:x:coffee", "kind": "Entity"}))["node"] == "urn:x:coffee"
             drinks = result(await call("remember_claim", {
@@ -211,6 +211,8 @@ def test_a_refused_write_names_the_rule_and_the_node_and_writes_nothing(memory) 
                 "subject": "urn:x:stranger", "predicate": seeded["lia"]["prefers"], "object_value": "x",
                 "asserted_by": seeded["lia"]["message"]}))
             assert "TypedVertexShape" in untyped and "urn:x:stranger" in untyped
+            nobody = error(await client.call_tool("remember_message", {"content": "hi", "recipients": ["urn:x:nobody"]}))
+            assert "urn:x:nobody" in nobody and "remember_entity" in nobody
 
     run(body)
     with MemoryStore(store) as opened:

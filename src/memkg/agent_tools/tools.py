@@ -36,7 +36,7 @@ from ..ontology import ONTOLOGY_GRAPH
 from ..results import rows_json
 from ..store import MemoryStore
 from ..terms import new_id
-from ..vocab import mem, prov
+from ..vocab import mem
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "refusal", "tenant_for"]
@@ -188,13 +188,12 @@ class MemoryTools:
         returns the message already stored (``duplicate``: true)."""
         graph = self._writing(grant, tenant)
         _stamp(event_time, "event_time")
-        extra: list[tuple[Any, Any]] = [(mem.recipient, r) for r in _iris(recipients, "recipient")]
-        if episode is not None:
-            extra.append((prov.wasGeneratedBy, _iri(episode, "episode")))
         minted = new_id("message")
         message = Message(
-            id=minted, content=content, event_id=event_id or None,
-            sender=_iri(sender, "sender") if sender is not None else None, event_time=event_time, extra=extra,
+            id=minted, content=content, event_id=event_id or None, event_time=event_time,
+            sender=_iri(sender, "sender") if sender is not None else None,
+            recipients=_iris(recipients, "recipient"),
+            episode=_iri(episode, "episode") if episode is not None else None,
         )
         node = self.store.add(message, graph=graph)
         return {"message": node.value, "duplicate": node != minted, "eventId": event_id, "tenant": _tenant_text(graph)}
