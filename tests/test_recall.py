@@ -340,3 +340,14 @@ def test_hit_to_dict_round_trips() -> None:
     assert d["successor"] == EX + "y" and d["why"] == ["subject: lia"] and d["graph"] is None
     assert Hit(**{**d, "why": tuple(d["why"])}) == hit
     assert timedelta  # (imported for readers of the time tests)
+
+
+@pytest.mark.parametrize("name", ["memkg.recall", "memkg.recall.embedder", "memkg.recall.timeexpr",
+                                  "memkg.recall.index", "memkg.recall.ranking", "memkg.recall.documents",
+                                  "memkg.recall.hits"])
+def test_docstring_examples_of_the_recall_package(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

@@ -564,7 +564,7 @@ class RemoteStore(MemoryStore):
     #: Recall asks the server (see :meth:`recall`): the indexes live beside the served store.
     recall_local = False
 
-    def recall(  # type: ignore[override]
+    def recall(
         self,
         query: str,
         *,

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Store, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store, Triple
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import MEM, MEMX, OWL, RDF, RDFS, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs
@@ -44,15 +44,20 @@ _LINKS = {
 }
 _NOT_VERTEX_TYPES = (RDF, RDFS, OWL, "http://www.w3.org/ns/shacl#")
 
-GraphKey = str  #: "" for the default graph, else the graph's IRI
+GraphKey = str  #: "" for the default graph, "_:label" for a blank node, else the graph's IRI
+Graph = NamedNode | BlankNode | DefaultGraph
 
 
-def graph_key(graph: NamedNode | DefaultGraph) -> GraphKey:
-    return "" if isinstance(graph, DefaultGraph) else graph.value
+def graph_key(graph: Graph) -> GraphKey:
+    if isinstance(graph, DefaultGraph):
+        return ""
+    return f"_:{graph.value}" if isinstance(graph, BlankNode) else graph.value
 
 
-def graph_term(key: GraphKey) -> NamedNode | DefaultGraph:
-    return DefaultGraph() if key == "" else NamedNode(key)
+def graph_term(key: GraphKey) -> Graph:
+    if key == "":
+        return DefaultGraph()
+    return BlankNode(key[2:]) if key.startswith("_:") else NamedNode(key)
 
 
 @dataclass
@@ -127,7 +132,7 @@ class Labeller:
         return humanize(term.value)
 
 
-def derive(store: Store, node: NamedNode, graph: NamedNode | DefaultGraph, labels: Labeller) -> Document | None:
+def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Document | None:
     """The document for ``node`` in ``graph``, or None when recall has nothing to say about it."""
     key = graph_key(graph)
     by: dict[str, list[object]] = {}
@@ -185,7 +190,7 @@ def derive(store: Store, node: NamedNode, graph: NamedNode | DefaultGraph, label
     return doc if doc.text.strip() else None
 
 
-def _source_time(store: Store, source: object, graph: NamedNode | DefaultGraph) -> float | None:
+def _source_time(store: Store, source: object, graph: Graph) -> float | None:
     """A claim without times of its own is dated by the message that asserted it."""
     if not isinstance(source, NamedNode):
         return None
@@ -194,8 +199,8 @@ def _source_time(store: Store, source: object, graph: NamedNode | DefaultGraph) 
     return None
 
 
-def affected(store: Store, subjects: Iterable[tuple[NamedNode, NamedNode | DefaultGraph]],
-             renamed: Iterable[tuple[NamedNode, NamedNode | DefaultGraph]]) -> set[tuple[NamedNode, NamedNode | DefaultGraph]]:
+def affected(store: Store, subjects: Iterable[tuple[NamedNode, Graph]],
+             renamed: Iterable[tuple[NamedNode, Graph]]) -> set[tuple[NamedNode, Graph]]:
     """The nodes whose documents a write may have changed: the subjects it touched, and
     the claims about a vertex whose name changed (their words name it)."""
     out = set(subjects)

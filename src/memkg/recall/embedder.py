@@ -15,6 +15,7 @@ network.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 import threading
 from collections.abc import Sequence
@@ -45,7 +46,8 @@ def _normalised(vectors: Any) -> np.ndarray:
     out = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return out / norms
+    unit: np.ndarray = out / norms
+    return unit
 
 
 class WordLlamaEmbedder:
@@ -62,7 +64,7 @@ class WordLlamaEmbedder:
 
     def __init__(self) -> None:
         try:
-            import wordllama
+            wordllama: Any = importlib.import_module("wordllama")  # untyped: no stubs
         except ImportError as err:  # pragma: no cover - a declared dependency
             raise ImportError("the default recall embedder needs the wordllama package") from err
         self.name = f"wordllama-{getattr(wordllama, '__version__', '0.4')}-l2_supercat-256"

@@ -10,15 +10,19 @@ the index with a fresh derivation; :meth:`RecallIndex.rebuild` derives it all ag
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory as one float32 matrix, loaded on the first
-search, for brute-force cosine similarity with numpy (see benchmarks/README.md
-for why brute force). Removing a document (an erasure) leaves no trace of its
+vectors are also held in memory, loaded on the first search: float16 rows and
+one sign bit per dimension. A search compares the question's bits with every
+row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
+scores the best few thousand exactly (see :meth:`Vectors.similarity`, and
+benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -26,24 +30,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
+from pyoxigraph import NamedNode, Quad, Store
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import MEMX, RDF_TYPE
-from .documents import LABEL_PREDICATES, Document, GraphKey, Labeller, affected, derive, graph_key
+from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key
 from .embedder import Embedder
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+_TABLES = ("fts", "names", "links", "docs", "meta")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    node TEXT NOT NULL, graph TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    node TEXT NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
     t0 REAL, t1 REAL, recorded REAL, episode TEXT, source TEXT, vec BLOB,
     UNIQUE(node, graph));
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
@@ -56,13 +61,26 @@ CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, gra
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+    text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 """
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def scope_token(graph: GraphKey) -> str:
+    """The word standing for a graph in the text index, so a search keeps to its tenants inside
+    FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
+    return "g" + hashlib.blake2b(graph.encode(), digest_size=8).hexdigest()
+
+
 def normalise_name(name: str) -> str:
-    """A name as looked up: lower case, words separated by single spaces."""
-    return " ".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+    """A name as looked up: lower case, words separated by single spaces.
+
+    >>> normalise_name("  Lia-Chen's  ")
+    'lia chen s'
+    """
+    return _NOT_WORD.sub(" ", name.lower()).strip()
 
 
 @dataclass(frozen=True)
@@ -84,13 +102,14 @@ class RecallIndexReport:
         return not self.faults
 
 
-class _Vectors:
+class Vectors:
     """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.ids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.matrix = np.zeros((0, dim), dtype=np.float16)
+        self.bits = np.zeros((0, (dim + 7) // 8), dtype=np.uint8)
         self.graphs = np.zeros(0, dtype=np.int32)
         self.start = np.zeros(0, dtype=np.float64)
         self.end = np.zeros(0, dtype=np.float64)
@@ -112,6 +131,7 @@ class _Vectors:
             cap = max(need, 2 * len(self.ids), 1024)
             self.ids = _grow(self.ids, cap)
             self.matrix = _grow(self.matrix, cap)
+            self.bits = _grow(self.bits, cap)
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
             self.end = _grow(self.end, cap)
@@ -120,6 +140,7 @@ class _Vectors:
         s = slice(self.size, need)
         self.ids[s] = ids
         self.matrix[s] = vectors
+        self.bits[s] = np.packbits(vectors > 0, axis=1)
         self.graphs[s] = [self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
@@ -135,12 +156,40 @@ class _Vectors:
         held = self.ids[: self.size]
         pos = np.minimum(np.searchsorted(held, wanted), self.size - 1)
         pos = pos[held[pos] == wanted]
-        return pos[self.alive[pos]]
+        live: np.ndarray = pos[self.alive[pos]]
+        return live
 
     def remove(self, ids: Iterable[int]) -> None:
         pos = self.positions(ids)
         self.alive[pos] = False
         self.matrix[pos] = 0.0
+        self.bits[pos] = 0
+
+    def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
+
+        Every scoped row gets the estimate its sign bits give (``cos(pi * hamming / dim)``);
+        the ``exact`` best by that estimate, and the rows in ``also``, get the exact cosine
+        (float16 rows, float32 arithmetic, einsum: no multi-threaded BLAS call, which costs
+        more than it saves on a busy machine at these sizes).
+        """
+        n = self.size
+        out = np.full(n, -np.inf, dtype=np.float32)
+        where = np.flatnonzero(scope[:n])
+        if where.size == 0:
+            return out
+        qbits = np.packbits(question > 0)
+        distance = np.bitwise_count(np.bitwise_xor(self.bits[where], qbits)).sum(axis=1, dtype=np.int32)
+        out[where] = np.cos(np.pi * distance / self.dim)
+        if where.size > exact:
+            best = where[np.argpartition(distance, exact - 1)[:exact]]
+        else:
+            best = where
+        if also is not None and also.size:
+            best = np.union1d(best, also[scope[also]])
+        q = question.astype(np.float32)
+        out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
+        return out
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:
@@ -158,7 +207,7 @@ class RecallIndex:
         self.embedder = embedder
         self.read_only = read_only
         self._lock = threading.RLock()
-        self._vectors: _Vectors | None = None
+        self._vectors: Vectors | None = None
         self.labels = Labeller(store)
         if path is None:
             uri, flags = ":memory:", {}
@@ -171,6 +220,9 @@ class RecallIndex:
             self.db.execute("PRAGMA secure_delete=ON")
             self.db.execute("PRAGMA journal_mode=WAL" if path is not None else "PRAGMA journal_mode=MEMORY")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "meta" in tables and self.meta("schema") != SCHEMA_VERSION:
+                self._drop()  # an index from another version of memkg: derived data, built again
             self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA cache_size=-65536")
 
@@ -187,12 +239,19 @@ class RecallIndex:
     @property
     def built(self) -> bool:
         """Whether the index holds the whole store (a full build finished), with this embedder."""
-        return self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
+        return (self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
+                and self.meta("schema") == SCHEMA_VERSION)
+
+    def _drop(self) -> None:
+        for table in _TABLES:
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def close(self) -> None:
+        """Close the database and let go of the store (so its directory can be opened again)."""
         with self._lock:
             self.db.close()
             self._vectors = None
+            del self.store, self.labels
 
     # -- writing -----------------------------------------------------------------------
 
@@ -200,7 +259,7 @@ class RecallIndex:
         """Derive every document again from the store, in one transaction; returns how many."""
         with self._lock:
             self.labels.forget()
-            nodes: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
+            nodes: dict[tuple[NamedNode, Graph], None] = {}
             for q in self.store.quads_for_pattern(None, None, None, None):
                 if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
                         and not q.predicate.value.startswith(MEMX):
@@ -208,10 +267,10 @@ class RecallIndex:
             docs = [d for n, g in nodes for d in [derive(self.store, n, g, self.labels)] if d is not None]
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("docs", "links", "names"):
-                    self.db.execute(f"DELETE FROM {table}")
-                self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-                self.db.execute("DELETE FROM sqlite_sequence WHERE name = 'docs'")
+                self._drop()
+                for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
+                    if statement.strip():
+                        self.db.execute(statement)
                 self._insert(docs)
                 for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1")):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -229,8 +288,8 @@ class RecallIndex:
         Every node the write touched has its document derived again; documents
         that changed are replaced, those that are gone removed (and scrubbed).
         """
-        touched: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
-        renamed: dict[tuple[NamedNode, NamedNode | DefaultGraph], None] = {}
+        touched: dict[tuple[NamedNode, Graph], None] = {}
+        renamed: dict[tuple[NamedNode, Graph], None] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
@@ -268,13 +327,13 @@ class RecallIndex:
                 self._scrub()
 
     def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
-        rows: list[tuple[int, str]] = []
+        rows: list[tuple[int, str, str]] = []
         for node, graph in keys:
-            rows += self.db.execute("SELECT id, text FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
+            rows += self.db.execute("SELECT id, text, scope FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
         if not rows:
             return []
         ids = [r[0] for r in rows]
-        self.db.executemany("INSERT INTO fts(fts, rowid, text) VALUES('delete', ?, ?)", rows)
+        self.db.executemany("INSERT INTO fts(fts, rowid, text, scope) VALUES('delete', ?, ?, ?)", rows)
         for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
             self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
         if self._vectors is not None:
@@ -292,12 +351,14 @@ class RecallIndex:
         ids: list[int] = []
         for d, v in zip(docs, packed):
             cur = self.db.execute(
-                "INSERT INTO docs(node, graph, kind, text, t0, t1, recorded, episode, source, vec) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (d.node, d.graph, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source, v.tobytes()),
+                "INSERT INTO docs(node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (d.node, d.graph, scope_token(d.graph), d.kind, d.text, d.start, d.end, d.recorded, d.episode,
+                 d.source, v.tobytes()),
             )
             ids.append(int(cur.lastrowid or 0))
-        self.db.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", [(i, d.text) for i, d in zip(ids, docs)])
+        self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
+                            [(i, d.text, scope_token(d.graph)) for i, d in zip(ids, docs)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
                             [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
         names = []
@@ -321,28 +382,34 @@ class RecallIndex:
 
     # -- reading -----------------------------------------------------------------------
 
-    def vectors(self) -> _Vectors:
+    def vectors(self) -> Vectors:
         """The in-memory vectors, loaded from the database on first use."""
         with self._lock:
             if self._vectors is None:
-                v = _Vectors(self.embedder.dim)
+                v = Vectors(self.embedder.dim)
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
                 if rows:
                     blob = b"".join(r[5] for r in rows)
-                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
+                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1)
                     v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
                              [r[3] for r in rows], [r[4] for r in rows])
                 self._vectors = v
             return self._vectors
 
-    def lexical(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """BM25 over the documents' text: (document id, score, higher is better), best first."""
+    def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
+        """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
+        better), best first. ``match`` is an FTS5 query over the text column."""
         if not match:
             return []
+        if graphs is not None:
+            if not graphs:
+                return []
+            match = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND text : ({match})"
         with self._lock:
             try:
                 rows = self.db.execute(
-                    "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (match, limit)
+                    "SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
+                    (match, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return []
@@ -393,6 +460,26 @@ class RecallIndex:
                                    [*entities, limit]).fetchall()
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
+    def senders(self, docs: Sequence[int]) -> dict[str, int]:
+        """The senders of ``docs`` (vertex → rank of the first document it sent)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for rank, d in enumerate(docs):
+                for (entity,) in self.db.execute("SELECT entity FROM links WHERE doc = ? AND role = 'sender'", (d,)):
+                    out.setdefault(entity, rank)
+        return out
+
+    def said_by(self, senders: Sequence[str], docs: Sequence[int]) -> list[tuple[int, str]]:
+        """Which of ``docs`` one of ``senders`` sent: (document id, sender)."""
+        if not senders or not docs:
+            return []
+        wanted = set(docs)
+        marks = ",".join("?" * len(senders))
+        with self._lock:
+            rows = self.db.execute(f"SELECT doc, entity FROM links WHERE role = 'sender' AND entity IN ({marks})",
+                                   list(senders)).fetchall()
+        return [(int(d), e) for d, e in rows if d in wanted]
+
     def neighbours(self, doc: dict[str, object], graph: GraphKey) -> list[tuple[int, str]]:
         """Documents next to ``doc`` in the memory's graph: the turns before and after it in its
         episode, the claims it asserted, the message that asserted it. (document id, link)."""
@@ -426,14 +513,13 @@ class RecallIndex:
         faults: list[IndexFault] = []
         with self._lock:
             labels = Labeller(self.store)
-            expected: dict[tuple[str, GraphKey], Document] = {}
+            expected: dict[tuple[str, GraphKey], Document | None] = {}
             for q in self.store.quads_for_pattern(None, None, None, None):
                 if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
                         and not q.predicate.value.startswith(MEMX):
                     key = (q.subject.value, graph_key(q.graph_name))
                     if key not in expected:
-                        d = derive(self.store, q.subject, q.graph_name, labels)
-                        expected[key] = d  # type: ignore[assignment]
+                        expected[key] = derive(self.store, q.subject, q.graph_name, labels)
             held = {(r[1], r[2]): r for r in self.db.execute(
                 "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source, vec IS NOT NULL FROM docs")}
             for key, d in expected.items():

@@ -23,20 +23,22 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from pyoxigraph import Literal, NamedNode, Store
+from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from ..vocab import mem
-from .documents import GraphKey, graph_term, seconds
+from .documents import Graph, GraphKey, graph_term, seconds
 from .hits import Hit
-from .index import RecallIndex, normalise_name
+from .index import RecallIndex, Vectors, normalise_name
 from .timeexpr import Period, find_periods, strip_periods
 
 __all__ = ["RecallConfig", "rank"]
+
+Subject = NamedNode | BlankNode | Triple
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class RecallConfig:
 
     #: Candidates each signal contributes before fusion.
     candidates: int = 100
+    #: Documents whose vectors are compared exactly (the rest by their sign bits only).
+    exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
     rrf_k: int = 60
     weights: dict[str, float] = field(default_factory=lambda: {
@@ -52,6 +56,8 @@ class RecallConfig:
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
+    #: How many of the best hits lend their sender to a question that names nobody (0: none).
+    speakers: int = 0
     #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
     outside_period: float = 0.1
     untimed: float = 0.5
@@ -74,6 +80,7 @@ there these they this those through to too under until up very was we were what 
 will with would you your yours yourself yourselves tell told say said ever anything something thing things kind
 know think get got also much many one ones like really
 """.split())
+_POSSESSIVE = re.compile(r"'s$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
@@ -83,7 +90,7 @@ def words(text: str) -> list[str]:
 
 def match_expression(text: str) -> str:
     """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
-    terms = [w.replace("'", "") for w in words(text) if w not in _STOPWORDS and len(w) > 1]
+    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
     return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
 
 
@@ -135,12 +142,31 @@ def rank(
         return [(keep[d], d, s) for d, s in hits if d in keep]
 
     # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
-    periods = _periods(index, query, reference, in_scope, vectors)
+    periods = _periods(index, query, reference, in_scope, vectors, graphs)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 4))
+    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
     question_vector = index.embedder.embed([text])[0]
-    similarity = vectors.matrix[:n] @ question_vector if n else np.zeros(0, dtype=np.float32)
     entities = _entities(index, query, graphs)
+    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
+    linked = np.zeros(n, dtype=bool)
+    if entities:
+        for d, entity, role in index.linked(sorted(entities)):
+            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
+        linked[vectors.positions(sorted(linked_roles))] = True
+    in_period = np.zeros(n, dtype=bool)
+    if periods:
+        start, end = vectors.start[:n], vectors.end[:n]
+        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
+        start_or_min = np.where(np.isnan(start), -np.inf, start)
+        timed = ~(np.isnan(start) & np.isnan(end))
+        for period in periods:
+            in_period |= timed & (start_or_min < period.end.timestamp()) & (end_or_start > period.start.timestamp())
+    # Exact cosines where the lists are decided: the best by sign bits, and the documents the
+    # entity and time lists choose among (when they are few).
+    focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
+    few = [f for f in focus if f.size <= cfg.exact_vectors]
+    also = np.concatenate(few) if few else None
+    similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
 
     lists: dict[str, list[int]] = {}
     lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
@@ -148,26 +174,13 @@ def rank(
     # Entity and time rank their documents by how well they match the question too.
     lex_score = np.zeros(n, dtype=np.float32)
     if lexical:
-        best = max(s for _, _, s in lexical) or 1.0
-        for p, _, s in lexical:
-            lex_score[p] = s / best
+        best = max(score for _, _, score in lexical) or 1.0
+        for row, _, score in lexical:
+            lex_score[row] = score / best
     combined = similarity + 0.5 * lex_score
-    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
     if entities:
-        for d, entity, role in index.linked(sorted(entities)):
-            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
-        pos = vectors.positions(sorted(linked_roles))
-        mask = np.zeros(n, dtype=bool)
-        mask[pos] = True
-        lists["entity"] = _top(combined, scope & mask, cfg.candidates, vectors.ids)
-    in_period = np.zeros(n, dtype=bool)
+        lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
     if periods:
-        start, end = vectors.start[:n], vectors.end[:n]
-        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
-        start_or_min = np.where(np.isnan(start), -np.inf, start)
-        timed = ~(np.isnan(start) & np.isnan(end))
-        for p in periods:
-            in_period |= timed & (start_or_min < p.end.timestamp()) & (end_or_start > p.start.timestamp())
         lists["time"] = _top(combined, scope & in_period, cfg.candidates, vectors.ids)
 
     # Fusion.
@@ -184,17 +197,17 @@ def rank(
         for d in index.documents_of(sorted(entities)):
             if d in candidates:
                 candidates[d].factor *= cfg.named_vertex
-    position = {int(vectors.ids[p]): int(p) for p in vectors.positions(sorted(candidates))}
+    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
     if periods:
         timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
         for d, c in candidates.items():
-            p = position.get(d)
-            if p is None:
+            at_row = position.get(d)
+            if at_row is None:
                 continue
-            if in_period[p]:
+            if in_period[at_row]:
                 c.why.append("in " + ", ".join(x.phrase for x in periods))
             else:
-                c.factor *= cfg.outside_period if timed_all[p] else cfg.untimed
+                c.factor *= cfg.outside_period if timed_all[at_row] else cfg.untimed
 
     # The graph around the strongest hits.
     ordered = sorted(candidates.values(), key=lambda c: -c.score)
@@ -206,8 +219,8 @@ def rank(
         if doc is None:
             continue
         for neighbour, link in index.neighbours(doc, str(doc["graph"])):
-            p = vectors.positions([neighbour])
-            if not p.size or not scope[p[0]]:
+            rows = vectors.positions([neighbour])
+            if not rows.size or not scope[rows[0]]:
                 continue
             nb = candidates.setdefault(neighbour, _Candidate(neighbour))
             gain = weight / (cfg.rrf_k + r + 1)
@@ -215,7 +228,17 @@ def rank(
                 nb.contributions["graph"] = gain
                 nb.why.append(f"{link} {doc['node']}")
             if periods and neighbour not in position:
-                nb.factor *= 1.0 if in_period[p[0]] else cfg.outside_period
+                nb.factor *= 1.0 if in_period[rows[0]] else cfg.outside_period
+    # A question that names nobody ("the person who works at Halden Labs") is often about
+    # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
+    if not entities and cfg.speakers:
+        speakers = index.senders([c.doc for c in strong[: cfg.speakers]])
+        for r, (d, speaker) in enumerate(index.said_by(list(speakers), list(candidates))):
+            c = candidates[d]
+            gain = weight / (cfg.rrf_k + speakers[speaker] + 1)
+            if c.contributions.get("graph", 0.0) < gain:
+                c.contributions["graph"] = gain
+                c.why.append(f"said by {speaker}, as a top hit")
 
     # Versions: superseded, retracted and no-longer-valid claims go below their successors.
     ordered = sorted(candidates.values(), key=lambda c: -c.score)[: max(4 * k, 40)]
@@ -233,12 +256,12 @@ def rank(
             if successor is not None:
                 succ_id = index.find(successor, str(doc["graph"]))
                 if succ_id is not None and succ_id not in docs:
-                    p = vectors.positions([succ_id])
-                    if p.size and scope[p[0]]:
-                        s = candidates.setdefault(succ_id, _Candidate(succ_id))
-                        s.contributions["graph"] = max(s.contributions.get("graph", 0.0), c.score / cfg.superseded)
-                        s.why.append(f"successor of {doc['node']}")
-                        ordered.append(s)
+                    rows = vectors.positions([succ_id])
+                    if rows.size and scope[rows[0]]:
+                        succ = candidates.setdefault(succ_id, _Candidate(succ_id))
+                        succ.contributions["graph"] = max(succ.contributions.get("graph", 0.0), c.score / cfg.superseded)
+                        succ.why.append(f"successor of {doc['node']}")
+                        ordered.append(succ)
         elif status in ("retracted", "withdrawn"):
             c.factor *= cfg.retracted
         elif status == "not-valid":
@@ -251,29 +274,28 @@ def rank(
 
     # Diversify and check each hit against the store.
     ordered.sort(key=lambda c: -c.score)
+    rows = vectors.positions(c.doc for c in ordered)
+    row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
+    unit = vectors.matrix[rows].astype(np.float32)
+    alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
     hits: list[Hit] = []
-    kept: list[tuple[int, str, str]] = []  # (position, kind, normalised text)
+    kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
     folded: dict[int, list[str]] = defaultdict(list)
     for c in ordered:
         doc = docs.get(c.doc)
-        if doc is None or not _held(store, doc):
+        if doc is None:
             continue
-        p = vectors.positions([c.doc])
+        row = row_of.get(c.doc, -1)
         norm = normalise_name(str(doc["text"]))
-        twin = None
-        for i, (q, kind, other) in enumerate(kept):
-            if kind != doc["kind"]:
-                continue
-            if other == norm or (p.size and float(vectors.matrix[p[0]] @ vectors.matrix[q]) >= cfg.duplicate_similarity):
-                twin = i
-                break
+        twin = next((i for i, (r, kind, other) in enumerate(kept) if kind == doc["kind"] and (
+            other == norm or (row >= 0 and r >= 0 and alike[row, r]))), None)
+        if (twin is None and len(hits) == k) or not _held(store, doc):
+            continue
         if twin is not None:
             folded[twin].append(str(doc["node"]))
             continue
-        if len(hits) == k:
-            continue
         status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
-        kept.append((int(p[0]) if p.size else -1, str(doc["kind"]), norm))
+        kept.append((row, str(doc["kind"]), norm))
         hits.append(Hit(
             node=str(doc["node"]), kind=str(doc["kind"]), score=c.score, text=str(doc["text"]),
             signals={s: v * c.factor for s, v in c.contributions.items()}, status=status,
@@ -298,13 +320,15 @@ def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> li
     return [int(ids[i]) for i in where[order]]
 
 
-def _periods(index: RecallIndex, query: str, reference: datetime, in_scope, vectors) -> list[Period]:  # type: ignore[no-untyped-def]
+def _periods(index: RecallIndex, query: str, reference: datetime,
+             in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
+             vectors: Vectors, graphs: Sequence[GraphKey] | None) -> list[Period]:
     """The question's periods; an anchor ("before the move") is dated by its best lexical match."""
     out: list[Period] = []
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20))[:5]:
+            for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))[:5]:
                 t = vectors.start[pos]
                 if not np.isnan(t):
                     when = datetime.fromtimestamp(float(t), timezone.utc)
@@ -344,8 +368,8 @@ def _held(store: Store, doc: dict[str, object]) -> bool:
                                                      graph_term(str(doc["graph"]))))
 
 
-def _recorded(store: Store, node: object, graph: object) -> float | None:
-    for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):  # type: ignore[arg-type]
+def _recorded(store: Store, node: Subject, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):
         return seconds(q.object)
     return None
 
@@ -355,7 +379,7 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     node, graph = NamedNode(str(doc["node"])), graph_term(str(doc["graph"]))
     limit = known_at.timestamp() if known_at is not None else None
 
-    def known(by: object) -> bool:
+    def known(by: Subject) -> bool:
         if limit is None:
             return True
         t = _recorded(store, by, graph)
@@ -363,10 +387,12 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
 
     for q in store.quads_for_pattern(None, mem.retracts, node, graph):
         if known(q.subject):
-            return ("retracted" if doc["kind"] in ("Claim", "Occurrence") else "withdrawn"), None, q.subject.value
+            by = q.subject.value if isinstance(q.subject, (NamedNode, BlankNode)) else str(q.subject)
+            return ("retracted" if doc["kind"] in ("Claim", "Occurrence") else "withdrawn"), None, by
     if doc["kind"] not in ("Claim", "Occurrence"):
         return "current", None, None
-    successors = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph) if known(q.subject)]
+    successors = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
+                  if isinstance(q.subject, NamedNode) and known(q.subject)]
     if successors:
         return "superseded", _latest(store, successors[0], graph, known).value, None
     start = _literal_seconds(store, node, mem.validFrom, graph)
@@ -376,20 +402,20 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     return "current", None, None
 
 
-def _latest(store: Store, node, graph, known) -> NamedNode:  # type: ignore[no-untyped-def]
+def _latest(store: Store, node: NamedNode, graph: Graph, known: Callable[[Subject], bool]) -> NamedNode:
     """The end of a supersession chain from ``node`` (the current version), cycles refused by the shapes."""
     seen = {node}
     while True:
         nxt = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
-               if known(q.subject) and q.subject not in seen]
+               if isinstance(q.subject, NamedNode) and known(q.subject) and q.subject not in seen]
         if not nxt:
             return node
         node = nxt[0]
         seen.add(node)
 
 
-def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: object) -> float | None:
-    for q in store.quads_for_pattern(node, p, None, graph):  # type: ignore[arg-type]
+def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, p, None, graph):
         if isinstance(q.object, Literal):
             return seconds(q.object)
     return None
