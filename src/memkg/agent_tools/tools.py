@@ -318,14 +318,15 @@ class MemoryTools:
         """A claim's versions, lineage and support, and whether it still stands and holds now."""
         graph = tenant_for(grant, tenant)
         node = _iri(claim, "claim")
-        found, where = self.store.get_claim(node, graph=graph)
-        scope = graph if graph is not None else (where if isinstance(where, NamedNode) else None)
-        versions = timeline.history(self.store, node, tenant=_tenant_text(scope))
-        sup = provenance.support(self.store, node, tenant=scope)
-        lin = provenance.lineage(self.store, node, tenant=scope)
-        subject = found.triple().subject
-        about = {"subject": subject.value} if isinstance(subject, NamedNode) else {}
-        current = [row["claim"] for row in self._view(grant, "current", about, scope)]
+        with self.store.lock():  # one consistent reading: no write lands between its parts
+            found, where = self.store.get_claim(node, graph=graph)
+            scope = graph if graph is not None else (where if isinstance(where, NamedNode) else None)
+            versions = timeline.history(self.store, node, tenant=_tenant_text(scope))
+            sup = provenance.support(self.store, node, tenant=scope)
+            lin = provenance.lineage(self.store, node, tenant=scope)
+            subject = found.triple().subject
+            about = {"subject": subject.value} if isinstance(subject, NamedNode) else {}
+            current = [row["claim"] for row in self._view(grant, "current", about, scope)]
         newer = [v.claim.value for v in versions if v.claim != node and v.claim in current]
         return {
             "claim": node.value,
