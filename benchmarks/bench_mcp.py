@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -115,24 +117,43 @@ def make_calls(tools: MemoryTools, stdio, http):
     return {"python": {"remember_message": py_remember, "recall": py_recall}, "stdio": over(stdio), "http": over(http)}
 
 
+def server_pid(store: Path) -> int:
+    """The pid of the ``memkg mcp`` the SDK launched on ``store`` (stdio)."""
+    found = subprocess.run(["pgrep", "-f", "--", f"--store {store} mcp"], capture_output=True, text=True)
+    return int(found.stdout.split()[0])
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(paths: dict[str, Path], tokens: Path, calls: int, warmup: int) -> dict:
     """Every call on every path, interleaved in a shuffled order, so that the three paths share
     the machine's noise; each path works on its own copy of the same store."""
     rng = random.Random(1)
     samples: dict[str, dict[str, list[float]]] = {p: {"remember_message": [], "recall": []} for p in paths}
+    cpu = {p: 0.0 for p in paths}  # CPU seconds of the measured calls: this process (python), each server
     with MemoryStore(paths["python"]) as store, HttpServer(paths["http"], "--tokens", str(tokens)) as server:
         async with stdio_client(paths["stdio"]) as stdio, http_client(server.url, TOKEN) as http:
+            pids = {"stdio": server_pid(paths["stdio"]), "http": server.process.pid}
             calls_by_path = make_calls(MemoryTools(store), stdio, http)
             for i in range(warmup + calls):
+                if i == warmup:
+                    cpu.update({p: -process_cpu(pid) for p, pid in pids.items()})
                 for tool in ("remember_message", "recall"):
                     order = list(paths)
                     rng.shuffle(order)
                     for path in order:
-                        started = time.perf_counter()
+                        started, started_cpu = time.perf_counter(), time.process_time()
                         await calls_by_path[path][tool](i, path)
                         if i >= warmup:
                             samples[path][tool].append(time.perf_counter() - started)
-    out: dict = {}
+                            if path == "python":
+                                cpu["python"] += time.process_time() - started_cpu
+            cpu.update({p: cpu[p] + process_cpu(pid) for p, pid in pids.items()})
+    out: dict = {"cpu_ms_per_call": {p: c / (2 * calls) * 1000 for p, c in cpu.items()}}
     for path, by_tool in samples.items():
         out[path] = {}
         for tool, xs in by_tool.items():
@@ -166,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             s = phases[phase][tool]
             over = "" if phase == "python" else f"{s['overhead_p50']:+.2f}"
             print(f"| {tool} | {phase} | {s['p50']:.2f} | {s['p95']:.2f} | {over} |")
+    per_call = phases["cpu_ms_per_call"]
+    print("\nCPU per call (both tools, averaged): " + ", ".join(
+        f"{p} {per_call[p]:.2f} ms" + ("" if p == "python" else f" (server process, {per_call[p] - per_call['python']:+.2f})")
+        for p in ("python", "stdio", "http")))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 0
