@@ -125,7 +125,9 @@ def normal_client(port: int, token: str, tenant: str, start: float, until: float
     time.sleep(max(0.0, start - time.time()))
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     auth = {"Authorization": f"Bearer {token}"}
-    latencies, errors, n = [], 0, 0
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    n = 0
     while time.time() < until:
         n += 1
         started = time.monotonic()
@@ -137,13 +139,13 @@ def normal_client(port: int, token: str, tenant: str, start: float, until: float
             else:
                 status = request(conn, "GET", f"/views/current?tenant={tenant}",
                                  headers={"Accept": "text/csv", **auth})
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException) as err:
             conn.close()
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            status = 0
+            status = type(err).__name__
         latencies.append(time.monotonic() - started)
         if status not in (200, 201, 204):
-            errors += 1
+            errors[str(status)] = errors.get(str(status), 0) + 1
     out.put(("normal", latencies, errors))
 
 
@@ -168,9 +170,12 @@ def attacks(listener_port: int) -> list[tuple[str, str, str, bytes | str, dict[s
 
 
 def hostile_client(
-    port: int, listener_port: int, offset: int, start: float, until: float, out: multiprocessing.Queue
+    port: int, listener_port: int, offset: int, start: float, until: float, out: multiprocessing.Queue,
+    only: tuple[str, ...] = (), nice: bool = True,
 ) -> None:
-    plan = attacks(listener_port)
+    plan = [a for a in attacks(listener_port) if not only or a[0] in only]
+    if nice:
+        os.nice(19)  # the attacker's own CPU stands apart from the server's, as on another machine
     time.sleep(max(0.0, start - time.time()))
     statuses: dict[str, dict[int, int]] = {}
     n = offset
@@ -192,7 +197,7 @@ def hostile_client(
             status = 0
         statuses.setdefault(name, {}).setdefault(status, 0)
         statuses[name][status] += 1
-    out.put(("hostile", statuses, 0))
+    out.put(("hostile", statuses, {}))
 
 
 def peak_kib(pid: int) -> int:
@@ -212,7 +217,10 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def phase(port: int, listener_port: int, seconds: float, normal: int, hostile: int) -> dict:
+def phase(
+    port: int, listener_port: int, seconds: float, normal: int, hostile: int, only: tuple[str, ...] = (),
+    nice: bool = True,
+) -> dict:
     start = time.time() + 5  # the clients start (imports) first, then all begin at once
     until = start + seconds
     ctx = multiprocessing.get_context("spawn")
@@ -222,17 +230,18 @@ def phase(port: int, listener_port: int, seconds: float, normal: int, hostile: i
         token, tenant = (("lia-token", LIA), ("bob-token", BOB))[i % 2]
         procs.append(ctx.Process(target=normal_client, args=(port, token, tenant, start, until, out)))
     for i in range(hostile):
-        procs.append(ctx.Process(target=hostile_client, args=(port, listener_port, i * 3, start, until, out)))
+        procs.append(ctx.Process(target=hostile_client, args=(port, listener_port, i * 3, start, until, out, only, nice)))
     for p in procs:
         p.start()
     latencies: list[float] = []
-    errors = 0
+    errors: dict[str, int] = {}
     statuses: dict[str, dict[int, int]] = {}
     for _ in procs:
         kind, data, errs = out.get(timeout=seconds + 180)
         if kind == "normal":
             latencies += data
-            errors += errs
+            for status, count in errs.items():
+                errors[status] = errors.get(status, 0) + count
         else:
             for name, counts in data.items():
                 for status, count in counts.items():
@@ -251,7 +260,8 @@ def summary(phases: list[dict]) -> dict:
         "requests_per_s": len(latencies) / seconds,
         "p50_ms": 1000 * statistics.median(latencies) if latencies else None,
         "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
-        "errors": sum(p["errors"] for p in phases),
+        "errors": sum(n for p in phases for n in p["errors"].values()),
+        "error_statuses": {k: sum(p["errors"].get(k, 0) for p in phases) for p in phases for k in p["errors"]},
     }
 
 
@@ -264,6 +274,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=2.0)
     parser.add_argument("--claims", type=int, default=2000, help="claims per tenant besides the examples")
+    parser.add_argument("--only", action="append", default=[], metavar="ATTACK",
+                        help="run only this attack (repeatable; names as in the report)")
+    parser.add_argument("--hostile-nice", type=int, default=1, choices=[0, 1],
+                        help="1 (default): hostile clients run at nice 19, their own CPU standing for another "
+                             "machine's; 0: at normal priority, competing with the server for the same cores")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
 
@@ -278,7 +293,8 @@ def main() -> None:
             quiet, attack = [], []
             for r in range(args.rounds):
                 quiet.append(phase(port, listener.port, args.seconds, args.normal, 0))
-                attack.append(phase(port, listener.port, args.seconds, args.normal, args.hostile))
+                attack.append(phase(port, listener.port, args.seconds, args.normal, args.hostile, tuple(args.only),
+                                    bool(args.hostile_nice)))
                 print(f"round {r + 1}: quiet {summary(quiet[-1:])}, attack {summary(attack[-1:])}", file=sys.stderr)
             alive = server.poll() is None
             server_peak = peak_kib(server.pid)
@@ -308,6 +324,8 @@ def main() -> None:
     print(f"server peak memory {result['server_peak_mib']:.0f} MiB, worker peak {result['worker_peak_mib']:.0f} MiB; "
           f"listener connections {listener.connections}; server alive through the attack: {alive}")
     print("hostile requests:", json.dumps(statuses))
+    print("normal requests that failed, quiet:", json.dumps(q["error_statuses"]), "under attack:",
+          json.dumps(a["error_statuses"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
 

@@ -594,8 +594,7 @@ class RemoteStore(MemoryStore):
                     f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
                     f"serve, or recall where the store is (--store)", status=err.status) from None
             raise
-        return [Hit(**{**h, "why": tuple(h.get("why", ())), "duplicates": tuple(h.get("duplicates", ()))})
-                for h in json.loads(body)["hits"]]
+        return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
 
     def support_index(self) -> None:  # type: ignore[override]
         """Never: other clients write to the server, so no copy here could be kept current."""

@@ -58,6 +58,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFor
 from . import index as claim_index
 from .access import Forbidden, Grant, can_write_graph, require_write
 from .errors import MemkgError, ParseError
+from .limits import Limits
 from .ontology import ONTOLOGY_GRAPH
 from .sparql_lexer import Prologue, Token, hides_keyword, matching, tokenize
 from .store import MemoryStore
@@ -65,6 +66,10 @@ from .vocab import MEMX, PREFIXES
 
 Graph = NamedNode | DefaultGraph
 Term = NamedNode | BlankNode | Literal | Triple
+
+
+#: What a library caller's update is held to by default: the nesting the parsers survive, any size.
+NESTING_ONLY = Limits(max_query=None, max_update=None, max_body=None)
 
 
 class UnsupportedUpdate(MemkgError, ValueError):
@@ -133,13 +138,18 @@ def plan_update(
     using_graphs: Iterable[str | NamedNode] = (),
     using_named_graphs: Iterable[str | NamedNode] = (),
     base_iri: str | None = None,
+    limits: Limits | None = NESTING_ONLY,
 ) -> Change:
     """The net change ``update_text`` would make, without making it (same arguments and errors).
 
     ``store`` may be a plain pyoxigraph store holding the same data (the endpoint plans on a
-    read-only snapshot, in a sandboxed worker, and applies the plan itself).
+    read-only snapshot, in a sandboxed worker, and applies the plan itself). ``limits``: the
+    nesting (and size) the text may have, :class:`~memkg.limits.LimitExceeded` beyond; None
+    when the caller checked already.
     """
     require_write(grant)
+    if limits is not None:
+        limits.check_update(update_text)
     tokens = _split_glued(tokenize(update_text, source="<update>"))
     for tok in tokens:
         if grant.restricted and hides_keyword(tok, "SERVICE"):

@@ -42,6 +42,8 @@ READY = "ready"
 #: The stack of the thread that runs jobs (virtual memory: pages are used as it grows).
 #: Nesting within memkg.limits' bound needs a few MiB; this leaves a wide margin.
 JOB_STACK = 256 << 20
+#: Seconds after which a job runs at the lowest CPU priority (nice 19).
+LONG_JOB = 0.5
 
 
 class _Snapshots:
@@ -73,9 +75,7 @@ def main(conn: Connection, sandboxed: bool = False) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="memkg-orphan-check", daemon=True).start()
     threading.stack_size(JOB_STACK)
-    loop = threading.Thread(target=_serve, args=(conn,), name="memkg-jobs")
-    loop.start()
-    loop.join()
+    _serve(conn)
 
 
 def _serve(conn: Connection) -> None:
@@ -89,7 +89,25 @@ def _serve(conn: Connection) -> None:
             return
         if job is None:
             return
-        jobs.send(conn, run(job, snapshots))
+        jobs.send(conn, _run_on_own_thread(job, snapshots))
+
+
+def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
+    """Run one job on a fresh thread (with the large stack); a job still running after
+    :data:`LONG_JOB` seconds goes to the lowest CPU priority, so that a runaway request
+    (stopped at ``--timeout`` anyway) takes CPU only from what nobody else wants. The
+    thread ends with the job: the next one starts at the normal priority again."""
+    replies: list[Reply] = []
+    thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
+    thread.start()
+    thread.join(LONG_JOB)
+    if thread.is_alive() and thread.native_id is not None and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, thread.native_id, 19)
+        except OSError:
+            pass  # a politeness, not a guarantee
+        thread.join()
+    return replies[0]
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -158,7 +176,7 @@ def _plan(store: Store, job: UpdateJob) -> Plan:
     job.limits.check_update(job.update)
     change = plan_update(
         store, job.update, grant=job.grant, using_graphs=job.using_graphs,
-        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri,
+        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri, limits=None,
     )
     return Plan(change.remove, change.add)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["Hit", "RecallAnswer", "SIGNALS"]
@@ -42,6 +42,15 @@ class Hit:
     retracted_by: str | None = None
     why: tuple[str, ...] = ()
     duplicates: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Hit":
+        """A hit read back from :meth:`to_dict`'s JSON (keys it does not know are left out)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["why"] = tuple(values.get("why", ()))
+        values["duplicates"] = tuple(values.get("duplicates", ()))
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """The hit as JSON-ready values (SPEC section 7: node, kind, score, text, signals; and the rest)."""

@@ -60,6 +60,7 @@ class RecallConfig:
     speakers: int = 0
     #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
     outside_period: float = 0.1
+    outside_anchored: float = 0.5  #: the same for a period dated by the memory ("before the move")
     untimed: float = 0.5
     #: Score factors for claims that are no longer current.
     superseded: float = 0.3
@@ -142,10 +143,6 @@ def rank(
         return [(keep[d], d, s) for d, s in hits if d in keep]
 
     # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
-    periods = _periods(index, query, reference, in_scope, vectors, graphs)
-    text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
-    question_vector = index.embedder.embed([text])[0]
     entities = _entities(index, query, graphs)
     linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
     linked = np.zeros(n, dtype=bool)
@@ -153,6 +150,10 @@ def rank(
         for d, entity, role in index.linked(sorted(entities)):
             linked_roles.setdefault(d, f"{role}: {entities[entity]}")
         linked[vectors.positions(sorted(linked_roles))] = True
+    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked)
+    text = strip_periods(query, periods) or query
+    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
+    question_vector = index.embedder.embed([text])[0]
     in_period = np.zeros(n, dtype=bool)
     if periods:
         start, end = vectors.start[:n], vectors.end[:n]
@@ -198,7 +199,9 @@ def rank(
             if d in candidates:
                 candidates[d].factor *= cfg.named_vertex
     position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
-    if periods:
+    # A period dated by the memory ("before the move") is less certain than one the question dates.
+    outside = cfg.outside_period if any(not x.dated_by_memory for x in periods) else cfg.outside_anchored
+    if periods and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
         timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
         for d, c in candidates.items():
             at_row = position.get(d)
@@ -206,8 +209,10 @@ def rank(
                 continue
             if in_period[at_row]:
                 c.why.append("in " + ", ".join(x.phrase for x in periods))
+            elif timed_all[at_row]:
+                c.factor *= outside
             else:
-                c.factor *= cfg.outside_period if timed_all[at_row] else cfg.untimed
+                c.factor *= cfg.untimed
 
     # The graph around the strongest hits.
     ordered = sorted(candidates.values(), key=lambda c: -c.score)
@@ -227,8 +232,8 @@ def rank(
             if nb.contributions.get("graph", 0.0) < gain:
                 nb.contributions["graph"] = gain
                 nb.why.append(f"{link} {doc['node']}")
-            if periods and neighbour not in position:
-                nb.factor *= 1.0 if in_period[rows[0]] else cfg.outside_period
+            if periods and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
+                nb.factor *= 1.0 if in_period[rows[0]] else outside
     # A question that names nobody ("the person who works at Halden Labs") is often about
     # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
     if not entities and cfg.speakers:
@@ -322,17 +327,19 @@ def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> li
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
              in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
-             vectors: Vectors, graphs: Sequence[GraphKey] | None) -> list[Period]:
-    """The question's periods; an anchor ("before the move") is dated by its best lexical match."""
+             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray) -> list[Period]:
+    """The question's periods. An anchor ("before the move") is dated by its best lexical match
+    that has a time, preferring one linked to a vertex the question names (Lia's move, not her
+    cousin's)."""
     out: list[Period] = []
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))[:5]:
-                t = vectors.start[pos]
-                if not np.isnan(t):
-                    when = datetime.fromtimestamp(float(t), timezone.utc)
-                    break
+            found = [pos for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))
+                     if not np.isnan(vectors.start[pos])]
+            best = next((pos for pos in found if linked[pos]), found[0] if found else None)
+            if best is not None:
+                when = datetime.fromtimestamp(float(vectors.start[best]), timezone.utc)
         resolved = p.resolved(when)
         if resolved is not None:
             out.append(resolved)

@@ -59,6 +59,8 @@ class Period:
     phrase: str
     anchor: str | None = None
     relation: str | None = None  #: before, after, since or until, for an anchor
+    #: Whether the bounds come from the memory (a resolved anchor): less certain than a date.
+    dated_by_memory: bool = False
 
     def resolved(self, when: datetime | None) -> "Period | None":
         """An anchored period once its anchor's time is known (None if it is not)."""
@@ -67,8 +69,8 @@ class Period:
         if when is None:
             return None
         if self.relation in ("before", "until"):
-            return Period(MIN, when, self.phrase)
-        return Period(when, MAX, self.phrase)
+            return Period(MIN, when, self.phrase, dated_by_memory=True)
+        return Period(when, MAX, self.phrase, dated_by_memory=True)
 
 
 def _month(year: int, month: int) -> tuple[datetime, datetime]:
