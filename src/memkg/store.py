@@ -53,8 +53,9 @@ from .errors import (
     ValidationError,
     Violation,
 )
+from .episodes import TurnCounter
 from .limits import Limits
-from .model import Claim, Item, Retraction, idempotency_key
+from .model import Claim, Item, Message, Retraction, idempotency_key
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .terms import iri
@@ -480,6 +481,7 @@ class MemoryStore:
             recorded_at = self.clock.tick()
             quads: list[Quad] = []
             seen: dict[str, NamedNode] = {}
+            turns = TurnCounter(self, target)
             for item in items:
                 key = idempotency_key(item)
                 if key is not None:
@@ -487,6 +489,8 @@ class MemoryStore:
                     if existing is not None:
                         item.id = existing
                         continue
+                if isinstance(item, Message):
+                    turns.number(item)
                 quads += item.quads(target, recorded_at)
                 if key is not None:
                     seen[key] = item.node()
