@@ -347,7 +347,7 @@ FIRST = claim("tea").encode() + b"\n"  # a valid first line: the error is on lin
     (FIRST + b'{"id": "n", "content": "caf\xe9"}\n',
      f":2: invalid UTF-8 (byte 0xe9) at byte offset {len(FIRST) + 27} of the file, 27 of the line"),
     (FIRST + b'{"id": "n", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
-     ":2: nested 65 deep, past the limit of 64 (--max-depth)"),
+     ":2: arrays and objects nest more than 64 deep (--max-depth)"),
     (FIRST + line(id="p", subject="lia", predicate="p", value="v").encode() + b"\n",
      ":2: subject, predicate, value belong inside \"content\""),
     (FIRST + message("e1", event_time="2026-05-02T19:04:00").encode() + b"\n",
@@ -371,7 +371,7 @@ def test_input_errors_exit_2_naming_file_and_line_and_write_nothing(tmp_path: Pa
 
 def test_deep_nesting_is_refused_by_the_library_without_recursion(store: MemoryStore) -> None:
     deep = '{"id": "n", "content": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    with pytest.raises(IngestError, match=r"<jsonl>:1: nested 65 deep, past the limit of 64 \(--max-depth\)"):
+    with pytest.raises(IngestError, match=r"<jsonl>:1: arrays and objects nest more than 64 deep \(--max-depth\)"):
         ingest_lines(store, [deep])
     # Configurable, up to a ceiling that json.loads handles without a RecursionError.
     ingest_lines(store, [line(id="n", content=json.loads("[" * 400 + "]" * 400))], limits=JsonLimits(max_depth=401))
