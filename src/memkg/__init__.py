@@ -46,6 +46,7 @@ from .provenance import (
     support,
     withdraw,
 )
+from .recall import Embedder, Hit, RecallConfig, recall
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .vocab import MEM, PROV, mem, prov
@@ -64,9 +65,11 @@ __all__ = [
     "BudgetError",
     "Claim",
     "EdgeProperty",
+    "Embedder",
     "Episode",
     "EvidencePacket",
     "Extraction",
+    "Hit",
     "LaneError",
     "LoadReport",
     "MemkgError",
@@ -80,6 +83,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "Predicate",
+    "RecallConfig",
     "ReservedLabelError",
     "Retraction",
     "StoreLockedError",
@@ -99,6 +103,7 @@ __all__ = [
     "minimal_support",
     "packet",
     "propose_echoes",
+    "recall",
     "prov",
     "support",
     "verify",
