@@ -401,7 +401,9 @@ def test_long_lines_and_strings_are_refused_naming_the_limit(tmp_path: Path, cap
     assert f"{path}:1: a string of 5,000 characters ('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'…), past the limit of 1,000 " \
            "(--max-literal)" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path), "--max-depth", "0"]) == 2
-    assert "max_depth must be a positive integer" in capsys.readouterr().err
+    assert "max_depth must be at least 1" in capsys.readouterr().err
+    assert main(["--store", store, "ingest", str(path), "--max-depth", "501"]) == 2
+    assert "max_depth is at most 500" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path)]) == 0
 
 

@@ -92,3 +92,12 @@ def test_strings_keys_included_are_bounded() -> None:
 def test_limits_are_checked(bad: dict) -> None:
     with pytest.raises(ValueError):
         JsonLimits(**bad)
+
+
+def test_json_limits_are_memkgs_input_limits() -> None:
+    from memkg.limits import DEFAULT, Limits
+
+    assert (JsonLimits().max_depth, JsonLimits().max_literal) == (DEFAULT.max_depth, DEFAULT.max_literal)
+    of = JsonLimits.of(Limits(max_depth=8, max_literal=100), max_line_bytes=1000)
+    assert (of.max_depth, of.max_literal, of.max_line_bytes) == (8, 100, 1000)
+    assert JsonLimits.of(Limits(max_literal=None)).max_literal == 16 * 2**20  # the RDF parsers' own limit

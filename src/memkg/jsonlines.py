@@ -27,6 +27,8 @@ from itertools import accumulate, repeat
 from dataclasses import dataclass
 from typing import IO, Any
 
+from .limits import DEFAULT, PARSER_TOKEN_LIMIT, Limits
+
 #: The deepest nesting :func:`json.loads` handles well below Python's own
 #: recursion limit (it recurses once per level): no limit may be set above it.
 DEPTH_CEILING = 500
@@ -42,14 +44,21 @@ class JsonLimits:
     ``max_depth``: arrays and objects nested in one another (at most
     :data:`DEPTH_CEILING`).
 
-    ``max_depth`` and ``max_literal`` mean what the RDF input limits of the same
-    names mean (and have their defaults); each refusal names the command-line
-    option that changes the limit.
+    ``max_depth`` and ``max_literal`` mean what :class:`memkg.limits.Limits` of the
+    same names mean, with its defaults (:meth:`of` takes them from one); each
+    refusal names the command-line option that changes the limit.
     """
 
     max_line_bytes: int = 16 * 2**20
-    max_literal: int = 16 * 2**20
-    max_depth: int = 64
+    max_literal: int = DEFAULT.max_literal or PARSER_TOKEN_LIMIT
+    max_depth: int = DEFAULT.max_depth
+
+    @classmethod
+    def of(cls, limits: Limits, *, max_line_bytes: int | None = None) -> JsonLimits:
+        """The JSON limits that ``limits`` (memkg's input limits) set: the same depth and
+        literal size (no literal limit means the RDF parsers' own)."""
+        return cls(max_line_bytes=max_line_bytes or cls.max_line_bytes,
+                   max_literal=limits.max_literal or PARSER_TOKEN_LIMIT, max_depth=limits.max_depth)
 
     def __post_init__(self) -> None:
         for name in ("max_line_bytes", "max_literal", "max_depth"):
