@@ -35,9 +35,10 @@ class Target:
 
 @dataclass(frozen=True)
 class NodeTarget(Target):
-    """``sh:targetNode``: the given nodes."""
+    """``sh:targetNode``: the given nodes (as a store holds them; ``written``: as the shapes graph writes them)."""
 
     nodes: tuple[Term, ...]
+    written: tuple[Term, ...] = ()
 
     def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
         named = [sparql_term(n) for n in self.nodes if not has_blank(n)]
@@ -189,7 +190,7 @@ class Loader:
             if isinstance(n, BlankNode):
                 raise _err("sh:targetNode values are IRIs or literals", node, "SHACL §2.1.3.1 sh:targetNode", "#targetNode")
         if nodes:
-            targets.append(NodeTarget(tuple(canonical(n) for n in nodes)))
+            targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
             (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
             (SH.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),

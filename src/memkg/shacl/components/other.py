@@ -3,11 +3,23 @@ sh:hasValue, sh:in."""
 
 from __future__ import annotations
 
-from pyoxigraph import BlankNode, NamedNode
+from typing import TYPE_CHECKING
+
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ..paths import parse_path
+from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
+from ..written import stored_form, suspect
 from .base import Component, Ctx, Fragment, Reader, const
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+
+def rewritten(term: Term) -> bool:
+    """Whether a store (and SPARQL) would see the constant ``term`` in another form."""
+    return isinstance(term, Literal) and suspect(term) and stored_form(term) != term
 
 
 class ClosedComponent(Component):
@@ -70,9 +82,26 @@ class HasValueComponent(Component):
         term = self.params["hasValue"]
         if isinstance(term, BlankNode):
             return Fragment("", value=False)  # a shapes-graph blank node is never a data value
+        if rewritten(term) and (ctx.shape.path is None or ctx.shape.path.predicate is not None):
+            # SPARQL compares constants in their stored form ("1"^^xsd:boolean is true): decide as written.
+            return Fragment("", value=False, post=self._decide_rows)
         if ctx.shape.path is None:
             return Fragment(f"FILTER(!sameTerm({ctx.focus}, {const(term)}))", value=False)
         return Fragment(f"FILTER NOT EXISTS {{ {ctx.focus} {ctx.shape.path.sparql()} {const(term)} }}", value=False)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        path = self.shape.path
+        out = []
+        for row in rows:
+            for r in engine.as_written(row):
+                values = [r.focus] if path is None else engine.values_as_written(r.focus, path.predicate)
+                if self.judge(values, r.focus, engine):
+                    out.append(r)
+        return out
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        term = self.params["hasValue"]
+        return [] if isinstance(term, BlankNode) or term in values else [None]
 
     def describe(self) -> str:
         return f"Missing expected value {short(self.params['hasValue'])}"
@@ -95,8 +124,19 @@ class InComponent(Component):
 
     def fragment(self, ctx: Ctx) -> Fragment:
         v = ctx.value
+        if any(rewritten(m) for m in self.params["members"]):
+            # SPARQL compares constants in their stored form ("1"^^xsd:boolean is true): decide as written.
+            return Fragment(ctx.values(), post=self._decide_rows)
         tests = [f"sameTerm({v}, {const(m)})" for m in self.params["members"] if not isinstance(m, BlankNode)]
         return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        members = self.params["members"]
+        return [r for row in rows for r in engine.as_written(row) if r.value not in members]
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        members = self.params["members"]
+        return [v for v in values if v not in members]
 
     def describe(self) -> str:
         return "Value is not in " + ", ".join(short(m) for m in self.params["members"])

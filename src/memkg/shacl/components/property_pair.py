@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pyoxigraph import NamedNode
+
 from ..terms import Term
+from ..values import compare
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
@@ -24,6 +27,12 @@ class _Pair(Component):
     @property
     def other(self) -> str:
         return f"<{self.params['property'].value}>"
+
+    def other_predicates(self) -> tuple[NamedNode, ...]:
+        return (self.params["property"],)
+
+    def _others(self, focus: Term, engine: "Engine") -> list[Term]:
+        return engine.values_as_written(focus, self.params["property"])
 
     def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
         """True if the focus node has no value for the other property: then sh:disjoint,
@@ -52,6 +61,10 @@ class EqualsComponent(_Pair):
             member = f"EXISTS {{ {f} {ctx.shape.path.sparql()} {v} }}"
         return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        return [v for v in values if v not in others] + [o for o in others if o not in values]
+
     def describe(self) -> str:
         return f"Value sets differ from those of {short(self.params['property'])}"
 
@@ -71,6 +84,10 @@ class DisjointComponent(_Pair):
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return self._other_is_empty(focus, engine)
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        return [v for v in values if v in others]
 
     def describe(self) -> str:
         return f"Value is also a value of {short(self.params['property'])}"
@@ -98,6 +115,10 @@ class LessThanComponent(_Pair):
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return self._other_is_empty(focus, engine)
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        return [v for v in values for o in others if compare(v, self.OPERATOR, o) is not True]
 
     def describe(self) -> str:
         return f"Value is not {self.OPERATOR} the values of {short(self.params['property'])}"

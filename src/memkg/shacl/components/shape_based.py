@@ -37,6 +37,12 @@ class NodeComponent(Component):
         failing = engine.nonconforming(self.params["node"], {r.value for r in rows if r.value is not None})
         return [r for r in rows if r.value in failing]
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        conforming = [engine.conforms_as_written(self.params["node"], v) for v in values]
+        if any(c is None for c in conforming):
+            return None
+        return [v for v, c in zip(values, conforming) if not c]
+
     def describe(self) -> str:
         return f"Value does not conform to shape {short(self.params['node'])}"
 

@@ -4,6 +4,7 @@ sh:pattern (with sh:flags), sh:languageIn, sh:uniqueLang."""
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import TYPE_CHECKING
 
@@ -11,7 +12,10 @@ from pyoxigraph import Literal, NamedNode, Store
 
 from ..terms import Term, sparql_string
 from ..vocab import SH, SHACL_SPEC
+from ..values import lang_matches, matches, string_length
 from .base import Component, Ctx, Fragment, Reader
+
+_COMPARE = {">=": operator.ge, "<=": operator.le}
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Engine
@@ -30,6 +34,10 @@ class _Length(Component):
         v = ctx.value
         n = self.params["length"]
         return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.OPERATOR} {n}, false))")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        n, compare = self.params["length"], _COMPARE[self.OPERATOR]
+        return [v for v in values if (length := string_length(v)) is None or not compare(length, n)]
 
 
 class MinLengthComponent(_Length):
@@ -103,6 +111,10 @@ class PatternComponent(Component):
         rx = None if self.params["flags"] is not None else _python_regex(self.params["pattern"].value)
         return rx is not None and all(isinstance(v, (Literal, NamedNode)) and rx.search(v.value) for v in values)
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        pattern, flags = self.params["pattern"].value, self.params["flags"]
+        return [v for v in values if not matches(v, pattern, flags.value if flags is not None else None)]
+
     def describe(self) -> str:
         return f"Value does not match pattern {self.params['pattern'].value!r}"
 
@@ -145,6 +157,11 @@ class LanguageInComponent(Component):
         v = ctx.value
         tests = " || ".join(f"langMatches(LANG({v}), {sparql_string(lang)})" for lang in self.params["languages"]) or "false"
         return Fragment(f"{ctx.values()} FILTER(!COALESCE(isLiteral({v}) && ({tests}), false))")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        ranges = self.params["languages"]
+        return [v for v in values
+                if not (isinstance(v, Literal) and any(lang_matches(v.language or "", r) for r in ranges))]
 
     def describe(self) -> str:
         return "Language tag is not one of " + ", ".join(self.params["languages"])
