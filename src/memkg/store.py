@@ -54,7 +54,9 @@ from .errors import (
     ValidationError,
     Violation,
 )
+from .literals import LiteralRewrites, RewrittenLiteralsError
 from .model import Claim, Item, Retraction, idempotency_key
+from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .vocab import PREFIXES, mem
@@ -152,8 +154,10 @@ class LoadReport:
     bulk: bool = False  #: whether the bulk loader was used
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
     #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
-    #: ``optimize`` (compaction after a bulk write), ``flush``.
+    #: ``optimize`` (compaction after a bulk write), ``flush``, ``literals``.
     seconds: dict[str, float] = field(default_factory=dict)
+    #: The literals the store keeps in another form than the files write (memkg.literals).
+    rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -488,6 +492,7 @@ class MemoryStore:
         format: str | RdfFormat | None = None,
         base_iri: str | None = None,
         progress: Progress | None = None,
+        strict_literals: bool = False,
     ) -> LoadReport:
         """Load RDF 1.2 files (Turtle, TriG, N-Triples, N-Quads) in one atomic write.
 
@@ -498,6 +503,11 @@ class MemoryStore:
         :class:`~memkg.errors.ValidationError` leaves the store as it was.
         Loading the same files again adds nothing (blank nodes excepted: each
         load mints new ones, which is why reifiers should be IRIs).
+
+        The store keeps typed literals in canonical form (``"01"^^xsd:integer`` as
+        ``"1"``): ``report.rewrites`` counts the literals stored otherwise than written
+        and names the first ones with file and line; with ``strict_literals`` such a
+        load raises :class:`~memkg.literals.RewrittenLiteralsError` and writes nothing.
         """
         self._check_writable()
         if not paths:
@@ -510,15 +520,26 @@ class MemoryStore:
         report = LoadReport(files=[str(p) for p, _ in sources])
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
+        starts: list[tuple[str, int]] = []  # each file with the index of its first quad
+
         def read_all() -> Iterator[Quad]:
+            starts.clear()
+            read = 0
             for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress)
+                starts.append((str(path), read))
+                for quad in _parse_file(path, fmt, target, base_iri, progress):
+                    read += 1
+                    yield quad
 
         with self._write_lock, _gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
                     report.parsed = len(parsed)
+                with report.phase("literals"):
+                    report.rewrites = LiteralRewrites.of(WrittenForms.of(parsed), starts)
+                self._refuse_rewrites(report.rewrites, strict_literals)
+                with report.phase("parse"):
                     batch = list(claim_index.with_index(parsed))
                     del parsed
                 with report.phase("validate"):
@@ -535,7 +556,9 @@ class MemoryStore:
                 with report.phase("count"):
                     before = len(self._store)
                 with report.phase("parse"):
-                    report.parsed = sum(1 for _ in read_all())
+                    report.rewrites = LiteralRewrites.scan(read_all(), starts)
+                    report.parsed = report.rewrites.read
+                self._refuse_rewrites(report.rewrites, strict_literals)
                 with report.phase("validate"):
                     self._validate_stream(read_all, ", ".join(report.files))
                 report.bulk = True
@@ -545,6 +568,11 @@ class MemoryStore:
                     report.added = len(self._store) - before
         return report
 
+    @staticmethod
+    def _refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
+        if strict and rewrites:
+            raise RewrittenLiteralsError(rewrites)
+
     def load_data(
         self,
         data: str | bytes,
@@ -552,6 +580,7 @@ class MemoryStore:
         format: str | RdfFormat,
         graph: str | NamedNode | None = None,
         base_iri: str | None = None,
+        strict_literals: bool = False,
     ) -> LoadReport:
         """Load RDF given as text rather than a file; same guarantees as :meth:`load`."""
         self._check_writable()
@@ -560,11 +589,13 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             parsed = list(_parse_bytes(raw, fmt, target, base_iri))
+            rewrites = LiteralRewrites.of(WrittenForms.of(parsed), [("<data>", 0)])
+            self._refuse_rewrites(rewrites, strict_literals)
             batch = list(claim_index.with_index(parsed))
             self._validate(batch, "<data>")
             added = self._added_by(batch)
             self._commit(batch, bulk=len(batch) > BULK_THRESHOLD, compact=added.store_was_smaller)
-            return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count())
+            return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count(), rewrites=rewrites)
 
     def _added_by(self, batch: Sequence[Quad]) -> "_Added":
         """How to tell, after writing ``batch``, how many quads it added; and whether the

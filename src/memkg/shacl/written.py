@@ -132,27 +132,28 @@ class WrittenForms:
         #: stored term -> every written form of it, in any quad with a rewritten object
         self._forms: dict[Term, list[Term]] = defaultdict(list)
         self._by_predicate: dict[NamedNode, set[tuple[Graph, Term]]] = defaultdict(set)
-        #: (written quad, stored quad) for each quad whose object a store rewrites, in input order
-        self.rewritten: list[tuple[Quad, Quad]] = []
+        #: (index in the input, written quad, stored quad) for each quad whose object a
+        #: store rewrites, in input order
+        self.rewritten: list[tuple[int, Quad, Quad]] = []
 
     @classmethod
     def of(cls, quads: Sequence[Quad]) -> "WrittenForms":
         """The written forms in ``quads``: one pass to find the suspect objects, one
         store round trip for them, and a second pass only if some were rewritten."""
         out = cls()
-        suspects = [q for q in quads if not isinstance(q.object, (NamedNode,)) and _suspects(q.object)]
+        suspects = [(i, q) for i, q in enumerate(quads) if not isinstance(q.object, NamedNode) and _suspects(q.object)]
         if not suspects:
             return out
-        stored = stored_forms(lit for q in suspects for lit in _literals(q.object) if suspect(lit))
-        for q in suspects:
+        stored = stored_forms(lit for _, q in suspects for lit in _literals(q.object) if suspect(lit))
+        for i, q in suspects:
             kept = _rebuild(q.object, stored)
             if kept != q.object:
-                out._add(q, kept)
+                out._add(i, q, kept)
         if out.rewritten:
             out._add_unchanged(quads)
         return out
 
-    def _add(self, q: Quad, kept: Term) -> None:
+    def _add(self, index: int, q: Quad, kept: Term) -> None:
         key = (q.graph_name, q.subject, q.predicate)
         forms = self._values.setdefault(key, {}).setdefault(kept, [])
         if q.object not in forms:
@@ -160,7 +161,7 @@ class WrittenForms:
         if q.object not in self._forms[kept]:
             self._forms[kept].append(q.object)
         self._by_predicate[q.predicate].add((q.graph_name, q.subject))
-        self.rewritten.append((q, Quad(q.subject, q.predicate, kept, q.graph_name)))
+        self.rewritten.append((index, q, Quad(q.subject, q.predicate, kept, q.graph_name)))
 
     def _add_unchanged(self, quads: Iterable[Quad]) -> None:
         """The other objects of the recorded pairs (kept as they are), so that a pair's
@@ -233,6 +234,14 @@ class WrittenForms:
                 for forms in self._values[(g, s, predicate)].values():
                     out.update(dict.fromkeys(forms))
         return list(out)
+
+    def triples(self, graphs: Sequence[Graph | None]) -> Iterator[tuple[Term, NamedNode, Term]]:
+        """Every written (subject, predicate, object) of the recorded pairs in ``graphs``."""
+        for (g, s, p), by_stored in self._values.items():
+            if any(x is None for x in graphs) or g in graphs:
+                for forms in by_stored.values():
+                    for o in forms:
+                        yield s, p, o
 
     def stored_literals(self) -> dict[Term, list[Term]]:
         """The stored forms that stand for something else as written (a mapping: test with ``in``)."""
