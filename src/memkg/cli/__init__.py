@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import NotFoundError, ParseError, StoreLockedError, ValidationError
+from ..literals import RewrittenLiteralsError
 from ..policy import PolicyError
 from ..tags import LaneError, ReservedLabelError
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     try:
         return args.func(args)
-    except (ValidationError, PolicyError, ReservedLabelError, LaneError) as err:  # refused: nothing written
+    except (ValidationError, RewrittenLiteralsError, PolicyError, ReservedLabelError, LaneError) as err:  # refused
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
     except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:

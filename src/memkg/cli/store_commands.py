@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 def cmd_load(args: argparse.Namespace) -> int:
     progress = stderr_progress()
     with open_store(args, write=True) as store:
-        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress)
+        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
+                            strict_literals=args.strict_literals)
     if progress:
         sys.stderr.write("\r\x1b[K")
+    if report.rewrites:  # never silent: the store keeps these literals in another form
+        print(f"memkg: note: {report.rewrites.summary()}", file=sys.stderr)
     where = f" into graph <{args.graph}>" if args.graph else ""
     print(
         f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
@@ -140,6 +143,9 @@ def register(command: AddCommand) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
     p.add_argument("--graph", metavar="IRI", help="graph for the files' default-graph triples (a tenant)")
     p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
+    p.add_argument("--strict-literals", action="store_true",
+                   help="refuse the load (exit 1, nothing written) if the store would keep a literal in another "
+                        'form than written ("01"^^xsd:integer as "1"); without it they are counted on stderr')
 
     p = command(
         "query",
