@@ -48,6 +48,8 @@ from .paths import Path
 from .report import ValidationReport, ValidationResult
 from .shapes import Loader, NodeTarget, Shape
 from .terms import Term
+from .vocab import SH
+from .vocabulary import check_vocabulary
 from .written import WrittenForms
 
 __all__ = ["Path", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
@@ -62,6 +64,7 @@ class Shapes:
     def __init__(self, graph: ShapesGraph) -> None:
         self._graph = graph
         loader = Loader(graph, component_definitions(graph))
+        check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS})
         for node in loader.candidates():
             loader.load(node)
         self._shapes: dict[Term, Shape] = loader.shapes
@@ -185,4 +188,5 @@ class Shapes:
             graphs = list(default_graph)
         engine = Engine(self, store, graphs, written)
         results = engine.validate(focus, scan=scan)
-        return ValidationReport(not results, tuple(results))
+        # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
+        return ValidationReport(all(r.severity in (SH.Debug, SH.Trace) for r in results), tuple(results))

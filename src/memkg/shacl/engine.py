@@ -486,7 +486,7 @@ class Engine:
             value=row.value,
             source_shape=shape.node,
             component=comp.component if comp is not None else shape.node,  # type: ignore[arg-type]
-            severity=shape.severity,
+            severity=(comp.severity if comp is not None else None) or shape.severity,
             message=self.message(row),
             source_constraint=comp.source_constraint if comp is not None else None,
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pyoxigraph import BlankNode, Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from .components import CORE, Component, Reader
 from .components.sparql import ComponentDefinition, SparqlBasedComponent, prefixes_of
@@ -158,9 +158,33 @@ class Loader:
         reader = Reader(g, shape, self)
         for cls in self.parsers:
             if any(reader.has(p) for p in cls.activators()):
-                shape.constraints.extend(cls.parse(reader))
+                shape.constraints.extend(self._annotated(shape, cls, cls.parse(reader)))
             cls.orphan_check(reader)
         return shape
+
+    def _annotated(self, shape: Shape, cls: type[Component], components: list[Component]) -> list[Component]:
+        """``components`` with the severity and deactivation their parameter triples are
+        annotated with (SHACL 1.2: a reifier of ``<<( shape param value )>>`` carrying
+        ``sh:severity`` or ``sh:deactivated``); deactivated ones are left out."""
+        g, node = self.graph, shape.node
+        out = list(components)
+        for param in cls.PARAMETERS:
+            for value in g.objects(node, param):
+                for reifier in g.subjects(RDF.reifies, Triple(node, param, value)):  # type: ignore[arg-type]
+                    concerned = [c for c in out if value in c.params.values()] or out
+                    severities = g.objects(reifier, SH.severity)
+                    if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
+                        raise _err("sh:severity must be a single IRI", node, "SHACL 1.2 §2.1.5 sh:severity", "#severity")
+                    deactivated = g.objects(reifier, SH.deactivated)
+                    if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
+                        raise _err("sh:deactivated must be a single xsd:boolean", node,
+                                   "SHACL 1.2 §2.1.6 sh:deactivated", "#deactivated")
+                    for c in concerned:
+                        if severities:
+                            c.severity = severities[0]  # type: ignore[assignment]
+                    if deactivated and boolean(deactivated[0]):
+                        out = [c for c in out if c not in concerned]
+        return out
 
     def _read_common(self, shape: Shape) -> None:
         g, node = self.graph, shape.node

@@ -151,6 +151,9 @@ class Component:
         self.shape = shape
         self.params = params
         self.source_constraint: Term | None = None
+        #: The severity of this constraint's results when its triple is annotated with one
+        #: (SHACL 1.2: ``sh:minCount 1 {| sh:severity sh:Warning |}``); None: the shape's.
+        self.severity: NamedNode | None = None
 
     # -- loading -------------------------------------------------------------------------
 

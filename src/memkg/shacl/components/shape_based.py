@@ -82,7 +82,7 @@ class PropertyComponent(Component):
 
 
 class _Qualified(Component):
-    PARAMETERS = (SH.qualifiedValueShape,)
+    PARAMETERS = (SH.qualifiedValueShape, SH.qualifiedMinCount, SH.qualifiedMaxCount, SH.qualifiedValueShapesDisjoint)
     SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
     ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
     SCOPE = "property"
