@@ -9,7 +9,8 @@ from pyoxigraph import NamedNode
 
 from ..terms import Term
 from ..values import compare
-from ..vocab import SH, SHACL_SPEC, short
+from ..paths import parse_path
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,10 +137,35 @@ class LessThanOrEqualsComponent(LessThanComponent):
     OPERATOR = "<="
 
 
+class SubsetOfComponent(Component):
+    """sh:subsetOf (SHACL 1.2) — every value node is also reached from the focus node by the given path."""
+
+    IRI = SH.SubsetOfConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.subsetOf,)
+    SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
+    ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, subsetOf=v, other=parse_path(reader.graph, v, shape=reader.node))
+                for v in reader.values(SH.subsetOf)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.focus} {self.params['other'].sparql()} {ctx.value} }}")
+
+    def template_values(self) -> dict[str, Term]:
+        return {"subsetOf": self.params["subsetOf"]}
+
+    def describe(self) -> str:
+        return f"Value is not a value of {self.params['other']}"
+
+
 SECTION = "SHACL §4.5 Property Pair Constraint Components"
 COMPONENTS: tuple[type[Component], ...] = (
     EqualsComponent,
     DisjointComponent,
     LessThanComponent,
     LessThanOrEqualsComponent,
+    SubsetOfComponent,
 )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pyoxigraph import Literal, NamedNode, Store
 
 from ..terms import Term, sparql_string
-from ..vocab import SH, SHACL_SPEC
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from ..values import lang_matches, matches, string_length
 from .base import Component, Ctx, Fragment, Reader
 
@@ -206,6 +206,35 @@ class UniqueLangComponent(Component):
         return "Language tag used by more than one value"
 
 
+#: The line terminators sh:singleLine forbids (Unicode line breaks: LF, VT, FF, CR, NEL, LS, PS).
+_LINE_BREAKS = "\n\u000B\f\r\u0085\u2028\u2029"
+
+
+class SingleLineComponent(Component):
+    """sh:singleLine (SHACL 1.2) — the string form of every value node holds no line break."""
+
+    IRI = SH.SingleLineConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.singleLine,)
+    SPEC = "SHACL 1.2 §4.4.6 sh:singleLine"
+    ANCHOR = SHACL12_SPEC + "#SingleLineConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        on = reader.boolean(cls, SH.singleLine, reader.one(cls, SH.singleLine))
+        return [cls(reader.shape, singleLine=on)] if on else []
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || COALESCE(REGEX(STR({v}), {sparql_string('[' + _LINE_BREAKS + ']')}), true))")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [v for v in values if not isinstance(v, (Literal, NamedNode)) or any(c in v.value for c in _LINE_BREAKS)]
+
+    def describe(self) -> str:
+        return "Value holds a line break"
+
+
 SECTION = "SHACL §4.4 String-based Constraint Components"
 COMPONENTS: tuple[type[Component], ...] = (
     MinLengthComponent,
@@ -213,4 +242,5 @@ COMPONENTS: tuple[type[Component], ...] = (
     PatternComponent,
     LanguageInComponent,
     UniqueLangComponent,
+    SingleLineComponent,
 )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ..terms import Term
-from ..vocab import RDF, SH, SHACL_SPEC, XSD_NS, short
+from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, XSD_NS, short
 from ..values import well_formed
 from .base import Component, Ctx, Fragment, Reader, const
 
@@ -231,6 +231,31 @@ class DatatypeComponent(Component):
         return f"Value is not a well-formed literal of datatype {short(self.params['datatype'])}"
 
 
+class RootClassComponent(Component):
+    """sh:rootClass (SHACL 1.2) — every value node is the class or one of its subclasses (``rdfs:subClassOf*``)."""
+
+    IRI = SH.RootClassConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.rootClass,)
+    SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
+    ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, rootClass=reader.iri(cls, SH.rootClass, v)) for v in reader.values(SH.rootClass)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        c = const(self.params["rootClass"])
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        root = self.params["rootClass"]
+        return [v for v in values if root not in engine.view.superclasses(v)]
+
+    def describe(self) -> str:
+        return f"Value is not {short(self.params['rootClass'])} or a subclass of it"
+
+
 _KINDS = {
     SH.IRI: ("isIRI",),
     SH.BlankNode: ("isBlank",),
@@ -284,4 +309,4 @@ class NodeKindComponent(Component):
 
 
 SECTION = "SHACL §4.1 Value Type Constraint Components"
-COMPONENTS: tuple[type[Component], ...] = (ClassComponent, DatatypeComponent, NodeKindComponent)
+COMPONENTS: tuple[type[Component], ...] = (ClassComponent, DatatypeComponent, NodeKindComponent, RootClassComponent)
