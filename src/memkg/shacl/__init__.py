@@ -64,10 +64,10 @@ class Shapes:
     def __init__(self, graph: ShapesGraph) -> None:
         self._graph = graph
         loader = Loader(graph, component_definitions(graph))
-        check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS})
         for node in loader.candidates():
             loader.load(node)
         self._shapes: dict[Term, Shape] = loader.shapes
+        check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
         self._binders: dict[int, TargetBinder] = {}

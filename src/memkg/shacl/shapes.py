@@ -124,7 +124,7 @@ class Loader:
         """Every node that is a shape by SHACL §2.1, in a stable order."""
         g = self.graph
         found: dict[Term, None] = {}
-        for kind in (SH.NodeShape, SH.PropertyShape):
+        for kind in (SH.NodeShape, SH.PropertyShape, SH.ShapeClass):
             for n in g.instances(kind):
                 found[n] = None
         params = {SH.path, *_TARGETS}
@@ -210,10 +210,7 @@ class Loader:
         g, node = self.graph, shape.node
         targets: list[Target] = []
         nodes = g.objects(node, SH.targetNode)
-        for n in nodes:
-            if isinstance(n, BlankNode):
-                raise _err("sh:targetNode values are IRIs or literals", node, "SHACL §2.1.3.1 sh:targetNode", "#targetNode")
-        if nodes:
+        if nodes:  # (a blank node of the shapes graph is never a node of the data graph: nothing to validate)
             targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
             (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
@@ -224,8 +221,10 @@ class Loader:
                 if not isinstance(v, NamedNode):
                     raise _err(f"{short(p)} values are IRIs, got {v}", node, rule, anchor)
                 targets.append(cls(v))
-        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class)
-        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)):
+        # SHACL 1.2: a sh:ShapeClass is a node shape and a class, so it targets its instances.
+        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class) or g.is_instance(node, SH.ShapeClass)
+        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)
+                         or g.is_instance(node, SH.ShapeClass)):
             if not isinstance(node, NamedNode):
                 raise _err("a shape that is also a class must be an IRI", node, "SHACL §2.1.3.3 implicit class targets", "#implicit-targetClass")
             targets.append(ClassTarget(node))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
 from ..terms import Term
 from ..values import compare
 from ..paths import parse_path
-from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,22 +23,32 @@ class _Pair(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         reader.check_scope(cls, cls.PARAM)
-        return [cls(reader.shape, property=reader.iri(cls, cls.PARAM, v)) for v in reader.values(cls.PARAM)]
+        out: list[Component] = []
+        for v in reader.values(cls.PARAM):
+            if isinstance(v, Literal):
+                reader.iri(cls, cls.PARAM, v)  # raises: an IRI (or, SHACL 1.2, a path) is needed
+            path = parse_path(reader.graph, v, shape=reader.node)  # SHACL 1.2: a path, not only an IRI
+            out.append(cls(reader.shape, property=v, other=path))
+        return out
 
     @property
     def other(self) -> str:
-        return f"<{self.params['property'].value}>"
+        return self.params["other"].sparql()
+
+    @property
+    def _predicate(self) -> NamedNode | None:
+        return self.params["other"].predicate
 
     def other_predicates(self) -> tuple[NamedNode, ...]:
-        return (self.params["property"],)
+        return (self._predicate,) if self._predicate is not None else ()
 
-    def _others(self, focus: Term, engine: "Engine") -> list[Term]:
-        return engine.values_as_written(focus, self.params["property"])
+    def _others(self, focus: Term, engine: "Engine") -> list[Term] | None:
+        return engine.values_as_written(focus, self._predicate) if self._predicate is not None else None
 
     def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
         """True if the focus node has no value for the other property: then sh:disjoint,
         sh:lessThan and sh:lessThanOrEquals have nothing to compare with."""
-        return not engine.view.outgoing(focus).get(self.params["property"])
+        return self._predicate is not None and not engine.view.outgoing(focus).get(self._predicate)
 
 
 class EqualsComponent(_Pair):
@@ -64,10 +74,12 @@ class EqualsComponent(_Pair):
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         others = self._others(focus, engine)
+        if others is None:
+            return None
         return [v for v in values if v not in others] + [o for o in others if o not in values]
 
     def describe(self) -> str:
-        return f"Value sets differ from those of {short(self.params['property'])}"
+        return f"Value sets differ from those of {self.params['other']}"
 
 
 class DisjointComponent(_Pair):
@@ -88,10 +100,10 @@ class DisjointComponent(_Pair):
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         others = self._others(focus, engine)
-        return [v for v in values if v in others]
+        return None if others is None else [v for v in values if v in others]
 
     def describe(self) -> str:
-        return f"Value is also a value of {short(self.params['property'])}"
+        return f"Value is also a value of {self.params['other']}"
 
 
 class LessThanComponent(_Pair):
@@ -119,10 +131,12 @@ class LessThanComponent(_Pair):
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         others = self._others(focus, engine)
+        if others is None:
+            return None
         return [v for v in values for o in others if compare(v, self.OPERATOR, o) is not True]
 
     def describe(self) -> str:
-        return f"Value is not {self.OPERATOR} the values of {short(self.params['property'])}"
+        return f"Value is not {self.OPERATOR} the values of {self.params['other']}"
 
 
 class LessThanOrEqualsComponent(LessThanComponent):

@@ -168,7 +168,8 @@ class LanguageInComponent(Component):
 
 
 class UniqueLangComponent(Component):
-    """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only)."""
+    """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only);
+    SHACL 1.2: with its base direction (``"a"@ar--ltr`` and ``"b"@ar--rtl`` differ)."""
 
     IRI = SH.UniqueLangConstraintComponent
     PER_VALUE = True
@@ -190,7 +191,8 @@ class UniqueLangComponent(Component):
             key=True,
             select=(
                 f"{{ SELECT %GROUP% ({lang} AS {ctx.key_out}) WHERE {{ %BINDER% {ctx.values(x)} "
-                f'FILTER(isLiteral({x})) BIND(LCASE(LANG({x})) AS {lang}) FILTER({lang} != "") }} '
+                f'FILTER(isLiteral({x})) BIND(IF(LANG({x}) = "", "", CONCAT(LCASE(LANG({x})), "--", LANGDIR({x}))) AS {lang}) '
+                f'FILTER({lang} != "") }} '
                 f"GROUP BY %GROUP% {lang} HAVING (COUNT(DISTINCT {x}) > 1) }}"
             ),
         )
@@ -199,7 +201,7 @@ class UniqueLangComponent(Component):
         a, b = ctx.fresh("a"), ctx.fresh("b")
         return (
             f"{ctx.values(a)} {ctx.values(b)} FILTER(!sameTerm({a}, {b}) && isLiteral({a}) && isLiteral({b}) "
-            f'&& LANG({a}) != "" && LCASE(LANG({a})) = LCASE(LANG({b})))'
+            f'&& LANG({a}) != "" && LCASE(LANG({a})) = LCASE(LANG({b})) && LANGDIR({a}) = LANGDIR({b}))'
         )
 
     def describe(self) -> str:

@@ -167,6 +167,14 @@ def wellformed(v: str, datatype: NamedNode) -> str | None:
     return None
 
 
+def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: Term) -> tuple[NamedNode, ...]:
+    """An IRI, or (SHACL 1.2) a SHACL list of IRIs: any one of them will do."""
+    if isinstance(value, BlankNode) and (value == RDF.nil or reader.graph.has(value, RDF.first)):
+        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {short(param)}")
+        return tuple(reader.iri(cls, param, i) for i in items)
+    return (reader.iri(cls, param, value),)
+
+
 class ClassComponent(Component):
     """sh:class — every value node is a SHACL instance of the class (``rdf:type/rdfs:subClassOf*``)."""
 
@@ -178,20 +186,22 @@ class ClassComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, **{"class": reader.iri(cls, SH["class"], v)}) for v in reader.values(SH["class"])]
+        out: list[Component] = []
+        for v in reader.values(SH["class"]):
+            classes = _iri_or_list(reader, cls, SH["class"], v)
+            out.append(cls(reader.shape, **{"class": v, "classes": classes}))
+        return out
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        c = const(self.params["class"])
-        return Fragment(
-            f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}"
-        )
+        path = f"<{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*"
+        tests = " UNION ".join(f"{{ {ctx.value} {path} {const(c)} }}" for c in self.params["classes"])
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {tests} }}" if tests else ctx.values())
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
-        cls = self.params["class"]
-        return [v for v in values if not engine.view.is_instance(v, cls)]
+        return [v for v in values if not any(engine.view.is_instance(v, c) for c in self.params["classes"])]
 
     def describe(self) -> str:
-        return f"Value is not an instance of {short(self.params['class'])}"
+        return "Value is not an instance of " + " or ".join(short(c) for c in self.params["classes"])
 
 
 class DatatypeComponent(Component):
@@ -206,29 +216,29 @@ class DatatypeComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, SH.datatype)
-        return [cls(reader.shape, datatype=reader.iri(cls, SH.datatype, value))]
+        return [cls(reader.shape, datatype=value, datatypes=_iri_or_list(reader, cls, SH.datatype, value))]
 
     def condition(self, v: str) -> str:
-        dt: NamedNode = self.params["datatype"]
-        ok = f"isLiteral({v}) && DATATYPE({v}) = <{dt.value}>"
-        wf = wellformed(v, dt)
-        if wf:
-            ok += f" && {wf}"
-        return f"!COALESCE({ok}, false)"
+        alternatives = []
+        for dt in self.params["datatypes"]:
+            ok = f"DATATYPE({v}) = <{dt.value}>"
+            wf = wellformed(v, dt)
+            alternatives.append(f"({ok} && {wf})" if wf else f"({ok})")
+        return f"!COALESCE(isLiteral({v}) && ({' || '.join(alternatives) or 'false'}), false)"
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER({self.condition(ctx.value)})")
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
-        dt: NamedNode = self.params["datatype"]
-        return all(surely_wellformed(v, dt) for v in values)
+        return all(any(surely_wellformed(v, dt) for dt in self.params["datatypes"]) for v in values)
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
-        dt: NamedNode = self.params["datatype"]
-        return [v for v in values if not (isinstance(v, Literal) and v.datatype == dt and well_formed(v))]
+        datatypes = self.params["datatypes"]
+        return [v for v in values if not (isinstance(v, Literal) and v.datatype in datatypes and well_formed(v))]
 
     def describe(self) -> str:
-        return f"Value is not a well-formed literal of datatype {short(self.params['datatype'])}"
+        return "Value is not a well-formed literal of datatype " + " or ".join(
+            short(dt) for dt in self.params["datatypes"])
 
 
 class RootClassComponent(Component):
