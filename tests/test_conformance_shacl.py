@@ -1,8 +1,12 @@
 """The W3C SHACL test suites, run against memkg's native SHACL engine.
 
 One test per manifest entry (pytest id = the entry's path in the suite):
-SHACL 1.0 Core and SHACL-SPARQL (``shacl10/tests``) and the SHACL 1.2
-triple-term subset (``shacl12-subset/tests``). A test compares ``sh:conforms``
+SHACL 1.0 Core and SHACL-SPARQL (``shacl10/tests``), the SHACL 1.2
+triple-term subset (``shacl12-subset/tests``) and the whole SHACL 1.2 suite
+(``shacl12/tests``: core, SHACL-SPARQL, node expressions, inference rules).
+Entries of a test type memkg does not provide (``sht:EvalNodeExpr``,
+``sht:Infer``) are expected failures; entries whose files the shared copy
+lacks (its ``MISSING.md``) are skipped, saying which file. A test compares ``sh:conforms``
 and the multiset of results — (focusNode, resultPath, value, sourceShape,
 sourceConstraintComponent, resultSeverity) — with the expected report. Blank
 nodes are compared by structure (their outgoing triples, a few levels deep);
@@ -45,8 +49,72 @@ SUITES = {
     "shacl12-full": (W3C / "shacl12" / "tests", "urn:x-shacl12-full:/"),
 }
 
+_S12 = "urn:x-shacl12-full:/"
+# Why the entries of the SHACL 1.2 suite below fail. Each refused feature raises ShapeError at
+# load naming the term (never a silent "conforms"); the test then fails on that refusal.
+_INCOMPLETE = ("SHACL 1.2 sh:incomplete / sh:incompleteURIStart (nodes described elsewhere, so absence proves "
+               "nothing) is implemented for sh:reificationRequired only, not for the other components")
+_UNIQUE_VALUES_FOR = "sh:uniqueValuesFor is not implemented: the shapes graph is refused with a ShapeError naming it"
+_BY_TYPES = "sh:closed sh:ByTypes is not implemented: the shapes graph is refused with a ShapeError naming it"
+_NODE_EXPRESSIONS = ("SHACL 1.2 node expressions (sh:nodeByExpression, sh:expression, a node expression as "
+                     "sh:targetNode) are not implemented: refused with a ShapeError naming them")
+_RULES = "needs a SHACL 1.2 rules engine (sh:ShapesGraph with rules): refused with a ShapeError"
+_FUNCTIONS = "SHACL-AF functions are not implemented: the shapes graph is refused with a ShapeError naming the function"
+_VALUES = "sh:values (computed property values) is not implemented: refused with a ShapeError naming it"
+_ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / sub-queries that SHACL 1.0 §5.6.1 "
+              "pre-binding forbids, which the engine refuses as the published spec says")
+_DISALLOWS = ("sh:conformanceDisallows is read from the test's action by the test framework; memkg's validate() "
+              "has no option for it (its sh:conforms counts every severity but sh:Debug and sh:Trace)")
+_SHAPES_GRAPH_PREFIXES = "prefixes declared on a sh:ShapesGraph node (SHACL 1.2) are not read: the query's ex: is undeclared"
+_IN_002 = ("inconsistent fixture: the data types ex:Instance with ex:TestShape, which the file never defines as a "
+           "shape (the shape is ex:TestInUnsatisfiableShape), yet the expected result names ex:TestShape")
+
 #: test IRI → why it is expected to fail (strict: a listed test that passes is an error).
 EXPECTED_FAILURES: dict[str, str] = {
+    "http://example.org/community/admission-hidden-prebound-subquery-draft": _ADMISSION,
+    "http://example.org/community/admission-local-values-draft": _ADMISSION,
+    _S12 + "core/node/class-incomplete-001": _INCOMPLETE,
+    _S12 + "core/node/closed-003": _BY_TYPES,
+    _S12 + "core/node/closed-004": _BY_TYPES,
+    _S12 + "core/node/in-002": _IN_002,
+    _S12 + "core/node/nodeByExpression-001": _NODE_EXPRESSIONS,
+    _S12 + "core/node/uniqueValuesFor-001": _UNIQUE_VALUES_FOR,
+    _S12 + "core/node/uniqueValuesFor-002": _UNIQUE_VALUES_FOR,
+    _S12 + "core/node/uniqueValuesFor-003": _UNIQUE_VALUES_FOR,
+    _S12 + "core/node/uniqueValuesFor-004": _UNIQUE_VALUES_FOR,
+    _S12 + "core/node/uniqueValuesFor-005": _UNIQUE_VALUES_FOR,
+    _S12 + "core/property/and-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/class-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/equals-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/hasValue-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/memberShape-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/minCount-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/node-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/not-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/or-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/property-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/qualifiedMinCount-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/qualifiedMinCount-incomplete-002": _INCOMPLETE,
+    _S12 + "core/property/rootClass-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/someValue-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/someValue-incomplete-002": _INCOMPLETE,
+    _S12 + "core/property/subsetOf-incomplete-001": _INCOMPLETE,
+    _S12 + "core/property/xone-incomplete-001": _INCOMPLETE,
+    _S12 + "core/validation-reports/conformance-disallows-001": _DISALLOWS,
+    _S12 + "inference-rules/rules-entailment-ruleset-and-all": _RULES,
+    _S12 + "inference-rules/rules-entailment-ruleset-includes": _RULES,
+    _S12 + "inference-rules/rules-entailment-ruleset-multiple": _RULES,
+    _S12 + "inference-rules/rules-entailment-ruleset-validation": _RULES,
+    _S12 + "inference-rules/rules-entailment-validation": _RULES,
+    _S12 + "node-expr/constraints/expression-001": _NODE_EXPRESSIONS,
+    _S12 + "node-expr/constraints/nodeByExpression-001": _NODE_EXPRESSIONS,
+    _S12 + "node-expr/constraints/nodeByExpression-002": _NODE_EXPRESSIONS,
+    _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
+    _S12 + "sparql/node/prefixes-002": _SHAPES_GRAPH_PREFIXES,
+    _S12 + "sparql/property/property-select-001": _VALUES,
+    _S12 + "sparql/property/property-sparqlExpr-001": _VALUES,
+    _S12 + "sparql/targets/targetNode-select-001": _NODE_EXPRESSIONS,
+
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "
         "shape (SHACL §3.6.2.2 requires it); the newer core/property/reifierShape-001 has the same data with "
@@ -303,6 +371,11 @@ def test_w3c(entry: Entry) -> None:
     assert report.conforms == conforms, f"sh:conforms {report.conforms}, expected {conforms}{detail}"
     assert multiset_match(expected, actual), f"results differ{detail}"
     assert all(isinstance(r.message, Literal) for r in report.results)
+
+
+def test_expected_failures_name_real_tests() -> None:
+    known = {p.values[0].iri for p in PARAMS if p.values[0] is not None}
+    assert not set(EXPECTED_FAILURES) - known, "stale EXPECTED_FAILURES entries"
 
 
 def test_comparison_is_strict() -> None:

@@ -210,7 +210,11 @@ class Loader:
         g, node = self.graph, shape.node
         targets: list[Target] = []
         nodes = g.objects(node, SH.targetNode)
-        if nodes:  # (a blank node of the shapes graph is never a node of the data graph: nothing to validate)
+        for n in nodes:
+            if isinstance(n, BlankNode) and g.predicates(n):
+                raise _err(f"sh:targetNode {n} is a node expression (it has properties): node expressions are not "
+                           "implemented", node, "SHACL 1.2 §2.1.3.1 sh:targetNode", "#targetNode")
+        if nodes:  # (a bare blank node of the shapes graph is never a node of the data graph: nothing to validate)
             targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
             (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
