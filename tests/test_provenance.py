@@ -14,6 +14,7 @@ from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, Message, NotFoundError
 from memkg import provenance as P
+from memkg.provenance.withdrawal import is_declared
 from memkg.validation import validate_files, validate_store
 from memkg.vocab import mem, prov
 
@@ -231,7 +232,7 @@ def test_withdraw_records_a_validated_retraction_and_nothing_else(acme: MemorySt
     added = data_quads(acme) - before
     assert before <= data_quads(acme)  # nothing rewritten or removed
     assert {q.subject for q in added} == {result.retraction}
-    flags = {(P.NEEDS_REVIEW, c) for c in result.review} if P._declared(acme, P.NEEDS_REVIEW) else set()
+    flags = {(P.NEEDS_REVIEW, c) for c in result.review} if is_declared(acme, P.NEEDS_REVIEW) else set()
     assert {(q.predicate, q.object) for q in added if q.predicate != mem.recordedAt} == {
         (NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), mem.Retraction),
         (mem.retracts, n("benchmark")),
@@ -248,8 +249,8 @@ def test_withdraw_records_a_validated_retraction_and_nothing_else(acme: MemorySt
 
 
 def test_withdraw_flags_claims_when_the_ontology_has_the_term(acme: MemoryStore, monkeypatch) -> None:
-    if not P._declared(acme, P.NEEDS_REVIEW):
-        monkeypatch.setattr(P, "_declared", lambda store, term: term == P.NEEDS_REVIEW)
+    if not is_declared(acme, P.NEEDS_REVIEW):
+        monkeypatch.setattr("memkg.provenance.withdrawal.is_declared", lambda store, term: term == P.NEEDS_REVIEW)
         acme.validator = None  # the shapes do not know the proposed term either
     result = P.withdraw(acme, EX + "benchmark", reason="bad host", graph=T)
     flagged = {q.object for q in acme.quads(result.retraction, P.NEEDS_REVIEW, None)}
@@ -345,9 +346,33 @@ def test_erasure_keeps_claims_another_source_supports() -> None:
     assert validate_store(store).conforms
 
 
+def test_erasure_removes_a_summary_derived_only_from_the_erased_source() -> None:
+    """SPEC §3: erasure removes the content and what was derived only from it (``prov:wasDerivedFrom``)."""
+    store = MemoryStore()
+    store.load_data(
+        f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX prov: <http://www.w3.org/ns/prov#>
+        PREFIX ex: <{EX}>
+        GRAPH <{T}> {{
+          ex:diary a mem:Message ; mem:content "Lia's diary." .
+          ex:other a mem:Message ; mem:content "A note by Sam." .
+          ex:summary a mem:Message ; mem:content "Lia had a bad week." ; prov:wasDerivedFrom ex:diary .
+          ex:digest a mem:Message ; mem:content "Both, in short." ; prov:wasDerivedFrom ex:diary , ex:other .
+        }}""",
+        format="trig",
+    )
+    result = P.erase(store, EX + "diary", reason="consent revoked", graph=T)
+    assert names(result.removed) == {"diary", "summary"}
+    assert not any(store.quads(n("summary"), None, None))
+    assert not any(store.quads(None, mem.content, Literal("Lia had a bad week.")))
+    # Derived from the erased source and from another: kept, without its link into erased content.
+    assert {q.object for q in store.quads(n("digest"), prov.wasDerivedFrom, None)} == {n("other")}
+    assert validate_store(store).conforms
+
+
 def test_erasure_record_is_typed_once_the_ontology_has_the_term(acme: MemoryStore, monkeypatch) -> None:
-    if not P._declared(acme, P.ERASURE):
-        monkeypatch.setattr(P, "_declared", lambda store, term: term == P.ERASURE)
+    if not is_declared(acme, P.ERASURE):
+        monkeypatch.setattr("memkg.provenance.erasure.is_declared", lambda store, term: term == P.ERASURE)
     result = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T)
     types = {q.object for q in acme.quads(result.record, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))}
     assert types == {mem.Retraction, P.ERASURE}
@@ -473,3 +498,22 @@ def test_the_dependents_view_is_exact_when_no_claim_supports_a_claim(graph, sour
     alts, echo, retracted = graph
     store = _load(alts, echo, retracted)
     assert view_claims(store, "dependents", source=EX + source) == names(P.dependents(store, EX + source, tenant=T))
+
+
+def test_results_serialise_for_every_adapter(acme: MemoryStore) -> None:
+    """CLI, endpoint and agent tools share one JSON form per result (to_dict), with citable IRIs."""
+    import json
+
+    lin = P.lineage(acme, EX + "answer", tenant=T).to_dict()
+    assert lin["claim"] == EX + "answer" and lin["links"] and all(k["kind"] for k in lin["links"])
+    sup = P.support(acme, EX + "cMigration", tenant=T)
+    as_dict = sup.to_dict(minimal=P.minimal_support(acme, EX + "cMigration", tenant=T))
+    assert as_dict["stands"] is sup.stands and len(as_dict["groups"]) == len(sup.groups) and as_dict["minimal"]
+    hit = P.impact(acme, EX + "benchmark", tenant=T).to_dict()
+    assert set(hit["fallen"]) == {EX + n for n in ("cThroughput", "cSumThroughput", "cAnswerThroughput")}
+    done = P.withdraw(acme, EX + "benchmark", reason="bad host", graph=T).to_dict()
+    assert done["retraction"].startswith("urn:memkg:") and done["fallen"] == hit["fallen"]
+    gone = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T).to_dict()
+    assert gone["removed"][0] == f"<{EX}rerun>" and gone["quadsRemoved"] > 0
+    for result in (lin, as_dict, hit, done, gone):
+        assert json.loads(json.dumps(result)) == result

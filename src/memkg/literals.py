@@ -31,7 +31,7 @@ from typing import Any
 
 from pyoxigraph import Literal, Quad, Triple
 
-from .errors import MemkgError
+from .errors import Refused
 from .shacl.written import WrittenForms
 
 #: How many rewritten literals a report names (with file and line).
@@ -115,7 +115,7 @@ class LiteralRewrites:
         return {"count": self.count, "examples": [e.to_dict() for e in self.examples]}
 
 
-class RewrittenLiteralsError(MemkgError, ValueError):
+class RewrittenLiteralsError(Refused):
     """A load refused (``strict_literals``) because the store would keep literals in another form; nothing was written."""
 
     def __init__(self, rewrites: LiteralRewrites) -> None:
