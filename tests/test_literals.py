@@ -85,3 +85,15 @@ def test_cli_load_warns_and_strict_refuses(files, tmp_path: Path, capsys) -> Non
     code = main(["--store", str(tmp_path / "s3"), "validate", str(data), "--shapes", str(shapes), "--format", "json"])
     values = [r["value"] for r in json.loads(capsys.readouterr().out)["results"]]
     assert code == 1 and len(values) == 1 and "300" in values[0] and "byte" in values[0]
+
+
+def test_every_phase_of_a_load_and_a_validation_reports_progress(files) -> None:
+    """A long load or validate is never silent on a terminal: each phase names itself."""
+    data, shapes = files
+    said: list[str] = []
+    MemoryStore().load(data, progress=said.append)
+    assert [m for m in said if m.endswith("…")] == [
+        "parsing…", "checking literals…", "indexing claims…", "validating…", "counting…", "writing…", "counting…"]
+    said.clear()
+    validate_files([data], extra_shapes=[shapes], progress=said.append)
+    assert any(m.startswith("validating graph 1/") for m in said)

@@ -152,19 +152,29 @@ class LoadReport:
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
-    #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
-    #: ``optimize`` (compaction after a bulk write), ``flush``, ``literals``.
+    #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
+    #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,
+    #: ``optimize`` (compaction after a bulk write), ``flush``.
     seconds: dict[str, float] = field(default_factory=dict)
     #: The literals the store keeps in another form than the files write (memkg.literals).
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
+    #: Told the name of each phase as it starts (``stderr_progress()``: a long load is never silent).
+    progress: Progress | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
+        if self.progress is not None:
+            self.progress(_PHASE_NAMES.get(name, name) + "…")
         start = time.perf_counter()
         try:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+
+_PHASE_NAMES = {"parse": "parsing", "literals": "checking literals", "index": "indexing claims",
+                "validate": "validating", "count": "counting",
+                "write": "writing", "optimize": "compacting", "flush": "flushing to disk"}
 
 
 @dataclass(frozen=True)
@@ -516,7 +526,7 @@ class MemoryStore:
         for path, _ in sources:
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such file")
-        report = LoadReport(files=[str(p) for p, _ in sources])
+        report = LoadReport(files=[str(p) for p, _ in sources], progress=progress)
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
         starts: list[tuple[str, int]] = []  # each file with the index of its first quad
@@ -538,7 +548,7 @@ class MemoryStore:
                 with report.phase("literals"):
                     report.rewrites = LiteralRewrites.of(WrittenForms.of(parsed), starts)
                 self._refuse_rewrites(report.rewrites, strict_literals)
-                with report.phase("parse"):
+                with report.phase("index"):
                     batch = list(claim_index.with_index(parsed))
                     del parsed
                 with report.phase("validate"):
@@ -623,8 +633,6 @@ class MemoryStore:
         report: LoadReport | None = None,
     ) -> None:
         report = report or LoadReport()  # the phases of a load_data are not kept
-        if progress:
-            progress("writing…")
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)

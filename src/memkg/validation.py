@@ -34,7 +34,7 @@ queries (``benchmarks/bench_validation.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -252,11 +252,14 @@ def tenant_graphs(store: Store) -> list[Graph]:
 
 def _validate_graphs(
     engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
-    written: WrittenForms | None = None,
+    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
 ) -> list[Result]:
     seen: set[tuple[str, ...]] = set()
     results: list[Result] = []
-    for g in graphs:
+    graphs = list(graphs)
+    for i, g in enumerate(graphs, 1):
+        if progress is not None:
+            progress(f"validating graph {i}/{len(graphs)} {g}…")
         found = engine.validate(store, g, focus=focus, scan=scan, written=written) if written else \
             engine.validate(store, g, focus=focus, scan=scan)
         for r in found:
@@ -273,12 +276,13 @@ def _validate_graphs(
 
 def validate_store(
     store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = (),
-    written: WrittenForms | None = None,
+    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``).
 
     ``written``: the literals of the data as written where the store keeps another
     form (the input's, see :func:`validate_files`); None judges the store's own record.
+    ``progress`` is told which graph is being validated (``memkg.store.stderr_progress()``).
     """
     shapes = list(builtin_shapes())
     for path in extra_shapes:
@@ -287,7 +291,8 @@ def validate_store(
     raw = store.raw
     if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
         raw = store.snapshot().raw  # type: ignore[attr-defined]
-    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None, written=written), engine=engine)
+    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
+                  engine=engine)
 
 
 def validate_files(
@@ -296,6 +301,7 @@ def validate_files(
     engine: str = "native",
     extra_shapes: Sequence[str | Path] = (),
     format: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Validate files as if they were loaded into an empty store (nothing is kept),
     every literal judged as the files write it (not as a store would keep it).
@@ -305,8 +311,9 @@ def validate_files(
     from .store import MemoryStore
 
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
-    loaded = scratch.load(*paths, format=format)
-    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written)
+    loaded = scratch.load(*paths, format=format, progress=progress)
+    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,
+                          progress=progress)
 
 
 # -- validation of writes ------------------------------------------------------------

@@ -91,11 +91,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..validation import validate_files, validate_store
 
+    progress = stderr_progress()
     if args.files:
-        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format)
+        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
+                                progress=progress)
     else:
         with open_store(args, write=False) as store:
-            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes)
+            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes, progress=progress)
+    if progress:
+        sys.stderr.write("\r\x1b[K")
     if args.format == "json":
         print(report.to_json())
     elif args.format == "turtle":
