@@ -54,7 +54,6 @@ _S12 = "urn:x-shacl12-full:/"
 # load naming the term (never a silent "conforms"); the test then fails on that refusal.
 _INCOMPLETE = ("SHACL 1.2 sh:incomplete / sh:incompleteURIStart (nodes described elsewhere, so absence proves "
                "nothing) is implemented for sh:reificationRequired only, not for the other components")
-_UNIQUE_VALUES_FOR = "sh:uniqueValuesFor is not implemented: the shapes graph is refused with a ShapeError naming it"
 _BY_TYPES = "sh:closed sh:ByTypes is not implemented: the shapes graph is refused with a ShapeError naming it"
 _NODE_EXPRESSIONS = ("SHACL 1.2 node expressions (sh:nodeByExpression, sh:expression, a node expression as "
                      "sh:targetNode) are not implemented: refused with a ShapeError naming them")
@@ -78,11 +77,6 @@ EXPECTED_FAILURES: dict[str, str] = {
     _S12 + "core/node/closed-004": _BY_TYPES,
     _S12 + "core/node/in-002": _IN_002,
     _S12 + "core/node/nodeByExpression-001": _NODE_EXPRESSIONS,
-    _S12 + "core/node/uniqueValuesFor-001": _UNIQUE_VALUES_FOR,
-    _S12 + "core/node/uniqueValuesFor-002": _UNIQUE_VALUES_FOR,
-    _S12 + "core/node/uniqueValuesFor-003": _UNIQUE_VALUES_FOR,
-    _S12 + "core/node/uniqueValuesFor-004": _UNIQUE_VALUES_FOR,
-    _S12 + "core/node/uniqueValuesFor-005": _UNIQUE_VALUES_FOR,
     _S12 + "core/property/and-incomplete-001": _INCOMPLETE,
     _S12 + "core/property/class-incomplete-001": _INCOMPLETE,
     _S12 + "core/property/equals-incomplete-001": _INCOMPLETE,

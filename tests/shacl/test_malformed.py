@@ -62,7 +62,7 @@ def test_blank_target_node_is_accepted() -> None:
 
 @pytest.mark.parametrize(("ttl", "term"), [
     ("ex:S sh:targetNode ex:a ; sh:minCont 1 .", "sh:minCont"),
-    ("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:uniqueValuesFor ex:id ] .", "sh:uniqueValuesFor"),
+    ("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:uniqueMembrs true ] .", "sh:uniqueMembrs"),
     ("ex:f a sh:SPARQLFunction ; sh:select 'SELECT (1 AS ?r) {}' .", "SHACL-AF function"),
     ("ex:r a sh:TripleRule .", "SHACL-AF rule"),
 ])

@@ -9,7 +9,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ..paths import parse_path
 from ..terms import Term
-from ..vocab import SH, SHACL_SPEC, short
+from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, short
 from ..written import stored_form, suspect
 from .base import Component, Ctx, Fragment, Reader, const
 
@@ -142,5 +142,43 @@ class InComponent(Component):
         return "Value is not in " + ", ".join(short(m) for m in self.params["members"])
 
 
+class UniqueValuesForComponent(Component):
+    """sh:uniqueValuesFor (SHACL 1.2) — no two focus nodes of the shape's targets share the values of
+    the property (or, for a list of properties, the same combination of values)."""
+
+    IRI = SH.UniqueValuesForConstraintComponent
+    PARAMETERS = (SH.uniqueValuesFor,)
+    SPEC = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
+    ANCHOR = SHACL12_SPEC + "#UniqueValuesForConstraintComponent"
+    SCOPE = "node"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        reader.check_scope(cls, SH.uniqueValuesFor)
+        out: list[Component] = []
+        for v in reader.values(SH.uniqueValuesFor):
+            items = reader.graph.list_items(v, shape=reader.node, what="the value of sh:uniqueValuesFor") \
+                if isinstance(v, BlankNode) or v == RDF.nil else [v]
+            if not items:
+                raise cls.error(reader, "sh:uniqueValuesFor needs at least one property")
+            out.append(cls(reader.shape, uniqueValuesFor=v,
+                           properties=tuple(reader.iri(cls, SH.uniqueValuesFor, i) for i in items)))
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        targets = [t.sparql("?_g", ctx.fresh) for t in ctx.shape.targets]
+        if not targets:
+            return Fragment("FILTER(false)", value=False)  # no other focus node to clash with
+        other = ctx.fresh("g")
+        values = [ctx.fresh("u") for _ in self.params["properties"]]
+        mine = " ".join(f"{ctx.focus} <{p.value}> {v} ." for p, v in zip(self.params["properties"], values))
+        theirs = " ".join(f"{other} <{p.value}> {v} ." for p, v in zip(self.params["properties"], values))
+        among = " UNION ".join("{ " + t.replace("?_g", other) + " }" for t in targets)
+        return Fragment(f"FILTER EXISTS {{ {mine} {theirs} FILTER(!sameTerm({other}, {ctx.focus})) {among} }}", value=False)
+
+    def describe(self) -> str:
+        return "Another focus node has the same values for " + ", ".join(short(p) for p in self.params["properties"])
+
+
 SECTION = "SHACL §4.8 Other Constraint Components"
-COMPONENTS: tuple[type[Component], ...] = (ClosedComponent, HasValueComponent, InComponent)
+COMPONENTS: tuple[type[Component], ...] = (ClosedComponent, HasValueComponent, InComponent, UniqueValuesForComponent)
