@@ -39,7 +39,7 @@ CASES = [
     ("ex:S sh:targetNode ex:a ; sh:deactivated 'no' .", "sh:deactivated", "§2.1.6"),
     ("ex:S sh:targetClass 'C' .", "sh:targetClass", "§2.1.3.2"),
     ("ex:S sh:targetNode ex:a ; sh:lessThan ex:q .", "node shapes cannot have sh:lessThan", "§4.5.3"),
-    ("ex:S sh:targetNode ex:a ; sh:closed sh:ByTypes .", "ByTypes", "§4.8.1"),
+    ("ex:S sh:targetNode ex:a ; sh:path ex:p ; sh:closed sh:ByTypes .", "ByTypes", "§4.8.1"),
 ]
 
 

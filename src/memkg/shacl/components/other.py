@@ -35,9 +35,9 @@ class ClosedComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, SH.closed)
-        if value == SH.ByTypes:
-            raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is not supported")
-        if not reader.boolean(cls, SH.closed, value):
+        if value == SH.ByTypes and reader.is_property:
+            raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is supported on node shapes only")
+        if value != SH.ByTypes and not reader.boolean(cls, SH.closed, value):
             return []
         allowed: list[NamedNode] = []
         for prop in reader.graph.objects(reader.node, SH.property):
@@ -60,7 +60,49 @@ class ClosedComponent(Component):
             node = ctx.fresh("n")
             bind = ctx.values(node)
         test = f" FILTER({ctx.path_out} NOT IN ({allowed}))" if allowed else ""
-        return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True)
+        post = self._by_types if self.params["closed"] == SH.ByTypes else None
+        return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True, post=post)
+
+    def _by_types(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        """SHACL 1.2 sh:closed sh:ByTypes: also allowed are rdf:type and the properties of every
+        shape that targets one of the focus node's classes (explicitly or as a class), and of
+        the shapes those reach through sh:node."""
+        allowed: dict[Term, set[Term]] = {}
+        out = []
+        for r in rows:
+            if r.focus not in allowed:
+                allowed[r.focus] = self._allowed_by_types(r.focus, engine)
+            if r.path not in allowed[r.focus]:
+                out.append(r)
+        return out
+
+    @staticmethod
+    def _allowed_by_types(node: Term, engine: "Engine") -> set[Term]:
+        from ..paths import PredicatePath
+        from ..shapes import ClassTarget
+
+        classes: set[Term] = set()
+        for t in engine.view.outgoing(node).get(RDF.type, []) if not isinstance(node, Literal) else []:
+            classes |= engine.view.superclasses(t)
+        todo = [s for s in engine.compiler.shapes()
+                if any(isinstance(t, ClassTarget) and t.cls in classes for t in s.targets)]
+        allowed: set[Term] = {RDF.type}
+        seen: set[int] = set()
+        while todo:
+            shape = todo.pop()
+            if id(shape) in seen:
+                continue
+            seen.add(id(shape))
+            for c in shape.constraints:
+                if c.component == SH.PropertyConstraintComponent:
+                    path = engine.compiler.shape(c.params["property"]).path
+                    if isinstance(path, PredicatePath):
+                        allowed.add(path.iri)
+                elif c.component == SH.NodeConstraintComponent:
+                    todo.append(engine.compiler.shape(c.params["node"]))
+                elif c.component == SH.ClosedConstraintComponent:
+                    allowed.update(c.params["allowed"])
+        return allowed
 
     def describe(self) -> str:
         return "Predicate is not allowed (closed shape)"
