@@ -97,3 +97,21 @@ def test_every_phase_of_a_load_and_a_validation_reports_progress(files) -> None:
     said.clear()
     validate_files([data], extra_shapes=[shapes], progress=said.append)
     assert any(m.startswith("validating graph 1/") for m in said)
+
+
+def test_file_validation_judges_tenant_graphs_as_written(tmp_path: Path) -> None:
+    data, shapes = tmp_path / "tenant.trig", tmp_path / "shapes.ttl"
+    data.write_text("""@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:tenant { ex:a ex:code 1, "01"^^xsd:integer ; ex:small "5"^^xsd:int . }
+""")
+    shapes.write_text("""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:CodeShape sh:targetSubjectsOf ex:code ;
+  sh:property [ sh:path ex:code ; sh:maxCount 1 ] ;
+  sh:property [ sh:path ex:small ; sh:datatype xsd:int ] .
+""")
+    for engine in ("native", "pyshacl"):
+        mine = [r for r in validate_files([data], extra_shapes=[shapes], engine=engine).results
+                if "CodeShape" in str(r.shape)]
+        assert [(str(r.focus), str(r.path), str(r.component).rsplit("#")[-1]) for r in mine] == [
+            ("<http://example.org/a>", "<http://example.org/code>", "MaxCountConstraintComponent>")], engine
