@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, parse
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, parse
 
 from memkg.shacl import ShapeError, Shapes, WrittenForms
 from memkg.shacl.graph import ShapesGraph, format_for

@@ -82,7 +82,8 @@ class LiteralRewrites:
         """The rewrites in a stream too big to hold: counted a chunk at a time (the
         written forms are not kept). ``files`` may fill while the stream is read."""
         quads = iter(quads)
-        count, read, found = 0, 0, []
+        count, read = 0, 0
+        found: list[tuple[int, Quad, Quad]] = []
         while True:
             block = list(islice(quads, chunk))
             if not block:

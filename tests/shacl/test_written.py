@@ -4,10 +4,8 @@
 
 from __future__ import annotations
 
-import itertools
 
-import pytest
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, parse
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from memkg.shacl import Shapes, WrittenForms
 from memkg.shacl.vocab import XSD_NS

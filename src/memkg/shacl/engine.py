@@ -163,7 +163,7 @@ class Engine:
         """Run a SELECT on the data graph; solutions as {variable name: term}."""
         subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
         self.queries += 1
-        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)  # type: ignore[arg-type]
+        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)
         assert isinstance(solutions, QuerySolutions)
         names = [v.value for v in solutions.variables]
         return [{n: t for n, t in zip(names, tuple(sol)) if t is not None} for sol in solutions]
@@ -388,10 +388,10 @@ class Engine:
                     for stored, forms in self._literal_focus_nodes(shape).items():
                         if given is not None and stored not in given:
                             continue
-                        verdicts = [(f, comp.judge([f], f, self)) for f in forms]
-                        if all(found is not None for _, found in verdicts):
+                        verdicts = [(f, found) for f in forms if (found := comp.judge([f], f, self)) is not None]
+                        if len(verdicts) == len(forms):
                             judged.add((branch.cid, stored))
-                            extra += [Row(branch, f, (), f, v, as_written=True) for f, found in verdicts for v in found]  # type: ignore[union-attr]
+                            extra += [Row(branch, f, (), f, v, as_written=True) for f, found in verdicts for v in found]
         out = [r for r in rows if (r.branch.cid, r.root) not in judged]
         return [w for r in out for w in self.as_written(r)] + extra
 
@@ -485,7 +485,7 @@ class Engine:
             path=path,
             value=row.value,
             source_shape=shape.node,
-            component=comp.component if comp is not None else shape.node,  # type: ignore[arg-type]
+            component=comp.component if comp is not None else shape.node,
             severity=(comp.severity if comp is not None else None) or shape.severity,
             message=self.message(row),
             source_constraint=comp.source_constraint if comp is not None else None,

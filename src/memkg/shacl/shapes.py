@@ -108,7 +108,7 @@ class Shape:
 
 
 def _err(reason: str, node: Term, rule: str, anchor: str) -> ShapeError:
-    return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)  # type: ignore[arg-type]
+    return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)
 
 
 class Loader:
@@ -144,7 +144,7 @@ class Loader:
         if not isinstance(node, (NamedNode, BlankNode)):
             raise ShapeError(f"a shape must be an IRI or a blank node, not {node}")
         g = self.graph
-        shape = self.shapes[node] = Shape(node)  # type: ignore[arg-type]
+        shape = self.shapes[node] = Shape(node)
         paths = g.objects(node, SH.path)
         if len(paths) > 1:
             raise _err(f"a property shape has exactly one sh:path, found {len(paths)}", node, "SHACL §2.3 sh:path", "#property-shapes")
@@ -170,7 +170,11 @@ class Loader:
         out = list(components)
         for param in cls.PARAMETERS:
             for value in g.objects(node, param):
-                for reifier in g.subjects(RDF.reifies, Triple(node, param, value)):  # type: ignore[arg-type]
+                if isinstance(value, BlankNode | NamedNode | Literal | Triple):
+                    reifiers = g.subjects(RDF.reifies, Triple(node, param, value))
+                else:  # pragma: no cover - every object is one of those
+                    reifiers = []
+                for reifier in reifiers:
                     concerned = [c for c in out if value in c.params.values()] or out
                     severities = g.objects(reifier, SH.severity)
                     if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
@@ -180,8 +184,8 @@ class Loader:
                         raise _err("sh:deactivated must be a single xsd:boolean", node,
                                    "SHACL 1.2 §2.1.6 sh:deactivated", "#deactivated")
                     for c in concerned:
-                        if severities:
-                            c.severity = severities[0]  # type: ignore[assignment]
+                        if severities and isinstance(severities[0], NamedNode):
+                            c.severity = severities[0]
                     if deactivated and boolean(deactivated[0]):
                         out = [c for c in out if c not in concerned]
         return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Store
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Store
 
 from .terms import Term, sparql_string, sparql_term
 from .vocab import RDF, XSD_NS
@@ -30,8 +30,9 @@ _STORE = Store()
 
 def _ask(expression: str) -> bool | None:
     """The boolean value of a SPARQL expression over constants (None: an error)."""
-    (row,) = _STORE.query(f'SELECT (COALESCE({expression}, "error") AS ?r) {{}}')  # type: ignore[misc]
-    value = row["r"]
+    solutions = _STORE.query(f'SELECT (COALESCE({expression}, "error") AS ?r) {{}}')
+    assert isinstance(solutions, QuerySolutions)
+    value = next(iter(solutions))["r"]
     if isinstance(value, Literal) and value.datatype.value == XSD_NS + "boolean":
         return value.value == "true"
     return None

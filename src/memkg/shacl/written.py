@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from .terms import Graph, Term
 from .vocab import XSD_NS
@@ -96,8 +96,7 @@ def _suspect_quads(quads: Sequence[Quad]) -> list[tuple[int, Quad]]:
     patterns, zero = _PATTERNS, _ZERO_OFFSET
     for i, q in enumerate(quads):
         o = q.object
-        kind = type(o)
-        if kind is Literal:
+        if isinstance(o, Literal):
             if o.language is not None:
                 continue
             dt = o.datatype.value
@@ -105,7 +104,7 @@ def _suspect_quads(quads: Sequence[Quad]) -> list[tuple[int, Quad]]:
                 pattern, lexical = patterns[dt], o.value
                 if pattern is None or not pattern.fullmatch(lexical) or lexical.endswith(zero):
                     out.append((i, q))
-        elif kind is Triple and _suspects(o):
+        elif isinstance(o, Triple) and _suspects(o):
             out.append((i, q))
     return out
 
@@ -124,7 +123,9 @@ def stored_forms(literals: Iterable[Literal]) -> dict[Literal, Literal]:
         scratch = Store()
         scratch.extend(Quad(NamedNode(f"{_PROBE_S}{i}"), _PROBE_P, lit, DefaultGraph()) for i, lit in enumerate(chunk))
         for q in scratch:
-            out[chunk[int(q.subject.value[len(_PROBE_S):])]] = q.object  # type: ignore[assignment]
+            kept, subject = q.object, q.subject
+            assert isinstance(kept, Literal) and isinstance(subject, NamedNode)
+            out[chunk[int(subject.value[len(_PROBE_S):])]] = kept
     return out
 
 
@@ -137,11 +138,14 @@ def _rebuild(term: Term, stored: dict[Literal, Literal]) -> Term:
     if isinstance(term, Literal):
         return stored.get(term, term)
     if isinstance(term, Triple):
-        return Triple(_rebuild(term.subject, stored), term.predicate, _rebuild(term.object, stored))  # type: ignore[arg-type]
+        subject = _rebuild(term.subject, stored)
+        assert not isinstance(subject, Literal)  # a literal is never a subject
+        return Triple(subject, term.predicate, _rebuild(term.object, stored))
     return term
 
 
-Key = tuple[Graph, Term, NamedNode]
+Subject = NamedNode | BlankNode | Triple
+Key = tuple[Graph, Subject, NamedNode]
 
 
 class WrittenForms:
@@ -157,7 +161,7 @@ class WrittenForms:
         self._values: dict[Key, dict[Term, list[Term]]] = {}
         #: stored term -> every written form of it, in any quad with a rewritten object
         self._forms: dict[Term, list[Term]] = defaultdict(list)
-        self._by_predicate: dict[NamedNode, set[tuple[Graph, Term]]] = defaultdict(set)
+        self._by_predicate: dict[NamedNode, set[tuple[Graph, Subject]]] = defaultdict(set)
         #: (index in the input, written quad, stored quad) for each quad whose object a
         #: store rewrites, in input order
         self.rewritten: list[tuple[int, Quad, Quad]] = []
@@ -232,7 +236,7 @@ class WrittenForms:
         if store is not None:
             for g in graphs:
                 if g is not None and g not in recorded and not isinstance(subject, Literal):
-                    for q in store.quads_for_pattern(subject, predicate, None, g):  # type: ignore[arg-type]
+                    for q in store.quads_for_pattern(subject, predicate, None, g):
                         out[q.object] = None
         return list(out)
 
@@ -264,7 +268,7 @@ class WrittenForms:
                     out.update(dict.fromkeys(forms))
         return list(out)
 
-    def triples(self, graphs: Sequence[Graph | None]) -> Iterator[tuple[Term, NamedNode, Term]]:
+    def triples(self, graphs: Sequence[Graph | None]) -> Iterator[tuple[Subject, NamedNode, Term]]:
         """Every written (subject, predicate, object) of the recorded pairs in ``graphs``."""
         for (g, s, p), by_stored in self._values.items():
             if any(x is None for x in graphs) or g in graphs:

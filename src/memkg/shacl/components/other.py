@@ -136,7 +136,8 @@ class HasValueComponent(Component):
         out = []
         for row in rows:
             for r in engine.as_written(row):
-                values = [r.focus] if path is None else engine.values_as_written(r.focus, path.predicate)
+                predicate = path.predicate if path is not None else None
+                values = [r.focus] if predicate is None else engine.values_as_written(r.focus, predicate)
                 if self.judge(values, r.focus, engine):
                     out.append(r)
         return out

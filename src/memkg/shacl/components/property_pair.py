@@ -9,7 +9,7 @@ from pyoxigraph import Literal, NamedNode
 
 from ..terms import Term
 from ..values import compare
-from ..paths import parse_path
+from ..paths import Path, parse_path
 from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
@@ -33,11 +33,13 @@ class _Pair(Component):
 
     @property
     def other(self) -> str:
-        return self.params["other"].sparql()
+        path: Path = self.params["other"]
+        return path.sparql()
 
     @property
     def _predicate(self) -> NamedNode | None:
-        return self.params["other"].predicate
+        path: Path = self.params["other"]
+        return path.predicate
 
     def other_predicates(self) -> tuple[NamedNode, ...]:
         return (self._predicate,) if self._predicate is not None else ()
@@ -76,7 +78,8 @@ class EqualsComponent(_Pair):
         others = self._others(focus, engine)
         if others is None:
             return None
-        return [v for v in values if v not in others] + [o for o in others if o not in values]
+        out: list[Term | None] = [v for v in values if v not in others]
+        return out + [o for o in others if o not in values]
 
     def describe(self) -> str:
         return f"Value sets differ from those of {self.params['other']}"
