@@ -34,7 +34,7 @@ queries (``benchmarks/bench_validation.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -60,6 +60,7 @@ from .shacl.written import WrittenForms
 from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf, rdfs
 
 if TYPE_CHECKING:
+    from .limits import Limits
     from .store import MemoryStore
 
 ENGINES = ("native", "pyshacl")
@@ -302,16 +303,18 @@ def validate_files(
     extra_shapes: Sequence[str | Path] = (),
     format: str | None = None,
     progress: Callable[[str], None] | None = None,
+    limits: Limits | None = None,
 ) -> Report:
     """Validate files as if they were loaded into an empty store (nothing is kept),
     every literal judged as the files write it (not as a store would keep it).
 
-    Raises :class:`~memkg.errors.ParseError` for a file that does not parse.
+    Raises :class:`~memkg.errors.ParseError` for a file that does not parse, and
+    :class:`~memkg.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
     """
     from .store import MemoryStore
 
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
-    loaded = scratch.load(*paths, format=format, progress=progress)
+    loaded = scratch.load(*paths, format=format, progress=progress, limits=limits)
     return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,
                           progress=progress)
 
@@ -338,9 +341,26 @@ class WriteValidator:
             self._engine = make_engine(self.engine_name, builtin_shapes())
         return self._engine
 
-    def __call__(self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
-        """The violations the store would have after adding ``batch`` and removing ``removed``."""
-        results = self.judge(*self.stage(store.raw, batch, removed=removed))
+    def __call__(
+        self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
+        visible: Collection[Graph] | None = None,
+    ) -> list[Violation]:
+        """The violations the store would have after adding ``batch`` and removing ``removed``.
+
+        ``visible``: judge the write as if the store held only these graphs (the ontology
+        always stays). A tenant's write is judged so, against what it can read: whether it
+        is refused then never depends on another tenant's data (no one-bit oracle), and
+        tenant isolation (invariant 7) across tenants is left to ``memkg validate`` and to
+        writes made without a token.
+        """
+        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed)
+        if visible is not None:
+            seen = {*visible, ONTOLOGY_GRAPH, DefaultGraph()}
+            for g in list(scratch.named_graphs()):
+                if g not in seen:
+                    scratch.remove_graph(g)
+            graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
+        results = self.judge(scratch, focus, graphs)
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
 
     def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:

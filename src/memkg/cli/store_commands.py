@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .. import views
 from ..store import FORMAT_NAMES
-from .arguments import format_option, open_store, read_query_argument, tenant_option
+from .arguments import add_limit_arguments, format_option, limits_from, open_store, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
@@ -21,7 +21,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     progress = stderr_progress()
     with open_store(args, write=True) as store:
         report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
-                            strict_literals=args.strict_literals)
+                            strict_literals=args.strict_literals, limits=limits_from(args))
     if progress:
         sys.stderr.write("\r\x1b[K")
     if report.rewrites:  # never silent: the store keeps these literals in another form
@@ -94,7 +94,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     progress = stderr_progress()
     if args.files:
         report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
-                                progress=progress)
+                                progress=progress, limits=limits_from(args))
     else:
         with open_store(args, write=False) as store:
             report = validate_store(store, engine=args.engine, extra_shapes=args.shapes, progress=progress)
@@ -150,6 +150,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("--strict-literals", action="store_true",
                    help="refuse the load (exit 1, nothing written) if the store would keep a literal in another "
                         'form than written ("01"^^xsd:integer as "1"); without it they are counted on stderr')
+    add_limit_arguments(p, "max_depth", "max_literal")
 
     p = command(
         "query",
@@ -209,6 +210,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("--shapes", action="append", default=[], metavar="FILE",
                    help="your own SHACL shapes, checked with memkg's (repeatable)")
     p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
+    add_limit_arguments(p, "max_depth", "max_literal")
 
     command(
         "stats",
