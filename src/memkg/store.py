@@ -810,7 +810,7 @@ class MemoryStore:
         with self._write_lock:
             existed = self._recall_index(create=False) is not None
             index = self._recall_index(create=True)
-            return index.rebuild() if existed else index.stats()["documents"]
+            return int(index.rebuild() if existed else index.stats()["documents"])
 
     def compact(self) -> None:
         """Compact the store on disk: reads get faster after large loads, at a cost that
