@@ -596,7 +596,7 @@ class RemoteStore(MemoryStore):
             raise
         return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
 
-    def support_index(self) -> None:  # type: ignore[override]
+    def support_index(self) -> None:
         """Never: other clients write to the server, so no copy here could be kept current."""
         return None
 
