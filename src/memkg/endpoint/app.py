@@ -378,5 +378,6 @@ def _form_parts(payload: bytes, content_type: str) -> list[tuple[str | None, byt
                 declared = rdf_format(str(name)).media_type
             except UnknownFormatError:
                 pass  # payload_format() says what is missing
-        parts.append((declared, part.get_payload(decode=True) or b"", str(name)))
+        body = part.get_payload(decode=True)
+        parts.append((None if declared is None else str(declared), body if isinstance(body, bytes) else b"", str(name)))
     return parts
