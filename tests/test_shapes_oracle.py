@@ -179,3 +179,74 @@ def test_supersession_is_irreflexive_and_acyclic_at_every_length() -> None:
         ex:chain1 mem:supersedes ex:chain2 . ex:chain2 mem:supersedes ex:chain3 .
         ex:d1 mem:echoOf ex:d2 . ex:d2 mem:echoOf ex:d1 . ex:e1 mem:echoOf ex:e2 ."""
     assert violations(text, "AcyclicShape") == {"self", "a1", "a2", "b1", "b2", "b3", "d1", "d2"}
+
+
+# -- invariants 2 and 3: role properties, from -> to, as the SPEC's table lists them ----------------------------
+
+ROLES = {  # property: (classes it may come from, classes it may point to), SPEC section 1
+    "participant": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "actor": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "recipient": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "hasAction": ({"Episode"}, {"Action"}),
+    "object": ({"Action"}, {"Entity"}),
+    "produces": ({"Action"}, {"Outcome"}),
+    "assertedBy": ({"Claim"}, {"Message"}),
+    "context": ({"Claim"}, {"Context"}),
+    "supersedes": ({"Claim"}, {"Claim"}),
+    "contradicts": ({"Claim"}, {"Claim"}),
+    "equivalentTo": ({"Claim"}, {"Claim"}),
+    "specializes": ({"Claim"}, {"Claim"}),
+    "supportGroup": ({"Claim"}, {"SupportGroup"}),
+    "needsReview": ({"Retraction"}, {"Claim"}),  # an ontology term (memkg.ttl: Retraction -> Claim)
+}
+#: Decisions between claims name them by identifier: an erased claim stays named (SPEC section 3), untyped.
+BY_IDENTIFIER = {"supersedes", "contradicts", "equivalentTo", "specializes"}
+CLASSES = ["Person", "Agent", "Entity", "Message", "Episode", "Action", "Outcome", "Claim", "Context", "SupportGroup",
+           "Retraction"]
+
+
+@pytest.mark.parametrize("prop", sorted(ROLES))
+def test_each_role_property_respects_its_from_and_to_types(prop: str) -> None:
+    """Invariant 3 (and 2 for an untyped far end), for every role property and every class on each side."""
+    froms, tos = ROLES[prop]
+    lines, role_breaks, untyped = [], set(), set()
+    for k, cls in enumerate(CLASSES):  # every class as the source, pointing at a right target
+        lines.append(f"ex:from{k} a mem:{cls} ; mem:{prop} ex:to{k} . ex:to{k} a mem:{sorted(tos)[0]} .")
+        if cls not in froms:
+            role_breaks.add(f"from{k}")
+    source = sorted(froms)[0]
+    for k, cls in enumerate(CLASSES):  # a right source, pointing at every class
+        lines.append(f"ex:src{k} a mem:{source} ; mem:{prop} ex:far{k} . ex:far{k} a mem:{cls} .")
+        if cls not in tos:
+            role_breaks.add(f"src{k}")
+    lines.append(f"ex:lonely a mem:{source} ; mem:{prop} ex:nowhere .")  # a far end with no type at all
+    if prop not in BY_IDENTIFIER:
+        untyped.add("lonely")
+    text = "\n".join(lines)
+    assert violations(text, "RoleTypesShape") == role_breaks
+    assert violations(text, "TypedVertexShape") == untyped
+
+
+# -- invariant 4: the claim's predicate is declared (rdf:Property or an OWL property) --------------------------
+
+DECLARATIONS = ["rdf:Property", "owl:ObjectProperty", "owl:DatatypeProperty", "owl:AnnotationProperty",
+                "owl:FunctionalProperty", "owl:InverseFunctionalProperty", "owl:TransitiveProperty",
+                "owl:SymmetricProperty", "owl:AsymmetricProperty", "owl:ReflexiveProperty", "owl:IrreflexiveProperty"]
+
+
+def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared() -> None:
+    """Invariant 4: any rdf:Property or OWL property class declares a predicate (in the data or by a subclass);
+    an undeclared one, or one typed by another class, is not; RDF, RDFS and OWL terms declare themselves."""
+    lines = ["PREFIX owl: <http://www.w3.org/2002/07/owl#>", "ex:x a mem:Entity . ex:m a mem:Message .",
+             "ex:MyKind rdfs:subClassOf owl:ObjectProperty ."]
+    cases = {f"decl{i}": f"ex:p{i} a {d} ." for i, d in enumerate(DECLARATIONS)}
+    cases |= {"bySubclass": "ex:pSub a ex:MyKind .", "undeclared": "", "aClass": "ex:pClass a owl:Class .",
+              "rdfType": "", "rdfsLabel": "", "owlSameAs": ""}
+    predicates = {f"decl{i}": f"ex:p{i}" for i in range(len(DECLARATIONS))} | {
+        "bySubclass": "ex:pSub", "undeclared": "ex:pNone", "aClass": "ex:pClass", "rdfType": "rdf:type",
+        "rdfsLabel": "rdfs:label", "owlSameAs": "owl:sameAs"}
+    for name, declaration in cases.items():
+        lines.append(f'{declaration} ex:{name} a mem:Claim ; rdf:reifies <<( ex:x {predicates[name]} ex:x )>> ; '
+                     "mem:assertedBy ex:m .")
+    text = "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n" + "\n".join(lines)
+    assert violations(text, "ClaimPropositionShape") == {"undeclared", "aClass"}
