@@ -18,7 +18,9 @@ from decimal import Decimal, InvalidOperation
 import pytest
 
 from memkg import MemoryStore
-from memkg.validation import validate_store
+from pyoxigraph import NamedNode
+
+from memkg.validation import builtin_shapes, make_engine, tenant_graphs, validate_store
 
 MEM = "https://w3id.org/memkg#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -32,14 +34,25 @@ PREFIX ex: <{EX}>
 """
 
 
-def violations(text: str, shape: str, engine: str = "native") -> set[str]:
-    """The focus nodes (local names) that break ``shape`` when ``text`` is the whole store."""
+_ENGINES: dict[str, object] = {}
+
+
+def violations(text: str, shape: str, engine: str = "native", *, node_by_node: bool = False) -> set[str]:
+    """The focus nodes (local names) that break ``shape`` when ``text`` is the whole store.
+
+    The native engine validates a whole graph with each constraint's set form (``shx:selectAll``)
+    and the nodes of a write one by one (``sh:select`` from a bound ``$this``): ``node_by_node``
+    asks for the second, with every subject of ``text`` as a focus node.
+    """
     store = MemoryStore(validation=None)
     store.load_data(PRELUDE + text, format="trig")
-    report = validate_store(store, engine=engine)
-    return {
-        r.focus.value.removeprefix(EX) for r in report.results if r.shape.value == MEM + shape
-    }
+    if not node_by_node:
+        results = validate_store(store, engine=engine).results
+    else:
+        validator = _ENGINES.setdefault(engine, make_engine(engine, builtin_shapes()))
+        focus = list({q.subject: None for q in store.raw if isinstance(q.subject, NamedNode)})
+        results = [r for g in tenant_graphs(store.raw) for r in validator.validate(store.raw, g, focus=focus)]  # type: ignore[attr-defined]
+    return {r.focus.value.removeprefix(EX) for r in results if r.shape.value == MEM + shape}
 
 
 # -- invariant 10: every confidence, extraction confidence and reliability is a finite number in [0, 1] --------
@@ -72,7 +85,7 @@ def in_unit_interval(lexical: str, datatype: str) -> bool:
 UNIT_PROPERTIES = ["confidence", "extractionConfidence", "sourceReliability", "matchScore", "utility"]
 
 
-@pytest.mark.parametrize("engine", ["native", "pyshacl"])
+@pytest.mark.parametrize("engine", ["native", "native node by node", "pyshacl"])
 def test_every_unit_interval_bound_is_where_the_spec_puts_it(engine: str) -> None:
     lines, expected = [], set()
     for p in UNIT_PROPERTIES:
@@ -81,7 +94,7 @@ def test_every_unit_interval_bound_is_where_the_spec_puts_it(engine: str) -> Non
             lines.append(f'ex:{node} mem:{p} "{lexical}"^^xsd:{datatype} .')
             if not in_unit_interval(lexical, datatype):
                 expected.add(node)
-    got = violations("\n".join(lines), "UnitIntervalShape", engine)
+    got = violations("\n".join(lines), "UnitIntervalShape", engine.split()[0], node_by_node="node" in engine)
     assert got == expected, f"refused but in [0, 1]: {sorted(got - expected)}; accepted outside: {sorted(expected - got)}"
 
 
@@ -124,7 +137,7 @@ def times_ok(frm: str | None, until: str | None) -> bool:
     return frm is None or until is None or instant(frm) < instant(until)
 
 
-@pytest.mark.parametrize("engine", ["native", "pyshacl"])
+@pytest.mark.parametrize("engine", ["native", "native node by node", "pyshacl"])
 def test_validity_bounds_and_timezones_are_where_the_spec_puts_them(engine: str) -> None:
     lines, expected = [], set()
     for i, (frm, until) in enumerate(TIMES):
@@ -140,7 +153,7 @@ def test_validity_bounds_and_timezones_are_where_the_spec_puts_them(engine: str)
                 expected.add(f"{p}{i}")
     lines.append('ex:aDate mem:eventTime "2026-01-01Z"^^xsd:date .')  # a date is not a dateTime
     expected.add("aDate")
-    got = violations("\n".join(lines), "TimeShape", engine)
+    got = violations("\n".join(lines), "TimeShape", engine.split()[0], node_by_node="node" in engine)
     assert got == expected, f"refused but valid: {sorted(got - expected)}; accepted but not: {sorted(expected - got)}"
 
 
@@ -205,8 +218,9 @@ CLASSES = ["Person", "Agent", "Entity", "Message", "Episode", "Action", "Outcome
            "Retraction"]
 
 
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
 @pytest.mark.parametrize("prop", sorted(ROLES))
-def test_each_role_property_respects_its_from_and_to_types(prop: str) -> None:
+def test_each_role_property_respects_its_from_and_to_types(prop: str, node_by_node: bool) -> None:
     """Invariant 3 (and 2 for an untyped far end), for every role property and every class on each side."""
     froms, tos = ROLES[prop]
     lines, role_breaks, untyped = [], set(), set()
@@ -223,8 +237,8 @@ def test_each_role_property_respects_its_from_and_to_types(prop: str) -> None:
     if prop not in BY_IDENTIFIER:
         untyped.add("lonely")
     text = "\n".join(lines)
-    assert violations(text, "RoleTypesShape") == role_breaks
-    assert violations(text, "TypedVertexShape") == untyped
+    assert violations(text, "RoleTypesShape", node_by_node=node_by_node) == role_breaks
+    assert violations(text, "TypedVertexShape", node_by_node=node_by_node) == untyped
 
 
 # -- invariant 4: the claim's predicate is declared (rdf:Property or an OWL property) --------------------------
@@ -234,7 +248,8 @@ DECLARATIONS = ["rdf:Property", "owl:ObjectProperty", "owl:DatatypeProperty", "o
                 "owl:SymmetricProperty", "owl:AsymmetricProperty", "owl:ReflexiveProperty", "owl:IrreflexiveProperty"]
 
 
-def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared() -> None:
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
+def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared(node_by_node: bool) -> None:
     """Invariant 4: any rdf:Property or OWL property class declares a predicate (in the data or by a subclass);
     an undeclared one, or one typed by another class, is not; RDF, RDFS and OWL terms declare themselves."""
     lines = ["PREFIX owl: <http://www.w3.org/2002/07/owl#>", "ex:x a mem:Entity . ex:m a mem:Message .",
@@ -249,4 +264,4 @@ def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared
         lines.append(f'{declaration} ex:{name} a mem:Claim ; rdf:reifies <<( ex:x {predicates[name]} ex:x )>> ; '
                      "mem:assertedBy ex:m .")
     text = "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n" + "\n".join(lines)
-    assert violations(text, "ClaimPropositionShape") == {"undeclared", "aClass"}
+    assert violations(text, "ClaimPropositionShape", node_by_node=node_by_node) == {"undeclared", "aClass"}
