@@ -265,3 +265,21 @@ def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared
                      "mem:assertedBy ex:m .")
     text = "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n" + "\n".join(lines)
     assert violations(text, "ClaimPropositionShape", node_by_node=node_by_node) == {"undeclared", "aClass"}
+
+
+# -- invariant 7: no link from one tenant to a vertex typed only in another --------------------------------------
+
+
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
+def test_a_link_to_a_vertex_typed_only_in_another_tenant_is_refused(node_by_node: bool) -> None:
+    text = f"""ex:shared a mem:Person .
+    GRAPH <{TENANT}> {{
+        ex:mine a mem:Person . ex:both a mem:Person .
+        ex:toOther a mem:Message ; mem:content "x" ; ex:mentions ex:theirs .
+        ex:toMine a mem:Message ; mem:content "x" ; ex:mentions ex:mine .
+        ex:toShared a mem:Message ; mem:content "x" ; ex:mentions ex:shared .
+        ex:toBoth a mem:Message ; mem:content "x" ; ex:mentions ex:both .
+        ex:toNowhere a mem:Message ; mem:content "x" ; ex:mentions ex:untyped .
+    }}
+    GRAPH <{OTHER}> {{ ex:theirs a mem:Person . ex:both a mem:Person . }}"""
+    assert violations(text, "TenantIsolationShape", node_by_node=node_by_node) == {"toOther"}

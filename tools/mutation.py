@@ -27,8 +27,9 @@ of the repository, stopping at the first failure.
 copy whose ``pyproject.toml`` holds that selection (so the repository's own
 configuration never changes).
 
-Results go to ``benchmarks/results/mutation-*.json`` (every mutant with its
-verdict) and a summary table on standard output; ``benchmarks/README.md`` keeps
+Results go to ``$TMPDIR/memkg-mutation/mutation-*.json`` (every mutant with
+its verdict; ``MEMKG_MUTATION_RESULTS`` moves them) and a summary table on
+standard output; ``benchmarks/README.md`` keeps
 the current scores and ``benchmarks/mutation-survivors.md`` the survivors looked
 at. The machine is shared: runs are serial and the test selections are small.
 """
@@ -40,6 +41,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -50,7 +52,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+#: Where runs write every mutant's verdict (outside the repository, like the benchmarks' outputs).
+RESULTS = Path(os.environ.get("MEMKG_MUTATION_RESULTS", Path(tempfile.gettempdir()) / "memkg-mutation"))
 COPIED = ("src", "tests", "queries", "shapes", "ontology", "examples", "pyproject.toml", "README.md", "docs")
 
 #: Per data file, the pytest arguments that judge it: the tests that read it, the fast ones first.
@@ -330,7 +333,7 @@ def run_data(files: list[str], sample: int | None, seed: int, rerun: bool = Fals
     return report
 
 
-def run_python(modules: list[str], max_children: int, functions: list[str]) -> dict:
+def run_python(modules: list[str], max_children: int, functions: list[str], tests: list[str] | None = None) -> dict:
     report: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "modules": {}}
     for module in modules:
         where = scratch_copy(f"py-{module}")
@@ -340,7 +343,7 @@ def run_python(modules: list[str], max_children: int, functions: list[str]) -> d
                 "\n[tool.mutmut]\n"
                 f'source_paths = ["src/memkg"]\n'
                 f'only_mutate = ["src/memkg/{module}.py"]\n'
-                f"pytest_add_cli_args_test_selection = {json.dumps(PYTHON_TESTS[module])}\n"
+                f"pytest_add_cli_args_test_selection = {json.dumps(tests or PYTHON_TESTS[module])}\n"
                 'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
                 f"also_copy = {json.dumps(['queries', 'shapes', 'ontology', 'examples'])}\n"
                 "use_git_change_detection = false\n"
@@ -361,7 +364,7 @@ def run_python(modules: list[str], max_children: int, functions: list[str]) -> d
                 if name and verdict != "not checked":
                     verdicts[name] = verdict
             key = module if not functions else f"{module} ({', '.join(functions)})"
-            report["modules"][key] = {"tests": PYTHON_TESTS[module], "seconds": round(took), "mutants": verdicts}
+            report["modules"][key] = {"tests": tests or PYTHON_TESTS[module], "seconds": round(took), "mutants": verdicts}
             save("python", report)
         finally:
             shutil.rmtree(where, ignore_errors=True)
@@ -404,6 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     py.add_argument("modules", nargs="+", choices=sorted(PYTHON_TESTS))
     py.add_argument("--max-children", type=int, default=2)
     py.add_argument("--functions", nargs="+", default=[], help="only these functions (methods: Classǁmethod)")
+    py.add_argument("--tests", type=shlex.split, help="pytest arguments selecting the tests, one string "
+                    "(default: PYTHON_TESTS[module])")
     args = parser.parse_args(argv)
     if args.command == "list":
         for f in args.only:
@@ -412,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(("stillborn " if stillborn(m, text) else "") + m.name)
         return 0
     report = run_data(args.only, args.sample, args.seed, args.rerun_survivors) if args.command == "data" else run_python(
-        args.modules, args.max_children, args.functions)
+        args.modules, args.max_children, args.functions, args.tests)
     print(summary(report))
     return 0
 
