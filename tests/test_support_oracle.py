@@ -212,3 +212,18 @@ def test_the_support_view_matches_the_direct_model(seed: int) -> None:
         want = sorted((kind(g), x, member_stands(x), all(member_stands(y) for y in ms))
                       for g, ms in alternatives for x in ms) or [("leg", None, None, None)]
         assert got == want, (seed, c)
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 8))
+def test_every_lineage_row_carries_its_claims_triple_term_once(seed: int) -> None:
+    """queries/lineage.rq: each row names the claim's subject, predicate and object; no row twice,
+    even for a source with two raw classes (one of them a subclass of mem:Message)."""
+    m = generate(seed)
+    m.lines.append(f"ex:Email <http://www.w3.org/2000/01/rdf-schema#subClassOf> mem:Message . ex:{m.sources[0]} a ex:Email .")
+    store = load(m)
+    for c in m.claims:
+        rows = list(store.view("lineage", {"claim": EX + c, "tenant": T}))
+        (term,) = [q.object for q in store.quads(NamedNode(EX + c), NamedNode(RDF_REIFIES), None)]
+        assert {(r["subject"], r["predicate"], r["object"]) for r in rows} <= {(term.subject, term.predicate, term.object)}
+        keys = [tuple(str(r[k]) for k in ("from", "kind", "source", "group", "end", "raw")) for r in rows]
+        assert len(keys) == len(set(keys)), (seed, c)
