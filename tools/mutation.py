@@ -7,7 +7,7 @@ missing test or a change nobody could observe (an equivalent mutant).
 
 Two kinds of targets::
 
-    python tools/mutation.py data [--only queries/current.rq ...] [--sample N] [--seed S]
+    python tools/mutation.py data [--only queries/current.rq ...] [--sample N] [--seed S] [--rerun-survivors]
     python tools/mutation.py python MODULE [MODULE ...] [--functions NAME ...] [--max-children N]
     python tools/mutation.py list [--only FILE ...]          # the data mutants, not run
 
@@ -405,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     listing.add_argument("--only", nargs="+", default=sorted(DATA_TESTS))
     py = sub.add_parser("python", help="run mutmut over modules of src/memkg")
     py.add_argument("modules", nargs="+", choices=sorted(PYTHON_TESTS))
-    py.add_argument("--max-children", type=int, default=2)
+    py.add_argument("--max-children", type=int, default=1)
     py.add_argument("--functions", nargs="+", default=[], help="only these functions (methods: Classǁmethod)")
     py.add_argument("--tests", type=shlex.split, help="pytest arguments selecting the tests, one string "
                     "(default: PYTHON_TESTS[module])")
