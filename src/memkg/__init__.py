@@ -21,6 +21,7 @@ from .errors import (
 )
 from .model import (
     Action,
+    Attachment,
     Claim,
     Episode,
     Extraction,
@@ -45,6 +46,7 @@ from .provenance import (
     support,
     withdraw,
 )
+from .recall import Embedder, Hit, RecallConfig, recall
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .vocab import MEM, PROV, mem, prov
@@ -59,12 +61,15 @@ __all__ = [
     "PROV",
     "SENTENCES",
     "Action",
+    "Attachment",
     "BudgetError",
     "Claim",
     "EdgeProperty",
+    "Embedder",
     "Episode",
     "EvidencePacket",
     "Extraction",
+    "Hit",
     "LaneError",
     "LoadReport",
     "MemkgError",
@@ -78,6 +83,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "Predicate",
+    "RecallConfig",
     "ReservedLabelError",
     "Retraction",
     "StoreLockedError",
@@ -97,6 +103,7 @@ __all__ = [
     "minimal_support",
     "packet",
     "propose_echoes",
+    "recall",
     "prov",
     "support",
     "verify",
