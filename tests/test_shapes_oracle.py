@@ -196,10 +196,10 @@ def test_supersession_is_irreflexive_and_acyclic_at_every_length() -> None:
 
 # -- invariants 2 and 3: role properties, from -> to, as the SPEC's table lists them ----------------------------
 
-ROLES = {  # property: (classes it may come from, classes it may point to), SPEC section 1
+ROLES = {  # property: (classes it may come from, classes it may point to), SPEC sections 1 and 7
     "participant": ({"Episode", "Action"}, {"Person", "Agent"}),
     "actor": ({"Episode", "Action"}, {"Person", "Agent"}),
-    "recipient": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "recipient": ({"Episode", "Action", "Message"}, {"Person", "Agent"}),  # a message's addressees (section 7)
     "hasAction": ({"Episode"}, {"Action"}),
     "object": ({"Action"}, {"Entity"}),
     "produces": ({"Action"}, {"Outcome"}),
