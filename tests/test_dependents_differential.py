@@ -250,8 +250,9 @@ def test_the_dependents_view_matches_the_direct_model(seed: int) -> None:
         rows = list(store.view("dependents", {"source": EX + source, "tenant": T}))
         assert names(r["claim"] for r in rows) == direct_dependents(m, source), (seed, source)
         assert len(rows) == len({r["claim"] for r in rows})  # one row per claim
-        for r in rows:
-            assert r["object"].value == r["claim"].value.removeprefix(EX)  # its triple term's object
+        for r in rows:  # each row is its claim's triple term: subject, predicate and object
+            assert (r["subject"], r["predicate"]) == (NamedNode(EX + "x"), NamedNode(EX + "p"))
+            assert r["object"].value == r["claim"].value.removeprefix(EX)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

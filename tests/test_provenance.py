@@ -517,3 +517,24 @@ def test_results_serialise_for_every_adapter(acme: MemoryStore) -> None:
     assert gone["removed"][0] == f"<{EX}rerun>" and gone["quadsRemoved"] > 0
     for result in (lin, as_dict, hit, done, gone):
         assert json.loads(json.dumps(result)) == result
+
+
+@pytest.mark.parametrize("kind", ["Message", "Occurrence", "Outcome", "Action", "Episode", "Entity"])
+def test_the_lineage_view_marks_raw_sources_by_class(kind: str) -> None:
+    """queries/lineage.rq: an open end is raw when it is a first-hand record (message, occurrence,
+    outcome, action, episode); anything else (an entity) is an open end, not a raw source."""
+    store = MemoryStore()
+    store.load_data(
+        f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX prov: <http://www.w3.org/ns/prov#>
+        PREFIX ex: <{EX}>
+        GRAPH <{T}> {{
+          ex:p a <http://www.w3.org/1999/02/22-rdf-syntax-ns#Property> . ex:x a mem:Entity .
+          ex:origin a mem:{kind} .
+          ex:c a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:x ex:p "c" )>> ;
+              prov:wasDerivedFrom ex:origin .
+        }}""",
+        format="trig",
+    )
+    (row,) = [r for r in store.view("lineage", {"claim": EX + "c", "tenant": T}) if r["source"] == n("origin")]
+    assert (row["end"].value, row["raw"].value) == ("true", "true" if kind != "Entity" else "false")

@@ -18,7 +18,9 @@ from decimal import Decimal, InvalidOperation
 import pytest
 
 from memkg import MemoryStore
-from memkg.validation import validate_store
+from pyoxigraph import NamedNode
+
+from memkg.validation import builtin_shapes, make_engine, tenant_graphs, validate_store
 
 MEM = "https://w3id.org/memkg#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -32,14 +34,25 @@ PREFIX ex: <{EX}>
 """
 
 
-def violations(text: str, shape: str, engine: str = "native") -> set[str]:
-    """The focus nodes (local names) that break ``shape`` when ``text`` is the whole store."""
+_ENGINES: dict[str, object] = {}
+
+
+def violations(text: str, shape: str, engine: str = "native", *, node_by_node: bool = False) -> set[str]:
+    """The focus nodes (local names) that break ``shape`` when ``text`` is the whole store.
+
+    The native engine validates a whole graph with each constraint's set form (``shx:selectAll``)
+    and the nodes of a write one by one (``sh:select`` from a bound ``$this``): ``node_by_node``
+    asks for the second, with every subject of ``text`` as a focus node.
+    """
     store = MemoryStore(validation=None)
     store.load_data(PRELUDE + text, format="trig")
-    report = validate_store(store, engine=engine)
-    return {
-        r.focus.value.removeprefix(EX) for r in report.results if r.shape.value == MEM + shape
-    }
+    if not node_by_node:
+        results = validate_store(store, engine=engine).results
+    else:
+        validator = _ENGINES.setdefault(engine, make_engine(engine, builtin_shapes()))
+        focus = list({q.subject: None for q in store.raw if isinstance(q.subject, NamedNode)})
+        results = [r for g in tenant_graphs(store.raw) for r in validator.validate(store.raw, g, focus=focus)]  # type: ignore[attr-defined]
+    return {r.focus.value.removeprefix(EX) for r in results if r.shape.value == MEM + shape}
 
 
 # -- invariant 10: every confidence, extraction confidence and reliability is a finite number in [0, 1] --------
@@ -72,7 +85,7 @@ def in_unit_interval(lexical: str, datatype: str) -> bool:
 UNIT_PROPERTIES = ["confidence", "extractionConfidence", "sourceReliability", "matchScore", "utility"]
 
 
-@pytest.mark.parametrize("engine", ["native", "pyshacl"])
+@pytest.mark.parametrize("engine", ["native", "native node by node", "pyshacl"])
 def test_every_unit_interval_bound_is_where_the_spec_puts_it(engine: str) -> None:
     lines, expected = [], set()
     for p in UNIT_PROPERTIES:
@@ -81,7 +94,7 @@ def test_every_unit_interval_bound_is_where_the_spec_puts_it(engine: str) -> Non
             lines.append(f'ex:{node} mem:{p} "{lexical}"^^xsd:{datatype} .')
             if not in_unit_interval(lexical, datatype):
                 expected.add(node)
-    got = violations("\n".join(lines), "UnitIntervalShape", engine)
+    got = violations("\n".join(lines), "UnitIntervalShape", engine.split()[0], node_by_node="node" in engine)
     assert got == expected, f"refused but in [0, 1]: {sorted(got - expected)}; accepted outside: {sorted(expected - got)}"
 
 
@@ -124,7 +137,7 @@ def times_ok(frm: str | None, until: str | None) -> bool:
     return frm is None or until is None or instant(frm) < instant(until)
 
 
-@pytest.mark.parametrize("engine", ["native", "pyshacl"])
+@pytest.mark.parametrize("engine", ["native", "native node by node", "pyshacl"])
 def test_validity_bounds_and_timezones_are_where_the_spec_puts_them(engine: str) -> None:
     lines, expected = [], set()
     for i, (frm, until) in enumerate(TIMES):
@@ -140,7 +153,7 @@ def test_validity_bounds_and_timezones_are_where_the_spec_puts_them(engine: str)
                 expected.add(f"{p}{i}")
     lines.append('ex:aDate mem:eventTime "2026-01-01Z"^^xsd:date .')  # a date is not a dateTime
     expected.add("aDate")
-    got = violations("\n".join(lines), "TimeShape", engine)
+    got = violations("\n".join(lines), "TimeShape", engine.split()[0], node_by_node="node" in engine)
     assert got == expected, f"refused but valid: {sorted(got - expected)}; accepted but not: {sorted(expected - got)}"
 
 
@@ -179,3 +192,94 @@ def test_supersession_is_irreflexive_and_acyclic_at_every_length() -> None:
         ex:chain1 mem:supersedes ex:chain2 . ex:chain2 mem:supersedes ex:chain3 .
         ex:d1 mem:echoOf ex:d2 . ex:d2 mem:echoOf ex:d1 . ex:e1 mem:echoOf ex:e2 ."""
     assert violations(text, "AcyclicShape") == {"self", "a1", "a2", "b1", "b2", "b3", "d1", "d2"}
+
+
+# -- invariants 2 and 3: role properties, from -> to, as the SPEC's table lists them ----------------------------
+
+ROLES = {  # property: (classes it may come from, classes it may point to), SPEC sections 1 and 7
+    "participant": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "actor": ({"Episode", "Action"}, {"Person", "Agent"}),
+    "recipient": ({"Episode", "Action", "Message"}, {"Person", "Agent"}),  # a message's addressees (section 7)
+    "hasAction": ({"Episode"}, {"Action"}),
+    "object": ({"Action"}, {"Entity"}),
+    "produces": ({"Action"}, {"Outcome"}),
+    "assertedBy": ({"Claim"}, {"Message"}),
+    "context": ({"Claim"}, {"Context"}),
+    "supersedes": ({"Claim"}, {"Claim"}),
+    "contradicts": ({"Claim"}, {"Claim"}),
+    "equivalentTo": ({"Claim"}, {"Claim"}),
+    "specializes": ({"Claim"}, {"Claim"}),
+    "supportGroup": ({"Claim"}, {"SupportGroup"}),
+    "needsReview": ({"Retraction"}, {"Claim"}),  # an ontology term (memkg.ttl: Retraction -> Claim)
+}
+#: Decisions between claims name them by identifier: an erased claim stays named (SPEC section 3), untyped.
+BY_IDENTIFIER = {"supersedes", "contradicts", "equivalentTo", "specializes"}
+CLASSES = ["Person", "Agent", "Entity", "Message", "Episode", "Action", "Outcome", "Claim", "Context", "SupportGroup",
+           "Retraction"]
+
+
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
+@pytest.mark.parametrize("prop", sorted(ROLES))
+def test_each_role_property_respects_its_from_and_to_types(prop: str, node_by_node: bool) -> None:
+    """Invariant 3 (and 2 for an untyped far end), for every role property and every class on each side."""
+    froms, tos = ROLES[prop]
+    lines, role_breaks, untyped = [], set(), set()
+    for k, cls in enumerate(CLASSES):  # every class as the source, pointing at a right target
+        lines.append(f"ex:from{k} a mem:{cls} ; mem:{prop} ex:to{k} . ex:to{k} a mem:{sorted(tos)[0]} .")
+        if cls not in froms:
+            role_breaks.add(f"from{k}")
+    source = sorted(froms)[0]
+    for k, cls in enumerate(CLASSES):  # a right source, pointing at every class
+        lines.append(f"ex:src{k} a mem:{source} ; mem:{prop} ex:far{k} . ex:far{k} a mem:{cls} .")
+        if cls not in tos:
+            role_breaks.add(f"src{k}")
+    lines.append(f"ex:lonely a mem:{source} ; mem:{prop} ex:nowhere .")  # a far end with no type at all
+    if prop not in BY_IDENTIFIER:
+        untyped.add("lonely")
+    text = "\n".join(lines)
+    assert violations(text, "RoleTypesShape", node_by_node=node_by_node) == role_breaks
+    assert violations(text, "TypedVertexShape", node_by_node=node_by_node) == untyped
+
+
+# -- invariant 4: the claim's predicate is declared (rdf:Property or an OWL property) --------------------------
+
+DECLARATIONS = ["rdf:Property", "owl:ObjectProperty", "owl:DatatypeProperty", "owl:AnnotationProperty",
+                "owl:FunctionalProperty", "owl:InverseFunctionalProperty", "owl:TransitiveProperty",
+                "owl:SymmetricProperty", "owl:AsymmetricProperty", "owl:ReflexiveProperty", "owl:IrreflexiveProperty"]
+
+
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
+def test_a_claim_predicate_declared_by_any_rdf_or_owl_property_class_is_declared(node_by_node: bool) -> None:
+    """Invariant 4: any rdf:Property or OWL property class declares a predicate (in the data or by a subclass);
+    an undeclared one, or one typed by another class, is not; RDF, RDFS and OWL terms declare themselves."""
+    lines = ["PREFIX owl: <http://www.w3.org/2002/07/owl#>", "ex:x a mem:Entity . ex:m a mem:Message .",
+             "ex:MyKind rdfs:subClassOf owl:ObjectProperty ."]
+    cases = {f"decl{i}": f"ex:p{i} a {d} ." for i, d in enumerate(DECLARATIONS)}
+    cases |= {"bySubclass": "ex:pSub a ex:MyKind .", "undeclared": "", "aClass": "ex:pClass a owl:Class .",
+              "rdfType": "", "rdfsLabel": "", "owlSameAs": ""}
+    predicates = {f"decl{i}": f"ex:p{i}" for i in range(len(DECLARATIONS))} | {
+        "bySubclass": "ex:pSub", "undeclared": "ex:pNone", "aClass": "ex:pClass", "rdfType": "rdf:type",
+        "rdfsLabel": "rdfs:label", "owlSameAs": "owl:sameAs"}
+    for name, declaration in cases.items():
+        lines.append(f'{declaration} ex:{name} a mem:Claim ; rdf:reifies <<( ex:x {predicates[name]} ex:x )>> ; '
+                     "mem:assertedBy ex:m .")
+    text = "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n" + "\n".join(lines)
+    assert violations(text, "ClaimPropositionShape", node_by_node=node_by_node) == {"undeclared", "aClass"}
+
+
+# -- invariant 7: no link from one tenant to a vertex typed only in another --------------------------------------
+
+
+@pytest.mark.parametrize("node_by_node", [False, True], ids=["whole store", "node by node"])
+def test_a_link_to_a_vertex_typed_only_in_another_tenant_is_refused(node_by_node: bool) -> None:
+    text = f"""ex:shared a mem:Person .
+    GRAPH <{TENANT}> {{
+        ex:mine a mem:Person . ex:both a mem:Person .
+        ex:toOther a mem:Message ; mem:content "x" ; ex:mentions ex:theirs .
+        ex:toMine a mem:Message ; mem:content "x" ; ex:mentions ex:mine .
+        ex:toShared a mem:Message ; mem:content "x" ; ex:mentions ex:shared .
+        ex:toBoth a mem:Message ; mem:content "x" ; ex:mentions ex:both .
+        ex:toNowhere a mem:Message ; mem:content "x" ; ex:mentions ex:untyped .
+    }}
+    GRAPH <{OTHER}> {{ ex:theirs a mem:Person . ex:both a mem:Person . }}"""
+    assert violations(text, "TenantIsolationShape", node_by_node=node_by_node) == {"toOther"}

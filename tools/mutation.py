@@ -1,0 +1,426 @@
+"""Mutation testing for memkg: would the tests notice if the code were wrong?
+
+A mutant is a copy of the code with one small, realistic bug planted in it; the
+tests *kill* it when at least one fails. The share of mutants killed says how
+much of the behaviour the tests really pin down, and each survivor is either a
+missing test or a change nobody could observe (an equivalent mutant).
+
+Two kinds of targets::
+
+    python tools/mutation.py data [--only queries/current.rq ...] [--sample N] [--seed S] [--rerun-survivors]
+    python tools/mutation.py python MODULE [MODULE ...] [--functions NAME ...] [--max-children N]
+    python tools/mutation.py list [--only FILE ...]          # the data mutants, not run
+
+``data`` mutates the query templates (``queries/*.rq``) and the shapes
+(``shapes/memkg.ttl``) with the small mutator below, since mutmut mutates Python
+only: comparison and boolean operators flipped, ``EXISTS``/``NOT EXISTS`` and
+``BOUND`` negated, property-path ``+``/``*`` swapped, ``DISTINCT`` dropped, a
+triple pattern or filter line dropped, an element dropped from an ``IN (…)`` or
+a target list, and in the shapes each numeric bound moved and each inclusive
+bound made exclusive. A mutant that no longer parses (SPARQL text that Oxigraph
+refuses, shapes that memkg's SHACL loader refuses) is stillborn and not counted.
+Each mutant runs the tests that read its file (``DATA_TESTS``) in a scratch copy
+of the repository, stopping at the first failure.
+
+``python`` runs mutmut 3.8.1 over the named modules of ``src/memkg`` (e.g.
+``ingest``, ``evidence``), each with the tests in ``PYTHON_TESTS``, in a scratch
+copy whose ``pyproject.toml`` holds that selection (so the repository's own
+configuration never changes).
+
+Results go to ``$TMPDIR/memkg-mutation/mutation-*.json`` (every mutant with
+its verdict; ``MEMKG_MUTATION_RESULTS`` moves them) and a summary table on
+standard output; ``benchmarks/README.md`` keeps
+the current scores and ``benchmarks/mutation-survivors.md`` the survivors looked
+at. The machine is shared: runs are serial and the test selections are small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Where runs write every mutant's verdict (outside the repository, like the benchmarks' outputs).
+RESULTS = Path(os.environ.get("MEMKG_MUTATION_RESULTS", Path(tempfile.gettempdir()) / "memkg-mutation"))
+COPIED = ("src", "tests", "queries", "shapes", "ontology", "examples", "pyproject.toml", "README.md", "docs")
+
+#: Per data file, the pytest arguments that judge it: the tests that read it, the fast ones first.
+VIEW_TESTS = ["tests/test_views_time.py"]
+PROVENANCE_TESTS = ["tests/test_provenance.py", "tests/test_dependents_differential.py", "tests/test_evidence.py",
+                    "-k", "view or lineage or support_groups or withdrawing or packet or verif"]
+DATA_TESTS: dict[str, list[str]] = {
+    "queries/current.rq": VIEW_TESTS,
+    "queries/historical.rq": VIEW_TESTS,
+    "queries/audit.rq": VIEW_TESTS,
+    "queries/history.rq": VIEW_TESTS,
+    "queries/contradictions.rq": VIEW_TESTS,
+    "queries/dependents.rq": PROVENANCE_TESTS,
+    "queries/support.rq": PROVENANCE_TESTS,
+    "queries/lineage.rq": PROVENANCE_TESTS,
+    "shapes/memkg.ttl": ["tests/test_shapes_oracle.py", "tests/test_validation.py", "-k", "not pyshacl"],
+}
+#: Per Python module, the tests mutmut runs (it picks, per mutated function, those that call it).
+PYTHON_TESTS: dict[str, list[str]] = {
+    "ingest": ["tests/test_ingest.py"],
+    "evidence": ["tests/test_evidence.py"],
+    "views": ["tests/test_views_time.py"],
+    "provenance": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
+    "validation": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py"],
+    "updates": ["tests/test_updates.py"],
+    "access": ["tests/test_access.py"],
+    "timeline": ["tests/test_timeline.py"],
+    "support_index": ["tests/test_support_index.py"],
+}
+#: Environment for the runs: the random-history view test runs fewer examples (still ~60 histories).
+ENV = {"MEMKG_VIEWS_EXAMPLES": "60", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+# -- the data mutator ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    line: int
+    operator: str
+    before: str
+    after: str
+    start: int  # offset in the file
+    end: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.file}:{self.line} {self.operator}: {self.before.strip()!r} -> {self.after.strip()!r}"
+
+    def apply(self, text: str) -> str:
+        return text[: self.start] + self.after + text[self.end :]
+
+
+#: Token-level replacements inside SPARQL text (IRIs, strings and comments are never touched).
+FLIPS = {"<=": "<", "<": "<=", ">=": ">", ">": ">=", "=": "!=", "!=": "=", "&&": "||", "||": "&&"}
+_SPARQL_TOKEN = re.compile(
+    r"""(?P<skip>\#[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|<[^<>"{}|^`\\\s]*>|<<\(|\)>>|<<|>>)"""
+    r"""|(?P<op><=|>=|!=|&&|\|\||(?<![<>!=])[<>=](?![<>=]))"""
+    r"""|(?P<not>\bNOT\s+EXISTS\b)|(?P<exists>\bEXISTS\b)"""
+    r"""|(?P<nbound>!\s*BOUND\s*\()|(?P<bound>\bBOUND\s*\()"""
+    r"""|(?P<path>(?<=[\w)>])[*+](?=[\s?$(/|)]))"""
+    r"""|(?P<distinct>\bDISTINCT\s+)"""
+    r"""|(?P<order>\b(?:ASC|DESC|MIN|MAX)\()""",
+    re.IGNORECASE,
+)
+_ORDER = {"ASC(": "DESC(", "DESC(": "ASC(", "MIN(": "MAX(", "MAX(": "MIN("}
+#: A line that is one pattern or one filter: dropping it is "a triple pattern or condition forgotten".
+_DROPPABLE = re.compile(r"^[ \t]*(?:FILTER\b.*\)|OPTIONAL \{.*\}|BIND\(.*\)|MINUS \{.*\}|[?$<\w][^#{}]*\s\.)[ \t]*$")
+_IN_LIST = re.compile(r"\bIN\s*\(([^()]*)\)", re.IGNORECASE)
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def sparql_mutants(file: str, text: str, lo: int = 0, hi: int | None = None) -> list[Mutant]:
+    """Mutants of the SPARQL in ``text[lo:hi]`` (a whole template, or one query string in the shapes)."""
+    hi = len(text) if hi is None else hi
+    out: list[Mutant] = []
+    part = text[lo:hi]
+
+    def add(op: str, s: int, e: int, after: str) -> None:
+        out.append(Mutant(file, _line_of(text, lo + s), op, part[s:e], after, lo + s, lo + e))
+
+    for m in _SPARQL_TOKEN.finditer(part):
+        kind, s, e, tok = m.lastgroup, m.start(), m.end(), m.group()
+        if kind == "op":
+            add("flip", s, e, FLIPS[tok])
+        elif kind == "not":
+            add("negate", s, e, "EXISTS")
+        elif kind == "exists":
+            add("negate", s, e, "NOT EXISTS")
+        elif kind == "nbound":
+            add("negate", s, e, "BOUND(")
+        elif kind == "bound":
+            add("negate", s, e, "!BOUND(")
+        elif kind == "path":
+            add("path", s, e, "*" if tok == "+" else "+")
+        elif kind == "distinct":
+            add("distinct", s, e, "")
+        elif kind == "order":
+            add("order", s, e, _ORDER[tok.upper()])
+    offset = 0
+    for line in part.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        if _DROPPABLE.match(body) and not body.lstrip().startswith("#"):
+            add("drop", offset, offset + len(body), "")
+        offset += len(line)
+    for m in _IN_LIST.finditer(part):
+        items = [x for x in re.split(r"(\s*,\s*)", m.group(1))]
+        names = items[0::2]
+        if len(names) < 2:
+            continue
+        for i in range(len(names)):
+            kept = [n for j, n in enumerate(names) if j != i]
+            add("in-list", m.start(1), m.end(1), ", ".join(k.strip() for k in kept))
+    return out
+
+
+_NUMBER_BOUND = re.compile(r"\b(sh:(?:min|max)(?:Inclusive|Exclusive|Count|Length))\s+(-?\d+(?:\.\d+)?)")
+_INCLUSIVE = re.compile(r"\bsh:(min|max)Inclusive\b")
+_LESS = re.compile(r"\bsh:lessThan\b(?!OrEquals)")
+_TARGETS = re.compile(r"\bsh:(?:targetClass|targetSubjectsOf)\s+([^;.\n]+(?:\n\s+[^;.\n]+)*)")
+_QUERY_STRING = re.compile(r'sh:(?:select|shx:selectAll|ask)\s+"""(.*?)"""|shx:selectAll\s+"""(.*?)"""|sh:select\s+"(.*?)"',
+                           re.DOTALL)
+_OR_ITEM = re.compile(r"\[ sh:(?:path \S+ ; sh:minCount 1|datatype xsd:\w+) \]")
+
+
+def shape_mutants(file: str, text: str) -> list[Mutant]:
+    out: list[Mutant] = []
+
+    def add(op: str, s: int, e: int, after: str) -> None:
+        out.append(Mutant(file, _line_of(text, s), op, text[s:e], after, s, e))
+
+    for m in _NUMBER_BOUND.finditer(text):
+        value = m.group(2)
+        s, e = m.start(2), m.end(2)
+        n = float(value)
+        moves = {str(int(n) + 1), str(int(n) - 1)} if "Count" in m.group(1) else {f"{n + 0.5:g}", f"{n - 0.5:g}"}
+        for v in sorted(moves - {value}):
+            add("bound", s, e, v)
+    for m in _INCLUSIVE.finditer(text):
+        add("exclusive", m.start(), m.end(), f"sh:{m.group(1)}Exclusive")
+    for m in _LESS.finditer(text):
+        add("lessThanOrEquals", m.start(), m.end(), "sh:lessThanOrEquals")
+    for m in _TARGETS.finditer(text):
+        names = [(x.start(), x.end()) for x in re.finditer(r"[\w:]+", m.group(1))]
+        if len(names) < 2:
+            continue
+        for i, (s, e) in enumerate(names):
+            s, e = m.start(1) + s, m.start(1) + e
+            if i == 0:
+                e = m.start(1) + names[1][0]  # the name and the comma after it
+            else:
+                s = m.start(1) + names[i - 1][1]  # the comma before it and the name
+            add("target", s, e, "")
+    for m in _OR_ITEM.finditer(text):
+        add("or-item", m.start(), m.end(), "")
+    for m in _QUERY_STRING.finditer(text):
+        for g in (1, 2, 3):
+            if m.group(g) is not None:
+                out += sparql_mutants(file, text, m.start(g), m.end(g))
+    # the time pattern: without its anchor, or without "Z"
+    for m in re.finditer(r'sh:pattern "\(Z\|', text):
+        add("pattern", m.start() + len('sh:pattern "('), m.end(), "")
+    return out
+
+
+def data_mutants(files: list[str]) -> list[Mutant]:
+    out: list[Mutant] = []
+    for f in files:
+        text = (ROOT / f).read_text()
+        out += shape_mutants(f, text) if f.endswith(".ttl") else sparql_mutants(f, text)
+    return out
+
+
+def stillborn(mutant: Mutant, text: str) -> bool:
+    """Whether the mutated file no longer parses (such a mutant proves nothing about the tests)."""
+    mutated = mutant.apply(text)
+    if mutant.file.endswith(".rq"):
+        import pyoxigraph
+
+        try:
+            pyoxigraph.Store().query(mutated)  # directives are comments; both branches parse together
+        except SyntaxError:
+            return True
+        except Exception:  # noqa: BLE001 - an evaluation error on an empty store still means it parsed
+            return False
+        return False
+    from pyoxigraph import RdfFormat, parse
+
+    from memkg.shacl import Shapes
+
+    try:
+        Shapes.from_quads(parse(mutated.encode(), format=RdfFormat.TURTLE))
+    except Exception:  # noqa: BLE001 - any refusal of the shapes is a mutant that cannot run
+        return True
+    return False
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def scratch_copy(kind: str) -> Path:
+    where = Path(tempfile.mkdtemp(prefix=f"memkg-mutation-{kind}-"))
+    for name in COPIED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, where / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        elif src.exists():
+            shutil.copy2(src, where / name)
+    return where
+
+
+def run_tests(where: Path, args: list[str], timeout: float) -> tuple[str, float]:
+    env = {**os.environ, **ENV, "PYTHONPATH": str(where / "src")}
+    start = time.monotonic()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args],
+            cwd=where, env=env, capture_output=True, text=True, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout", time.monotonic() - start
+    took = time.monotonic() - start
+    if done.returncode == 0:
+        return "survived", took
+    if done.returncode == 1:
+        return "killed", took
+    return f"error {done.returncode}", took
+
+
+def earlier_survivors(file: str) -> set[str] | None:
+    """The names of the mutants of ``file`` that survived the last recorded run (None: no run recorded)."""
+    path = RESULTS / "mutation-data.json"
+    if not path.exists() or file not in json.loads(path.read_text())["files"]:
+        return None
+    return {m["name"] for m in json.loads(path.read_text())["files"][file]["mutants"] if m["verdict"] == "survived"}
+
+
+def run_data(files: list[str], sample: int | None, seed: int, rerun: bool = False) -> dict:
+    where = scratch_copy("data")
+    report: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": {}}
+    try:
+        for f in files:
+            text = (ROOT / f).read_text()
+            mutants = data_mutants([f])
+            live = [m for m in mutants if not stillborn(m, text)]
+            viable = len(live)
+            if sample is not None and len(live) > sample:
+                live = sorted(random.Random(f"{seed}:{f}").sample(live, sample), key=lambda m: m.start)
+            previous: list[dict] = []
+            if rerun:  # the survivors of the last run again (with today's tests), the other verdicts kept
+                survivors = earlier_survivors(f) or set()
+                previous = [m for m in json.loads((RESULTS / "mutation-data.json").read_text())["files"][f]["mutants"]
+                            if m["name"] not in survivors]
+                live = [m for m in data_mutants([f]) if m.name in survivors]
+            status, base = run_tests(where, DATA_TESTS[f], timeout=1800)
+            if status != "survived":
+                raise SystemExit(f"{f}: the tests fail without any mutant ({status}): fix them first")
+            results = list(previous)
+            for m in live:
+                (where / f).write_text(m.apply(text))
+                verdict, took = run_tests(where, DATA_TESTS[f], timeout=3 * base + 30)
+                (where / f).write_text(text)
+                results.append({**asdict(m), "name": m.name, "verdict": verdict, "seconds": round(took, 1)})
+                print(f"{verdict:9} {took:6.1f}s  {m.name}", flush=True)
+            report["files"][f] = {
+                "generated": len(mutants), "stillborn": len(mutants) - viable, "run": len(results),
+                "sample": sample, "seed": seed, "tests": DATA_TESTS[f], "baseline_seconds": round(base, 1),
+                "mutants": results,
+            }
+            save("data", report)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    return report
+
+
+def run_python(modules: list[str], max_children: int, functions: list[str], tests: list[str] | None = None) -> dict:
+    report: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "modules": {}}
+    for module in modules:
+        where = scratch_copy(f"py-{module}")
+        try:
+            pyproject = (where / "pyproject.toml").read_text()
+            pyproject += (
+                "\n[tool.mutmut]\n"
+                f'source_paths = ["src/memkg"]\n'
+                f'only_mutate = ["src/memkg/{module}.py"]\n'
+                f"pytest_add_cli_args_test_selection = {json.dumps(tests or PYTHON_TESTS[module])}\n"
+                'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
+                f"also_copy = {json.dumps(['queries', 'shapes', 'ontology', 'examples'])}\n"
+                "use_git_change_detection = false\n"
+            )
+            (where / "pyproject.toml").write_text(pyproject)
+            env = {**os.environ, **ENV}
+            start = time.monotonic()
+            # mutmut names a mutant memkg.<module>.x_<function>__mutmut_<n> (methods: xǁClassǁmethod__…)
+            patterns = [f"memkg.{module}.x{'' if 'ǁ' in f else '_'}{f}__mutmut_*" for f in functions]
+            subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *patterns],
+                           cwd=where, env=env, check=False, stdout=subprocess.DEVNULL)
+            took = time.monotonic() - start
+            results = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=where, env=env,
+                                     capture_output=True, text=True).stdout
+            verdicts: dict[str, str] = {}
+            for line in results.splitlines():
+                name, _, verdict = line.strip().rpartition(": ")
+                if name and verdict != "not checked":
+                    verdicts[name] = verdict
+            key = module if not functions else f"{module} ({', '.join(functions)})"
+            report["modules"][key] = {"tests": tests or PYTHON_TESTS[module], "seconds": round(took), "mutants": verdicts}
+            save("python", report)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+    return report
+
+
+def save(kind: str, report: dict) -> None:
+    """Write the report, keeping the other targets' results from earlier runs."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"mutation-{kind}.json"
+    key = "files" if kind == "data" else "modules"
+    earlier = json.loads(path.read_text()).get(key, {}) if path.exists() else {}
+    path.write_text(json.dumps({**report, key: {**earlier, **report[key]}}, indent=1) + "\n")
+
+
+def summary(report: dict) -> str:
+    rows = ["| target | mutants run | killed | survived | score |", "|---|---:|---:|---:|---:|"]
+    for target, data in {**report.get("files", {}), **report.get("modules", {})}.items():
+        verdicts = [m["verdict"] for m in data["mutants"]] if isinstance(data["mutants"], list) else list(
+            data["mutants"].values())
+        killed = sum(v in ("killed", "timeout") for v in verdicts)
+        survived = sum(v == "survived" for v in verdicts)
+        counted = killed + survived
+        score = f"{100 * killed / counted:.0f} %" if counted else "-"
+        rows.append(f"| {target} | {len(verdicts)} | {killed} | {survived} | {score} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    data = sub.add_parser("data", help="mutate queries/*.rq and shapes/memkg.ttl and run their tests")
+    data.add_argument("--only", nargs="+", default=sorted(DATA_TESTS), help="files to mutate (default: all)")
+    data.add_argument("--sample", type=int, help="run at most N mutants per file, chosen at random (reproducibly)")
+    data.add_argument("--seed", type=int, default=18)
+    data.add_argument("--rerun-survivors", action="store_true", help="run only the last run's survivors again")
+    listing = sub.add_parser("list", help="list the data mutants without running them")
+    listing.add_argument("--only", nargs="+", default=sorted(DATA_TESTS))
+    py = sub.add_parser("python", help="run mutmut over modules of src/memkg")
+    py.add_argument("modules", nargs="+", choices=sorted(PYTHON_TESTS))
+    py.add_argument("--max-children", type=int, default=1)
+    py.add_argument("--functions", nargs="+", default=[], help="only these functions (methods: Classǁmethod)")
+    py.add_argument("--tests", type=shlex.split, help="pytest arguments selecting the tests, one string "
+                    "(default: PYTHON_TESTS[module])")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        for f in args.only:
+            text = (ROOT / f).read_text()
+            for m in data_mutants([f]):
+                print(("stillborn " if stillborn(m, text) else "") + m.name)
+        return 0
+    report = run_data(args.only, args.sample, args.seed, args.rerun_survivors) if args.command == "data" else run_python(
+        args.modules, args.max_children, args.functions, args.tests)
+    print(summary(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
