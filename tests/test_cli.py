@@ -97,8 +97,10 @@ def test_view_current_shows_current_claims_only(run) -> None:
     assert code == 0
     claims = {line.split(",")[0] for line in out.splitlines()[1:]}
     assert claims == {EX + c for c in ("c0", "c1", "c2", "cName1", "idc1")}  # cName0 is superseded
-    code, out, _ = run("view", "current", "--tenant", "https://example.org/tenants/nobody", "--format", "csv")
-    assert code == 0 and out.split() == ["claim,subject,predicate,object"]
+    # an unknown tenant is an error naming the graphs there are, never a silent empty answer
+    code, out, err = run("view", "current", "--tenant", "https://example.org/tenants/nobody", "--format", "csv")
+    assert code == 2 and out == ""
+    assert "no graph named <https://example.org/tenants/nobody> (known: <https://example.org/tenants/lia>)" in err
 
 
 def test_view_list_names_every_template(run) -> None:

@@ -46,6 +46,7 @@ from pyoxigraph import (
 
 from . import index as claim_index
 from . import model, ontology, views
+from . import prefixes as prefix_names
 from .errors import (
     NotFoundError,
     ParseError,
@@ -196,6 +197,7 @@ class MemoryStore:
     #: (RemoteStore) that never keep them.
     _support_wanted: bool = False
     _support: SupportIndex | None = None
+    _prefixes: dict[str, str] | None = None
 
     def __init__(
         self,
@@ -237,6 +239,13 @@ class MemoryStore:
                     f"(a running `memkg serve`?); stop it or use --endpoint"
                 ) from err
             raise
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """memkg's prefixes plus those the files loaded here declared (see :mod:`memkg.prefixes`)."""
+        if self._prefixes is None:
+            self._prefixes = {**prefix_names.BUILT_IN, **prefix_names.read(self.path)}
+        return self._prefixes
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
@@ -330,7 +339,9 @@ class MemoryStore:
         >>> list(store.view("current"))
         []
         """
-        bound = views.bind(views.get_view(name), dict(params or {}))
+        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
+        if bound.tenant is not None and not self._store.contains_named_graph(bound.tenant):
+            views.require_graph(bound.tenant, self.named_graphs())
         return self.query(bound.text, **views.dataset_for(bound.tenant, ontology.ONTOLOGY_GRAPH))
 
     # -- writing ---------------------------------------------------------------------
@@ -463,13 +474,26 @@ class MemoryStore:
         graph: str | NamedNode | None = None,
     ) -> NamedNode:
         """Withdraw claims (or sources) from current knowledge, without a successor.
-        Returns the IRI of the recorded ``mem:Retraction``."""
-        target = as_graph(graph)
+        Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
+        retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph)."""
         nodes = [model.iri(t, kind="claim") for t in targets]
+        target = as_graph(graph) if graph is not None else self._graph_of(nodes)
         for node in nodes:
             if not any(self._store.quads_for_pattern(node, None, None, target)):
                 raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
         return self.add(Retraction(retracts=nodes, reason=reason), graph=target)
+
+    def _graph_of(self, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
+        """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
+        graphs = {q.graph_name for n in nodes for q in self._store.quads_for_pattern(n, None, None, None)}
+        graphs.discard(ontology.ONTOLOGY_GRAPH)
+        if len(graphs) == 1:
+            return graphs.pop()
+        if not graphs:
+            raise NotFoundError(f"{nodes[0]}: nothing by that IRI in any graph")
+        names = ", ".join(sorted(str(g) for g in graphs))
+        raise ValueError(f"{', '.join(map(str, nodes))} are described in several graphs ({names}): name one "
+                         "with --tenant (graph=)")
 
     def _find_event(self, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
         for q in self._store.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
@@ -510,9 +534,11 @@ class MemoryStore:
         report = LoadReport(files=[str(p) for p, _ in sources])
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
+        declared: list[tuple[str, str]] = []  # the files' prefixes, in order
+
         def read_all() -> Iterator[Quad]:
             for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress)
+                yield from _parse_file(path, fmt, target, base_iri, progress, declared)
 
         with self._write_lock, _gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
@@ -543,6 +569,7 @@ class MemoryStore:
                              progress=progress, report=report)
                 with report.phase("count"):
                     report.added = len(self._store) - before
+            prefix_names.remember(self.path, declared, self.prefixes)
         return report
 
     def load_data(
@@ -810,6 +837,7 @@ def _parse_file(
     target: NamedNode | DefaultGraph,
     base_iri: str | None,
     progress: Progress | None,
+    declared: list[tuple[str, str]] | None = None,
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
@@ -820,6 +848,8 @@ def _parse_file(
             if progress and n % 100_000 == 0:
                 progress(f"{path}: {n:,} quads read")
             yield quad
+        if declared is not None:
+            declared.extend(parser.prefixes.items())
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
 

@@ -34,7 +34,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 def cmd_query(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         results = store.query(read_query_argument(args.query), use_default_graph_as_union=args.union)
-        write_results(results, args.format)
+        write_results(results, args.format, store.prefixes)
     return EXIT_OK
 
 
@@ -60,7 +60,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     if args.tenant:
         params["tenant"] = args.tenant
     with open_store(args, write=False) as store:
-        write_results(store.view(args.name, params), args.format)
+        write_results(store.view(args.name, params), args.format, store.prefixes)
     return EXIT_OK
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .arguments import graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
+from ..timeline import MAX_QUESTIONS
 from .output import short
 
 if TYPE_CHECKING:
@@ -99,13 +100,25 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     from .. import timeline
 
     with open_store(args, write=False) as store:
-        found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant)
+        found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant,
+                                max_questions=args.max_questions)
     answer = lambda b: "true" if b else "false"  # noqa: E731
-    if found.first is None:
-        print(f"never flips: {answer(found.before)} throughout ({found.steps} questions)")
+    previous = found.before
+    for flip in found.flips:
+        stamp = flip.at.isoformat().replace("+00:00", "Z")
+        print(f"{stamp}: {answer(previous)} → {answer(flip.answer)}")
+        previous = flip.answer
+    asked = f"{found.steps} question{'s' if found.steps != 1 else ''}"
+    if found.complete:
+        summary = f"at all {found.times} time(s) the answer can change, {asked}"
+        if found.flips:
+            print(f"({len(found.flips)} flip(s), every one: asked {summary})")
+        else:
+            print(f"never flips: {answer(found.before)} {summary}")
     else:
-        stamp = found.first.isoformat().replace("+00:00", "Z")
-        print(f"{stamp}: {answer(found.before)} → {answer(found.after)} ({found.steps} questions)")
+        print(f"({len(found.flips)} flip(s) found; NOT every one: asked at {found.steps} of the {found.times} "
+              f"times the answer can change, so it may flip and flip back unseen between them; "
+              f"--max-questions {found.times} asks at every one)")
     return EXIT_OK
 
 
@@ -169,10 +182,13 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "bisect",
-        "The first transaction time at which an ASK over current knowledge (the audit view) flips.",
+        "Every time at which an ASK over current knowledge (the audit view) flips its answer.",
         "memkg bisect --ask 'ASK { <https://example.org/lia/Lia> mem:displayName \"Amelia\" }'",
         cmd_bisect,
     )
     p.add_argument("--ask", required=True, metavar="QUERY", help="an ASK query (text or @file.rq), asked of "
                    "the claims known and valid at each transaction time, as plain triples")
+    p.add_argument("--max-questions", type=int, default=MAX_QUESTIONS, metavar="N",
+                   help="ask at every time the answer can change when there are at most N of them, else at N "
+                   "spread evenly and say that flips between them may go unseen (default: %(default)s)")
     tenant_option(p)
