@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .vocab import MEMX, PREFIXES
 
@@ -66,6 +67,34 @@ def compact(iri: str, prefixes: Mapping[str, str]) -> str:
     return f"<{iri}>"
 
 
+def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
+    """A term for people: prefixed names (memkg's, or ``prefixes``), plain numbers and dates,
+    quoted strings, ``<<( s p o )>>`` for a triple term.
+
+    >>> from pyoxigraph import Literal, NamedNode
+    >>> short(NamedNode("https://w3id.org/memkg#Claim")), short(Literal("Amy")), short(None)
+    ('mem:Claim', '"Amy"', '')
+    """
+    from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+    if term is None:
+        return ""
+    if isinstance(term, NamedNode):
+        return compact(term.value, prefixes or BUILT_IN)
+    if isinstance(term, BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, Literal):
+        if term.language:
+            return f'"{term.value}"@{term.language}'
+        if term.datatype.value.endswith("#string"):
+            return f'"{term.value}"'
+        return term.value
+    if isinstance(term, Triple):
+        inner = (short(term.subject, prefixes), short(term.predicate, prefixes), short(term.object, prefixes))
+        return f"<<( {' '.join(inner)} )>>"
+    return str(term)
+
+
 def read(store_path: str | Path | None) -> dict[str, str]:
     """The prefixes remembered beside the store at ``store_path`` (none for an in-memory store)."""
     if store_path is None:
@@ -106,4 +135,4 @@ def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], kn
         (Path(store_path) / FILE_NAME).write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-__all__ = ["BUILT_IN", "FILE_NAME", "compact", "declared_in", "expand", "read", "remember"]
+__all__ = ["BUILT_IN", "FILE_NAME", "compact", "declared_in", "expand", "read", "remember", "short"]

@@ -79,6 +79,7 @@ from pyoxigraph import (
 from . import index as claim_index
 from . import ontology, rdf11, sparql_lexer, views
 from .errors import MemkgError
+from .json_terms import term_json
 from .store import Clock, MemoryStore, sparql_term
 from .vocab import MEMX, PREFIXES
 
@@ -478,28 +479,11 @@ def _names_dataset(sparql: str) -> bool:
     return any(t.is_word("FROM") for t in sparql_lexer.tokenize(sparql, source="<query>"))
 
 
-def _json_term(term: Term) -> dict[str, Any]:
-    if isinstance(term, NamedNode):
-        return {"type": "uri", "value": term.value}
-    if isinstance(term, BlankNode):
-        return {"type": "bnode", "value": term.value}
-    if isinstance(term, Literal):
-        out: dict[str, Any] = {"type": "literal", "value": term.value}
-        if term.language:
-            out["xml:lang"] = term.language
-        elif term.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
-            out["datatype"] = term.datatype.value
-        return out
-    return {"type": "triple", "value": {
-        "subject": _json_term(term.subject), "predicate": _json_term(term.predicate), "object": _json_term(term.object),
-    }}
-
-
 def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
     """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
     import json
 
-    bindings = [{n: _json_term(t) for n, t in zip(names, row) if t is not None} for row in rows]
+    bindings = [{n: term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
     body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
     results = parse_query_results(body, QueryResultsFormat.JSON)
     assert isinstance(results, QuerySolutions)

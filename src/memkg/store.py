@@ -143,6 +143,14 @@ class Clock:
             return t
 
 
+#: what a load is doing in each phase, for people watching (LoadReport.progress)
+PHASES = {
+    "parse": "reading the files", "validate": "validating against memkg's invariants",
+    "count": "counting what is new", "write": "writing", "optimize": "compacting the store",
+    "flush": "flushing to disk",
+}
+
+
 @dataclass
 class LoadReport:
     """What a :meth:`MemoryStore.load` did."""
@@ -155,10 +163,14 @@ class LoadReport:
     #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
     #: ``optimize`` (compaction after a bulk write), ``flush``.
     seconds: dict[str, float] = field(default_factory=dict)
+    #: told each phase as it starts, with the seconds so far (``memkg load`` on a terminal)
+    progress: Progress | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
         start = time.perf_counter()
+        if self.progress:
+            self.progress(f"{PHASES.get(name, name)}… ({sum(self.seconds.values()):.0f} s so far)")
         try:
             yield
         finally:
@@ -309,7 +321,7 @@ class MemoryStore:
                 use_default_graph_as_union=use_default_graph_as_union,
             )
         except SyntaxError as err:
-            raise ParseError.from_syntax_error(err, file="<query>") from None
+            raise ParseError.from_syntax_error(err, file="<query>", sparql=sparql) from None
 
     def quads(
         self,
@@ -531,7 +543,7 @@ class MemoryStore:
         for path, _ in sources:
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such file")
-        report = LoadReport(files=[str(p) for p, _ in sources])
+        report = LoadReport(files=[str(p) for p, _ in sources], progress=progress)
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
         declared: list[tuple[str, str]] = []  # the files' prefixes, in order
@@ -620,8 +632,6 @@ class MemoryStore:
         report: LoadReport | None = None,
     ) -> None:
         report = report or LoadReport()  # the phases of a load_data are not kept
-        if progress:
-            progress("writing…")
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)

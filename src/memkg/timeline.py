@@ -140,7 +140,7 @@ def ask_at(store: MemoryStore, ask: str, t: datetime, *, tenant: str | None = No
     try:
         answer = scratch.query(ask, prefixes=PREFIXES)
     except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<ask>") from None
+        raise ParseError.from_syntax_error(err, file="<ask>", sparql=ask) from None
     if not isinstance(answer, bool) and type(answer).__name__ != "QueryBoolean":
         raise ValueError("bisect needs an ASK query")
     return bool(answer)

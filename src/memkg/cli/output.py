@@ -6,21 +6,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyoxigraph import (
-    BlankNode,
-    Literal,
-    NamedNode,
-    QueryBoolean,
-    QueryResultsFormat,
-    QuerySolutions,
-    QueryTriples,
-    RdfFormat,
-    Triple,
-    serialize,
-)
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
+from ..prefixes import short as short_term
 from ..store import FORMAT_NAMES
-from ..prefixes import BUILT_IN, compact
 from ..vocab import PREFIXES
 from .exit_codes import UsageError
 
@@ -35,24 +24,8 @@ QUERY_FORMATS = ["table", *RESULT_FORMATS, *GRAPH_FORMATS]
 
 def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
     """A term for people: prefixed names (memkg's, or ``prefixes``: a store's), plain numbers
-    and dates, quoted strings."""
-    if term is None:
-        return ""
-    if isinstance(term, NamedNode):
-        return compact(term.value, prefixes or BUILT_IN)
-    if isinstance(term, BlankNode):
-        return f"_:{term.value}"
-    if isinstance(term, Literal):
-        dt = term.datatype.value
-        if term.language:
-            return f'"{term.value}"@{term.language}'
-        if dt.endswith("#string"):
-            return f'"{term.value}"'
-        return term.value
-    if isinstance(term, Triple):
-        inner = (short(term.subject, prefixes), short(term.predicate, prefixes), short(term.object, prefixes))
-        return f"<<( {' '.join(inner)} )>>"
-    return str(term)
+    and dates, quoted strings (:func:`memkg.prefixes.short`)."""
+    return short_term(term, prefixes)
 
 
 def print_table(solutions: QuerySolutions, out: Any, prefixes: Mapping[str, str] | None = None) -> None:

@@ -10,10 +10,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .arguments import graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
+from .arguments import format_option, graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from ..timeline import MAX_QUESTIONS
 from .output import short
+from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 
 if TYPE_CHECKING:
     from .parser import AddCommand
@@ -65,6 +66,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     from .. import timeline
 
+    if wants_picture(args):
+        return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
         versions = timeline.history(store, args.claim, tenant=args.tenant)
     for v in versions:
@@ -127,7 +130,7 @@ def register(command: AddCommand) -> None:
     p = command(
         "supersede",
         "Record a new version of a claim (nothing is overwritten): prints the new claim's IRI.",
-        "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --graph https://example.org/tenants/lia",
+        "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --tenant https://example.org/tenants/lia",
         cmd_supersede,
     )
     p.add_argument("claim", metavar="CLAIM", help="the IRI of the claim to supersede")
@@ -139,12 +142,12 @@ def register(command: AddCommand) -> None:
     p.add_argument("--valid-until", metavar="TIME", help="end of validity (exclusive)")
     p.add_argument("--asserted-by", metavar="TERM", help="the message that asserts the new version")
     p.add_argument("--id", metavar="IRI", help="the new claim's IRI (default: minted)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph (default: the old claim's)")
+    graph_option(p, "the tenant graph (default: the old claim's)")
 
     p = command(
         "retract",
         "Withdraw claims (or sources) from current knowledge, recording a mem:Retraction; prints its IRI.",
-        "memkg retract https://example.org/lia/c2 --reason 'Lia corrected it' --graph https://example.org/tenants/lia",
+        "memkg retract https://example.org/lia/c2 --reason 'Lia corrected it' --tenant https://example.org/tenants/lia",
         cmd_retract,
     )
     p.add_argument("targets", nargs="+", metavar="IRI", help="the claims or sources to withdraw")
@@ -154,7 +157,7 @@ def register(command: AddCommand) -> None:
     p = command(
         "ingest",
         "Ingest JSON Lines memory nodes (one per line, versioned by id) in one atomic write.",
-        "memkg ingest notes.jsonl --graph https://example.org/tenants/lia",
+        "memkg ingest notes.jsonl --tenant https://example.org/tenants/lia",
         cmd_ingest,
     )
     p.add_argument("file", metavar="FILE.jsonl", help='lines like {"id": …, "content": …, "content_kind": '
@@ -163,12 +166,15 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "history",
-        "Every version of a claim, oldest first, with who recorded each and from what (blame).",
+        "Every version of a claim, oldest first, with who recorded each and from what (blame); "
+        "--format svg|dot draws them on a time line.",
         "memkg history https://example.org/lia/cName1",
         cmd_history,
     )
     p.add_argument("claim", metavar="IRI", help="any version of the claim")
     tenant_option(p)
+    format_option(p, ["text", *PICTURE_FORMATS], "text")
+    picture_options(p)
 
     p = command(
         "diff",
