@@ -60,7 +60,7 @@ from pathlib import Path
 from pyoxigraph import NamedNode, Quad
 
 from memkg import MemoryStore
-from memkg import provenance
+from memkg.provenance import support_graph
 from memkg.provenance import dependents
 
 EX = "https://example.org/bench/"
@@ -182,8 +182,8 @@ def _run(store: MemoryStore, text: str, expected: int, args: argparse.Namespace)
         ("dependents view (direct case, SPARQL)",
          lambda: len([r[0] for r in store.view("dependents", {"source": source, "tenant": TENANT})]), None),
         ("  its first read: the mem:supportedBy cone with each node's legs, rows read",
-         lambda: len(provenance._columns(store, provenance._ROUND % f"<{source}>",
-                                         provenance._structure_options(store, TENANT), 2)[0]), None),
+         lambda: len(support_graph._columns(store, support_graph._ROUND % f"<{source}>",
+                                         support_graph._structure_options(store, TENANT), 2)[0]), None),
         ("dependents(), first call after a write (headline)", lambda: len(dependents(store, source, tenant=TENANT)), write),
         ("dependents(), again (no write in between)", lambda: len(dependents(store, source, tenant=TENANT)), None),
         ("dependents(), all graphs, after a write", lambda: len(dependents(store, source)), write),

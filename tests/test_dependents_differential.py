@@ -22,6 +22,7 @@ from pyoxigraph import BlankNode, NamedNode
 
 from memkg import MemoryStore
 from memkg import provenance as P
+from memkg.provenance import support_graph
 from memkg.support_index import SupportIndex
 
 T = "https://example.org/tenants/diff"
@@ -214,10 +215,10 @@ def cone_reader(request, monkeypatch) -> str:
             MemoryStore, "support_index", lambda self: self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
         )
     elif request.param == "generic":
-        monkeypatch.setattr(P, "FAST_CONE", False)
+        monkeypatch.setattr(support_graph, "FAST_CONE", False)
     elif request.param == "over budget":
-        monkeypatch.setattr(P, "_LINKS_FLOOR", 0)
-        monkeypatch.setattr(P, "_LINKS_PER_NODE", 0)
+        monkeypatch.setattr(support_graph, "_LINKS_FLOOR", 0)
+        monkeypatch.setattr(support_graph, "_LINKS_PER_NODE", 0)
     return request.param
 
 
@@ -356,9 +357,9 @@ def test_the_fast_and_generic_cone_reads_agree(seed: int, monkeypatch) -> None:
             read = P.SupportGraph._read_cone
             monkeypatch.setattr(P.SupportGraph, "_read_cone", lambda g, *a: calls.append(read(g, *a)) or calls[-1])
             fast = P.SupportGraph.downstream_of(store, sources, tenant=tenant)
-            monkeypatch.setattr(P, "FAST_CONE", False)
+            monkeypatch.setattr(support_graph, "FAST_CONE", False)
             generic = P.SupportGraph.downstream_of(store, sources, tenant=tenant)
-            monkeypatch.setattr(P, "FAST_CONE", True)
+            monkeypatch.setattr(support_graph, "FAST_CONE", True)
             monkeypatch.setattr(P.SupportGraph, "_read_cone", read)
             assert calls == [True], (seed, roots)
             assert structure(fast) == structure(generic), (seed, roots, tenant)

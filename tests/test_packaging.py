@@ -30,6 +30,7 @@ def test_the_wheel_ships_the_data_the_code_reads(wheel: Path) -> None:
         "memkg/_data/ontology/memkg.ttl",
         "memkg/_data/queries/current.rq",
         "memkg/_data/examples/lia-tea.trig",
+        "memkg/_data/shapes/policy/edge-properties.ttl",
         "memkg/py.typed",
         "memkg/endpoint/page.html",  # the endpoint's query page
     ):

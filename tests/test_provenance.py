@@ -14,6 +14,7 @@ from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, Message, NotFoundError
 from memkg import provenance as P
+from memkg.provenance.withdrawal import is_declared
 from memkg.validation import validate_files, validate_store
 from memkg.vocab import mem, prov
 
@@ -231,7 +232,7 @@ def test_withdraw_records_a_validated_retraction_and_nothing_else(acme: MemorySt
     added = data_quads(acme) - before
     assert before <= data_quads(acme)  # nothing rewritten or removed
     assert {q.subject for q in added} == {result.retraction}
-    flags = {(P.NEEDS_REVIEW, c) for c in result.review} if P._declared(acme, P.NEEDS_REVIEW) else set()
+    flags = {(P.NEEDS_REVIEW, c) for c in result.review} if is_declared(acme, P.NEEDS_REVIEW) else set()
     assert {(q.predicate, q.object) for q in added if q.predicate != mem.recordedAt} == {
         (NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), mem.Retraction),
         (mem.retracts, n("benchmark")),
@@ -248,8 +249,8 @@ def test_withdraw_records_a_validated_retraction_and_nothing_else(acme: MemorySt
 
 
 def test_withdraw_flags_claims_when_the_ontology_has_the_term(acme: MemoryStore, monkeypatch) -> None:
-    if not P._declared(acme, P.NEEDS_REVIEW):
-        monkeypatch.setattr(P, "_declared", lambda store, term: term == P.NEEDS_REVIEW)
+    if not is_declared(acme, P.NEEDS_REVIEW):
+        monkeypatch.setattr("memkg.provenance.withdrawal.is_declared", lambda store, term: term == P.NEEDS_REVIEW)
         acme.validator = None  # the shapes do not know the proposed term either
     result = P.withdraw(acme, EX + "benchmark", reason="bad host", graph=T)
     flagged = {q.object for q in acme.quads(result.retraction, P.NEEDS_REVIEW, None)}
@@ -346,8 +347,8 @@ def test_erasure_keeps_claims_another_source_supports() -> None:
 
 
 def test_erasure_record_is_typed_once_the_ontology_has_the_term(acme: MemoryStore, monkeypatch) -> None:
-    if not P._declared(acme, P.ERASURE):
-        monkeypatch.setattr(P, "_declared", lambda store, term: term == P.ERASURE)
+    if not is_declared(acme, P.ERASURE):
+        monkeypatch.setattr("memkg.provenance.erasure.is_declared", lambda store, term: term == P.ERASURE)
     result = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T)
     types = {q.object for q in acme.quads(result.record, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))}
     assert types == {mem.Retraction, P.ERASURE}

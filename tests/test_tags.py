@@ -604,13 +604,13 @@ def test_acme_sarah_renewal_end_to_end(tmp_path) -> None:
 
 
 def test_intersect_joins_the_smallest_hyperedge_first(store: MemoryStore, tags: Tags, monkeypatch) -> None:
-    import memkg.tags as tags_module
+    import memkg.tags.records as records_module
 
     records = messages(store, *(f"r{i}" for i in range(12)))
     for i, r in enumerate(records):
         props = ["topic:common"] + (["org:Mid"] if i < 6 else []) + (["person:Rare"] if i < 2 else [])
         tags.add(r, props)
-    monkeypatch.setattr(tags_module, "_PROBE_CAP", 2)  # every size reaches the first cap: it grows
+    monkeypatch.setattr(records_module, "PROBE_CAP", 2)  # every size reaches the first cap: it grows
     order = tags._smallest_first([EdgeProperty.parse(p) for p in ("topic:common", "org:Mid", "person:Rare")])
     assert [str(p) for p in order] == ["person:Rare", "org:Mid", "topic:common"]
     assert tags.intersect(["topic:common", "org:Mid", "person:Rare"]) == records[:2]

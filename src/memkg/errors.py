@@ -93,7 +93,15 @@ class Violation:
         return f"{self.severity}: {self.shape} on {self.focus}{where}{val}: {self.message}"
 
 
-class ValidationError(MemkgError, ValueError):
+class Refused(MemkgError, ValueError):
+    """A write refused because it breaks a rule (an invariant, a policy, a reserved name); nothing was written.
+
+    Every adapter maps this one class: the command line to exit code 1, the
+    endpoint to 400, the agent tools to a tool error.
+    """
+
+
+class ValidationError(Refused):
     """A write refused because it breaks invariants; nothing was written."""
 
     def __init__(self, violations: list[Violation], *, source: str | None = None) -> None:

@@ -32,7 +32,8 @@ from typing import Any
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, serialize
 
 from .errors import MemkgError
-from .provenance import IRI, Group, Node, SupportGraph, _node, _values, dataset, select
+from .provenance import Group, SupportGraph
+from .provenance.datasets import IRI, Node, as_node, dataset, select, values_block
 from .store import MemoryStore
 from .vocab import MEMX, PREFIXES, mem, prov, rdf
 
@@ -67,7 +68,7 @@ def _describe(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) -> 
     out: dict[Node, list[tuple[NamedNode, Any]]] = defaultdict(list)
     named = [n for n in dict.fromkeys(nodes) if isinstance(n, NamedNode)]
     if named:
-        rows = select(store, f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {_values(named)} }} ?s ?p ?o }}", dataset(tenant))
+        rows = select(store, f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {values_block(named)} }} ?s ?p ?o }}", dataset(tenant))
         for s, p, o in rows:
             if not p.value.startswith(MEMX):
                 out[s].append((p, o))
@@ -139,7 +140,7 @@ def assess(
     """
     if not 0 <= default_reliability <= 1:
         raise ValueError(f"default_reliability must be in [0, 1], got {default_reliability!r}")
-    node = _node(claim, "claim")
+    node = as_node(claim, "claim")
     graph = SupportGraph.around(store, [node], tenant=tenant)
     stand = graph.standing()
     nodes = graph.nodes()
@@ -219,7 +220,7 @@ def _ancestors(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) ->
     named = [n for n in nodes if isinstance(n, NamedNode)]
     out: dict[Node, set[Node]] = defaultdict(set)
     if named:
-        q = f"SELECT ?x ?a WHERE {{ VALUES ?x {{ {_values(named)} }} ?x ({_LINEAGE})+ ?a }}"
+        q = f"SELECT ?x ?a WHERE {{ VALUES ?x {{ {values_block(named)} }} ?x ({_LINEAGE})+ ?a }}"
         for x, a in select(store, q, dataset(tenant)):
             out[x].add(a)
     return out
@@ -323,7 +324,7 @@ class Verification:
         return self.entered_at[0] if self.entered_at else None
 
     def stage(self, node: IRI | Node) -> Stage:
-        target = node if isinstance(node, (NamedNode, BlankNode)) else _node(node)
+        target = node if isinstance(node, (NamedNode, BlankNode)) else as_node(node)
         for s in self.stages:
             if s.node == target:
                 return s
@@ -355,7 +356,7 @@ def verify(store: MemoryStore, end: IRI, *, tenant: IRI | None = None) -> Verifi
     >>> v.verdict, v.entered_at
     ('inconclusive', ())
     """
-    start = _node(end, "end")
+    start = as_node(end, "end")
     options = dataset(tenant)
     facts: dict[Node, list[tuple[NamedNode, Any]]] = {}
     asserted: dict[Node, list[Node]] = defaultdict(list)
@@ -372,7 +373,7 @@ def verify(store: MemoryStore, end: IRI, *, tenant: IRI | None = None) -> Verifi
         ]
         content: dict[Node, list[Node]] = defaultdict(list)
         if derived:
-            for c, doc in select(store, f"SELECT ?c ?doc WHERE {{ VALUES ?doc {{ {_values(derived)} }} ?c mem:assertedBy ?doc }}", options):
+            for c, doc in select(store, f"SELECT ?c ?doc WHERE {{ VALUES ?doc {{ {values_block(derived)} }} ?c mem:assertedBy ?doc }}", options):
                 content[doc].append(c)
         nxt: list[Node] = []
         for n in frontier:
@@ -503,7 +504,7 @@ def _types(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) -> dic
     if not named:
         return out
     q = (
-        f"SELECT ?x ?kind WHERE {{ VALUES ?x {{ {_values(named)} }} ?x a ?c . ?c rdfs:subClassOf* ?k . "
+        f"SELECT ?x ?kind WHERE {{ VALUES ?x {{ {values_block(named)} }} ?x a ?c . ?c rdfs:subClassOf* ?k . "
         "VALUES (?k ?kind) { (mem:Claim \"claim\") (prov:Activity \"activity\") (mem:Action \"raw\") "
         "(mem:Episode \"raw\") (mem:Message \"raw\") (mem:Occurrence \"raw\") (mem:Outcome \"raw\") } }"
     )
@@ -520,7 +521,7 @@ def _refuters(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) -> 
     named = [n for n in nodes if isinstance(n, NamedNode)]
     out: dict[Node, list[Node]] = defaultdict(list)
     if named:
-        for c, e in select(store, f"SELECT ?c ?e WHERE {{ VALUES ?c {{ {_values(named)} }} ?e mem:refutes ?c }}", dataset(tenant)):
+        for c, e in select(store, f"SELECT ?c ?e WHERE {{ VALUES ?c {{ {values_block(named)} }} ?e mem:refutes ?c }}", dataset(tenant)):
             out[c].append(e)
     return out
 
@@ -589,7 +590,7 @@ class EvidencePacket:
         return tuple(i.node for i in self.items)
 
     def item(self, node: IRI | Node) -> PacketItem:
-        target = node if isinstance(node, (NamedNode, BlankNode)) else _node(node)
+        target = node if isinstance(node, (NamedNode, BlankNode)) else as_node(node)
         for i in self.items:
             if i.node == target:
                 return i
@@ -716,7 +717,7 @@ def packet(
     """
     if max_vertices < 1 or max_hops < 0:
         raise ValueError("max_vertices must be at least 1 and max_hops at least 0")
-    roots = tuple(dict.fromkeys(_node(s, "seed") for s in seeds))
+    roots = tuple(dict.fromkeys(as_node(s, "seed") for s in seeds))
     if not roots:
         raise ValueError("a packet needs at least one seed")
     options = dataset(tenant)
@@ -760,7 +761,7 @@ def packet(
     for c in [*roots, *supporting_claims]:
         for r in refuting.get(c, ()):
             note(r, "refutation", found[c][1] + 1, (c, "^mem:refutes"))
-    for c, other, link in select(store, _COMPETING % _values(roots), options):
+    for c, other, link in select(store, _COMPETING % values_block(roots), options):
         note(other, "competing", 1, (c, link.value))
 
     mandatory = list(order)
@@ -781,7 +782,7 @@ def packet(
     included = set(kept)
     frontier = [n for n in kept if isinstance(n, NamedNode) and found[n][1] < max_hops]
     while frontier and len(kept) < max_vertices:
-        rows = sorted(select(store, _QUALIFYING % _values(frontier), options),
+        rows = sorted(select(store, _QUALIFYING % values_block(frontier), options),
                       key=lambda r: (r["role"].value != "conflicting", str(r["c"]), str(r["other"])))
         nxt: list[Node] = []
         for row in rows:

@@ -58,7 +58,8 @@ from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, parse, serialize
 
-from .errors import MemkgError, ParseError
+from .errors import MemkgError, ParseError, Refused
+from .resources import data_dir
 from .tags import DEFAULT_LANE, RESERVED_PREFIX, EdgeProperty, check_name, normalize_label, normalize_value
 from .vocab import MEM, RDF, RDFS, SH, XSD
 
@@ -66,7 +67,7 @@ from .vocab import MEM, RDF, RDFS, SH, XSD
 SHAPES_BASE = "urn:memkg:policy:"
 
 
-class PolicyError(MemkgError, ValueError):
+class PolicyError(Refused):
     """A write that breaks the policy's lanes and source types; nothing was written.
 
     ``problems`` lists each broken rule, naming lane, source type, label and value.
@@ -469,184 +470,22 @@ def _dedent(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-#: memkg's edge-property invariants, whatever the policy: well-formed edge
-#: properties (one per label:value, at its minted IRI), reserved labels used as
-#: the engine uses them, and each record's versions forming one chain.
-BASE_SHAPES_TTL = r'''
-@prefix mem:  <https://w3id.org/memkg#> .
-@prefix rdf:  <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix sh:   <http://www.w3.org/ns/shacl#> .
-@prefix xsd:  <http://www.w3.org/2001/XMLSchema#> .
+def base_shapes_path() -> Path:
+    """The file of memkg's edge-property invariants, ``shapes/policy/edge-properties.ttl``.
 
-mem:EdgePropertyShape
-    a sh:NodeShape ;
-    rdfs:label "edge properties: one label and one value, at the IRI minted from them"@en ;
-    sh:targetClass mem:EdgeProperty ;
-    sh:nodeKind sh:IRI ;
-    sh:property [
-        sh:path mem:edgeLabel ; sh:minCount 1 ; sh:maxCount 1 ; sh:datatype xsd:string ;
-        sh:pattern "^[^:\t\n\r \u001F]+$" ;
-        sh:message "An edge property has one label: a string without colons, spaces or U+001F"@en ;
-    ] , [
-        sh:path mem:edgeValue ; sh:minCount 1 ; sh:maxCount 1 ; sh:datatype xsd:string ;
-        sh:pattern "^[^\t\n\r \u001F]([^\u001F]*[^\t\n\r \u001F])?$" ;
-        sh:message "An edge property has one value: a trimmed, non-empty string without U+001F"@en ;
-    ] ;
-    sh:sparql [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} is the edge property {?label}:{?value}, whose IRI is {?expected}: one resource per label:value"@en ;
-        sh:select """
-            SELECT $this ?label ?value ?expected WHERE {
-                $this <https://w3id.org/memkg#edgeLabel> ?label ; <https://w3id.org/memkg#edgeValue> ?value .
-                BIND(CONCAT("urn:memkg:edge:", ENCODE_FOR_URI(?label), ":", ENCODE_FOR_URI(?value)) AS ?expected)
-                FILTER(STR($this) != ?expected)
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this}: the reserved label {?label} takes only values memkg mints (e_connect, e_group or e_adjustment, then _ and 32 hex digits), not {?value}"@en ;
-        sh:select """
-            SELECT $this ?label ?value WHERE {
-                $this <https://w3id.org/memkg#edgeLabel> ?label ; <https://w3id.org/memkg#edgeValue> ?value .
-                FILTER(STRSTARTS(?label, "e_"))
-                FILTER(?label NOT IN ("e_connect", "e_group", "e_adjustment")
-                       || !REGEX(?value, "^e_(connect|group|adjustment)_[0-9a-f]{32}$")
-                       || !STRSTARTS(?value, CONCAT(?label, "_")))
-            }
-        """ ;
-    ] .
-
-mem:ReservedEdgeShape
-    a sh:NodeShape ;
-    rdfs:label "reserved hyperedges: e_connect joins exactly two records, e_group and e_adjustment two or more"@en ;
-    sh:targetClass mem:EdgeProperty ;
-    sh:sparql [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} ({?label}) is carried by {?record} alone: it must join two or more records (e_connect: exactly two)"@en ;
-        sh:select """
-            SELECT $this ?label ?record WHERE {
-                $this <https://w3id.org/memkg#edgeLabel> ?label .
-                FILTER(?label IN ("e_connect", "e_group", "e_adjustment"))
-                ?v <https://w3id.org/memkg#hasEdgeProperty> $this ; <https://w3id.org/memkg#versionOf> ?record .
-                FILTER NOT EXISTS { ?newer <https://w3id.org/memkg#revises> ?v }
-                FILTER NOT EXISTS {
-                    ?v2 <https://w3id.org/memkg#hasEdgeProperty> $this ; <https://w3id.org/memkg#versionOf> ?other .
-                    FILTER(?other != ?record)
-                    FILTER NOT EXISTS { ?newer2 <https://w3id.org/memkg#revises> ?v2 }
-                }
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} (e_connect) joins more than two records: {?a}, {?b}, {?c}"@en ;
-        sh:select """
-            SELECT $this ?a ?b ?c WHERE {
-                $this <https://w3id.org/memkg#edgeLabel> "e_connect" .
-                ?va <https://w3id.org/memkg#hasEdgeProperty> $this ; <https://w3id.org/memkg#versionOf> ?a .
-                ?vb <https://w3id.org/memkg#hasEdgeProperty> $this ; <https://w3id.org/memkg#versionOf> ?b .
-                ?vc <https://w3id.org/memkg#hasEdgeProperty> $this ; <https://w3id.org/memkg#versionOf> ?c .
-                FILTER(STR(?a) < STR(?b) && STR(?b) < STR(?c))
-                FILTER NOT EXISTS { ?na <https://w3id.org/memkg#revises> ?va }
-                FILTER NOT EXISTS { ?nb <https://w3id.org/memkg#revises> ?vb }
-                FILTER NOT EXISTS { ?nc <https://w3id.org/memkg#revises> ?vc }
-            }
-        """ ;
-    ] .
-
-mem:RecordVersionShape
-    a sh:NodeShape ;
-    rdfs:label "record versions: one record, one time, one chain"@en ;
-    sh:targetClass mem:RecordVersion ;
-    sh:nodeKind sh:IRI ;
-    sh:property [
-        sh:path mem:versionOf ; sh:minCount 1 ; sh:maxCount 1 ; sh:nodeKind sh:IRI ;
-        sh:message "A record version is a version of exactly one record (an IRI)"@en ;
-    ] , [
-        sh:path mem:recordedAt ; sh:minCount 1 ; sh:maxCount 1 ;
-        sh:message "A record version has exactly one mem:recordedAt"@en ;
-    ] , [
-        sh:path mem:lane ; sh:maxCount 1 ; sh:datatype xsd:string ; sh:pattern "^[A-Za-z0-9][A-Za-z0-9_.-]*$" ;
-        sh:message "A record version names at most one lane (letters, digits, _ . -)"@en ;
-    ] , [
-        sh:path mem:sourceType ; sh:maxCount 1 ; sh:datatype xsd:string ; sh:pattern "^[A-Za-z0-9][A-Za-z0-9_.-]*$" ;
-        sh:message "A record version names at most one source type (letters, digits, _ . -)"@en ;
-    ] , [
-        sh:path mem:revises ; sh:maxCount 1 ;
-        sh:message "A record version revises at most one version"@en ;
-    ] ;
-    sh:sparql [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} revises {?value}, a version of another record"@en ;
-        sh:select """
-            SELECT $this ?value (<https://w3id.org/memkg#revises> AS ?path) WHERE {
-                $this <https://w3id.org/memkg#revises> ?value ; <https://w3id.org/memkg#versionOf> ?record .
-                FILTER NOT EXISTS { ?value <https://w3id.org/memkg#versionOf> ?record }
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} is revised by both {?a} and {?b}: a record's versions form one chain"@en ;
-        sh:select """
-            SELECT $this ?a ?b WHERE {
-                ?a <https://w3id.org/memkg#revises> $this .
-                ?b <https://w3id.org/memkg#revises> $this .
-                FILTER(STR(?a) < STR(?b))
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} and {?value} are both current versions of {?record}"@en ;
-        sh:select """
-            SELECT $this ?value ?record WHERE {
-                $this <https://w3id.org/memkg#versionOf> ?record .
-                ?value <https://w3id.org/memkg#versionOf> ?record .
-                FILTER(?value != $this)
-                FILTER NOT EXISTS { ?n1 <https://w3id.org/memkg#revises> $this }
-                FILTER NOT EXISTS { ?n2 <https://w3id.org/memkg#revises> ?value }
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} revises {?value} but is not recorded after it"@en ;
-        sh:select """
-            SELECT $this ?value (<https://w3id.org/memkg#revises> AS ?path) WHERE {
-                $this <https://w3id.org/memkg#revises> ?value ; <https://w3id.org/memkg#recordedAt> ?t .
-                ?value <https://w3id.org/memkg#recordedAt> ?old .
-                FILTER(?t <= ?old)
-            }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} revises itself, directly or through a cycle"@en ;
-        sh:select """
-            SELECT $this WHERE { $this <https://w3id.org/memkg#revises>+ $this }
-        """ ;
-    ] , [
-        a sh:SPARQLConstraint ;
-        sh:message "{$this} moves its record to another lane or source type than {?value}: they are fixed at the first version"@en ;
-        sh:select """
-            SELECT $this ?value (<https://w3id.org/memkg#revises> AS ?path) WHERE {
-                $this <https://w3id.org/memkg#revises> ?value .
-                OPTIONAL { $this <https://w3id.org/memkg#lane> ?l1 }
-                OPTIONAL { ?value <https://w3id.org/memkg#lane> ?l2 }
-                OPTIONAL { $this <https://w3id.org/memkg#sourceType> ?s1 }
-                OPTIONAL { ?value <https://w3id.org/memkg#sourceType> ?s2 }
-                FILTER(COALESCE(?l1, "default") != COALESCE(?l2, "default") || COALESCE(?s1, "") != COALESCE(?s2, ""))
-            }
-        """ ;
-    ] .
-'''
+    It sits in a folder of its own so that the store's invariants (``shapes/*.ttl``) do
+    not include it: these shapes judge records only when a policy asks for them.
+    """
+    return data_dir("shapes") / "policy" / "edge-properties.ttl"
 
 
 @cache
 def base_shapes() -> tuple[Quad, ...]:
-    """memkg's edge-property invariants as SHACL shapes (:data:`BASE_SHAPES_TTL`), whatever the policy."""
-    return tuple(parse(BASE_SHAPES_TTL.encode("utf-8"), RdfFormat.TURTLE))
+    """memkg's edge-property invariants as SHACL shapes (:func:`base_shapes_path`), whatever the policy."""
+    return tuple(parse(path=str(base_shapes_path()), format=RdfFormat.TURTLE))
 
 
 __all__ = [
-    "BASE_SHAPES_TTL",
     "SHAPES_BASE",
     "LabelRule",
     "Lane",
@@ -655,4 +494,5 @@ __all__ = [
     "PolicyFormatError",
     "SourceType",
     "base_shapes",
+    "base_shapes_path",
 ]

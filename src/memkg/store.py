@@ -552,7 +552,7 @@ class MemoryStore:
             for path, fmt in sources:
                 yield from _parse_file(path, fmt, target, base_iri, progress, declared)
 
-        with self._write_lock, _gc_paused():
+        with self._write_lock, gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
@@ -756,7 +756,7 @@ def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNo
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a load builds millions of quads.
 
     pyoxigraph's quads are tracked by the collector, so a big batch triggers

@@ -21,9 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ..errors import NotFoundError, ParseError, StoreLockedError, ValidationError
-from ..policy import PolicyError
-from ..tags import LaneError, ReservedLabelError
+from ..errors import NotFoundError, ParseError, Refused, StoreLockedError
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
@@ -47,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     try:
         return args.func(args)
-    except (ValidationError, PolicyError, ReservedLabelError, LaneError) as err:  # refused: nothing written
+    except Refused as err:  # nothing written
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
     except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:

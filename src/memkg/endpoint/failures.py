@@ -12,9 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..access import Forbidden, Unauthorized
-from ..errors import MemkgError, NotFoundError, ParseError, ValidationError
-from ..policy import PolicyError
-from ..tags import LaneError, ReservedLabelError
+from ..errors import MemkgError, NotFoundError, ParseError, Refused
 from . import negotiation as neg
 from .jobs import Failure
 from .pool import QueryTimeout, ServerBusy, WorkerCrashed
@@ -78,10 +76,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (WorkerCrashed, 500),
     (UnsupportedUpdate, 501),
     (ParseError, 400),
-    (ValidationError, 400),
-    (PolicyError, 400),
-    (ReservedLabelError, 400),
-    (LaneError, 400),
+    (Refused, 400),
     (BadRequest, 400),
     (NotFoundError, 404),
     (LookupError, 404),

@@ -1,424 +1,56 @@
-"""Edge properties: ``label:value`` pairs on records, joining them as hyperedges.
-
-An agent needs exact questions that meaning alone cannot answer: every record
-about Acme, how many records mention the renewal. An *edge property* is a
-``label:value`` pair on a record (``org:Acme``, ``person:Sarah``); every record
-carrying the same pair is joined by that one pair, an N-ary edge (a
-*hyperedge*), with no separate edge table.
-
-The RDF model (``ontology/memkg.ttl``, section "Edge properties")::
-
-    <urn:memkg:edge:org:Acme> a mem:EdgeProperty ;          # one per label:value
-        mem:edgeLabel "org" ; mem:edgeValue "Acme" .
-
-    <urn:memkg:version:…> a mem:RecordVersion ;             # one per change
-        mem:versionOf ex:m1 ;                               # the record
-        mem:recordedAt "2026-03-02T09:00:00Z"^^xsd:dateTime ;
-        mem:lane "crm" ; mem:sourceType "email" ;           # optional (lane default)
-        mem:hasEdgeProperty <urn:memkg:edge:org:Acme>, … ;  # the complete set
-        mem:revises <urn:memkg:version:…> .                 # the version it replaces
-
-Nothing is overwritten: every change to a record's edge properties writes a new
-:class:`Version` that ``mem:revises`` the previous one, stamped with
-``mem:recordedAt`` from the store clock; an update that changes nothing writes
-nothing. A version is current from its ``recordedAt`` until the ``recordedAt``
-of the version that revises it, so "the record's properties as of transaction
-time T" is a query (every read here takes ``as_of``).
-
-Writing a property as text (:meth:`EdgeProperty.parse`): split at the first
-colon; the label is trimmed and each whitespace character in it becomes ``_``;
-the value is trimmed and otherwise kept; text with no colon gets the label
-``general``. Labels starting ``e_`` are reserved: ``e_connect`` (exactly two
-records), ``e_group`` (two or more) and ``e_adjustment`` (a chain of
-adjustments over time) carry values only memkg mints (``<label>_<32 hex>``),
-through :meth:`Tags.connect`, :meth:`Tags.group` and :meth:`Tags.adjusts`.
-
-Each declared property on a record has a stable id, :func:`declared_id`:
-``ep_`` and the first 32 hex digits of SHA-256 over the UTF-8 bytes of
-``record IRI ␟ schema ␟ label ␟ value`` (joined with U+001F, which labels and
-values may therefore not contain). The *schema* is the record's lane, with its
-source type after a slash when it has one (``crm/email``), and ``default`` for a
-record in no lane. The same id can be computed in SPARQL (:data:`DECLARED_QUERY`),
-so any engine projecting the same state gives the same id.
-
->>> from memkg import MemoryStore, Message
->>> store = MemoryStore()
->>> m1 = store.add(Message(content="Sarah from Acme asked about the renewal", id="m1"))
->>> m2 = store.add(Message(content="Acme's invoice is late", id="m2"))
->>> tags = Tags(store)
->>> tags.add(m1, ["org:Acme", "person:Sarah", "topic:renewal"]).changed
-True
->>> _ = tags.add(m2, ["org: Acme", "topic:billing"])
->>> [r.value for r in tags.intersect(["org:Acme", "person:Sarah"])]
-['urn:memkg:message:m1']
->>> tags.count(["org:Acme"])
-2
-"""
+"""The records of one graph and their edge properties: writes, versions, and set questions."""
 
 from __future__ import annotations
 
-import hashlib
-import re
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Literal as Mode
-from urllib.parse import quote, unquote
+from datetime import datetime
+from typing import TYPE_CHECKING
+from typing import Literal as Mode
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
-from .errors import MemkgError, NotFoundError
-from .model import IRI, datetime_literal, iri, new_id
-from .vocab import RDF_TYPE, mem
+from ..errors import NotFoundError
+from ..model import datetime_literal, iri, new_id
+from ..vocab import RDF_TYPE, mem
 
 if TYPE_CHECKING:
-    from .policy import Policy
-    from .store import MemoryStore
-
-#: Labels starting with this are reserved for the engine.
-RESERVED_PREFIX = "e_"
-CONNECT, GROUP, ADJUSTMENT = "e_connect", "e_group", "e_adjustment"
-RESERVED_LABELS = (CONNECT, GROUP, ADJUSTMENT)
-#: The label of a property written without a colon.
-GENERAL = "general"
-#: The lane of a record written without one; also the schema of such a record.
-DEFAULT_LANE = "default"
-#: Joins the parts hashed into a declared property's id.
-SEPARATOR = "\x1f"
-#: Edge property IRIs: this, the percent-encoded label, ``:``, the percent-encoded value.
-EDGE_BASE = "urn:memkg:edge:"
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_RESERVED_VALUE = re.compile(r"^(e_connect|e_group|e_adjustment)_[0-9a-f]{32}$")
-
-Record = IRI
-
-
-class ReservedLabelError(MemkgError, ValueError):
-    """A write names an ``e_`` label outside the engine's own operations; nothing was written."""
-
-
-class LaneError(MemkgError, ValueError):
-    """A write names a lane or source type that differs from the record's (fixed at its first version)."""
-
-
-# -- properties and ids ---------------------------------------------------------------
-
-
-def normalize_label(label: str) -> str:
-    """A label as stored: trimmed, each whitespace character (``str.isspace``, so U+001F too) turned into ``_``.
-
-    >>> normalize_label(" contract owner ")
-    'contract_owner'
-    """
-    if not isinstance(label, str):
-        raise TypeError(f"an edge property label is a string, got {label!r}")
-    text = re.sub(r"\s", "_", label.strip())
-    if not text:
-        raise ValueError("an edge property label cannot be empty")
-    if ":" in text:
-        raise ValueError(f"an edge property label cannot contain a colon: {label!r}")
-    if SEPARATOR in text:
-        raise ValueError(f"an edge property label cannot contain U+001F: {label!r}")
-    return text
-
-
-def normalize_value(value: str) -> str:
-    """A value as stored: trimmed, otherwise kept.
-
-    >>> normalize_value("  Acme Corp. ")
-    'Acme Corp.'
-    """
-    if not isinstance(value, str):
-        raise TypeError(f"an edge property value is a string, got {value!r}")
-    text = value.strip()
-    if not text:
-        raise ValueError("an edge property value cannot be empty")
-    if SEPARATOR in text:
-        raise ValueError(f"an edge property value cannot contain U+001F: {value!r}")
-    return text
-
-
-@dataclass(frozen=True, order=True)
-class EdgeProperty:
-    """One ``label:value`` pair, normalized on construction.
-
-    >>> EdgeProperty.parse("contract owner : Sarah Lee ")
-    EdgeProperty(label='contract_owner', value='Sarah Lee')
-    >>> str(EdgeProperty.parse("renewal"))
-    'general:renewal'
-    >>> EdgeProperty("org", "Acme").iri.value
-    'urn:memkg:edge:org:Acme'
-    """
-
-    label: str
-    value: str
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "label", normalize_label(self.label))
-        object.__setattr__(self, "value", normalize_value(self.value))
-
-    @classmethod
-    def parse(cls, text: str) -> "EdgeProperty":
-        """``label:value`` split at the first colon; no colon gives the label ``general``."""
-        if not isinstance(text, str):
-            raise TypeError(f"an edge property is written as a string, got {text!r}")
-        label, sep, value = text.partition(":")
-        return cls(label, value) if sep else cls(GENERAL, text)
-
-    @classmethod
-    def of(cls, prop: "str | EdgeProperty | tuple[str, str]") -> "EdgeProperty":
-        """A property from text, a ``(label, value)`` pair or a property."""
-        if isinstance(prop, EdgeProperty):
-            return prop
-        if isinstance(prop, tuple) and len(prop) == 2:
-            return cls(*prop)
-        return cls.parse(prop)  # type: ignore[arg-type]
-
-    @classmethod
-    def from_iri(cls, node: NamedNode) -> "EdgeProperty | None":
-        """The property an edge IRI minted by :attr:`iri` stands for (None for another IRI)."""
-        text = node.value
-        if not text.startswith(EDGE_BASE):
-            return None
-        label, sep, value = text[len(EDGE_BASE):].partition(":")
-        return cls(unquote(label), unquote(value)) if sep else None
-
-    @property
-    def iri(self) -> NamedNode:
-        """The hyperedge's IRI: one per distinct label:value (percent-encoded as SPARQL's ENCODE_FOR_URI)."""
-        return NamedNode(f"{EDGE_BASE}{quote(self.label, safe='')}:{quote(self.value, safe='')}")
-
-    @property
-    def reserved(self) -> bool:
-        return self.label.startswith(RESERVED_PREFIX)
-
-    def __str__(self) -> str:
-        return f"{self.label}:{self.value}"
-
-
-def _properties(props: "Iterable[str | EdgeProperty | tuple[str, str]] | str | EdgeProperty") -> list[EdgeProperty]:
-    if isinstance(props, (str, EdgeProperty)):
-        props = [props]
-    return list(dict.fromkeys(EdgeProperty.of(p) for p in props))
-
-
-def schema_name(lane: str | None = None, source_type: str | None = None) -> str:
-    """The schema a record's declared ids are computed in: ``lane`` or ``lane/source_type``.
-
-    >>> schema_name(), schema_name("crm"), schema_name("crm", "email")
-    ('default', 'crm', 'crm/email')
-    """
-    lane = lane or DEFAULT_LANE
-    return f"{lane}/{source_type}" if source_type else lane
-
-
-def declared_id(record: Record, label: str, value: str, *, schema: str = DEFAULT_LANE) -> str:
-    """The stable id of a property declared on a record: ``ep_`` + 32 hex of SHA-256.
-
-    Hashes the UTF-8 bytes of record IRI, schema, label and value joined with
-    U+001F (label and value normalized first).
-
-    >>> declared_id("https://example.org/m1", "org", "Acme")
-    'ep_...'
-    >>> len(declared_id("https://example.org/m1", "org", "Acme"))
-    35
-    """
-    node = iri(record, kind="record")
-    data = SEPARATOR.join([node.value, schema, normalize_label(label), normalize_value(value)])
-    return "ep_" + hashlib.sha256(data.encode("utf-8")).hexdigest()[:32]
-
-
-def check_name(kind: str, name: str) -> str:
-    """A lane or source-type name: letters, digits, ``_ . -``, starting with a letter or digit."""
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"{kind} name {name!r}: use letters, digits, '_', '.', '-' (starting with a letter or digit)")
-    return name
-
-
-def connect_value(a: NamedNode, b: NamedNode) -> str:
-    """The ``e_connect`` value of two records: derived from the pair, so connecting twice is one edge."""
-    first, second = sorted([a.value, b.value])
-    digest = hashlib.sha256(SEPARATOR.join([CONNECT, first, second]).encode("utf-8")).hexdigest()
-    return f"{CONNECT}_{digest[:32]}"
-
-
-def _minted(label: str) -> str:
-    return f"{label}_{uuid.uuid4().hex}"
-
-
-# -- results --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A property declared on a record, with its stable id."""
-
-    id: str
-    record: NamedNode
-    edge: EdgeProperty
-    schema: str
-
-    @property
-    def label(self) -> str:
-        return self.edge.label
-
-    @property
-    def value(self) -> str:
-        return self.edge.value
-
-
-@dataclass(frozen=True)
-class Version:
-    """One version of a record's edge properties (a ``mem:RecordVersion``)."""
-
-    iri: NamedNode
-    record: NamedNode
-    recorded_at: datetime
-    properties: frozenset[EdgeProperty]
-    lane: str = DEFAULT_LANE
-    source_type: str | None = None
-    revises: NamedNode | None = None
-
-    @property
-    def schema(self) -> str:
-        return schema_name(self.lane, self.source_type)
-
-    def declared(self) -> list[Declared]:
-        """The version's properties with their ids, sorted by label and value."""
-        return [
-            Declared(declared_id(self.record, p.label, p.value, schema=self.schema), self.record, p, self.schema)
-            for p in sorted(self.properties)
-        ]
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A property a write skipped (as it was written), and why."""
-
-    text: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """What a write did to one record. ``version`` is None when nothing changed (nothing was written)."""
-
-    record: NamedNode
-    version: NamedNode | None = None
-    added: tuple[EdgeProperty, ...] = ()
-    removed: tuple[EdgeProperty, ...] = ()
-    already_held: tuple[EdgeProperty, ...] = ()  #: asked to add, but the record had it
-    not_held: tuple[EdgeProperty, ...] = ()  #: asked to remove, but the record did not have it
-    rejected: tuple[Rejected, ...] = ()  #: skipped (reserved labels)
-
-    @property
-    def changed(self) -> bool:
-        return self.version is not None
-
-
-@dataclass(frozen=True)
-class Link:
-    """What connect, group or adjusts (or their inverses) did: the reserved hyperedge and each record's change."""
-
-    edge: EdgeProperty | None
-    changes: tuple[Change, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return any(c.changed for c in self.changes)
-
-    @property
-    def value(self) -> str | None:
-        return self.edge.value if self.edge else None
-
-
-@dataclass(frozen=True)
-class LabelCount:
-    """A label, how many records carry it and with how many distinct values."""
-
-    label: str
-    records: int
-    values: int
-
-
-@dataclass(frozen=True)
-class Step:
-    """A record reached by :meth:`Tags.traverse`: at ``depth``, from ``source`` along ``via``."""
-
-    record: NamedNode
-    depth: int
-    via: EdgeProperty
-    source: NamedNode
-
-
-# -- SPARQL ------------------------------------------------------------------------------
-
-#: Every declared property of every current version, with its id computed in
-#: SPARQL exactly as :func:`declared_id` does (``?g``: the graph).
-DECLARED_QUERY = """
-PREFIX mem: <https://w3id.org/memkg#>
-SELECT ?g ?record ?schema ?label ?value ?id WHERE {
-  GRAPH ?g {
-    ?v mem:versionOf ?record ; mem:hasEdgeProperty ?p .
-    FILTER NOT EXISTS { ?newer mem:revises ?v }
-    ?p mem:edgeLabel ?label ; mem:edgeValue ?value .
-    OPTIONAL { ?v mem:lane ?lane0 }
-    OPTIONAL { ?v mem:sourceType ?source }
-  }
-  BIND(COALESCE(?lane0, "default") AS ?lane)
-  BIND(COALESCE(CONCAT(?lane, "/", ?source), ?lane) AS ?schema)
-  BIND(CONCAT("ep_", SUBSTR(SHA256(CONCAT(STR(?record), "\\u001F", ?schema, "\\u001F", ?label, "\\u001F", ?value)), 1, 32)) AS ?id)
-}
-ORDER BY ?g ?record ?label ?value
-"""
-
-
-def _time(lit: Literal | None) -> datetime | None:
-    if lit is None:
-        return None
-    try:
-        return datetime.fromisoformat(lit.value)
-    except ValueError:
-        return None
-
-
-#: Property sizes are first counted up to this many versions (see ``Tags._smallest_first``) …
-_PROBE_CAP = 1_000
-#: … and never beyond this.
-_PROBE_MAX = 1_000_000
-
-
-def _iri_order(node: NamedNode) -> str:
-    return node.value
-
-
-def _live_pattern(as_of: datetime | None) -> str:
-    """SPARQL: the version ``?v`` is the current one (``as_of`` None) or was at transaction time ``as_of``."""
-    if as_of is None:
-        return "FILTER NOT EXISTS { ?newer mem:revises ?v }"
-    t = datetime_literal(as_of)
-    return (f"?v mem:recordedAt ?vt . FILTER(?vt <= {t}) "
-            f"FILTER NOT EXISTS {{ ?newer mem:revises ?v ; mem:recordedAt ?nt . FILTER(?nt <= {t}) }}")
-
-
-def _version_order(v: "Version") -> tuple[bool, datetime, str]:
-    # A version without a recordedAt (hand-written data) sorts first, as "recorded since ever".
-    return (v.recorded_at is not None, v.recorded_at or _SINCE_EVER, v.iri.value)
-
-
-_SINCE_EVER = datetime(1, 1, 1, tzinfo=timezone.utc)
-
-
-def _as_of(t: datetime | None) -> datetime | None:
-    if t is not None and t.tzinfo is None:
-        raise ValueError(f"as_of {t.isoformat()} has no timezone; memkg times must carry one")
-    return t
-
-
-# -- the API ---------------------------------------------------------------------------
-
+    from ..policy import Policy
+    from ..store import MemoryStore
+
+from .properties import (
+    _RESERVED_VALUE,
+    ADJUSTMENT,
+    CONNECT,
+    DEFAULT_LANE,
+    GROUP,
+    RESERVED_PREFIX,
+    Change,
+    Declared,
+    EdgeProperty,
+    LabelCount,
+    LaneError,
+    Link,
+    Record,
+    Rejected,
+    ReservedLabelError,
+    Step,
+    Version,
+    as_properties,
+    check_name,
+    connect_value,
+    minted_value,
+    normalize_label,
+)
+from .queries import (
+    PROBE_CAP,
+    PROBE_MAX,
+    checked_as_of,
+    iri_order,
+    live_pattern,
+    time_of,
+    version_order,
+)
 
 
 class Tags:
@@ -444,7 +76,7 @@ class Tags:
         graph: str | NamedNode | None = None,
         policy: Policy | None = None,
     ) -> None:
-        from .store import as_graph
+        from ..store import as_graph
 
         self.store = store
         self.graph: NamedNode | DefaultGraph = as_graph(graph)
@@ -469,7 +101,7 @@ class Tags:
 
     def _recorded(self, node: NamedNode) -> datetime | None:
         for q in self._raw.quads_for_pattern(node, mem.recordedAt, None, self.graph):
-            return _time(q.object)  # type: ignore[arg-type]
+            return time_of(q.object)  # type: ignore[arg-type]
         return None
 
     def _live(self, version: NamedNode, as_of: datetime | None) -> bool:
@@ -494,7 +126,7 @@ class Tags:
             elif p == mem.versionOf:
                 record = o
             elif p == mem.recordedAt:
-                recorded = _time(o)  # type: ignore[arg-type]
+                recorded = time_of(o)  # type: ignore[arg-type]
             elif p == mem.lane and isinstance(o, Literal):
                 lane = o.value
             elif p == mem.sourceType and isinstance(o, Literal):
@@ -515,17 +147,17 @@ class Tags:
 
     def version(self, record: Record, *, as_of: datetime | None = None) -> Version | None:
         """The record's version now (or at transaction time ``as_of``); None if it had none then."""
-        as_of = _as_of(as_of)
+        as_of = checked_as_of(as_of)
         node = iri(record, kind="record")
         live = [v for v in self._versions_of(node) if self._live(v, as_of)]
         if not live:
             return None
-        return max((self._read(v) for v in live), key=_version_order)
+        return max((self._read(v) for v in live), key=version_order)
 
     def history(self, record: Record) -> list[Version]:
         """Every version of the record's edge properties, oldest first (by ``recordedAt``, then IRI)."""
         node = iri(record, kind="record")
-        return sorted((self._read(v) for v in self._versions_of(node)), key=_version_order)
+        return sorted((self._read(v) for v in self._versions_of(node)), key=version_order)
 
     def properties(self, record: Record, *, as_of: datetime | None = None) -> list[Declared]:
         """The properties the record carries now (or at ``as_of``), each with its stable id."""
@@ -672,7 +304,7 @@ class Tags:
         An update that changes nothing writes nothing (``version`` is None).
         Raises :class:`ReservedLabelError` for an ``e_`` label (nothing written).
         """
-        props = _properties(properties)
+        props = as_properties(properties)
         _refuse_reserved(props, "update")
         with self._lock:
             plan = self._plan(record, lane, source_type)
@@ -736,7 +368,7 @@ class Tags:
         node = iri(record, kind="record")
         v = self.version(node, as_of=as_of)
         props = [p for p in (v.properties if v else ()) if p.label == CONNECT]
-        return sorted({r for p in props for r in self._carriers(p, as_of) if r != node}, key=_iri_order)
+        return sorted({r for p in props for r in self._carriers(p, as_of) if r != node}, key=iri_order)
 
     def group(self, records: Iterable[Record], *, into: str | None = None) -> Link:
         """Join records with an ``e_group`` hyperedge (two or more); ``into`` names an existing group to extend."""
@@ -745,7 +377,7 @@ class Tags:
             if into is None:
                 if len(nodes) < 2:
                     raise ValueError("a group joins two or more records")
-                prop = EdgeProperty(GROUP, _minted(GROUP))
+                prop = EdgeProperty(GROUP, minted_value(GROUP))
             else:
                 prop = EdgeProperty(GROUP, into)
                 if not _RESERVED_VALUE.match(prop.value) or not prop.value.startswith(GROUP + "_"):
@@ -768,7 +400,7 @@ class Tags:
             leaving = set(members) if records is None else {iri(r, kind="record") for r in records} & set(members)
             if len(set(members) - leaving) < 2:
                 leaving = set(members)
-            return Link(prop, tuple(self._reserved_write({n: (set(), {prop}) for n in sorted(leaving, key=_iri_order)})))
+            return Link(prop, tuple(self._reserved_write({n: (set(), {prop}) for n in sorted(leaving, key=iri_order)})))
 
     def adjusts(self, new: Record, old: Record) -> Link:
         """Record that ``new`` adjusts ``old``: both join ``old``'s ``e_adjustment`` chain (minted if it has none).
@@ -782,7 +414,7 @@ class Tags:
         with self._lock:
             old_chain = self._reserved_of(o, ADJUSTMENT)
             new_chain = self._reserved_of(n, ADJUSTMENT)
-            prop = old_chain[0] if old_chain else (new_chain[0] if new_chain else EdgeProperty(ADJUSTMENT, _minted(ADJUSTMENT)))
+            prop = old_chain[0] if old_chain else (new_chain[0] if new_chain else EdgeProperty(ADJUSTMENT, minted_value(ADJUSTMENT)))
             if new_chain and new_chain[0] != prop:
                 raise ValueError(f"{n} already belongs to another adjustment chain ({new_chain[0].value})")
             return Link(prop, tuple(self._reserved_write({o: ({prop}, set()), n: ({prop}, set())})))
@@ -797,7 +429,7 @@ class Tags:
             prop = chain[0]
             members = set(self._carriers(prop, None))
             leaving = {node} if len(members) > 2 else members
-            return Link(prop, tuple(self._reserved_write({m: (set(), {prop}) for m in sorted(leaving, key=_iri_order)})))
+            return Link(prop, tuple(self._reserved_write({m: (set(), {prop}) for m in sorted(leaving, key=iri_order)})))
 
     def chain(self, record: Record, *, as_of: datetime | None = None) -> list[NamedNode]:
         """The adjustment chain ``record`` belongs to, in time order (empty if none)."""
@@ -822,9 +454,9 @@ class Tags:
         The join runs inside Oxigraph, on its ids: terms are decoded for the result rows only.
         Every term in ``patterns`` is serialized by pyoxigraph (never pasted text).
         """
-        body = f"{patterns} {_live_pattern(as_of)} ?v mem:versionOf ?r ."
+        body = f"{patterns} {live_pattern(as_of)} ?v mem:versionOf ?r ."
         rows = self.store.query(f"SELECT DISTINCT ?r WHERE {{ {self._in_graph(body)} }}")
-        return sorted((row["r"] for row in rows), key=_iri_order)  # type: ignore[union-attr]
+        return sorted((row["r"] for row in rows), key=iri_order)  # type: ignore[union-attr]
 
     def _size(self, prop: EdgeProperty, cap: int) -> int:
         """How many versions carry ``prop``, counted up to ``cap`` (a cheap, bounded scan)."""
@@ -840,16 +472,16 @@ class Tags:
         """
         if len(props) < 2:
             return props
-        cap = _PROBE_CAP
+        cap = PROBE_CAP
         sizes = {p: self._size(p, cap) for p in props}
-        while cap < _PROBE_MAX and sum(1 for n in sizes.values() if n >= cap) > 1:
+        while cap < PROBE_MAX and sum(1 for n in sizes.values() if n >= cap) > 1:
             cap *= 10
             for p in [p for p, n in sizes.items() if n >= cap // 10]:
                 sizes[p] = self._size(p, cap)
         return sorted(props, key=lambda p: sizes[p])
 
     def _gather_props(self, properties: object) -> list[EdgeProperty]:
-        props = _properties(properties)  # type: ignore[arg-type]
+        props = as_properties(properties)  # type: ignore[arg-type]
         if not props:
             raise ValueError("name at least one edge property")
         for p in props:
@@ -871,7 +503,7 @@ class Tags:
         cap), so the cost follows the smallest, not the largest.
         """
         props = self._smallest_first(self._gather_props(properties))
-        as_of = _as_of(as_of)
+        as_of = checked_as_of(as_of)
         return self._records(" ".join(f"?v mem:hasEdgeProperty {p.iri} ." for p in props), as_of)
 
     def union(
@@ -882,7 +514,7 @@ class Tags:
     ) -> list[NamedNode]:
         """The records carrying any of ``properties`` (now, or at ``as_of``), in IRI order."""
         props = self._gather_props(properties)
-        as_of = _as_of(as_of)
+        as_of = checked_as_of(as_of)
         return self._records(" UNION ".join(f"{{ ?v mem:hasEdgeProperty {p.iri} }}" for p in props), as_of)
 
     def count(
@@ -911,7 +543,7 @@ class Tags:
         for p in (mem.eventTime, mem.recordedAt):
             for g in graphs:
                 for q in self._raw.quads_for_pattern(node, p, None, g):
-                    t = _time(q.object)  # type: ignore[arg-type]
+                    t = time_of(q.object)  # type: ignore[arg-type]
                     if t is not None:
                         return t
         times = [t for v in self._versions_of(node) if (t := self._recorded(v)) is not None]
@@ -952,7 +584,7 @@ class Tags:
         """
         if depth < 0:
             raise ValueError(f"depth must be >= 0, not {depth}")
-        as_of = _as_of(as_of)
+        as_of = checked_as_of(as_of)
         allowed = {normalize_label(label) for label in labels} if labels is not None else None
         start = iri(record, kind="record")
         seen = {start}
@@ -979,20 +611,20 @@ class Tags:
     # -- listings ----------------------------------------------------------------------------
 
     def _where(self, as_of: datetime | None) -> str:
-        return self._in_graph(f"?v mem:versionOf ?r ; mem:hasEdgeProperty ?p . {_live_pattern(as_of)} "
+        return self._in_graph(f"?v mem:versionOf ?r ; mem:hasEdgeProperty ?p . {live_pattern(as_of)} "
                               f"?p mem:edgeLabel ?label ; mem:edgeValue ?value .")
 
     def labels(self, *, as_of: datetime | None = None) -> list[LabelCount]:
         """Every label in use, with how many records carry it and how many distinct values it has."""
         q = (f"SELECT ?label (COUNT(DISTINCT ?r) AS ?n) (COUNT(DISTINCT ?p) AS ?k) "
-             f"WHERE {{ {self._where(_as_of(as_of))} }} GROUP BY ?label ORDER BY ?label")
+             f"WHERE {{ {self._where(checked_as_of(as_of))} }} GROUP BY ?label ORDER BY ?label")
         return [LabelCount(row["label"].value, int(row["n"].value), int(row["k"].value))
                 for row in self.store.query(q)]  # type: ignore[union-attr]
 
     def values(self, label: str, *, as_of: datetime | None = None) -> list[tuple[str, int]]:
         """The values of ``label`` in use, each with how many records carry it, most used first."""
         name = Literal(normalize_label(label))
-        q = (f"SELECT ?value (COUNT(DISTINCT ?r) AS ?n) WHERE {{ {self._where(_as_of(as_of))} "
+        q = (f"SELECT ?value (COUNT(DISTINCT ?r) AS ?n) WHERE {{ {self._where(checked_as_of(as_of))} "
              f"FILTER(?label = {name}) }} GROUP BY ?value ORDER BY DESC(?n) ?value")
         return [(row["value"].value, int(row["n"].value)) for row in self.store.query(q)]  # type: ignore[union-attr]
 
@@ -1046,30 +678,3 @@ class _Plan:
             not_held=tuple(self.not_held),
             rejected=tuple(self.rejected),
         )
-
-
-__all__ = [
-    "ADJUSTMENT",
-    "CONNECT",
-    "DECLARED_QUERY",
-    "DEFAULT_LANE",
-    "GENERAL",
-    "GROUP",
-    "RESERVED_LABELS",
-    "Change",
-    "Declared",
-    "EdgeProperty",
-    "LabelCount",
-    "LaneError",
-    "Link",
-    "Rejected",
-    "ReservedLabelError",
-    "Step",
-    "Tags",
-    "Version",
-    "connect_value",
-    "declared_id",
-    "normalize_label",
-    "normalize_value",
-    "schema_name",
-]

@@ -1,0 +1,62 @@
+"""Datasets and query helpers shared by the provenance questions: the tenant's dataset, VALUES blocks, chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from pyoxigraph import (
+    BlankNode,
+    NamedNode,
+    QuerySolutions,
+)
+
+from .. import views
+from ..model import iri
+from ..ontology import ONTOLOGY_GRAPH
+from ..store import MemoryStore
+
+#: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
+Node = NamedNode | BlankNode
+IRI = str | NamedNode
+
+
+# -- datasets -----------------------------------------------------------------------
+
+
+def as_node(value: IRI, what: str = "IRI") -> NamedNode:
+    if isinstance(value, NamedNode):
+        return value
+    if not isinstance(value, str) or ":" not in value:
+        raise ValueError(f"{what} must be a full IRI, got {value!r}")
+    return iri(value)
+
+
+def tenant_node(tenant: IRI | None) -> NamedNode | None:
+    return None if tenant is None else as_node(tenant, "tenant")
+
+
+def dataset(tenant: IRI | None) -> dict[str, Any]:
+    """Query options for one tenant (its graph, the shared default graph, the ontology), or all graphs."""
+    return views.dataset_for(tenant_node(tenant), ONTOLOGY_GRAPH)
+
+
+def select(store: MemoryStore, query: str, options: dict[str, Any]) -> QuerySolutions:
+    """Run a SELECT query (memkg prefixes predeclared) with dataset ``options``."""
+    result = store.query(query, **options)
+    if not isinstance(result, QuerySolutions):
+        raise TypeError("expected a SELECT query")
+    return result
+
+
+def values_block(nodes: Iterable[Node]) -> str:
+    """IRIs serialized as SPARQL terms for a VALUES block (blank nodes cannot be named in a query)."""
+    return " ".join(str(n) for n in nodes if isinstance(n, NamedNode))
+
+
+CHUNK = 4000
+
+
+def chunks(nodes: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(nodes), CHUNK):
+        yield nodes[i : i + CHUNK]

@@ -1,0 +1,176 @@
+"""Erasure: consent revoked; the content and what was derived only from it removed, the erasure recorded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    NamedNode,
+    Quad,
+    Triple,
+)
+
+from ..errors import NotFoundError
+from ..model import IRI as _IRI
+from ..model import Retraction, new_id
+from ..store import MemoryStore
+from ..vocab import mem, memx, prov, rdf
+from .datasets import IRI, Node, as_node
+from .withdrawal import ERASURE, is_declared
+
+# -- erasure ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """A recorded erasure: the ``mem:Retraction`` written, what was removed and what was kept.
+
+    ``removed`` are the identifiers whose content is gone (the source first);
+    ``kept`` the claims downstream of it that another lawful source still
+    supports (their links to removed nodes are cut); ``quads_removed`` counts data quads.
+    """
+
+    record: NamedNode
+    removed: tuple[Node, ...]
+    kept: tuple[NamedNode, ...]
+    quads_removed: int
+
+
+#: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).
+_FLOW = (
+    mem.supportedBy, mem.member, mem.supportGroup, mem.echoOf, prov.wasDerivedFrom,
+    mem.assertedBy, prov.wasGeneratedBy, prov.used, memx.subject, memx.object,
+)
+_SUPPORT = {mem.supportedBy, mem.supportGroup}
+#: Lineage inputs of a node without support groups.
+_LINEAGE_INPUTS = (prov.wasDerivedFrom, mem.assertedBy, mem.echoOf, prov.wasGeneratedBy, prov.used)
+#: References to a removed identifier that are kept: decisions about identifiers, not content.
+_KEEP_REFERENCES = {mem.retracts, mem.supersedes, mem.contradicts, mem.equivalentTo, mem.specializes}
+
+
+def erase(
+    store: MemoryStore, source: IRI, *, reason: str, graph: IRI | None = None
+) -> Erasure:
+    """Erase ``source`` (consent revoked) and what was derived only from it, in one atomic change.
+
+    Follows support, derivation, assertion, generation/usage and echo links
+    downstream from ``source`` inside ``graph`` (a tenant; None for the default
+    graph). A downstream node is removed when it rests only on removed nodes:
+
+    * a claim with support groups, when every group has a removed member — a
+      claim that another lawful source still supports is kept (whether or not
+      that source was withdrawn: erasure is about what may be held, not about
+      belief);
+    * any other node (a claim whose provenance is lineage only, an extraction,
+      an echo, a derived document), when all its lineage inputs are removed;
+    * a support group, when a member is removed; a claim whose proposition
+      mentions a removed node.
+
+    Removed: every quad about a removed node, the asserted triple of a removed
+    occurrence (unless another reifier still asserts it), and kept nodes' links
+    into removed ones (support, lineage, refutation). Kept: references by
+    identifier in version and epistemic decisions (``mem:retracts``,
+    ``mem:supersedes``, ``mem:contradicts``, …). Recorded in the same step: a
+    ``mem:Retraction`` (also typed ``mem:Erasure`` once the ontology declares
+    it) with ``mem:reason`` that ``mem:retracts`` every removed IRI, so they
+    survive as identifiers only.
+
+    Raises :class:`~memkg.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
+    """
+    if not reason:
+        raise ValueError("an erasure needs a reason")
+    node = as_node(source, "source")
+    target: NamedNode | DefaultGraph = DefaultGraph() if graph is None else as_node(graph, "graph")
+    with store.lock():  # decide and remove in one step: no write may slip in between
+        return _erase(store, node, reason, target)
+
+
+def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode | DefaultGraph) -> Erasure:
+    raw = store.raw
+    if not any(raw.quads_for_pattern(node, None, None, target)):
+        raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
+
+    def out(n: Node, p: NamedNode) -> list[Any]:
+        return [q.object for q in raw.quads_for_pattern(n, p, None, target)]
+
+    removed: dict[Node, None] = {node: None}
+    considered: set[Node] = set()
+    frontier: list[Node] = [node]
+    while frontier:
+        candidates: dict[Node, None] = {}
+        for r in frontier:
+            for p in _FLOW:
+                for q in raw.quads_for_pattern(None, p, r, target):
+                    if isinstance(q.subject, (NamedNode, BlankNode)) and q.subject not in removed:
+                        candidates[q.subject] = None
+        frontier = []
+        for n in candidates:
+            if _erased_with(n, removed, out, raw, target):
+                removed[n] = None
+                frontier.append(n)
+        considered.update(candidates)
+        # A kept node may fall later, when more of its inputs are removed: look again.
+        if not frontier:
+            again = [n for n in considered if n not in removed and _erased_with(n, removed, out, raw, target)]
+            for n in again:
+                removed[n] = None
+            frontier = again
+
+    gone: set[Quad] = set()
+    for n in removed:
+        for q in raw.quads_for_pattern(n, None, None, target):
+            gone.add(q)
+            if q.predicate == rdf.reifies and isinstance(q.object, Triple) and _is_occurrence(raw, n, target):
+                t = q.object
+                others = [
+                    o for o in raw.quads_for_pattern(None, rdf.reifies, t, target) if o.subject not in removed
+                ]
+                if not others:
+                    gone.add(Quad(t.subject, t.predicate, t.object, target))
+        for q in raw.quads_for_pattern(None, None, n, target):
+            if q.subject not in removed and q.predicate not in _KEEP_REFERENCES and not q.predicate.value.startswith(
+                "https://w3id.org/memkg/index#"
+            ):
+                gone.add(q)
+    kept = sorted(
+        (n for n in considered if n not in removed and isinstance(n, NamedNode) and out(n, rdf.reifies)), key=str
+    )
+    named = [n for n in removed if isinstance(n, NamedNode)]
+    extra: list[tuple[_IRI, Any]] = [(rdf.type, ERASURE)] if is_declared(store, ERASURE) else []
+    record = Retraction(retracts=list[_IRI](named), reason=reason, id=new_id("erasure"), extra=extra)
+    stamp = store.clock.tick()
+    count = store.change(
+        remove=sorted(gone, key=str), add=record.quads(target, stamp), source=f"erasure of {node}"
+    )
+    return Erasure(record.node(), tuple(removed), tuple(kept), count)
+
+
+def _is_occurrence(raw: Any, n: Node, target: Any) -> bool:
+    return any(raw.quads_for_pattern(n, rdf.type, mem.Occurrence, target))
+
+
+def _erased_with(n: Node, removed: dict[Node, None], out: Any, raw: Any, target: Any) -> bool:
+    """Whether ``n`` rests only on removed nodes (see :func:`erase`)."""
+    # A claim whose proposition mentions a removed node.
+    if any(o in removed for o in out(n, memx.subject)) or any(o in removed for o in out(n, memx.object)):
+        return True
+    members = out(n, mem.member)
+    if members:  # a support group
+        return any(m in removed for m in members)
+    legs = out(n, mem.supportedBy)
+    groups = out(n, mem.supportGroup)
+    if legs or groups:
+        if any(leg not in removed for leg in legs):
+            return False
+        for g in groups:
+            if g in removed:
+                continue
+            ms = out(g, mem.member)
+            if ms and not any(m in removed for m in ms):
+                return False
+        return True
+    inputs = [o for p in _LINEAGE_INPUTS for o in out(n, p)]
+    return bool(inputs) and all(i in removed for i in inputs)

@@ -1,0 +1,154 @@
+"""Dependents, impact and withdrawal: what falls if a source goes, and the record that withdraws it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyoxigraph import (
+    DefaultGraph,
+    NamedNode,
+)
+
+from ..errors import NotFoundError
+from ..model import Retraction
+from ..ontology import ONTOLOGY_GRAPH
+from ..store import MemoryStore, gc_paused
+from ..vocab import mem, rdf
+from .datasets import IRI, Node, as_node, dataset, select, values_block
+from .support_graph import SupportGraph, iri_key
+
+# -- dependents, impact and withdrawal -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What withdrawing ``sources`` would do to what rests on them.
+
+    ``fallen``: claims that stand now and would lose all support.
+    ``weakened``: claims that would lose at least one standing group but still stand.
+    ``fallen_sources``: other nodes that would stop standing (echoes of a source).
+    ``downstream``: the other claims downstream of a source through lineage
+    (derivation, assertion, generation, echo) or through fallen or weakened
+    support: their own support still stands, but what they were drawn from, or
+    rest on, changed.
+    """
+
+    sources: tuple[NamedNode, ...]
+    fallen: tuple[NamedNode, ...]
+    weakened: tuple[NamedNode, ...]
+    fallen_sources: tuple[Node, ...]
+    downstream: tuple[NamedNode, ...]
+
+    @property
+    def review(self) -> tuple[NamedNode, ...]:
+        """Every claim that needs re-evaluation: fallen, weakened or downstream."""
+        return tuple(sorted({*self.fallen, *self.weakened, *self.downstream}, key=str))
+
+
+def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[NamedNode]:
+    """The claims that lose all support if ``source`` is withdrawn (recursively).
+
+    A claim stands while any one of its support groups stands; a claim that
+    supports another stands only while it stands itself. Only claims that stand
+    now are listed (one already without support has nothing left to lose).
+    ``queries/dependents.rq`` is the direct case of the same question, in SPARQL.
+    """
+    return list(impact(store, source, tenant=tenant, with_downstream=False).fallen)
+
+
+#: Claims downstream of the sources through lineage or support links.
+_DOWNSTREAM = (
+    "SELECT DISTINCT ?x WHERE { VALUES ?source { %s } "
+    "?source (^prov:wasDerivedFrom|^mem:assertedBy|^mem:echoOf|^prov:used|^prov:wasGeneratedBy"
+    "|^mem:supportedBy|^mem:member/^mem:supportGroup)+ ?x . "
+    "?x a ?class . FILTER EXISTS { ?class rdfs:subClassOf* mem:Claim } }"
+)
+
+
+def impact(
+    store: MemoryStore, *sources: IRI, tenant: IRI | None = None, with_downstream: bool = True
+) -> Impact:
+    """What withdrawing ``sources`` (together) would do; nothing is written.
+
+    ``with_downstream=False`` skips the lineage search (``Impact.downstream``
+    and ``weakened`` are then empty), which is all :func:`dependents` needs.
+    """
+    if not sources:
+        raise ValueError("impact needs at least one source")
+    roots = tuple(as_node(s, "source") for s in sources)
+    with gc_paused():  # tens of thousands of small acyclic objects: no collection can free any
+        graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
+        effect = graph.withdrawal_effect(roots, with_weakened=with_downstream)
+    fallen, weakened = effect.fallen, effect.weakened
+    downstream: list[NamedNode] = []
+    if with_downstream:
+        reached = {r[0] for r in select(store, _DOWNSTREAM % values_block(roots), dataset(tenant))}
+        skip = {*fallen, *weakened, *roots}
+        downstream = sorted((n for n in reached if n not in skip), key=iri_key)
+    fallen_sources = effect.fallen_sources
+    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))  # type: ignore[arg-type]
+
+
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """A recorded withdrawal: the ``mem:Retraction`` written, and the claims to re-evaluate."""
+
+    retraction: NamedNode
+    impact: Impact
+
+    @property
+    def fallen(self) -> tuple[NamedNode, ...]:
+        return self.impact.fallen
+
+    @property
+    def weakened(self) -> tuple[NamedNode, ...]:
+        return self.impact.weakened
+
+    @property
+    def review(self) -> tuple[NamedNode, ...]:
+        return self.impact.review
+
+
+#: Proposed terms, used only once the ontology declares them: a withdrawal's
+#: ``mem:needsReview`` (Retraction → Claim) names the claims to re-evaluate; an
+#: erasure record is also typed ``mem:Erasure`` (⊑ mem:Retraction).
+NEEDS_REVIEW = mem.needsReview
+ERASURE = mem.Erasure
+
+
+def is_declared(store: MemoryStore, term: NamedNode) -> bool:
+    return any(store.raw.quads_for_pattern(term, rdf.type, None, ONTOLOGY_GRAPH))
+
+
+def withdraw(
+    store: MemoryStore, source: IRI, *, reason: str | None = None, graph: IRI | None = None
+) -> Withdrawal:
+    """Withdraw ``source``: record a ``mem:Retraction`` of it, and report what needs re-evaluation.
+
+    The retraction goes through the store's validated write API, in ``graph``
+    (a tenant; None for the default graph), whose data (with the shared graphs)
+    is also what the impact is computed over. Nothing else is rewritten: the
+    claims that fell or weakened are returned, not changed. If the ontology
+    declares ``mem:needsReview``, the retraction also names each of them with it
+    (on the retraction record itself, in the same write); otherwise nothing but
+    the retraction is recorded.
+
+    Raises :class:`~memkg.errors.NotFoundError` if ``graph`` says nothing about
+    ``source``.
+    """
+    node = as_node(source, "source")
+    target = DefaultGraph() if graph is None else as_node(graph, "graph")
+    if not any(store.raw.quads_for_pattern(node, None, None, target)) and not any(
+        store.raw.quads_for_pattern(None, None, node, target)
+    ):
+        raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
+    with store.lock():  # what is reported is what the retraction was recorded against
+        found = impact(store, node, tenant=graph)
+        extra: list[tuple[IRI, Any]] = []
+        if is_declared(store, NEEDS_REVIEW):
+            extra = [(NEEDS_REVIEW, c) for c in found.review]
+        record = store.add(Retraction(retracts=[node], reason=reason, extra=extra), graph=graph)
+    return Withdrawal(record, found)
