@@ -9,6 +9,7 @@
 | ``/views`` | GET | the view templates and their parameters, as JSON |
 | ``/views/NAME`` | GET | run a view; its parameters as query parameters |
 | ``/health`` | GET | liveness, as JSON |
+| ``/pictures``, ``/pictures/KIND`` | GET | pictures of a claim (:mod:`.pictures_route`) |
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import views
+from . import pictures_route
 from .app import Endpoint, GraphWrite
 from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
 from .jobs import Answer
@@ -169,8 +171,14 @@ class Handler(BaseHTTPRequestHandler):
             params = {k: self._one(k) for k in self.params if k != "format"}
             self._answer(method, endpoint.view(grant, path[len("/views/"):], params, **self._negotiation()))
             return
+        if path == "/pictures" or path.startswith("/pictures/"):
+            self._allow(method, path, ("GET",))
+            grant = endpoint.grant(self.headers.get("Authorization"))
+            content_type, body = pictures_route.answer(endpoint.store, grant, path[len("/pictures/"):], self.params)
+            self._send(200, content_type, body)
+            return
         if path not in ALLOWED:
-            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views or /health")
+            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views, /pictures or /health")
         self._allow(method, path, ALLOWED[path])
         if path == "/":
             self._send(200, "text/html; charset=utf-8", _page(), head=method == "HEAD")

@@ -15,6 +15,7 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, QuerySolutions
 
+from ..errors import NotFoundError
 from ..prefixes import short
 from ..store import MemoryStore
 from .model import Diagram, Row, Timeline
@@ -160,6 +161,9 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: st
     everyone = [node, *(x for link in shown for x in (link.node, link.source, link.group) if x is not None)]
     labels = {str(n): short(n, prefixes) for n in everyone}
     kinds = {n: _kind(t) for n, t in _types(store, everyone, tenant).items()}
+    if node not in kinds:
+        where = f" in {tenant} or the shared graph" if tenant else ""
+        raise NotFoundError(f"{node}: no claim by that IRI{where}")
     diagram = Diagram(title=f"{'lineage' if links == 'lineage' else 'support'} of {labels[str(node)]}")
     root_note = f"{sup.status}, {'stands' if sup.stands else 'does not stand'}"
     diagram.node(str(node), labels[str(node)], "claim", note=root_note, status="root" if sup.stands else "falls")
