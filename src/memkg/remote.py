@@ -51,6 +51,7 @@ answers.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import urllib.error
@@ -78,6 +79,7 @@ from pyoxigraph import (
 
 from . import index as claim_index
 from . import ontology, rdf11, sparql_lexer, views
+from . import prefixes as prefix_names
 from .errors import MemkgError
 from .json_terms import term_json
 from .store import Clock, MemoryStore, sparql_term
@@ -611,6 +613,21 @@ class RemoteStore(MemoryStore):
             return super().view(name, params)
         graphs = None if bound.tenant is None else [bound.tenant, ontology.ONTOLOGY_GRAPH]
         return self.snapshot(graphs=graphs).view(name, params)
+
+    @property
+    def prefixes(self) -> dict[str, str]:  # type: ignore[override]
+        """memkg's prefixes, plus, from a memkg server, those of the files loaded into its store
+        (``GET /pictures``), so names read and print as they do on that store."""
+        if self._prefixes is None:
+            self._prefixes = dict(prefix_names.BUILT_IN)
+            if self._store.native_default:
+                body, _ = self.client.get("pictures", accept="application/json")
+                try:
+                    served = json.loads(body).get("prefixes", {})
+                except (ValueError, AttributeError):
+                    served = {}  # an older memkg server: memkg's own prefixes
+                self._prefixes.update({str(k): str(v) for k, v in served.items()})
+        return self._prefixes
 
     def _server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
         """A view run by a memkg server itself (``GET /views/NAME``): the embedded code's answer."""

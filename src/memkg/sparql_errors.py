@@ -45,8 +45,9 @@ def explain(reason: str, text: str, line: int | None, column: int | None,
             known = ", ".join(f"{p}:" for p in predeclared)
             return (f"undefined prefix {prefix}: (in {name}): declare it (PREFIX {prefix}: <…>) "
                     f"or use one of {known}")
-    if "IRI parsing failed" in reason:
-        iri = _iri_at(text, line, column)
+    relative = _relative_iri_near(text, line, column)
+    if "IRI parsing failed" in reason or relative:
+        iri = relative or _iri_at(text, line, column)
         return f"{iri or 'an IRI'} is not an absolute IRI: write <scheme:…> such as <https://example.org/x>, or prefix:name"
     misspelt = _misspelt(masked)
     if misspelt:
@@ -141,6 +142,18 @@ def _undefined_prefix(text: str, line: int | None, column: int | None,
     else:
         m = candidates[0]
     return m.group(1) or "", m.group(0)
+
+
+def _relative_iri_near(text: str, line: int | None, column: int | None) -> str | None:
+    """An IRI without a scheme just before the reported position, in a query without BASE
+    (Oxigraph then reports what it expected next, not the IRI)."""
+    at = _offset(text, line, column)
+    if at is None or re.search(r"(?i)\bBASE\s*<", text):
+        return None
+    for m in re.finditer(r"<([^<>\s\"{}|^`\\]*)>", text):
+        if m.start() <= at <= m.end() + 4 and not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", m.group(1)):
+            return m.group(0)
+    return None
 
 
 def _iri_at(text: str, line: int | None, column: int | None) -> str | None:

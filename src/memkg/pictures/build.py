@@ -27,6 +27,11 @@ _LINEAGE_LABELS = {"derivation": "derivedFrom", "assertion": "assertedBy", "gene
 MAX_IMPACT_QUESTIONS = 40
 
 
+def _id(term: Any) -> str:
+    """A node's id in a picture: an IRI as is, a blank node as ``_:label``."""
+    return term.value if isinstance(term, NamedNode) else str(term)
+
+
 def _time(term: Any) -> datetime | None:
     if not isinstance(term, Literal):
         return None
@@ -81,7 +86,8 @@ def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: str 
         ended = ""
         if first is not None:
             at, how, who, why = first
-            ended = f"{how} by {short(who, prefixes)}" + (f" at {_stamp(at)}" if at else "") + (f": {why}" if why else "")
+            # the reason first: rows are narrow, and the retraction's IRI is the least telling part
+            ended = how + (f": {why}" if why else "") + (f" at {_stamp(at)}" if at else "") + f" by {short(who, prefixes)}"
         rows.append(Row(
             id=v.claim.value,
             label=short(v.claim, prefixes),
@@ -159,35 +165,35 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: st
     sup = support(store, node, tenant=tenant)
     shown = [link for link in lin.links if links == "lineage" or link.kind in _SUPPORT_KINDS]
     everyone = [node, *(x for link in shown for x in (link.node, link.source, link.group) if x is not None)]
-    labels = {str(n): short(n, prefixes) for n in everyone}
+    labels = {_id(n): short(n, prefixes) for n in everyone}
     kinds = {n: _kind(t) for n, t in _types(store, everyone, tenant).items()}
     if node not in kinds:
         where = f" in {tenant} or the shared graph" if tenant else ""
         raise NotFoundError(f"{node}: no claim by that IRI{where}")
-    diagram = Diagram(title=f"{'lineage' if links == 'lineage' else 'support'} of {labels[str(node)]}")
+    diagram = Diagram(title=f"{'lineage' if links == 'lineage' else 'support'} of {labels[_id(node)]}")
     root_note = f"{sup.status}, {'stands' if sup.stands else 'does not stand'}"
-    diagram.node(str(node), labels[str(node)], "claim", note=root_note, status="root" if sup.stands else "falls")
+    diagram.node(_id(node), labels[_id(node)], "claim", note=root_note, status="root" if sup.stands else "falls")
 
     legs: dict[str, list[str]] = {}
     groups: dict[str, dict[str, list[str]]] = {}
     for link in shown:
-        src, dst = str(link.node), str(link.source)
+        src, dst = _id(link.node), _id(link.source)
         for n in (link.node, link.source):
-            diagram.node(str(n), labels[str(n)], kinds.get(n, "other"))
+            diagram.node(_id(n), labels[_id(n)], kinds.get(n, "other"))
         if link.kind == "support":
             legs.setdefault(src, []).append(dst)
         elif link.kind == "group" and link.group is not None:
-            groups.setdefault(src, {}).setdefault(str(link.group), []).append(dst)
-            labels.setdefault(str(link.group), short(link.group, prefixes))
+            groups.setdefault(src, {}).setdefault(_id(link.group), []).append(dst)
+            labels.setdefault(_id(link.group), short(link.group, prefixes))
         elif link.kind == "echo":
             diagram.edge(src, dst, "echoOf", "echo")
         else:
             diagram.edge(src, dst, _LINEAGE_LABELS.get(link.kind, link.kind), "lineage")
-    root_groups = {str(g.node): g.stands for g in sup.groups if g.node is not None}
+    root_groups = {_id(g.node): g.stands for g in sup.groups if g.node is not None}
     for owner in dict.fromkeys([*legs, *groups]):
         alternatives = [(None, [m]) for m in legs.get(owner, [])] + list(groups.get(owner, {}).items())
         _support_structure(diagram, owner, alternatives, labels,
-                           group_status=root_groups if owner == str(node) else None)
+                           group_status=root_groups if owner == _id(node) else None)
 
     sources = [n for n in lin.sources() if isinstance(n, NamedNode) and kinds.get(n) != "activity" and n != node]
     for source in sources[:MAX_IMPACT_QUESTIONS]:
@@ -197,16 +203,16 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: st
         falls = node in fallen
         note = ("withdraw → this claim falls" if falls else "") + (
             f"{'; ' if falls else 'withdraw → '}{len(fallen)} claim(s) fall")
-        entry = diagram.node(str(source), labels[str(source)], kinds.get(source, "source"))
+        entry = diagram.node(_id(source), labels[_id(source)], kinds.get(source, "source"))
         entry.note = note
         entry.status = "critical" if falls else entry.status
     if len(sources) > MAX_IMPACT_QUESTIONS:
         diagram.notes.append(f"what falls was asked of the first {MAX_IMPACT_QUESTIONS} of {len(sources)} sources")
     if lin.open_ends:
-        diagram.notes.append("open ends (reach no raw source): " + " ".join(labels.get(str(n), str(n)) for n in lin.open_ends))
+        diagram.notes.append("open ends (reach no raw source): " + " ".join(labels.get(_id(n), _id(n)) for n in lin.open_ends))
     for r in sup.refuted_by:
-        diagram.node(str(r), short(r, prefixes), "source", note="refutes it")
-        diagram.edge(str(r), str(node), "refutes", "contradicts")
+        diagram.node(_id(r), short(r, prefixes), "source", note="refutes it")
+        diagram.edge(_id(r), _id(node), "refutes", "contradicts")
     return diagram
 
 
@@ -226,32 +232,32 @@ def packet_diagram(packet: Any, *, prefixes: Mapping[str, str] | None = None, ti
 
     seeds = ", ".join(label(s) for s in packet.seeds)
     diagram = Diagram(title=title or f"evidence packet for {seeds}")
-    in_packet = {str(i.node) for i in packet.items}
+    in_packet = {_id(i.node) for i in packet.items}
     for item in packet.items:
         kind = "claim" if item.statement is not None else _ROLE_KIND.get(item.role, "other")
         status = "root" if item.role == "seed" else (
             "withdrawn" if item.status in ("withdrawn", "retracted", "superseded") else
             "falls" if item.status == "unsupported" else "")
         note = f"{item.role}, {item.status}" + (f", hop {item.hop}" if item.hop else "")
-        diagram.node(str(item.node), label(item.node), kind, note=note, status=status)
+        diagram.node(_id(item.node), label(item.node), kind, note=note, status=status)
     drawn_groups: set[str] = set()
     for item in packet.items:
-        alternatives = [(None if g is None else str(g), [str(m) for m in members if str(m) in in_packet])
+        alternatives = [(None if g is None else _id(g), [_id(m) for m in members if _id(m) in in_packet])
                         for g, members in item.groups]
         if alternatives:
-            labels = {str(g): label(g) for g, _ in item.groups if g is not None}
-            _support_structure(diagram, str(item.node), alternatives, labels)
-            drawn_groups.add(str(item.node))
+            labels = {_id(g): label(g) for g, _ in item.groups if g is not None}
+            _support_structure(diagram, _id(item.node), alternatives, labels)
+            drawn_groups.add(_id(item.node))
         for source, link in item.via:
-            if str(source) not in in_packet:
+            if _id(source) not in in_packet:
                 continue
             kind = _LINK_KIND.get(link) or (
                 "member" if "member" in link or "supportGroup" in link else
                 "support" if "supportedBy" in link else
                 "qualifies" if item.role in ("qualifying", "conflicting") else "lineage")
-            if kind in ("support", "member") and str(source) in drawn_groups:
+            if kind in ("support", "member") and _id(source) in drawn_groups:
                 continue  # drawn through the AND/OR structure already
-            diagram.edge(str(source), str(item.node), link, kind)
+            diagram.edge(_id(source), _id(item.node), link, kind)
     budget = f"budget: {packet.max_vertices} vertices, {packet.max_hops} hops"
     diagram.notes.append(budget + ("" if packet.complete else f"; INCOMPLETE: {len(packet.omitted)} mandatory item(s) left out"))
     for node, role, why in packet.omitted:

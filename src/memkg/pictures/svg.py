@@ -248,7 +248,8 @@ def timeline_svg(t: Timeline) -> str:
         out.append(_text(PAD, y + 12, r.label, weight="bold"))
         out.append(_text(PAD, y + 28, _clip(r.statement, 46), size=11, fill="#333"))
         if r.ended_by:
-            out.append(_text(PAD, y + 43, _clip(r.ended_by, 52), size=10, fill=RETRACTED if r.retracted else "#666"))
+            ended = _text(PAD, y + 43, _clip(r.ended_by, 52), size=10, fill=RETRACTED if r.retracted else "#666")
+            out.append(ended.replace("</text>", f"<title>{escape(r.ended_by)}</title></text>"))
         vx1, vx2 = at(r.valid_from, left), at(r.valid_until, left + AXIS_W)
         out.append(_bar(vx1, y + 6, vx2, 7, VALID, r.valid_from is None, r.valid_until is None,
                         f"valid [{_day(r.valid_from) or 'since ever'}, {_day(r.valid_until) or 'still'})"))
