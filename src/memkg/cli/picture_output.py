@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..prefixes import expand
 from .arguments import open_store
 
 PICTURE_FORMATS = ("svg", "dot")
@@ -26,7 +27,8 @@ def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **opt
     from ..pictures import picture, render
 
     with open_store(args, write=False) as store:
-        text = render(picture(store, kind, claims, tenant=args.tenant, **options), args.format)
+        named = expand(claims, store.prefixes) if isinstance(claims, str) else [expand(c, store.prefixes) for c in claims]
+        text = render(picture(store, kind, named, tenant=args.tenant, **options), args.format)
     output = getattr(args, "output", None)
     if output:
         with open(output, "w", encoding="utf-8") as f:

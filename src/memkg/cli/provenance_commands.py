@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..prefixes import expand
 from .arguments import format_option, graph_option, open_store, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import print_rows, short
@@ -36,7 +37,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "lineage", args.claim)
     with open_store(args, write=False) as store:
-        lin = lineage(store, args.claim, tenant=args.tenant)
+        lin = lineage(store, expand(args.claim, store.prefixes), tenant=args.tenant)
     if args.format == "json":
         _emit_json({
             "claim": lin.claim.value,
@@ -80,8 +81,9 @@ def cmd_support(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "support", args.claim)
     with open_store(args, write=False) as store:
-        s = support(store, args.claim, tenant=args.tenant)
-        sets = minimal_support(store, args.claim, tenant=args.tenant) if args.minimal else None
+        claim = expand(args.claim, store.prefixes)
+        s = support(store, claim, tenant=args.tenant)
+        sets = minimal_support(store, claim, tenant=args.tenant) if args.minimal else None
     if args.format == "json":
         _emit_json({
             "claim": s.claim.value, "status": s.status, "stands": s.stands,
@@ -136,7 +138,7 @@ def cmd_packet(args: argparse.Namespace) -> int:
         return draw(args, "packet", args.claims, max_vertices=args.max_vertices, max_hops=args.max_hops,
                     strict=args.strict)
     with open_store(args, write=False) as store:
-        p = packet(store, args.claims, tenant=args.tenant, max_vertices=args.max_vertices,
+        p = packet(store, [expand(c, store.prefixes) for c in args.claims], tenant=args.tenant, max_vertices=args.max_vertices,
                    max_hops=args.max_hops, strict=args.strict)
     sys.stdout.write(p.to_json() + "\n" if args.format == "json" else p.to_turtle())
     if not p.complete:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .arguments import format_option, graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
+from ..prefixes import expand
 from ..timeline import MAX_QUESTIONS
 from .output import short
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
@@ -69,7 +70,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
-        versions = timeline.history(store, args.claim, tenant=args.tenant)
+        versions = timeline.history(store, expand(args.claim, store.prefixes), tenant=args.tenant)
     for v in versions:
         print(f"{short(v.recorded_at) or '(no recordedAt)'}  {short(v.claim)}")
         print(f"    {short(v.subject)} {short(v.predicate)} {short(v.object)}")
