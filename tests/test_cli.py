@@ -256,3 +256,12 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path) -> None:
     proc.stdout.close()  # the reader goes away with most of the output unread
     assert proc.wait(timeout=60) == 0
     assert b"Broken pipe" not in proc.stderr.read()
+
+
+def test_a_file_of_unknown_extension_gets_the_format_flag_as_hint(run, tmp_path: Path) -> None:
+    data = tmp_path / "notes.txt"
+    data.write_text(LIA.read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err = run("load", str(data))
+    assert code == 2 and "notes.txt" in err and "--format NAME" in err
+    code, out, _ = run("load", str(data), "--format", "trig")
+    assert code == 0 and "loaded 192 quads" in out

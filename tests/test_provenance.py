@@ -474,3 +474,22 @@ def test_the_dependents_view_is_exact_when_no_claim_supports_a_claim(graph, sour
     alts, echo, retracted = graph
     store = _load(alts, echo, retracted)
     assert view_claims(store, "dependents", source=EX + source) == names(P.dependents(store, EX + source, tenant=T))
+
+
+def test_results_serialise_for_every_adapter(acme: MemoryStore) -> None:
+    """CLI, endpoint and agent tools share one JSON form per result (to_dict), with citable IRIs."""
+    import json
+
+    lin = P.lineage(acme, EX + "answer", tenant=T).to_dict()
+    assert lin["claim"] == EX + "answer" and lin["links"] and all(k["kind"] for k in lin["links"])
+    sup = P.support(acme, EX + "cMigration", tenant=T)
+    as_dict = sup.to_dict(minimal=P.minimal_support(acme, EX + "cMigration", tenant=T))
+    assert as_dict["stands"] is sup.stands and len(as_dict["groups"]) == len(sup.groups) and as_dict["minimal"]
+    hit = P.impact(acme, EX + "benchmark", tenant=T).to_dict()
+    assert set(hit["fallen"]) == {EX + n for n in ("cThroughput", "cSumThroughput", "cAnswerThroughput")}
+    done = P.withdraw(acme, EX + "benchmark", reason="bad host", graph=T).to_dict()
+    assert done["retraction"].startswith("urn:memkg:") and done["fallen"] == hit["fallen"]
+    gone = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T).to_dict()
+    assert gone["removed"][0] == f"<{EX}rerun>" and gone["quadsRemoved"] > 0
+    for result in (lin, as_dict, hit, done, gone):
+        assert json.loads(json.dumps(result)) == result

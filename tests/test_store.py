@@ -130,7 +130,7 @@ def test_graph_option_moves_default_graph_triples_into_the_tenant(tmp_path: Path
 
 
 def test_unknown_extension_is_refused_with_a_hint(tmp_path: Path, store: MemoryStore) -> None:
-    with pytest.raises(UnknownFormatError, match="--format"):
+    with pytest.raises(UnknownFormatError, match=r"name the format \(turtle\|trig\|ntriples\|nquads\)"):
         store.load(write(tmp_path, "data.txt", GOOD_TTL))
     report = store.load(write(tmp_path, "data.txt", GOOD_TTL), format="turtle")
     assert report.parsed == GOOD_QUADS

@@ -16,57 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from decimal import Decimal
 from typing import Union
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
+from .terms import ID_BASE as ID_BASE
+from .terms import IRI, Graph, datetime_literal, datetime_of, iri, new_id
 from .vocab import OWL, RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
-IRI = Union[str, NamedNode]
 Value = Union[NamedNode, BlankNode, Literal, Triple, str, int, float, Decimal, bool, datetime]
-Graph = Union[NamedNode, DefaultGraph]
-
-#: Prefix of the IRIs memkg mints when the caller gives none.
-ID_BASE = "urn:memkg:"
-
-
-def datetime_literal(t: datetime) -> Literal:
-    """An ``xsd:dateTime`` literal with an explicit timezone (naive times are refused)."""
-    if t.tzinfo is None:
-        raise ValueError(f"datetime {t.isoformat()} has no timezone; memkg times must carry one")
-    text = t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    return Literal(text, datatype=xsd.dateTime)
-
-
-def new_id(kind: str) -> NamedNode:
-    """A fresh, time-ordered IRI such as ``urn:memkg:claim:0193a…``.
-
-    Time-ordered (48-bit milliseconds, then 80 random bits) so that IRIs sort in
-    the order they were minted, which keeps exports and logs readable.
-    """
-    stamp = int(time.time() * 1000).to_bytes(6, "big").hex()
-    return NamedNode(f"{ID_BASE}{kind}:{stamp}{os.urandom(10).hex()}")
-
-
-def iri(value: IRI, *, kind: str = "id") -> NamedNode:
-    """An IRI argument as a node. A bare token with no scheme (``"lia"``) is a
-    caller's stable id and is kept, under :data:`ID_BASE`."""
-    if isinstance(value, NamedNode):
-        return value
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"expected an IRI (str or NamedNode), got {value!r}")
-    if ":" not in value:
-        value = f"{ID_BASE}{kind}:{value}"
-    try:
-        return NamedNode(value)
-    except ValueError as err:
-        raise ValueError(f"not a valid IRI: {value!r} ({err})") from None
 
 
 def term(value: Value) -> NamedNode | BlankNode | Literal | Triple:
@@ -415,15 +377,6 @@ def walk(items: Iterable[Item]) -> Iterator[Item]:
             yield item.produces
 
 
-def _datetime(term: object) -> datetime | None:
-    if isinstance(term, Literal):
-        try:
-            return datetime.fromisoformat(term.value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
-
-
 def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
     """The :class:`Claim` that ``quads`` (a claim's description) record about ``node``."""
     by: dict[str, list[object]] = {}
@@ -445,9 +398,9 @@ def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
         predicate=triple.predicate,
         object=triple.object,
         confidence=Decimal(confidence.value) if isinstance(confidence, Literal) else None,
-        valid_from=_datetime(one(mem.validFrom)),
-        valid_until=_datetime(one(mem.validUntil)),
-        event_time=_datetime(one(mem.eventTime)),
+        valid_from=datetime_of(one(mem.validFrom)),
+        valid_until=datetime_of(one(mem.validUntil)),
+        event_time=datetime_of(one(mem.eventTime)),
         context=[c for c in by.get(mem.context.value, []) if isinstance(c, NamedNode)],
         asserted_by=one(mem.assertedBy),  # type: ignore[arg-type]
         generated_by=one(prov.wasGeneratedBy),  # type: ignore[arg-type]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -109,7 +108,7 @@ def rdf_format(path: str | Path, forced: str | RdfFormat | None = None) -> RdfFo
     if ext not in _EXTENSIONS:
         raise UnknownFormatError(
             f"{path}: cannot tell the RDF format from the extension {ext or '(none)'!r}; "
-            f"use .ttl, .trig, .nt or .nq, or force one with --format {'|'.join(FORMAT_NAMES)}"
+            f"use .ttl, .trig, .nt or .nq, or name the format ({'|'.join(FORMAT_NAMES)})"
         )
     return _EXTENSIONS[ext]
 
@@ -248,7 +247,7 @@ class MemoryStore:
             if "lock" in str(err).lower():
                 raise StoreLockedError(
                     f"{self.path}: the store is open for writing in another process "
-                    f"(a running `memkg serve`?); stop it or use --endpoint"
+                    f"(a running `memkg serve`?); stop it, or reach the store through that server"
                 ) from err
             raise
 
@@ -694,7 +693,7 @@ class MemoryStore:
             if self.named_graphs():
                 raise ValueError(
                     f"{fmt.name} holds a single graph but the store has named graphs; "
-                    f"pass a graph (--graph IRI) or use trig/nquads"
+                    f"name the graph to load it into, or use trig/nquads"
                 )
             target = DefaultGraph()
         quads = self.quads(graph=target, with_index=with_index)
@@ -871,15 +870,3 @@ def _parse_bytes(
         yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<data>") from None
-
-
-def stderr_progress() -> Progress | None:
-    """A progress printer for long work: stderr, and silent unless stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(message: str) -> None:
-        sys.stderr.write(f"\r\x1b[K{message}")
-        sys.stderr.flush()
-
-    return show

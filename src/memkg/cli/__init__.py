@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ..errors import NotFoundError, ParseError, Refused, StoreLockedError
+from ..errors import NotFoundError, ParseError, Refused, StoreLockedError, UnknownFormatError
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
@@ -48,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Refused as err:  # nothing written
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
+    except UnknownFormatError as err:  # the library names no flags; here the flag is the answer
+        print(f"memkg: {err}; on the command line: --format NAME", file=sys.stderr)
+        return EXIT_ERROR
     except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR

@@ -39,14 +39,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         lin = lineage(store, expand(args.claim, store.prefixes), tenant=args.tenant)
     if args.format == "json":
-        _emit_json({
-            "claim": lin.claim.value,
-            "links": [{"from": str(k.node), "kind": k.kind, "source": str(k.source),
-                       "group": None if k.group is None else str(k.group), "support": k.is_support}
-                      for k in lin.links],
-            "grounds": [str(n) for n in lin.grounds],
-            "openEnds": [str(n) for n in lin.open_ends],
-        })
+        _emit_json(lin.to_dict())
         return EXIT_OK
     print_rows(["from", "kind", "source", "group"],
                 [[short(k.node), k.kind, short(k.source), _iri_or_blank(k.group)] for k in lin.links])
@@ -61,9 +54,7 @@ def cmd_dependents(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         found = impact(store, args.source, tenant=args.tenant, with_downstream=args.all)
     if args.format == "json":
-        _emit_json({"source": args.source, "fallen": [n.value for n in found.fallen],
-                    "weakened": [n.value for n in found.weakened],
-                    "downstream": [n.value for n in found.downstream]})
+        _emit_json({"source": args.source, **found.to_dict()})
         return EXIT_OK
     for n in found.fallen:
         print(n.value)
@@ -85,13 +76,7 @@ def cmd_support(args: argparse.Namespace) -> int:
         s = support(store, claim, tenant=args.tenant)
         sets = minimal_support(store, claim, tenant=args.tenant) if args.minimal else None
     if args.format == "json":
-        _emit_json({
-            "claim": s.claim.value, "status": s.status, "stands": s.stands,
-            "groups": [{"group": None if g.node is None else str(g.node), "members": [str(m) for m in g.members],
-                        "stands": g.stands, "failing": [str(m) for m in g.failing]} for g in s.groups],
-            "withdrawnBy": [str(w) for w in s.withdrawn_by], "refutedBy": [str(r) for r in s.refuted_by],
-            **({"minimal": [sorted(str(m) for m in ms) for ms in sets]} if sets is not None else {}),
-        })
+        _emit_json(s.to_dict(minimal=sets))
         return EXIT_OK
     print(f"{short(s.claim)}: {s.status}" + (" (stands)" if s.stands else " (does not stand)"))
     print_rows(["group", "members", "stands", "failing"],

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import views
-from ..store import FORMAT_NAMES, stderr_progress
+from ..store import FORMAT_NAMES
 from .arguments import format_option, graph_option, open_store, read_query_argument, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
-from .output import QUERY_FORMATS, short, write_results
+from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
 if TYPE_CHECKING:
     from .parser import AddCommand

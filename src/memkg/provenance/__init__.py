@@ -53,12 +53,27 @@ and direct index reads (see ``SupportGraph.downstream_of``).
 """
 
 from .datasets import IRI, Node, dataset, select
-from .echoes import STOPWORDS, EchoProposal, accept_echoes, echo_score, propose_echoes, tokens
+from .echoes import (
+    STOPWORDS,
+    EchoProposal,
+    accept_echoes,
+    echo_score,
+    propose_echoes,
+    tokens,
+)
 from .erasure import Erasure, erase
 from .lineage import LINK_KINDS, Lineage, Link, lineage
 from .support import GroupStatus, Support, minimal_support, support
 from .support_graph import Group, SupportGraph, WithdrawalEffect
-from .withdrawal import ERASURE, NEEDS_REVIEW, Impact, Withdrawal, dependents, impact, withdraw
+from .withdrawal import (
+    ERASURE,
+    NEEDS_REVIEW,
+    Impact,
+    Withdrawal,
+    dependents,
+    impact,
+    withdraw,
+)
 
 __all__ = [
     "ERASURE",

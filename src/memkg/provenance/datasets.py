@@ -12,9 +12,9 @@ from pyoxigraph import (
 )
 
 from .. import views
-from ..model import iri
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore
+from ..terms import iri
 
 #: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
 Node = NamedNode | BlankNode

@@ -6,7 +6,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pyoxigraph import (
@@ -16,6 +15,7 @@ from pyoxigraph import (
 )
 
 from ..store import MemoryStore
+from ..terms import datetime_of
 from ..vocab import mem
 from .datasets import IRI, as_node, dataset, select
 
@@ -85,11 +85,8 @@ def _when(row: Any) -> tuple[int, str, str]:
     t = row["t"] or row["r"]
     if t is None:
         return (1, "", str(row["x"]))
-    try:
-        key = datetime.fromisoformat(t.value.replace("Z", "+00:00")).isoformat()
-    except ValueError:
-        key = t.value
-    return (0, key, str(row["x"]))
+    when = datetime_of(t)
+    return (0, when.isoformat() if when else t.value, str(row["x"]))
 
 
 def propose_echoes(

@@ -14,9 +14,10 @@ from pyoxigraph import (
 )
 
 from ..errors import NotFoundError
-from ..model import IRI as _IRI
-from ..model import Retraction, new_id
+from ..model import Retraction
 from ..store import MemoryStore
+from ..terms import IRI as _IRI
+from ..terms import new_id
 from ..vocab import mem, memx, prov, rdf
 from .datasets import IRI, Node, as_node
 from .withdrawal import ERASURE, is_declared
@@ -37,6 +38,11 @@ class Erasure:
     removed: tuple[Node, ...]
     kept: tuple[NamedNode, ...]
     quads_removed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the record's IRI, what was removed (N-Triples form), what was kept."""
+        return {"record": self.record.value, "removed": [str(n) for n in self.removed],
+                "kept": [n.value for n in self.kept], "quadsRemoved": self.quads_removed}
 
 
 #: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).

@@ -59,6 +59,17 @@ class Lineage:
         """Every node reached, in first-reached order."""
         return tuple(dict.fromkeys(link.source for link in self.links))
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the claim's IRI, each link (nodes in N-Triples form), grounds and open ends."""
+        return {
+            "claim": self.claim.value,
+            "links": [{"from": str(k.node), "kind": k.kind, "source": str(k.source),
+                       "group": None if k.group is None else str(k.group), "support": k.is_support}
+                      for k in self.links],
+            "grounds": [str(n) for n in self.grounds],
+            "openEnds": [str(n) for n in self.open_ends],
+        }
+
 
 def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lineage:
     """The lineage of ``claim`` (the ``lineage`` view), as links, grounds and open ends.

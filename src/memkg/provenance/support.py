@@ -45,6 +45,16 @@ class Support:
     withdrawn_by: tuple[Node, ...] = ()
     refuted_by: tuple[Node, ...] = ()
 
+    def to_dict(self, minimal: Iterable[Iterable[Node]] | None = None) -> dict[str, Any]:
+        """JSON-ready (nodes in N-Triples form); ``minimal``: the sets :func:`minimal_support` found."""
+        return {
+            "claim": self.claim.value, "status": self.status, "stands": self.stands,
+            "groups": [{"group": None if g.node is None else str(g.node), "members": [str(m) for m in g.members],
+                        "stands": g.stands, "failing": [str(m) for m in g.failing]} for g in self.groups],
+            "withdrawnBy": [str(w) for w in self.withdrawn_by], "refutedBy": [str(r) for r in self.refuted_by],
+            **({"minimal": [sorted(str(m) for m in ms) for ms in minimal]} if minimal is not None else {}),
+        }
+
 
 _REFUTERS = "SELECT ?e WHERE { VALUES ?c { %s } ?e mem:refutes ?c }"
 

@@ -494,8 +494,8 @@ class SupportGraph:
         ids = self._intern([m for ms in members for m in ms])
         mentioned += ids
         k = 0
-        for x, g, ms in zip(self._intern(owners), names, members):
-            self._grp.setdefault((x, g), []).extend(ids[k : k + len(ms)])
+        for owner, g, ms in zip(self._intern(owners), names, members):
+            self._grp.setdefault((owner, g), []).extend(ids[k : k + len(ms)])
             k += len(ms)
         echoes = [(x, e) for x in nodes & links.echoes.keys() for e in links.echoes[x]]
         if echoes:

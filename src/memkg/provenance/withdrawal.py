@@ -45,6 +45,12 @@ class Impact:
         """Every claim that needs re-evaluation: fallen, weakened or downstream."""
         return tuple(sorted({*self.fallen, *self.weakened, *self.downstream}, key=str))
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: IRIs as text."""
+        return {"sources": [n.value for n in self.sources], "fallen": [n.value for n in self.fallen],
+                "weakened": [n.value for n in self.weakened], "downstream": [n.value for n in self.downstream],
+                "fallenSources": [str(n) for n in self.fallen_sources]}
+
 
 def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[NamedNode]:
     """The claims that lose all support if ``source`` is withdrawn (recursively).
@@ -87,7 +93,7 @@ def impact(
         skip = {*fallen, *weakened, *roots}
         downstream = sorted((n for n in reached if n not in skip), key=iri_key)
     fallen_sources = effect.fallen_sources
-    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))  # type: ignore[arg-type]
+    return Impact(roots, tuple(fallen), tuple(weakened), tuple(fallen_sources), tuple(downstream))
 
 
 
@@ -110,6 +116,10 @@ class Withdrawal:
     @property
     def review(self) -> tuple[NamedNode, ...]:
         return self.impact.review
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the retraction's IRI and the impact."""
+        return {"retraction": self.retraction.value, **self.impact.to_dict()}
 
 
 #: Proposed terms, used only once the ontology declares them: a withdrawal's

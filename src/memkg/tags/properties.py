@@ -13,7 +13,7 @@ from urllib.parse import quote, unquote
 from pyoxigraph import NamedNode
 
 from ..errors import Refused
-from ..model import IRI, iri
+from ..terms import IRI, iri
 
 #: Labels starting with this are reserved for the engine.
 RESERVED_PREFIX = "e_"
@@ -113,7 +113,7 @@ class EdgeProperty:
             return prop
         if isinstance(prop, tuple) and len(prop) == 2:
             return cls(*prop)
-        return cls.parse(prop)  # type: ignore[arg-type]
+        return cls.parse(prop)
 
     @classmethod
     def from_iri(cls, node: NamedNode) -> "EdgeProperty | None":

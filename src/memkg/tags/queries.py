@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import NamedNode
 
-from ..model import datetime_literal
+from ..terms import datetime_literal
 from .properties import Version
 
 # -- SPARQL ------------------------------------------------------------------------------
@@ -29,15 +29,6 @@ SELECT ?g ?record ?schema ?label ?value ?id WHERE {
 }
 ORDER BY ?g ?record ?label ?value
 """
-
-
-def time_of(lit: Literal | None) -> datetime | None:
-    if lit is None:
-        return None
-    try:
-        return datetime.fromisoformat(lit.value)
-    except ValueError:
-        return None
 
 
 #: Property sizes are first counted up to this many versions (see ``Tags._smallest_first``) …

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from typing import Literal as Mode
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from ..errors import NotFoundError
-from ..model import datetime_literal, iri, new_id
+from ..terms import datetime_literal, datetime_of, iri, new_id
 from ..vocab import RDF_TYPE, mem
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ from .queries import (
     checked_as_of,
     iri_order,
     live_pattern,
-    time_of,
     version_order,
 )
 
@@ -101,7 +100,7 @@ class Tags:
 
     def _recorded(self, node: NamedNode) -> datetime | None:
         for q in self._raw.quads_for_pattern(node, mem.recordedAt, None, self.graph):
-            return time_of(q.object)  # type: ignore[arg-type]
+            return datetime_of(q.object)
         return None
 
     def _live(self, version: NamedNode, as_of: datetime | None) -> bool:
@@ -126,7 +125,7 @@ class Tags:
             elif p == mem.versionOf:
                 record = o
             elif p == mem.recordedAt:
-                recorded = time_of(o)  # type: ignore[arg-type]
+                recorded = datetime_of(o)
             elif p == mem.lane and isinstance(o, Literal):
                 lane = o.value
             elif p == mem.sourceType and isinstance(o, Literal):
@@ -462,7 +461,7 @@ class Tags:
         """How many versions carry ``prop``, counted up to ``cap`` (a cheap, bounded scan)."""
         body = self._in_graph(f"?v mem:hasEdgeProperty {prop.iri} .")
         q = f"SELECT (COUNT(*) AS ?n) WHERE {{ SELECT ?v WHERE {{ {body} }} LIMIT {int(cap)} }}"
-        return int(next(iter(self.store.query(q)))["n"].value)  # type: ignore[arg-type, index]
+        return int(next(iter(self.store.query(q)))["n"].value)  # type: ignore[arg-type]
 
     def _smallest_first(self, props: list[EdgeProperty]) -> list[EdgeProperty]:
         """``props`` ordered by how many versions carry each, smallest first.
@@ -543,7 +542,7 @@ class Tags:
         for p in (mem.eventTime, mem.recordedAt):
             for g in graphs:
                 for q in self._raw.quads_for_pattern(node, p, None, g):
-                    t = time_of(q.object)  # type: ignore[arg-type]
+                    t = datetime_of(q.object)
                     if t is not None:
                         return t
         times = [t for v in self._versions_of(node) if (t := self._recorded(v)) is not None]
@@ -632,7 +631,7 @@ class Tags:
 def _raw_properties(props: object) -> list[object]:
     if isinstance(props, (str, EdgeProperty)):
         return [props]
-    return list(props)  # type: ignore[call-overload]
+    return list(cast("Iterable[object]", props))
 
 
 def _refuse_reserved(props: Iterable[EdgeProperty], operation: str) -> None:
