@@ -230,10 +230,17 @@ class RemoteBackend:
     def forget_graphs(self) -> None:
         self._graphs = None
 
-    def _server_graph(self, g: Any) -> NamedNode | DefaultGraph:
+    def _server_graph(self, g: NamedNode | BlankNode | DefaultGraph | None) -> NamedNode | DefaultGraph:
+        """Where memkg's graph ``g`` is on the server (None: the shared graph)."""
         if g is None or isinstance(g, DefaultGraph):
             return DefaultGraph() if self.native_default else SHARED_GRAPH
+        if isinstance(g, BlankNode):
+            raise ValueError(f"a graph named by a blank node ({g}) cannot be written to a server")
         return g
+
+    def _server_name(self, g: NamedNode | DefaultGraph | None) -> NamedNode:
+        """The name of memkg's graph ``g`` in a request's dataset (the layout of the module doc)."""
+        return SHARED_GRAPH if g is None or isinstance(g, DefaultGraph) else g
 
     def _where(self, pattern: str, graph: Any = None) -> str:
         """A group matching ``pattern`` in ``graph`` (None: every memkg graph), binding ``?g``
@@ -250,8 +257,8 @@ class RemoteBackend:
         """The protocol dataset a :meth:`_where` group reads: every memkg graph, or ``graphs``."""
         if self.native_default:
             return []  # the server's own dataset: its default graph and every named graph
-        named = [SHARED_GRAPH, *self.graphs()] if graphs is None else [self._server_graph(g) for g in graphs]
-        return [("named-graph-uri", g.value) for g in named]  # type: ignore[union-attr]
+        named = [SHARED_GRAPH, *self.graphs()] if graphs is None else [self._server_name(g) for g in graphs]
+        return [("named-graph-uri", g.value) for g in named]
 
     def _quad_of(self, row: dict[str, Any], s: Any = None, p: Any = None, o: Any = None) -> Quad:
         g = row.get("g")
@@ -273,8 +280,8 @@ class RemoteBackend:
             defaults = [SHARED_GRAPH]
         else:
             given = default_graph if isinstance(default_graph, (list, tuple)) else [default_graph]
-            defaults = [self._server_graph(g) for g in given]
-        named = self.graphs() if named_graphs is None else [self._server_graph(g) for g in named_graphs]
+            defaults = [self._server_name(g) for g in given]
+        named = self.graphs() if named_graphs is None else [self._server_name(g) for g in named_graphs]
         return [("default-graph-uri", g.value) for g in defaults] + [("named-graph-uri", g.value) for g in named]
 
     # -- reading --
@@ -615,7 +622,7 @@ class RemoteStore(MemoryStore):
         return self.snapshot(graphs=graphs).view(name, params)
 
     @property
-    def prefixes(self) -> dict[str, str]:  # type: ignore[override]
+    def prefixes(self) -> dict[str, str]:
         """memkg's prefixes, plus, from a memkg server, those of the files loaded into its store
         (``GET /pictures``), so names read and print as they do on that store."""
         if self._prefixes is None:

@@ -110,7 +110,8 @@ def _unclosed(masked: str) -> str | None:
 
 
 def _first_word(text: str) -> str | None:
-    rest = text[_PROLOGUE.match(text).end():]  # type: ignore[union-attr]
+    prologue = _PROLOGUE.match(text)
+    rest = text[prologue.end():] if prologue else text
     m = re.match(r"[A-Za-z]\w*", rest)
     return m.group(0) if m else None
 

@@ -496,7 +496,8 @@ class MemoryStore:
 
     def _graph_of(self, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
         """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
-        graphs = {q.graph_name for n in nodes for q in self._store.quads_for_pattern(n, None, None, None)}
+        graphs = {q.graph_name for n in nodes for q in self._store.quads_for_pattern(n, None, None, None)
+                  if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
         graphs.discard(ontology.ONTOLOGY_GRAPH)
         if len(graphs) == 1:
             return graphs.pop()

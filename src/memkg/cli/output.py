@@ -49,7 +49,7 @@ def write_results(results: Any, fmt: str, prefixes: Mapping[str, str] | None = N
         if fmt not in GRAPH_FORMATS:
             raise UsageError(f"a CONSTRUCT or DESCRIBE result is a graph: use --format {'|'.join(GRAPH_FORMATS)}")
         rdf_fmt = GRAPH_FORMATS[fmt]
-        declared = (prefixes or PREFIXES) if rdf_fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
+        declared = dict(prefixes or PREFIXES) if rdf_fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
         out.flush()
         sys.stdout.buffer.write(serialize(results, format=rdf_fmt, prefixes=declared) or b"")
         return

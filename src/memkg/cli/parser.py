@@ -7,6 +7,7 @@ this module lays them out in the order ``memkg --help`` lists them.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from collections.abc import Callable
 
 from .. import __version__
@@ -33,7 +34,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 def _where_options(parser: argparse.ArgumentParser, *, after_command: bool) -> None:
     """The global options (where the store is). After the command too (``memkg stats --store X``):
     there their defaults are left unset, so they never hide a value given before the command."""
-    unset = {"default": argparse.SUPPRESS} if after_command else {}
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if after_command else {}
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--store",

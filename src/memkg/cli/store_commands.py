@@ -75,11 +75,11 @@ def cmd_view(args: argparse.Namespace) -> int:
             )
             print(f"{v.name:<16} {v.description}  [{params}]")
         return EXIT_OK
-    params = {**view_options(getattr(args, "unknown", [])), **parse_params(args.param)}
+    given = {**view_options(getattr(args, "unknown", [])), **parse_params(args.param)}
     if args.tenant:
-        params["tenant"] = args.tenant
+        given["tenant"] = args.tenant
     with open_store(args, write=False) as store:
-        write_results(store.view(args.name, params), args.format, store.prefixes)
+        write_results(store.view(args.name, given), args.format, store.prefixes)
     return EXIT_OK
 
 
@@ -184,7 +184,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("name", nargs="?", metavar="NAME", help="the view (see --list)")
     p.add_argument("--list", action="store_true", help="list the views and their parameters")
     p.set_defaults(takes_options=True)  # --NAME VALUE for each of the view's parameters (see view_options)
-    p.epilog += ("\n\nA view's parameters are options too: memkg view current --subject ex:Lia "
+    p.epilog = (p.epilog or "") + ("\n\nA view's parameters are options too: memkg view current --subject ex:Lia "
                  "(the same as --param subject=ex:Lia).\nIRIs may be prefixed names, with the prefixes "
                  "the loaded files declared (and mem:, prov:, rdf:, rdfs:, xsd:, owl:).")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",

@@ -6,6 +6,8 @@ becomes a chain of versions, each with its valid and transaction time.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from .model import Diagram, Timeline
 from .svg import EDGE_STYLE, NODE_STYLE, STATUS_STROKE
 
@@ -41,8 +43,8 @@ def diagram_dot(d: Diagram) -> str:
 
 
 def timeline_dot(t: Timeline) -> str:
-    def stamp(x: object) -> str:
-        return "" if x is None else x.isoformat().replace("+00:00", "Z")  # type: ignore[attr-defined]
+    def stamp(x: datetime | None) -> str:
+        return "" if x is None else x.isoformat().replace("+00:00", "Z")
 
     lines = [
         "digraph memkg {",

@@ -105,7 +105,7 @@ def diagram_svg(d: Diagram) -> str:
         return _empty(d.title, "nothing to draw")
     layers = _layers(d)
     boxes: dict[str, tuple[float, float, float, float]] = {}
-    x = PAD
+    x: float = PAD
     heights = [sum(_size(n)[1] for n in g) + GAP_Y * (len(g) - 1) for g in layers]
     tallest = max(heights)
     top = PAD + 30
