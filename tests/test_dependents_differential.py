@@ -25,6 +25,8 @@ from memkg import provenance as P
 from memkg.provenance import support_graph
 from memkg.support_index import SupportIndex
 
+from .support_oracle import Facts
+
 T = "https://example.org/tenants/diff"
 EX = "https://example.org/diff/"
 SEEDS = range(60)
@@ -269,6 +271,19 @@ def test_support_reads_the_same_structure(seed: int) -> None:
             ("blank" if name in m.blank_groups else name or "", tuple(sorted(set(ms)))) for name, ms in m.alts[c]
         })
         assert got == want, (seed, c)
+        # Each group stands while every member does (AND inside), its failing members named;
+        # the claim is supported while one group stands (OR across).
+        for g in s.groups:
+            members = names(g.members)
+            assert g.stands == (bool(members) and members <= stand), (seed, c, members)
+            assert names(g.failing) == members - stand, (seed, c)
+        expected_status = (
+            "withdrawn" if c in m.withdrawn else "unrecorded" if not m.alts[c]
+            else "supported" if any(all(y in stand for y in ms) for _n, ms in m.alts[c]) else "unsupported"
+        )
+        assert s.status == expected_status, (seed, c)
+        if c not in m.withdrawn and m.alts[c]:
+            assert s.stands == any(all(y in stand for y in ms) for _n, ms in m.alts[c]), (seed, c)
         assert all(isinstance(x, NamedNode) for g in s.groups for x in g.members)
         assert names(s.withdrawn_by) <= {f"r{i}" for i in range(len(m.retracted))} | {n for n, o in m.supersedes if o == c}
         assert bool(s.withdrawn_by) == (c in m.withdrawn)
@@ -363,6 +378,23 @@ def test_the_fast_and_generic_cone_reads_agree(seed: int, monkeypatch) -> None:
             monkeypatch.setattr(P.SupportGraph, "_read_cone", read)
             assert calls == [True], (seed, roots)
             assert structure(fast) == structure(generic), (seed, roots, tenant)
+            # And both are right: the cone is what rests on the roots, each node with its
+            # alternatives and echoes, as the plain model reads them from the quads.
+            cone = model_cone(store, sources)
+            named = {fast.node(i) for i in fast.downstream if isinstance(fast.node(i), NamedNode)}
+            assert named == set(cone), (seed, roots, tenant)
+            for node, (alternatives, echoes) in cone.items():
+                assert sorted(sorted(m.value for m in g.members) for g in fast.groups(node)) == alternatives, node
+                assert sorted(e.value for e in fast.echoes(node)) == echoes, node
+
+
+def model_cone(store: MemoryStore, roots: list[str]) -> dict[NamedNode, tuple[list[list[str]], list[str]]]:
+    """The named nodes resting on ``roots`` (tests/support_oracle.py), with their alternatives and echoes."""
+    f = Facts.read(store.quads(None, None, None, None))
+    return {
+        NamedNode(x): (sorted(sorted(ms) for _g, ms in f.alternatives.get(x, [])), sorted(f.echoes.get(x, ())))
+        for x in f.resting_on(roots) if not x.startswith("_:")
+    }
 
 
 def test_the_support_index_reads_the_same_graph_as_the_store() -> None:

@@ -251,3 +251,29 @@ def test_packet_serializes_with_identifiers(acme: MemoryStore) -> None:
     assert {n("cMigration"), n("gBench"), n("adr")} <= subjects
     assert any(isinstance(t.object, Triple) for t in triples)  # the claim's triple term survives
     assert not any("memkg/index#" in t.predicate.value for t in triples)
+
+
+def test_a_summary_of_an_echo_is_not_independent_of_the_message_it_echoes() -> None:
+    """SPEC §1, invariant 11: ``mem:echoOf`` adds no independent evidence, however it is reached.
+
+    ``d`` is derived from ``e``, and ``e`` restates ``m1``: a claim supported by ``m1`` and by
+    ``d`` has one independent piece of evidence (worth 0.8), not two (1 - 0.2 * 0.2 = 0.96).
+    """
+    store = load("""
+      ex:m1 a mem:Message ; mem:sourceReliability 0.8 .
+      ex:e a mem:Message ; mem:echoOf ex:m1 .
+      ex:d a mem:Message ; prov:wasDerivedFrom ex:e ; mem:sourceReliability 0.8 .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "c" )>> ; mem:supportedBy ex:m1 , ex:d .
+    """)
+    a = E.assess(store, EX + "c", tenant=T)
+    assert a.independent == 1
+    assert a.evidence == pytest.approx(0.8)
+    assert n("m1") in a.clusters[0].shared
+    # Without the echo the two legs are independent: the test above is about the echo link.
+    store = load("""
+      ex:m1 a mem:Message ; mem:sourceReliability 0.8 .
+      ex:e a mem:Message .
+      ex:d a mem:Message ; prov:wasDerivedFrom ex:e ; mem:sourceReliability 0.8 .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "c" )>> ; mem:supportedBy ex:m1 , ex:d .
+    """)
+    assert E.assess(store, EX + "c", tenant=T).evidence == pytest.approx(1 - 0.2 * 0.2)

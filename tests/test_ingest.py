@@ -54,6 +54,16 @@ def test_the_same_content_again_is_a_no_op(store: MemoryStore) -> None:
     assert len(store) == size
 
 
+@pytest.mark.parametrize("batches", [[["tea"], ["coffee"], ["coffee"]], [["tea"], ["coffee", "coffee"]],
+                                     [["tea", "coffee"], ["coffee"]]], ids=["three runs", "two runs", "retried run"])
+def test_repeating_the_newest_content_is_a_no_op_after_several_versions(store: MemoryStore, batches) -> None:
+    """A retry of the latest line changes nothing, however many versions came before it (compared with the newest)."""
+    reports = [ingest_lines(store, [claim(v) for v in batch], graph=TENANT) for batch in batches]
+    assert current(store) == {"urn:memkg:memory:pref/v2": "coffee"}
+    assert sum(len(r.versions) for r in reports) == 2 and sum(r.unchanged for r in reports) == 1
+    assert not any(store.quads(NamedNode("urn:memkg:memory:pref/v3"), None, None))
+
+
 def test_going_back_to_earlier_content_is_a_third_version(store: MemoryStore) -> None:
     ingest_lines(store, [claim("tea"), claim("coffee"), claim("tea")], graph=TENANT)
     assert current(store) == {"urn:memkg:memory:pref/v3": "tea"}

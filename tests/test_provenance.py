@@ -346,6 +346,30 @@ def test_erasure_keeps_claims_another_source_supports() -> None:
     assert validate_store(store).conforms
 
 
+def test_erasure_removes_a_summary_derived_only_from_the_erased_source() -> None:
+    """SPEC §3: erasure removes the content and what was derived only from it (``prov:wasDerivedFrom``)."""
+    store = MemoryStore()
+    store.load_data(
+        f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX prov: <http://www.w3.org/ns/prov#>
+        PREFIX ex: <{EX}>
+        GRAPH <{T}> {{
+          ex:diary a mem:Message ; mem:content "Lia's diary." .
+          ex:other a mem:Message ; mem:content "A note by Sam." .
+          ex:summary a mem:Message ; mem:content "Lia had a bad week." ; prov:wasDerivedFrom ex:diary .
+          ex:digest a mem:Message ; mem:content "Both, in short." ; prov:wasDerivedFrom ex:diary , ex:other .
+        }}""",
+        format="trig",
+    )
+    result = P.erase(store, EX + "diary", reason="consent revoked", graph=T)
+    assert names(result.removed) == {"diary", "summary"}
+    assert not any(store.quads(n("summary"), None, None))
+    assert not any(store.quads(None, mem.content, Literal("Lia had a bad week.")))
+    # Derived from the erased source and from another: kept, without its link into erased content.
+    assert {q.object for q in store.quads(n("digest"), prov.wasDerivedFrom, None)} == {n("other")}
+    assert validate_store(store).conforms
+
+
 def test_erasure_record_is_typed_once_the_ontology_has_the_term(acme: MemoryStore, monkeypatch) -> None:
     if not is_declared(acme, P.ERASURE):
         monkeypatch.setattr("memkg.provenance.erasure.is_declared", lambda store, term: term == P.ERASURE)

@@ -208,10 +208,21 @@ def test_load_data_accepts_text(store: MemoryStore) -> None:
     assert info.value.line == 3
 
 
-def test_query_syntax_errors_are_parse_errors(store: MemoryStore) -> None:
+@pytest.mark.parametrize(
+    ("query", "line", "column"),
+    [
+        ("SELECT ?x WHERE { ?x ?y ?z }\nLIMIT oops", 2, 7),
+        ("PREFIX ex: <http://e/>\nSELECT ?x WHERE {\n\t?x ex:p ?z }\nLIMIT 10 OFFSET -1", 4, 17),
+        ("SELECT ?x WHERE { ?x ?y ?z }\n  LIMIT \u00e9t\u00e9", 2, 9),  # columns count characters, not bytes
+    ],
+)
+def test_query_syntax_errors_are_parse_errors_at_the_faulty_token(
+    store: MemoryStore, query: str, line: int, column: int
+) -> None:
     with pytest.raises(ParseError) as info:
-        store.query("SELECT ?x WHERE { ?x ?y }")
-    assert info.value.line is not None
+        store.query(query)
+    assert (info.value.line, info.value.column) == (line, column)
+    assert str(info.value).startswith(f"<query>:{line}:{column}: ")
 
 
 def test_literals_compare_by_value_after_normalisation(store: MemoryStore) -> None:

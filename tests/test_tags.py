@@ -297,24 +297,24 @@ def test_properties_as_of_a_transaction_time(store: MemoryStore, tags: Tags) -> 
     v1 = tags.add(m1, ["org:Acme", "topic:renewal"])
     tags.add(m2, ["org:Acme"])
     v2 = tags.update(m1, ["topic:pricing"])
-    t1 = tags.version(m1, as_of=store.clock.tick()).recorded_at
+    t1 = tags.version(m1, known_at=store.clock.tick()).recorded_at
     history = tags.history(m1)
     assert [v.iri for v in history] == [v1.version, v2.version]
     before_any = history[0].recorded_at - timedelta(seconds=1)
     between = history[1].recorded_at - timedelta(seconds=1)
-    assert tags.properties(m1, as_of=before_any) == []
-    assert labels_values(tags, m1, as_of=history[0].recorded_at) == {"org:Acme", "topic:renewal"}
-    assert labels_values(tags, m1, as_of=between) == {"org:Acme", "topic:renewal"}
-    assert labels_values(tags, m1, as_of=history[1].recorded_at) == {"org:Acme", "topic:pricing"}
+    assert tags.properties(m1, known_at=before_any) == []
+    assert labels_values(tags, m1, known_at=history[0].recorded_at) == {"org:Acme", "topic:renewal"}
+    assert labels_values(tags, m1, known_at=between) == {"org:Acme", "topic:renewal"}
+    assert labels_values(tags, m1, known_at=history[1].recorded_at) == {"org:Acme", "topic:pricing"}
     assert labels_values(tags, m1) == {"org:Acme", "topic:pricing"}
     assert t1 == history[1].recorded_at
     # the set queries read the past the same way
-    assert tags.intersect(["org:Acme", "topic:renewal"], as_of=between) == [m1]
+    assert tags.intersect(["org:Acme", "topic:renewal"], known_at=between) == [m1]
     assert tags.intersect(["org:Acme", "topic:renewal"]) == []
-    assert tags.union(["topic:renewal", "topic:pricing"], as_of=before_any) == []
-    assert {lc.label: lc.records for lc in tags.labels(as_of=between)} == {"org": 2, "topic": 1}
+    assert tags.union(["topic:renewal", "topic:pricing"], known_at=before_any) == []
+    assert {lc.label: lc.records for lc in tags.labels(known_at=between)} == {"org": 2, "topic": 1}
     with pytest.raises(ValueError, match="timezone"):
-        tags.properties(m1, as_of=datetime(2026, 3, 1))
+        tags.properties(m1, known_at=datetime(2026, 3, 1))
 
 
 def test_as_of_is_a_sparql_query_too(store: MemoryStore, tags: Tags) -> None:
@@ -589,8 +589,8 @@ def test_acme_sarah_renewal_end_to_end(tmp_path) -> None:
     t_before = tags.version(mail2).recorded_at
     tags.update(mail2, ["topic:renewal"])
     assert tags.count(["topic:renewal"]) == 2
-    assert tags.count(["topic:renewal"], as_of=t_before) == 1
-    assert labels_values(tags, mail2, as_of=t_before) == {"org:Acme", "topic:billing"}
+    assert tags.count(["topic:renewal"], known_at=t_before) == 1
+    assert labels_values(tags, mail2, known_at=t_before) == {"org:Acme", "topic:billing"}
     assert tags.update(mail2, ["topic:renewal"]).version is None  # changes nothing, writes nothing
 
     # The generated shapes agree with the API: the store conforms, under both engines.
@@ -615,3 +615,16 @@ def test_intersect_joins_the_smallest_hyperedge_first(store: MemoryStore, tags: 
     assert [str(p) for p in order] == ["person:Rare", "org:Mid", "topic:common"]
     assert tags.intersect(["topic:common", "org:Mid", "person:Rare"]) == records[:2]
     assert tags.intersect(["topic:common", "org:None"]) == []
+
+
+def test_the_old_as_of_keyword_still_reads_the_past_with_a_deprecation_warning(store: MemoryStore, tags: Tags) -> None:
+    (m,) = messages(store, "m1")
+    tags.add(m, ["org:Acme"])
+    before = tags.version(m).recorded_at
+    tags.update(m, ["org:Beta"])
+    with pytest.warns(DeprecationWarning, match="known_at"):
+        old = tags.properties(m, as_of=before)
+    assert [str(d.edge) for d in old] == ["org:Acme"]
+    assert [str(d.edge) for d in tags.properties(m, known_at=before)] == ["org:Acme"]
+    with pytest.raises(TypeError, match="both known_at and as_of"):
+        tags.properties(m, as_of=before, known_at=before)

@@ -603,3 +603,46 @@ def test_both_shapes_match_the_model_with_repeated_times_and_shared_copies(scena
             check_claim_rows(store.view(view, {**base, **params}), memory, expected(None), label_view)
             by_subject = [row for s in SUBJECTS for row in store.view(view, {**base, **params, "subject": s})]
             check_claim_rows(by_subject, memory, expected(None), f"{label_view}, subject by subject")
+
+
+@pytest.mark.parametrize("subject", [None, SUBJECTS[0]], ids=["every subject", "one subject"])
+def test_the_present_is_read_from_the_query_clock_with_half_open_bounds(subject: str | None) -> None:
+    """SPEC §3-4 at the present, by behaviour (not by comparing template texts): ``current`` and
+    ``contradictions`` read NOW() when they run. A claim whose ``validUntil`` has just passed is
+    no longer current, one whose ``validFrom`` has just passed is; one recorded, superseded or
+    retracted a moment ago counts as such now, one dated in the future not yet. The model of
+    tests/time_oracle.py gives the expected rows."""
+    just = datetime.now(UTC) - timedelta(milliseconds=1)  # passed before any query below runs
+    later = just + timedelta(hours=1)
+    o = Term(T + "o0")
+
+    def claim(name: str, **kwargs) -> Record:  # type: ignore[no-untyped-def]
+        return Record(id=T + name, subject=SUBJECTS[int(name[-1]) % 2], predicate=PF, object=Term(T + name), **kwargs)
+
+    records = [
+        claim("expired0", valid_until=just), claim("ending1", valid_until=later),
+        claim("started0", valid_from=just), claim("starting1", valid_from=later),
+        claim("recorded0", recorded_at=just), claim("unrecorded1", recorded_at=later),
+        claim("replaced0"), claim("successor0", recorded_at=just, supersedes=(T + "replaced0",)),
+        claim("replacing1"), claim("future0", recorded_at=later, supersedes=(T + "replacing1",)),
+        claim("retracted1"), claim("kept0"),
+        Record(id=T + "bounded1", subject=SUBJECTS[1], predicate=PN, object=o, valid_from=just - timedelta(days=1),
+               valid_until=later),
+    ]
+    memory = Memory(records, [Retraction(T + "r0", (T + "retracted1",), just),
+                              Retraction(T + "r1", (T + "kept0",), later)], BASE_CLASSES | {SUB}, frozenset({PF}))
+    store = new_store()
+    store.load_data(trig(memory, Memory(), [False] * 64), format="trig")
+    params = {"tenant": G1} | ({"subject": subject} if subject else {})
+    rows = list(store.view("current", params))
+    now = datetime.now(UTC)
+    expected = {"ending1", "started0", "recorded0", "successor0", "replacing1", "kept0", "bounded1"}
+    assert {r["claim"].value.removeprefix(T) for r in rows} == {
+        c for c in expected if subject is None or c.endswith("0")}  # names ending in 0 are about SUBJECTS[0]
+    check_claim_rows(rows, memory, memory.current(now, subject), "current at the present")
+    pairs = {(r["claim"].value, r["other"].value, r["kind"].value) for r in store.view("contradictions", {"tenant": G1})}
+    assert pairs == memory.contradictions(datetime.now(UTC), datetime.now(UTC))
+    assert pairs  # functional values valid now do contradict: the comparison means something
+    # historical at a valid time a moment ago: known now, valid then.
+    check_claim_rows(store.view("historical", {**params, "valid_at": iso(just)}), memory,
+                     memory.historical(just, datetime.now(UTC), subject), "historical a moment ago")

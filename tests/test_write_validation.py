@@ -45,7 +45,11 @@ def refused(store: MemoryStore, shape: str, write) -> ValidationError:  # type: 
 
 
 def test_a_claim_about_vertices_typed_by_an_earlier_write_is_accepted(store: MemoryStore) -> None:
-    store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    assert c1 == NamedNode(EX + "c1")
+    claim, graph = store.get_claim(c1, graph=A)  # stored, in tenant a, and readable as the same claim
+    assert (claim.subject, claim.predicate, claim.object, graph) == (LIA, NamedNode(EX + "likes"), TEA, NamedNode(A))
+    assert [r["claim"] for r in store.view("current", {"tenant": A})] == [c1]
 
 
 def test_the_same_claim_in_another_tenant_is_refused(store: MemoryStore) -> None:
@@ -116,3 +120,48 @@ def test_a_link_that_makes_one_group_member_rest_on_another_is_refused(store: Me
         format="turtle", graph=A)
     err = refused(store, "SupportGroupShape", lambda: store.load_data(PRELUDE + link, format="turtle", graph=A))
     assert any(v.focus == f"<{EX}g>" for v in err.violations), through
+
+
+@pytest.mark.parametrize("how", ["SPARQL DELETE DATA", "MemoryStore.change"])
+def test_untyping_a_shared_person_a_tenant_claim_is_about_is_refused(store: MemoryStore, how: str) -> None:
+    """Invariant 2 holds after removals too: a person typed in the shared default graph cannot lose
+    its type while a claim in a tenant's graph is about them (the referrer lives in another graph)."""
+    from pyoxigraph import DefaultGraph, Quad
+
+    from memkg.access import OPEN
+    from memkg.updates import apply_update
+    from memkg.validation import validate_store
+
+    sam = NamedNode(EX + "Sam")
+    store.add(Vertex(id=sam, cls=mem.Person))  # the shared default graph
+    store.add(Claim(id=EX + "c9", subject=sam, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    assert validate_store(store).conforms
+    typed = Quad(sam, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), mem.Person, DefaultGraph())
+    if how == "MemoryStore.change":
+        err = refused(store, "TypedVertexShape", lambda: store.change(remove=[typed]))
+    else:
+        err = refused(store, "TypedVertexShape", lambda: apply_update(
+            store, f"DELETE DATA {{ <{sam.value}> a <{mem.Person.value}> }}", grant=OPEN))
+    assert any(v.focus == f"<{EX}c9>" for v in err.violations)
+    assert validate_store(store).conforms
+    # Once nothing refers to Sam, the type may go.
+    store.change(remove=list(store.quads(NamedNode(EX + "c9"), None, None)))
+    store.change(remove=[typed])
+    assert typed not in store and validate_store(store).conforms
+
+
+def test_removing_a_quad_of_a_blank_node_retraction_is_judged_with_what_it_names(store: MemoryStore) -> None:
+    """A retraction may be a blank node; changing it must not make the claims it names look untyped.
+
+    (Removal validation once copied a blank node's own quads but not the types of the
+    nodes they point to, and refused this valid change with TypedVertexShape.)"""
+    from pyoxigraph import Literal
+
+    store.load_data(PRELUDE + """
+        ex:c1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 .
+        ex:c2 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; mem:supportedBy ex:c1 .
+        [] a mem:Retraction ; mem:retracts ex:c1 ; mem:needsReview ex:c2 ; mem:reason "wrong" .""",
+        format="turtle", graph=A)
+    (reason,) = store.quads(None, mem.reason, Literal("wrong"))
+    assert store.change(remove=[reason]) == 1
+    assert reason not in store

@@ -20,9 +20,10 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 
 from memkg import MemoryStore
 from memkg import index as claim_index
+from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.shacl.terms import has_blank
 from memkg import validation
-from memkg.validation import WriteValidator, _validate_graphs, builtin_shapes, make_engine
+from memkg.validation import WriteValidator, _validate_graphs, builtin_shapes, make_engine, tenant_graphs
 
 from .test_engines_differential import PRELUDE, TENANTS, document
 
@@ -85,3 +86,66 @@ def test_graphs_of_a_default_graph_write() -> None:
     _, _, graphs = WriteValidator("native").stage(MemoryStore(validation=None).raw, [
         Quad(NamedNode("https://example.org/x"), NamedNode("https://example.org/p"), NamedNode("https://example.org/y"))])
     assert graphs == [DefaultGraph()]
+
+
+class _Recording:
+    """A validator that judges every removal on the write path, records the verdict and refuses nothing."""
+
+    streams = True
+
+    def __init__(self) -> None:
+        self.validator = WriteValidator("native")
+        self.engine_name = "native"
+        self.staged: tuple[set, list, list] | None = None
+
+    def __call__(self, store: MemoryStore, batch, *, removed=()):  # type: ignore[no-untyped-def]
+        if removed:
+            scratch, focus, graphs = self.validator.stage(store.raw, list(batch), removed=removed)
+            results = self.validator.judge(scratch, focus, graphs)
+            self.staged = ({r.key() for r in results}, focus, graphs)
+        return []
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_a_removal_is_judged_as_the_whole_store_would_judge_it(index: int) -> None:
+    """SPARQL DELETE and erasure remove quads: the write path must see every violation a removal
+    creates (a vertex losing its type while a claim in another graph names it, a claim losing its
+    only provenance, a group losing its last member), and report nothing the whole store would not."""
+    doc = document(index, n_cases=CASES)
+    store = MemoryStore(validation=None)
+    store.write(parse(doc.text.encode(), RdfFormat.TRIG))
+    recording = _Recording()
+    store.validator = recording  # type: ignore[assignment]
+    reference = make_engine("native", builtin_shapes())
+    rng = random.Random(index)
+    data = sorted((q for q in store.raw if not claim_index.is_index_quad(q) and q.graph_name != ONTOLOGY_GRAPH), key=str)
+    typed = [q for q in data if q.predicate.value.endswith("#type")]
+    linked = [q for q in data if q.predicate.value.rsplit("#", 1)[-1] in (
+        "reifies", "assertedBy", "member", "supportedBy", "supportGroup", "wasDerivedFrom", "eventId", "validUntil")]
+    # Shared vertices (typed in the default graph) that a tenant's triples name: their referrers live elsewhere.
+    shared = [q for q in typed if q.graph_name == DefaultGraph()
+              and any(r.graph_name != DefaultGraph() for r in store.raw.quads_for_pattern(None, None, q.subject, None))]
+    assert shared
+    created = 0
+    for k in range(16):
+        removed = rng.sample(typed, k=rng.randint(1, 2)) + rng.sample(linked, k=rng.randint(0, 2))
+        if k % 2:
+            removed = [rng.choice(shared), *removed[1:]]
+        recording.staged = None
+        graphs = tenant_graphs(store.raw)
+        before = {r.key() for r in _validate_graphs(reference, store.raw, graphs, None)}
+        store.change(remove=removed)
+        assert recording.staged is not None
+        staged, focus, _graphs = recording.staged
+        after = {r.key() for r in _validate_graphs(reference, store.raw, tenant_graphs(store.raw), None)}
+        new = after - before
+        assert new <= staged, f"a removal of {removed} created violations the write path missed: {sorted(new - staged)}"
+        judged = {str(n) for n in focus or ()}
+        truth = {k for k in after if focus is None or k[0] in judged}  # the whole store's, on the judged nodes
+        assert staged == truth, (
+            f"removing {removed}, focus {sorted(judged)}:\nonly on the write path: {sorted(staged - truth)}\n"
+            f"only on the whole store: {sorted(truth - staged)}"
+        )
+        created += bool(new)
+        store.write(removed)  # back as it was, for the next removal
+    assert created >= 3, "too few removals broke an invariant for the comparison to mean much"

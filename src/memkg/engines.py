@@ -160,6 +160,8 @@ class PyshaclEngine:
             focus_nodes = [projection.node(f) for f in focus]
             if not focus_nodes:
                 return []
+            if any(isinstance(f, BlankNode) for f in focus):
+                focus_nodes = None  # pySHACL names focus nodes by IRI only: validate all, keep the focus nodes' below
         _, results_graph, _ = pyshacl.validate(
             data_graph,
             shacl_graph=shapes_graph,
@@ -194,5 +196,8 @@ class PyshaclEngine:
                     graph=graph,
                 )
             )
+        if focus is not None and focus_nodes is None:
+            wanted = set(focus)
+            out = [r for r in out if r.focus in wanted]
         return out
 

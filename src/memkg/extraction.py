@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from .errors import NotFoundError
-from .model import Claim, Extraction, Item, Predicate, Vertex, iri
+from .model import Claim, Extraction, Item, Predicate, Vertex
 from .ontology import ONTOLOGY_GRAPH
 from .store import MemoryStore, as_graph
+from .terms import iri
 from .vocab import OWL, RDF, mem, rdf
 
 __all__ = [

@@ -88,7 +88,7 @@ def normalise(terms: Sequence[Triple]) -> list[Triple]:
     scratch.extend(Quad(NamedNode(f"urn:memkg:n:{i}"), p, t) for i, t in enumerate(terms))
     out: list[Triple] = list(terms)
     for q in scratch:
-        out[int(q.subject.value.rsplit(":", 1)[1])] = q.object  # type: ignore[union-attr]
+        out[int(q.subject.value.rsplit(":", 1)[1])] = q.object
     return out
 
 
@@ -172,7 +172,7 @@ class Decoder:
     def term(self, t: Term | None) -> Term | None:
         if not is_encoded(t):
             return t
-        self.resolve([t])  # type: ignore[list-item]
+        self.resolve([t])
         return self._build(t, set())  # type: ignore[arg-type]
 
     def resolve(self, nodes: Iterable[object]) -> None:

@@ -378,6 +378,10 @@ class WriteValidator:
         # cheap as that question, and on a full one it would be asked for nothing.
         known = _read_subjects(main, subjects)
         described = _describe(main, subjects, graphs, known)
+        for node in touched:  # blank nodes too, which the SPARQL lookups of _describe cannot name
+            if not isinstance(node, NamedNode):
+                for g in [DefaultGraph(), *graphs]:
+                    described.update(main.quads_for_pattern(node, None, None, g))
         context |= described
         objects += [q.object for q in described if isinstance(q.object, NamedNode)]
         # Chains matter to cycles through a touched node and to support-group members:
@@ -391,9 +395,6 @@ class WriteValidator:
         # A class the data declares (ex:PersonKind rdfs:subClassOf mem:Person) brings its superclasses.
         classes = [q.object for q in (*batch, *context) if q.predicate == _RDF_TYPE]
         context |= _hierarchy(main, classes)
-        for node in touched:  # blank nodes too, which the SPARQL lookups above cannot name
-            for g in [DefaultGraph(), *graphs]:
-                context.update(main.quads_for_pattern(node, None, None, g))
         scratch = Store()
         scratch.extend(batch)
         scratch.extend(context)

@@ -40,6 +40,22 @@ def test_counts_distinct_value_nodes_of_complex_paths() -> None:
     assert check(prop("sh:minCount 2", path="[ sh:alternativePath ( ex:p ex:q ) ]"), data) == {("ex:a", "-", "MinCount"): 1}
 
 
+@pytest.mark.parametrize("focus", [None, "ex:a"], ids=["whole graph", "one focus node"])
+def test_two_routes_along_a_sequence_path_reach_one_value_node(focus: str | None) -> None:
+    """SHACL §4.2: counts are of distinct value nodes; ``(ex:p ex:q)`` through two middles to one end is one value.
+
+    So ``sh:minCount 2`` is broken by it and ``sh:maxCount 2`` is not, whatever the number of routes.
+    """
+    from .helpers import ex, rows, store
+
+    data = "ex:a a ex:T ; ex:p ex:m1 , ex:m2 , ex:m3 . ex:m1 ex:q ex:x . ex:m2 ex:q ex:x . ex:m3 ex:q ex:x ."
+    kwargs = {} if focus is None else {"focus": [ex("a")]}
+    path = "( ex:p ex:q )"
+    assert rows(shapes(prop("sh:minCount 2", path=path)).validate(store(data), **kwargs)) == {("ex:a", "-", "MinCount"): 1}
+    assert rows(shapes(prop("sh:maxCount 2", path=path)).validate(store(data), **kwargs)) == {}
+    assert rows(shapes(prop("sh:minCount 1 ; sh:maxCount 1", path=path)).validate(store(data), **kwargs)) == {}
+
+
 def test_ranges_compare_by_value() -> None:
     data = """
       ex:a a ex:T ; ex:p "1.50"^^xsd:decimal .  ex:b a ex:T ; ex:p 1.5e0 .  ex:c a ex:T ; ex:p 2 .

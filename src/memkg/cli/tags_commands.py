@@ -39,7 +39,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
     a = args.action
     with open_store(args, write=a in TAG_WRITES) as store:
         tags = Tags(store, graph=args.graph, policy=policy)
-        as_of = parse_time(getattr(args, "as_of", None))
+        known_at = parse_time(getattr(args, "known_at", None))
         if a == "add":
             _print_change(tags.add(args.record, args.props, lane=args.lane, source_type=args.source_type))
         elif a == "update":
@@ -68,29 +68,29 @@ def cmd_tags(args: argparse.Namespace) -> int:
                     props = ", ".join(sorted(map(str, v.properties))) or "(none)"
                     print(f"{v.recorded_at.isoformat()}  {v.iri.value}  [{v.schema}]  {props}")
             else:
-                for d in tags.properties(args.record, as_of=as_of):
+                for d in tags.properties(args.record, known_at=known_at):
                     print(f"{d.id}  {d.label}:{d.value}")
         elif a == "labels":
-            rows = [(lc.label, str(lc.records), str(lc.values)) for lc in tags.labels(as_of=as_of)]
+            rows = [(lc.label, str(lc.records), str(lc.values)) for lc in tags.labels(known_at=known_at)]
             print_rows(("label", "records", "values"), rows)
         elif a == "values":
-            print_rows(("value", "records"), [(v, str(n)) for v, n in tags.values(args.label, as_of=as_of)])
+            print_rows(("value", "records"), [(v, str(n)) for v, n in tags.values(args.label, known_at=known_at)])
         elif a in ("intersect", "union"):
-            records = (tags.intersect if a == "intersect" else tags.union)(args.props, as_of=as_of)
+            records = (tags.intersect if a == "intersect" else tags.union)(args.props, known_at=known_at)
             if args.count:
                 print(len(records))
             else:
                 for r in records:
                     print(r.value)
         elif a == "timeline":
-            for r, t in tags.timeline(args.props, mode="any" if args.any else "all", as_of=as_of):
+            for r, t in tags.timeline(args.props, mode="any" if args.any else "all", known_at=known_at):
                 print(f"{t.isoformat() if t else '-'}  {r.value}")
         elif a == "traverse":
             for s in tags.traverse(args.record, depth=args.depth, labels=args.label or None, limit=args.limit,
-                                   as_of=as_of):
+                                   known_at=known_at):
                 print(f"{s.depth}  {s.record.value}  via {s.via}  from {s.source.value}")
         elif a == "chain":
-            for r in tags.chain(args.record, as_of=as_of):
+            for r in tags.chain(args.record, known_at=known_at):
                 print(r.value)
     return EXIT_OK
 
@@ -134,8 +134,9 @@ def register(command: AddCommand) -> None:
         q.add_argument("--policy", metavar="FILE", help="a policy (TOML) every write must keep")
         return q
 
-    def as_of(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--as-of", metavar="TIME", help="read the store as it was at this transaction time")
+    def known_at(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--known-at", "--as-of", dest="known_at", metavar="TIME",
+                       help="read the store as it was at this transaction time (--as-of: the old name, for one release)")
 
     for name, help, example in (
         ("add", "Add properties to a record (values it holds are reported, not repeated; e_ labels are rejected).",
@@ -177,35 +178,35 @@ def register(command: AddCommand) -> None:
                    "memkg tags show https://example.org/acme/m1 --history")
     q.add_argument("record", metavar="RECORD")
     q.add_argument("--history", action="store_true", help="every version, oldest first")
-    as_of(q)
+    known_at(q)
     q = tag_action("labels", "Every label in use, with how many records carry it and its distinct values.",
                    "memkg tags labels --tenant https://example.org/tenants/acme")
-    as_of(q)
+    known_at(q)
     q = tag_action("values", "The values of a label, with how many records carry each.", "memkg tags values org")
     q.add_argument("label", metavar="LABEL")
-    as_of(q)
+    known_at(q)
     for name, help in (("intersect", "The records carrying every property given."),
                        ("union", "The records carrying any property given.")):
         q = tag_action(name, help, f"memkg tags {name} org:Acme person:Sarah --count")
         q.add_argument("props", nargs="+", metavar="LABEL:VALUE")
         q.add_argument("--count", action="store_true", help="print how many, not which")
-        as_of(q)
+        known_at(q)
     q = tag_action("timeline", "The records of intersect (or union, with --any), oldest first.",
                    "memkg tags timeline org:Acme --any")
     q.add_argument("props", nargs="+", metavar="LABEL:VALUE")
     q.add_argument("--any", action="store_true", help="any property (union) instead of every (intersect)")
-    as_of(q)
+    known_at(q)
     q = tag_action("traverse", "From a record along its shared properties to other records.",
                    "memkg tags traverse https://example.org/acme/m1 --depth 2 --label person")
     q.add_argument("record", metavar="RECORD")
     q.add_argument("--depth", type=int, default=1, help="hops at most (default 1)")
     q.add_argument("--label", action="append", metavar="LABEL", help="follow only this label (repeatable)")
     q.add_argument("--limit", type=int, metavar="N", help="stop after N records")
-    as_of(q)
+    known_at(q)
     q = tag_action("chain", "The adjustment chain a record belongs to, in time order.",
                    "memkg tags chain https://example.org/acme/m1")
     q.add_argument("record", metavar="RECORD")
-    as_of(q)
+    known_at(q)
 
     p = command(
         "policy",

@@ -23,7 +23,7 @@ Nothing is overwritten: every change to a record's edge properties writes a new
 ``mem:recordedAt`` from the store clock; an update that changes nothing writes
 nothing. A version is current from its ``recordedAt`` until the ``recordedAt``
 of the version that revises it, so "the record's properties as of transaction
-time T" is a query (every read here takes ``as_of``).
+time T" is a query (every read here takes ``known_at``).
 
 Writing a property as text (:meth:`EdgeProperty.parse`): split at the first
 colon; the label is trimmed and each whitespace character in it becomes ``_``;

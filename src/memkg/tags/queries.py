@@ -41,11 +41,11 @@ def iri_order(node: NamedNode) -> str:
     return node.value
 
 
-def live_pattern(as_of: datetime | None) -> str:
-    """SPARQL: the version ``?v`` is the current one (``as_of`` None) or was at transaction time ``as_of``."""
-    if as_of is None:
+def live_pattern(known_at: datetime | None) -> str:
+    """SPARQL: the version ``?v`` is the current one (``known_at`` None) or was at transaction time ``known_at``."""
+    if known_at is None:
         return "FILTER NOT EXISTS { ?newer mem:revises ?v }"
-    t = datetime_literal(as_of)
+    t = datetime_literal(known_at)
     return (f"?v mem:recordedAt ?vt . FILTER(?vt <= {t}) "
             f"FILTER NOT EXISTS {{ ?newer mem:revises ?v ; mem:recordedAt ?nt . FILTER(?nt <= {t}) }}")
 
@@ -58,9 +58,9 @@ def version_order(v: "Version") -> tuple[bool, datetime, str]:
 SINCE_EVER = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 
-def checked_as_of(t: datetime | None) -> datetime | None:
+def checked_known_at(t: datetime | None) -> datetime | None:
     if t is not None and t.tzinfo is None:
-        raise ValueError(f"as_of {t.isoformat()} has no timezone; memkg times must carry one")
+        raise ValueError(f"known_at {t.isoformat()} has no timezone; memkg times must carry one")
     return t
 
 

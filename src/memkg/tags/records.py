@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import functools
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 from typing import Literal as Mode
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
@@ -45,11 +47,33 @@ from .properties import (
 from .queries import (
     PROBE_CAP,
     PROBE_MAX,
-    checked_as_of,
+    checked_known_at,
     iri_order,
     live_pattern,
     version_order,
 )
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _renamed_as_of(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Accept the old keyword ``as_of`` for ``known_at`` for one release, with a DeprecationWarning.
+
+    The signature stays the new one, so a type checker already flags ``as_of``.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if "as_of" in kwargs:
+            if "known_at" in kwargs:
+                raise TypeError(f"{method.__qualname__}() got both known_at and as_of")
+            warnings.warn(f"{method.__qualname__}(as_of=…) is now known_at=…; as_of goes in the next release",
+                          DeprecationWarning, stacklevel=2)
+            kwargs["known_at"] = kwargs.pop("as_of")
+        return method(*args, **kwargs)
+
+    return wrapper
 
 
 class Tags:
@@ -62,7 +86,7 @@ class Tags:
 
     Writes: :meth:`add`, :meth:`update`, :meth:`remove`; the reserved
     hyperedges :meth:`connect`/:meth:`disconnect`, :meth:`group`/:meth:`ungroup`,
-    :meth:`adjusts`/:meth:`unadjust`. Reads (each takes ``as_of``, a transaction
+    :meth:`adjusts`/:meth:`unadjust`. Reads (each takes ``known_at``, a transaction
     time): :meth:`properties`, :meth:`version`, :meth:`history`, :meth:`labels`,
     :meth:`values`, :meth:`intersect`, :meth:`union`, :meth:`count`,
     :meth:`timeline`, :meth:`traverse`, :meth:`chain`.
@@ -103,14 +127,14 @@ class Tags:
             return datetime_of(q.object)
         return None
 
-    def _live(self, version: NamedNode, as_of: datetime | None) -> bool:
-        """Whether ``version`` is the record's version at ``as_of`` (None: now)."""
-        if as_of is None:
+    def _live(self, version: NamedNode, known_at: datetime | None) -> bool:
+        """Whether ``version`` is the record's version at ``known_at`` (None: now)."""
+        if known_at is None:
             return next(self._revisers(version), None) is None
         t = self._recorded(version)
-        if t is None or t > as_of:
+        if t is None or t > known_at:
             return False
-        return not any((rt := self._recorded(r)) is not None and rt <= as_of for r in self._revisers(version))
+        return not any((rt := self._recorded(r)) is not None and rt <= known_at for r in self._revisers(version))
 
     def _read(self, node: NamedNode) -> Version:
         record = None
@@ -144,11 +168,12 @@ class Tags:
             raise NotFoundError(f"{node}: an edge property without mem:edgeLabel and mem:edgeValue")
         return EdgeProperty(label.object.value, value.object.value)  # type: ignore[union-attr]
 
-    def version(self, record: Record, *, as_of: datetime | None = None) -> Version | None:
-        """The record's version now (or at transaction time ``as_of``); None if it had none then."""
-        as_of = checked_as_of(as_of)
+    @_renamed_as_of
+    def version(self, record: Record, *, known_at: datetime | None = None) -> Version | None:
+        """The record's version now (or at transaction time ``known_at``); None if it had none then."""
+        known_at = checked_known_at(known_at)
         node = iri(record, kind="record")
-        live = [v for v in self._versions_of(node) if self._live(v, as_of)]
+        live = [v for v in self._versions_of(node) if self._live(v, known_at)]
         if not live:
             return None
         return max((self._read(v) for v in live), key=version_order)
@@ -158,9 +183,10 @@ class Tags:
         node = iri(record, kind="record")
         return sorted((self._read(v) for v in self._versions_of(node)), key=version_order)
 
-    def properties(self, record: Record, *, as_of: datetime | None = None) -> list[Declared]:
-        """The properties the record carries now (or at ``as_of``), each with its stable id."""
-        v = self.version(record, as_of=as_of)
+    @_renamed_as_of
+    def properties(self, record: Record, *, known_at: datetime | None = None) -> list[Declared]:
+        """The properties the record carries now (or at ``known_at``), each with its stable id."""
+        v = self.version(record, known_at=known_at)
         return v.declared() if v is not None else []
 
     # -- writing ----------------------------------------------------------------------
@@ -362,12 +388,13 @@ class Tags:
         with self._lock:
             return Link(prop, tuple(self._reserved_write({x: (set(), {prop}), y: (set(), {prop})})))
 
-    def connections(self, record: Record, *, as_of: datetime | None = None) -> list[NamedNode]:
+    @_renamed_as_of
+    def connections(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
         """The records ``record`` is connected to."""
         node = iri(record, kind="record")
-        v = self.version(node, as_of=as_of)
+        v = self.version(node, known_at=known_at)
         props = [p for p in (v.properties if v else ()) if p.label == CONNECT]
-        return sorted({r for p in props for r in self._carriers(p, as_of) if r != node}, key=iri_order)
+        return sorted({r for p in props for r in self._carriers(p, known_at) if r != node}, key=iri_order)
 
     def group(self, records: Iterable[Record], *, into: str | None = None) -> Link:
         """Join records with an ``e_group`` hyperedge (two or more); ``into`` names an existing group to extend."""
@@ -430,30 +457,31 @@ class Tags:
             leaving = {node} if len(members) > 2 else members
             return Link(prop, tuple(self._reserved_write({m: (set(), {prop}) for m in sorted(leaving, key=iri_order)})))
 
-    def chain(self, record: Record, *, as_of: datetime | None = None) -> list[NamedNode]:
+    @_renamed_as_of
+    def chain(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
         """The adjustment chain ``record`` belongs to, in time order (empty if none)."""
         node = iri(record, kind="record")
-        v = self.version(node, as_of=as_of)
+        v = self.version(node, known_at=known_at)
         props = [p for p in (v.properties if v else ()) if p.label == ADJUSTMENT]
-        members = {r for p in props for r in self._carriers(p, as_of)}
+        members = {r for p in props for r in self._carriers(p, known_at)}
         return [r for r, _ in self._ordered(members)]
 
     # -- gathering -------------------------------------------------------------------------
 
-    def _carriers(self, prop: EdgeProperty, as_of: datetime | None) -> list[NamedNode]:
-        """The records whose version (now, or at ``as_of``) carries ``prop``, in IRI order."""
-        return self._records(f"?v mem:hasEdgeProperty {prop.iri} .", as_of)
+    def _carriers(self, prop: EdgeProperty, known_at: datetime | None) -> list[NamedNode]:
+        """The records whose version (now, or at ``known_at``) carries ``prop``, in IRI order."""
+        return self._records(f"?v mem:hasEdgeProperty {prop.iri} .", known_at)
 
     def _in_graph(self, body: str) -> str:
         return body if isinstance(self.graph, DefaultGraph) else f"GRAPH {self.graph} {{ {body} }}"
 
-    def _records(self, patterns: str, as_of: datetime | None) -> list[NamedNode]:
-        """The records of the versions ``?v`` matching ``patterns`` that are live now (or at ``as_of``).
+    def _records(self, patterns: str, known_at: datetime | None) -> list[NamedNode]:
+        """The records of the versions ``?v`` matching ``patterns`` that are live now (or at ``known_at``).
 
         The join runs inside Oxigraph, on its ids: terms are decoded for the result rows only.
         Every term in ``patterns`` is serialized by pyoxigraph (never pasted text).
         """
-        body = f"{patterns} {live_pattern(as_of)} ?v mem:versionOf ?r ."
+        body = f"{patterns} {live_pattern(known_at)} ?v mem:versionOf ?r ."
         rows = self.store.query(f"SELECT DISTINCT ?r WHERE {{ {self._in_graph(body)} }}")
         return sorted((row["r"] for row in rows), key=iri_order)  # type: ignore[union-attr]
 
@@ -490,47 +518,50 @@ class Tags:
                 )
         return props
 
+    @_renamed_as_of
     def intersect(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
         *,
-        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> list[NamedNode]:
-        """The records carrying every one of ``properties`` (now, or at ``as_of``), in IRI order.
+        """The records carrying every one of ``properties`` (now, or at ``known_at``), in IRI order.
 
         The properties are joined smallest hyperedge first (sizes counted up to a
         cap), so the cost follows the smallest, not the largest.
         """
         props = self._smallest_first(self._gather_props(properties))
-        as_of = checked_as_of(as_of)
-        return self._records(" ".join(f"?v mem:hasEdgeProperty {p.iri} ." for p in props), as_of)
+        known_at = checked_known_at(known_at)
+        return self._records(" ".join(f"?v mem:hasEdgeProperty {p.iri} ." for p in props), known_at)
 
+    @_renamed_as_of
     def union(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
         *,
-        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> list[NamedNode]:
-        """The records carrying any of ``properties`` (now, or at ``as_of``), in IRI order."""
+        """The records carrying any of ``properties`` (now, or at ``known_at``), in IRI order."""
         props = self._gather_props(properties)
-        as_of = checked_as_of(as_of)
-        return self._records(" UNION ".join(f"{{ ?v mem:hasEdgeProperty {p.iri} }}" for p in props), as_of)
+        known_at = checked_known_at(known_at)
+        return self._records(" UNION ".join(f"{{ ?v mem:hasEdgeProperty {p.iri} }}" for p in props), known_at)
 
+    @_renamed_as_of
     def count(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
         *,
         mode: Mode["all", "any"] = "all",
-        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> int:
         """How many records carry every (``mode="all"``) or any (``"any"``) of ``properties``."""
-        return len(self._gather(properties, mode, as_of))
+        return len(self._gather(properties, mode, known_at))
 
-    def _gather(self, properties: object, mode: str, as_of: datetime | None) -> list[NamedNode]:
+    def _gather(self, properties: object, mode: str, known_at: datetime | None) -> list[NamedNode]:
         if mode == "all":
-            return self.intersect(properties, as_of=as_of)  # type: ignore[arg-type]
+            return self.intersect(properties, known_at=known_at)  # type: ignore[arg-type]
         if mode == "any":
-            return self.union(properties, as_of=as_of)  # type: ignore[arg-type]
+            return self.union(properties, known_at=known_at)  # type: ignore[arg-type]
         raise ValueError(f"mode must be 'all' (intersect) or 'any' (union), not {mode!r}")
 
     def record_time(self, record: Record) -> datetime | None:
@@ -552,20 +583,22 @@ class Tags:
         timed = [(r, self.record_time(r)) for r in records]
         return sorted(timed, key=lambda rt: (rt[1] is None, rt[1] or datetime.min, rt[0].value))
 
+    @_renamed_as_of
     def timeline(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
         *,
         mode: Mode["all", "any"] = "all",
-        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> list[tuple[NamedNode, datetime | None]]:
         """The records of :meth:`intersect` (``mode="all"``) or :meth:`union` (``"any"``), oldest first.
 
         Each row is ``(record, time)``, the time from :meth:`record_time`;
         records without a time come last.
         """
-        return self._ordered(self._gather(properties, mode, as_of))
+        return self._ordered(self._gather(properties, mode, known_at))
 
+    @_renamed_as_of
     def traverse(
         self,
         record: Record,
@@ -573,7 +606,7 @@ class Tags:
         depth: int = 1,
         labels: Iterable[str] | None = None,
         limit: int | None = None,
-        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> list[Step]:
         """From ``record`` along its shared properties to other records, breadth first, ``depth`` hops at most.
 
@@ -583,7 +616,7 @@ class Tags:
         """
         if depth < 0:
             raise ValueError(f"depth must be >= 0, not {depth}")
-        as_of = checked_as_of(as_of)
+        known_at = checked_known_at(known_at)
         allowed = {normalize_label(label) for label in labels} if labels is not None else None
         start = iri(record, kind="record")
         seen = {start}
@@ -592,11 +625,11 @@ class Tags:
         for d in range(1, depth + 1):
             nxt: list[NamedNode] = []
             for source in frontier:
-                v = self.version(source, as_of=as_of)
+                v = self.version(source, known_at=known_at)
                 for prop in sorted(v.properties if v else ()):
                     if allowed is not None and prop.label not in allowed:
                         continue
-                    for other in self._carriers(prop, as_of):
+                    for other in self._carriers(prop, known_at):
                         if other in seen:
                             continue
                         seen.add(other)
@@ -609,21 +642,23 @@ class Tags:
 
     # -- listings ----------------------------------------------------------------------------
 
-    def _where(self, as_of: datetime | None) -> str:
-        return self._in_graph(f"?v mem:versionOf ?r ; mem:hasEdgeProperty ?p . {live_pattern(as_of)} "
+    def _where(self, known_at: datetime | None) -> str:
+        return self._in_graph(f"?v mem:versionOf ?r ; mem:hasEdgeProperty ?p . {live_pattern(known_at)} "
                               f"?p mem:edgeLabel ?label ; mem:edgeValue ?value .")
 
-    def labels(self, *, as_of: datetime | None = None) -> list[LabelCount]:
+    @_renamed_as_of
+    def labels(self, *, known_at: datetime | None = None) -> list[LabelCount]:
         """Every label in use, with how many records carry it and how many distinct values it has."""
         q = (f"SELECT ?label (COUNT(DISTINCT ?r) AS ?n) (COUNT(DISTINCT ?p) AS ?k) "
-             f"WHERE {{ {self._where(checked_as_of(as_of))} }} GROUP BY ?label ORDER BY ?label")
+             f"WHERE {{ {self._where(checked_known_at(known_at))} }} GROUP BY ?label ORDER BY ?label")
         return [LabelCount(row["label"].value, int(row["n"].value), int(row["k"].value))
                 for row in self.store.query(q)]  # type: ignore[union-attr]
 
-    def values(self, label: str, *, as_of: datetime | None = None) -> list[tuple[str, int]]:
+    @_renamed_as_of
+    def values(self, label: str, *, known_at: datetime | None = None) -> list[tuple[str, int]]:
         """The values of ``label`` in use, each with how many records carry it, most used first."""
         name = Literal(normalize_label(label))
-        q = (f"SELECT ?value (COUNT(DISTINCT ?r) AS ?n) WHERE {{ {self._where(checked_as_of(as_of))} "
+        q = (f"SELECT ?value (COUNT(DISTINCT ?r) AS ?n) WHERE {{ {self._where(checked_known_at(known_at))} "
              f"FILTER(?label = {name}) }} GROUP BY ?value ORDER BY DESC(?n) ?value")
         return [(row["value"].value, int(row["n"].value)) for row in self.store.query(q)]  # type: ignore[union-attr]
 
