@@ -44,7 +44,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import model, ontology, views
+from . import limits, model, ontology, views
 from . import prefixes as prefix_names
 from .errors import (
     NotFoundError,
@@ -54,6 +54,7 @@ from .errors import (
     ValidationError,
     Violation,
 )
+from .limits import Limits
 from .model import Claim, Item, Retraction, idempotency_key
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
@@ -357,24 +358,28 @@ class MemoryStore:
 
     # -- writing ---------------------------------------------------------------------
 
-    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int:
+    def write(self, quads: Iterable[Quad], *, source: str | None = None, visible: Collection[Any] | None = None) -> int:
         """Write ``quads`` atomically, with their index triples, after validation.
 
         Returns how many quads were new. Raises
         :class:`~memkg.errors.ValidationError` (nothing written) when the
-        validator refuses the write.
+        validator refuses the write. ``visible``: judge it against these graphs only
+        (a tenant's write, see :meth:`memkg.validation.WriteValidator.__call__`).
         """
         self._check_writable()
         batch = list(claim_index.with_index(quads))
         with self._write_lock:
-            self._validate(batch, source)
+            self._validate(batch, source, visible=visible)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
                 self._store.extend(new)
                 self._support_changed(added=new)
             return len(new)
 
-    def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
+    def change(
+        self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None,
+        visible: Collection[Any] | None = None,
+    ) -> int:
         """Remove and add quads in one atomic step; returns how many were removed.
 
         For erasure (consent revoked), the one deletion the contract allows, and
@@ -382,7 +387,7 @@ class MemoryStore:
         removed and added ``rdf:reifies`` quads (index quads given directly are
         ignored); the validator judges the state after the change, so a removal
         that leaves a claim pointing at an untyped vertex is refused like an
-        addition that does. Quads with blank nodes keep their identity.
+        addition that does. Quads with blank nodes keep their identity. ``visible``: as in :meth:`write`.
         """
         self._check_writable()
         removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
@@ -400,7 +405,7 @@ class MemoryStore:
                     ):
                         stale.append(iq)
             if adding or gone:
-                self._validate(adding, source, removed=[*gone, *stale])
+                self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
                 update, functions = _change_update([*gone, *stale], adding)
                 self._store.update(update, custom_functions=functions)
@@ -524,6 +529,7 @@ class MemoryStore:
         format: str | RdfFormat | None = None,
         base_iri: str | None = None,
         progress: Progress | None = None,
+        limits: Limits | None = None,
     ) -> LoadReport:
         """Load RDF 1.2 files (Turtle, TriG, N-Triples, N-Quads) in one atomic write.
 
@@ -531,7 +537,8 @@ class MemoryStore:
         graphs in TriG/N-Quads stay where they are). Every file is parsed and the
         whole batch validated before anything is written: a
         :class:`~memkg.errors.ParseError` (with file, line and column) or a
-        :class:`~memkg.errors.ValidationError` leaves the store as it was.
+        :class:`~memkg.errors.ValidationError` leaves the store as it was, and so
+        does a :class:`~memkg.limits.LimitExceeded` (nesting, literal size; ``limits``).
         Loading the same files again adds nothing (blank nodes excepted: each
         load mints new ones, which is why reifiers should be IRIs).
         """
@@ -550,7 +557,7 @@ class MemoryStore:
 
         def read_all() -> Iterator[Quad]:
             for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress, declared)
+                yield from _parse_file(path, fmt, target, base_iri, progress, limits, declared)
 
         with self._write_lock, gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
@@ -652,11 +659,17 @@ class MemoryStore:
             with report.phase("flush"):
                 self._store.flush()
 
-    def _validate(self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = ()) -> None:
+    def _validate(
+        self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = (),
+        visible: Collection[Any] | None = None,
+    ) -> None:
         if self.validator is None:
             return
         # Validators that only judge additions keep their two-argument signature.
-        violations = self.validator(self, batch, removed=removed) if removed else self.validator(self, batch)
+        options: dict[str, Any] = {"removed": removed} if removed else {}
+        if visible is not None:
+            options["visible"] = visible
+        violations = self.validator(self, batch, **options)
         if violations:
             raise ValidationError(violations, source=source)
 
@@ -847,19 +860,30 @@ def _parse_file(
     target: NamedNode | DefaultGraph,
     base_iri: str | None,
     progress: Progress | None,
+    bounds: Limits | None = None,
     declared: list[tuple[str, str]] | None = None,
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
     base = base_iri or path.resolve().as_uri()
     try:
-        parser = parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True)
+        made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
+
+        def open_parser() -> Any:
+            made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
+            return made[-1]
+
+        parser = limits.guarded(
+            open_parser,
+            openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
+            scan=lambda: limits.file_nesting_depth(path),
+        )
         for n, quad in enumerate(_retarget(parser, target), 1):
             if progress and n % 100_000 == 0:
                 progress(f"{path}: {n:,} quads read")
             yield quad
-        if declared is not None:
-            declared.extend(parser.prefixes.items())
+        if declared is not None and made:
+            declared.extend(made[-1].prefixes.items())
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
 
@@ -868,6 +892,10 @@ def _parse_bytes(
     data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
 ) -> Iterator[Quad]:
     try:
-        yield from _retarget(parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True), target)
+        parser = limits.guarded(
+            lambda: parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True),
+            openings=limits.count_openings(data), source="<data>", scan=lambda: limits.nesting_depth(data),
+        )
+        yield from _retarget(parser, target)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<data>") from None

@@ -58,6 +58,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFor
 from . import index as claim_index
 from .access import Forbidden, Grant, can_write_graph, require_write
 from .errors import MemkgError, ParseError
+from .limits import Limits
 from .ontology import ONTOLOGY_GRAPH
 from .sparql_lexer import Prologue, Token, hides_keyword, matching, tokenize
 from .store import MemoryStore
@@ -65,6 +66,10 @@ from .vocab import MEMX, PREFIXES
 
 Graph = NamedNode | DefaultGraph
 Term = NamedNode | BlankNode | Literal | Triple
+
+
+#: What a library caller's update is held to by default: the nesting the parsers survive, any size.
+NESTING_ONLY = Limits(max_query=None, max_update=None, max_body=None)
 
 
 class UnsupportedUpdate(MemkgError, ValueError):
@@ -126,16 +131,25 @@ def apply_update(
 
 
 def plan_update(
-    store: MemoryStore,
+    store: MemoryStore | Store,
     update_text: str,
     *,
     grant: Grant,
     using_graphs: Iterable[str | NamedNode] = (),
     using_named_graphs: Iterable[str | NamedNode] = (),
     base_iri: str | None = None,
+    limits: Limits | None = NESTING_ONLY,
 ) -> Change:
-    """The net change ``update_text`` would make, without making it (same arguments and errors)."""
+    """The net change ``update_text`` would make, without making it (same arguments and errors).
+
+    ``store`` may be a plain pyoxigraph store holding the same data (the endpoint plans on a
+    read-only snapshot, in a sandboxed worker, and applies the plan itself). ``limits``: the
+    nesting (and size) the text may have, :class:`~memkg.limits.LimitExceeded` beyond; None
+    when the caller checked already.
+    """
     require_write(grant)
+    if limits is not None:
+        limits.check_update(update_text)
     tokens = _split_glued(tokenize(update_text, source="<update>"))
     for tok in tokens:
         if grant.restricted and hides_keyword(tok, "SERVICE"):
@@ -147,7 +161,7 @@ def plan_update(
         _check_syntax(update_text, base_iri)
     using = [_iri(u) for u in using_graphs]
     using_named = [_iri(u) for u in using_named_graphs]
-    state = _State(store.raw, grant)
+    state = _State(store if isinstance(store, Store) else store.raw, grant)
     for op in _operations(update_text, tokens, base_iri):
         op.plan(state, using, using_named)
     return state.change()
@@ -187,14 +201,30 @@ def _split_glued(tokens: list[Token]) -> list[Token]:
 
 
 def _keyword_parts(word: str) -> list[str] | None:
+    """``word`` split into keywords (the first keyword that leads to a full split wins), or None.
+
+    Iterative, from the end of the word: a word of thousands of keywords (``TOTOTO…``) must not
+    recurse once per keyword.
+    """
+    # split[i]: the first keyword of a split of word[i:], or None when word[i:] has none.
+    split: list[str | None] = [None] * (len(word) + 1)
+    for i in range(len(word) - 1, -1, -1):
+        for k in _KEYWORDS:
+            end = i + len(k)
+            if word.startswith(k, i) and (end == len(word) or split[end] is not None):
+                split[i] = k
+                break
     if not word:
         return []
-    for k in _KEYWORDS:
-        if word.startswith(k):
-            rest = _keyword_parts(word[len(k):])
-            if rest is not None:
-                return [k, *rest]
-    return None
+    if split[0] is None:
+        return None
+    parts, i = [], 0
+    while i < len(word):
+        k = split[i]
+        assert k is not None
+        parts.append(k)
+        i += len(k)
+    return parts
 
 
 def _iri(value: str | NamedNode) -> NamedNode:

@@ -34,7 +34,7 @@ queries (``benchmarks/bench_validation.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -59,6 +59,7 @@ from .resources import data_dir
 from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf, rdfs
 
 if TYPE_CHECKING:
+    from .limits import Limits
     from .store import MemoryStore
 
 ENGINES = ("native", "pyshacl")
@@ -287,15 +288,17 @@ def validate_files(
     engine: str = "native",
     extra_shapes: Sequence[str | Path] = (),
     format: str | None = None,
+    limits: Limits | None = None,
 ) -> Report:
     """Validate files as if they were loaded into an empty store (nothing is kept).
 
-    Raises :class:`~memkg.errors.ParseError` for a file that does not parse.
+    Raises :class:`~memkg.errors.ParseError` for a file that does not parse, and
+    :class:`~memkg.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
     """
     from .store import MemoryStore
 
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
-    scratch.load(*paths, format=format)
+    scratch.load(*paths, format=format, limits=limits)
     return validate_store(scratch, engine=engine, extra_shapes=extra_shapes)
 
 
@@ -321,9 +324,26 @@ class WriteValidator:
             self._engine = make_engine(self.engine_name, builtin_shapes())
         return self._engine
 
-    def __call__(self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()) -> list[Violation]:
-        """The violations the store would have after adding ``batch`` and removing ``removed``."""
-        results = self.judge(*self.stage(store.raw, batch, removed=removed))
+    def __call__(
+        self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
+        visible: Collection[Graph] | None = None,
+    ) -> list[Violation]:
+        """The violations the store would have after adding ``batch`` and removing ``removed``.
+
+        ``visible``: judge the write as if the store held only these graphs (the ontology
+        always stays). A tenant's write is judged so, against what it can read: whether it
+        is refused then never depends on another tenant's data (no one-bit oracle), and
+        tenant isolation (invariant 7) across tenants is left to ``memkg validate`` and to
+        writes made without a token.
+        """
+        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed)
+        if visible is not None:
+            seen = {*visible, ONTOLOGY_GRAPH, DefaultGraph()}
+            for g in list(scratch.named_graphs()):
+                if g not in seen:
+                    scratch.remove_graph(g)
+            graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
+        results = self.judge(scratch, focus, graphs)
         return [r.violation() for r in results if r.severity.value == SH + "Violation"]
 
     def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:

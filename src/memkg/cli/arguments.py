@@ -117,3 +117,35 @@ def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> 
 
 def format_option(p: argparse.ArgumentParser, choices: Sequence[str], default: str) -> None:
     p.add_argument("--format", default=default, choices=choices, help=f"output format (default: {default})")
+
+
+#: The limits (memkg.limits.Limits) each command takes as options, and their help.
+LIMIT_HELP = {
+    "max_depth": ("N", "refuse input nesting triple terms (or SPARQL brackets) deeper than this (default: 64)"),
+    "max_literal": ("CHARS", "refuse a literal longer than this (default and most: 16 MiB, the RDF parser's limit)"),
+    "max_query": ("BYTES", "refuse a SPARQL query longer than this with 400 (default: 1 MiB; 0: no limit)"),
+    "max_update": ("BYTES", "refuse a SPARQL update longer than this with 400 (default: 4 MiB; 0: no limit)"),
+}
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, *names: str) -> None:
+    """``--max-depth`` and friends (see memkg.limits), each defaulting to the library's value."""
+    for name in names:
+        metavar, text = LIMIT_HELP[name]
+        parser.add_argument("--" + name.replace("_", "-"), type=int, metavar=metavar, dest=name, help=text)
+
+
+def limits_from(args: argparse.Namespace) -> Any:
+    """The :class:`memkg.limits.Limits` the options give (UsageError for a value out of range)."""
+    import dataclasses
+
+    from ..limits import DEFAULT
+
+    given = {n: getattr(args, n) for n in LIMIT_HELP if getattr(args, n, None) is not None}
+    for name in ("max_query", "max_update"):
+        if given.get(name) == 0:
+            given[name] = None
+    try:
+        return dataclasses.replace(DEFAULT, **given)
+    except ValueError as err:
+        raise UsageError(str(err)) from None

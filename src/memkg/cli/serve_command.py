@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .arguments import add_limit_arguments, limits_from
 from .exit_codes import UsageError
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         timeout=args.timeout or None,
         workers=args.workers,
         log_requests=args.log_requests,
+        limits=limits_from(args),
         **limits,
     )
     try:
@@ -97,6 +99,7 @@ def register(command: AddCommand) -> None:
         "--max-body", type=int, metavar="BYTES",
         help="refuse a request body larger than this with 413 (default: 1 GiB; 0: no limit)",
     )
+    add_limit_arguments(p, "max_depth", "max_literal", "max_query", "max_update")
     p.add_argument("--log-requests", action="store_true", help="log every request to standard error")
 
 
@@ -114,6 +117,10 @@ Results follow the Accept header (q-values honoured; 406 if nothing fits) or ?fo
   tables: json, xml, csv, tsv; graphs: turtle, ntriples, trig, nquads, rdfxml.
 Writes are validated like every memkg write (400 with the violations, nothing written).
 Queries run in worker processes on snapshots of the store; one past --timeout is killed.
+Updates are planned there too, then applied here; one past --timeout is killed and nothing is written.
+With --tokens every route needs a token (/health without one answers only {"status": "ok"}), and the
+workers run in a network sandbox (seccomp): no SERVICE or LOAD reaches the network. Without seccomp
+(not Linux on x86_64/aarch64), --tokens refuses to start. Limits: see docs/endpoint-security.md.
 SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0.
 
 with curl:

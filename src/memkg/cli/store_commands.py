@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from .. import views
 from ..store import FORMAT_NAMES
-from .arguments import format_option, graph_option, open_store, read_query_argument, tenant_option
+from .arguments import (
+    add_limit_arguments, format_option, graph_option, limits_from, open_store, read_query_argument, tenant_option,
+)
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 def cmd_load(args: argparse.Namespace) -> int:
     progress = stderr_progress()
     with open_store(args, write=True) as store:
-        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress)
+        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
+                            limits=limits_from(args))
     if progress:
         sys.stderr.write("\r\x1b[K")
     where = f" into graph <{args.graph}>" if args.graph else ""
@@ -111,7 +114,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if not Path(shapes).is_file():
             raise UsageError(f"{shapes}: no such shapes file (--shapes FILE: your own SHACL shapes, Turtle)")
     if args.files:
-        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format)
+        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
+                                limits=limits_from(args))
     else:
         with open_store(args, write=False) as store:
             report = validate_store(store, engine=args.engine, extra_shapes=args.shapes)
@@ -162,6 +166,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
     graph_option(p, "graph for the files' default-graph triples (a tenant)")
     p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
+    add_limit_arguments(p, "max_depth", "max_literal")
 
     p = command(
         "query",
@@ -226,6 +231,7 @@ def register(command: AddCommand) -> None:
     p.add_argument("--shapes", action="append", default=[], metavar="FILE",
                    help="your own SHACL shapes, checked with memkg's (repeatable)")
     p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
+    add_limit_arguments(p, "max_depth", "max_literal")
 
     command(
         "stats",

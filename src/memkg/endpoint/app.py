@@ -4,45 +4,63 @@ Reads go to the worker pool, each on the current snapshot; writes happen here,
 in the server process (the only one with the store open read-write), through
 the store's validated write path, under its write lock, and publish a new
 snapshot before the lock is released, so the next query sees the write.
+
+No untrusted SPARQL is parsed or evaluated here: an update is planned by a
+worker (sandboxed when the server has tokens, killed past ``--timeout``, the
+write lock released with it) on the current snapshot, and only its planned,
+validated change is applied here. A restricted token's write is judged against
+the graphs it can read (tenant-blind: see docs/endpoint-security.md).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import email.policy
 import threading
 from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
 from .. import views
 from ..errors import ParseError
+from ..limits import DEFAULT as DEFAULT_LIMITS
+from ..limits import Limits, count_openings, guarded, nesting_depth
 from ..ontology import ONTOLOGY_GRAPH
 from ..errors import UnknownFormatError
 from ..store import MemoryStore, rdf_format
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
-from .jobs import Answer, Failure, GraphJob, Job, QueryJob
-from .pool import WorkerPool
+from .jobs import Answer, Confinement, Failure, GraphJob, Job, Plan, QueryJob, UpdateJob
+from .pool import WorkerPool, WorkerShares
 from .rights import Forbidden, Grant, UpdateSummary
 from .snapshots import Generation, Snapshots
 
 Graph = NamedNode | DefaultGraph
 
 
+#: Times an update is planned without the write lock before it is planned under it.
+OPTIMISTIC_ATTEMPTS = 2
+
 #: 1 GiB: a Graph Store PUT of a large TriG file fits, a runaway client does not fill memory.
-DEFAULT_MAX_BODY = 1 << 30
+DEFAULT_MAX_BODY = DEFAULT_LIMITS.max_body
 
 
 @dataclass(frozen=True)
 class Settings:
     read_only: bool = False
-    timeout: float | None = 60.0  #: seconds a query may run; None: no limit
+    timeout: float | None = 60.0  #: seconds a query or update may run; None: no limit
     workers: int = 2
-    #: bytes a request body may have (413 beyond); None: no limit
-    max_body: int | None = DEFAULT_MAX_BODY
+    limits: Limits = DEFAULT_LIMITS  #: sizes and nesting of requests (memkg.limits)
+
+    @property
+    def max_body(self) -> int | None:
+        """Bytes a request body may have (413 beyond); None: no limit."""
+        return self.limits.max_body
 
 
 @dataclass(frozen=True)
@@ -65,7 +83,9 @@ class Endpoint:
         try:
             with store.lock():
                 self.snapshots.publish()
-            self.pool = WorkerPool(settings.workers)
+            # With tokens, the workers have no network (memkg.sandbox), or the server does not start.
+            self.pool = WorkerPool(settings.workers, sandboxed=tokens is not None)
+            self.shares = WorkerShares(settings.workers)
         except BaseException:
             self.snapshots.close()
             raise
@@ -91,10 +111,11 @@ class Endpoint:
     ) -> Answer:
         if not neg.accepts_any(accept, format):
             raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
-        dataset = rights.query_options(
-            grant, text, default_graph_uris=default_graph_uris, named_graph_uris=named_graph_uris, base_iri=base_iri
-        )
-        return self._read(lambda gen: QueryJob(str(gen.path), text, dataset, accept, format, base_iri))
+        limits = self.settings.limits
+        limits.check_size("max_query", len(text.encode("utf-8", "surrogatepass")), "the query")
+        # The worker checks its nesting and works out its dataset: the text is read there only.
+        confine = Confinement(grant, limits, tuple(default_graph_uris), tuple(named_graph_uris))
+        return self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant)
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
@@ -103,7 +124,7 @@ class Endpoint:
         dataset = rights.view_options(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
-        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format))
+        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
 
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
@@ -111,17 +132,16 @@ class Endpoint:
         if graph is None:
             if grant.restricted:
                 raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
-            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head))
+            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
         rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
-        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head))
+        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
 
-    def _read(self, make_job: Callable[[Generation], Job]) -> Answer:
+    def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
         timeout = self.settings.timeout
-        with self.snapshots.reading() as generation:
-            reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0)
+        with self.shares.slot(grant), self.snapshots.reading() as generation:
+            reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0, what=what)
         if isinstance(reply, Failure):
             raise_failure(reply)
-        assert isinstance(reply, Answer)
         return reply
 
     # -- writing (here, serialized by the store's write lock) ----------------------------------
@@ -136,26 +156,38 @@ class Endpoint:
         base_iri: str | None = None,
     ) -> UpdateSummary:
         self._check_writes(grant)
-        with self.store.lock():
-            summary = rights.apply_update(
-                self.store,
-                text,
-                grant=grant,
-                using_graphs=using_graphs,
-                using_named_graphs=using_named_graphs,
-                base_iri=base_iri,
-            )
-            self.snapshots.publish()
-        return summary
+        limits = self.settings.limits
+        limits.check_size("max_update", len(text.encode("utf-8", "surrogatepass")), "the update")
+        job = UpdateJob("", text, grant, limits, tuple(using_graphs), tuple(using_named_graphs), base_iri)
+        # Planned without the write lock, on the snapshot current when planning starts: a
+        # runaway update never holds the lock (it is stopped at --timeout before taking it).
+        # A plan is applied only if no write committed meanwhile; else it is planned again,
+        # the last time under the lock (bounded by --timeout too).
+        for attempt in range(OPTIMISTIC_ATTEMPTS + 1):
+            locked = attempt == OPTIMISTIC_ATTEMPTS
+            with self.store.lock() if locked else contextlib.nullcontext():
+                planned_on = self.snapshots.current.number
+                plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update", grant)
+            with self.store.lock():
+                if self.snapshots.current.number != planned_on:
+                    continue  # another write committed while this one was planned
+                removed = self.store.change(
+                    remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
+                )
+                self.snapshots.publish()
+                return UpdateSummary(removed=removed, added=len(plan.add))
+        raise AssertionError("unreachable: the last attempt plans under the write lock")
 
     def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
         """Replace ``graph`` with the payload, in one atomic, validated write."""
         self._check_graph(grant, graph)
-        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits)
         with self.store.lock():
             existed = self._exists(graph)
             old = list(self.store.quads(graph=graph))
-            removed = self.store.change(remove=old, add=quads, source=f"PUT {_label(graph)}")
+            removed = self.store.change(
+                remove=old, add=quads, source=f"PUT {_label(graph)}", visible=rights.visible_graphs(grant)
+            )
             self.snapshots.publish()
         return GraphWrite(created=not existed, removed=removed, added=len(quads))
 
@@ -164,12 +196,12 @@ class Endpoint:
     ) -> GraphWrite:
         """Add the payload to ``graph`` (or, for None, a TriG/N-Quads payload to its own graphs)."""
         self._check_writes(grant)
-        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits)
         for target in {q.graph_name for q in quads} | ({graph} if graph is not None else set()):
             self._check_graph(grant, target)
         with self.store.lock():
             existed = graph is None or self._exists(graph)
-            added = self.store.write(quads, source=f"POST {_label(graph)}")
+            added = self.store.write(quads, source=f"POST {_label(graph)}", visible=rights.visible_graphs(grant))
             self.snapshots.publish()
         return GraphWrite(created=not existed, removed=0, added=added)
 
@@ -178,7 +210,10 @@ class Endpoint:
         with self.store.lock():
             if not self._exists(graph):
                 raise LookupError(f"no graph {graph} in the store")
-            removed = self.store.change(remove=list(self.store.quads(graph=graph)), source=f"DELETE {_label(graph)}")
+            removed = self.store.change(
+                remove=list(self.store.quads(graph=graph)), source=f"DELETE {_label(graph)}",
+                visible=rights.visible_graphs(grant),
+            )
             if isinstance(graph, NamedNode):
                 self.store.raw.remove_graph(graph)  # the (now empty) graph's name goes too
             self.snapshots.publish()
@@ -202,13 +237,19 @@ class Endpoint:
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    def health(self) -> dict[str, object]:
-        return {
-            "status": "closing" if self._closed.is_set() else "ok",
+    def health(self, grant: Grant | None) -> dict[str, object]:
+        """Liveness. Without a grant (no token on a server with tokens): the status alone. With
+        a tenant's token: the server's settings, nothing about other tenants' activity (the
+        snapshot number counts everyone's writes). The rest only on a server without tokens."""
+        status = {"status": "closing" if self._closed.is_set() else "ok"}
+        if grant is None:
+            return status
+        status |= {"read_only": self.settings.read_only, "timeout": self.settings.timeout}
+        if grant.restricted:
+            return status
+        return status | {
             "snapshot": self.snapshots.current.number if not self._closed.is_set() else None,
             "workers": self.pool.pids(),
-            "read_only": self.settings.read_only,
-            "timeout": self.settings.timeout,
         }
 
     def close(self, grace: float) -> None:
@@ -237,7 +278,9 @@ def payload_format(content_type: str | None) -> RdfFormat:
     return neg.GRAPH_SERIALIZERS[fmt.name]
 
 
-def parse_payload(payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None) -> list[Quad]:
+def parse_payload(
+    payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None, limits: Limits = DEFAULT_LIMITS
+) -> list[Quad]:
     """The quads of a Graph Store body: its triples go ``into`` the target graph.
 
     A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
@@ -247,14 +290,19 @@ def parse_payload(payload: bytes, content_type: str | None, *, base_iri: str, in
         quads = []
         for part_type, part, name in _form_parts(payload, content_type):
             try:
-                quads += parse_payload(part, part_type, base_iri=base_iri, into=into)
+                quads += parse_payload(part, part_type, base_iri=base_iri, into=into, limits=limits)
             except ParseError as err:  # say which part of the form is wrong
                 raise ParseError(err.reason, file=f"<form part {name}>", line=err.line, column=err.column) from None
         return quads
     fmt = payload_format(content_type)
     quads = []
+    parser = guarded(
+        lambda: parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True),
+        openings=count_openings(payload), limits=limits, source="the request body",
+        scan=lambda: nesting_depth(payload),
+    )
     try:
-        for q in parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True):
+        for q in parser:
             if into is not None and q.graph_name != into:
                 if not isinstance(q.graph_name, DefaultGraph):
                     raise BadRequest(

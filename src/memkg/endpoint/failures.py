@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..access import Forbidden, Unauthorized
 from ..errors import MemkgError, NotFoundError, ParseError, Refused
+from ..limits import LimitExceeded
 from . import negotiation as neg
 from .jobs import Failure
 from .pool import QueryTimeout, ServerBusy, WorkerCrashed
@@ -70,6 +71,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (MethodNotAllowed, 405),
     (neg.NotAcceptable, 406),
     (PayloadTooLarge, 413),
+    (LimitExceeded, 400),  # 413 for a body: its own status (to_http)
     (UnsupportedMediaType, 415),
     (QueryTimeout, 503),
     (ServerBusy, 503),
@@ -87,6 +89,8 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
 def to_http(err: BaseException) -> HttpError:
     """The status, message and headers answering ``err``."""
     status = next((code for kind, code in _STATUS if isinstance(err, kind)), 500)
+    if isinstance(err, LimitExceeded):
+        status = err.status
     headers: dict[str, str] = {}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="memkg"'
@@ -105,7 +109,15 @@ def to_http(err: BaseException) -> HttpError:
 def raise_failure(failure: Failure) -> None:
     """Raise, in the server, the error a worker reported as data."""
     if failure.kind == "parse":
-        raise ParseError(failure.message, file="<query>", line=failure.line, column=failure.column)
+        raise ParseError(failure.message, file=failure.source or "<query>", line=failure.line, column=failure.column)
+    if failure.kind == "limit":
+        raise LimitExceeded(failure.message, limit=failure.limit or "?", value=failure.value or 0)
+    if failure.kind == "forbidden":
+        raise Forbidden(failure.message)
+    if failure.kind == "unsupported":
+        raise UnsupportedUpdate(failure.message)
+    if failure.kind == "bad-request":
+        raise BadRequest(failure.message)
     if failure.kind == "not-acceptable":
         raise neg.NotAcceptable(failure.message)
     if failure.kind == "not-found":

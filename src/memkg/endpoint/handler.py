@@ -10,6 +10,10 @@
 | ``/views/NAME`` | GET | run a view; its parameters as query parameters |
 | ``/health`` | GET | liveness, as JSON |
 | ``/pictures``, ``/pictures/KIND`` | GET | pictures of a claim (:mod:`.pictures_route`) |
+
+With ``--tokens`` every route needs a token, decided from the headers before the body
+is read (401, or 403 for a write by a read-only token, and the connection is closed);
+``/health`` without a token answers ``{"status": "ok"}`` and nothing more.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import views
+from ..access import Forbidden, Grant
 from . import pictures_route
 from .app import Endpoint, GraphWrite
 from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
@@ -121,13 +126,12 @@ class Handler(BaseHTTPRequestHandler):
         self._handle("DELETE")
 
     def do_OPTIONS(self) -> None:
-        """CORS preflight: any origin may call, with the headers a SPARQL client sends."""
-        try:
-            self._read_body()
-        except (PayloadTooLarge, ValueError) as err:
+        """CORS preflight: any origin may call, with the headers a SPARQL client sends.
+
+        A preflight carries no token and needs no body: one that declares a body has it
+        left unread, and its connection is closed after the answer."""
+        if self.headers.get("Content-Length", "0").strip() not in ("", "0") or self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            self._error("OPTIONS", err if isinstance(err, PayloadTooLarge) else BadRequest(f"unreadable request body: {err}"))
-            return
         requested = self.headers.get("Access-Control-Request-Headers")
         headers = {
             "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, DELETE, OPTIONS",
@@ -140,6 +144,12 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         url = urlsplit(self.path)
         self.params = parse_qs(url.query, keep_blank_values=True)
+        try:
+            self.grant = self._authorize(method, url.path)
+        except Exception as err:  # noqa: BLE001 - 401/403 (or 400), answered without reading the body
+            self.close_connection = True
+            self._error(method, err)
+            return
         try:
             self.body = self._read_body()  # always, so that a keep-alive connection stays in step
         except PayloadTooLarge as err:
@@ -163,18 +173,36 @@ class Handler(BaseHTTPRequestHandler):
             if self.server.closing.is_set():
                 self.close_connection = True
 
+    def _authorize(self, method: str, path: str) -> Grant | None:
+        """Who sent the request, from its headers alone; None: no token, on ``/health``."""
+        endpoint = self.server.endpoint
+        authorization = self.headers.get("Authorization")
+        if endpoint.tokens is not None and path == "/health" and not authorization:
+            return None
+        grant = endpoint.grant(authorization)
+        if not grant.write and self._writes(method, path):
+            raise Forbidden(f"token {grant.token_name} may not write" if grant.token_name else "this token may not write")
+        return grant
+
+    def _writes(self, method: str, path: str) -> bool:
+        """Whether the request is a write, as far as its method, path and Content-Type tell."""
+        if path == "/update":
+            return True
+        if path == "/store":
+            return method in ("PUT", "POST", "DELETE")
+        return path in ("/sparql", "/query") and method == "POST" and self._content_type() == SPARQL_UPDATE
+
     def _route(self, method: str, path: str) -> None:
         endpoint = self.server.endpoint
         if path.startswith("/views/"):
             self._allow(method, path, ("GET",))
-            grant = endpoint.grant(self.headers.get("Authorization"))
             params = {k: self._one(k) for k in self.params if k != "format"}
-            self._answer(method, endpoint.view(grant, path[len("/views/"):], params, **self._negotiation()))
+            self._answer(method, endpoint.view(self._grant(), path[len("/views/"):], params, **self._negotiation()))
             return
         if path == "/pictures" or path.startswith("/pictures/"):
             self._allow(method, path, ("GET",))
-            grant = endpoint.grant(self.headers.get("Authorization"))
-            content_type, body = pictures_route.answer(endpoint.store, grant, path[len("/pictures/"):], self.params)
+            content_type, body = pictures_route.answer(endpoint.store, self._grant(), path[len("/pictures/"):],
+                                                       self.params)
             self._send(200, content_type, body)
             return
         if path not in ALLOWED:
@@ -183,7 +211,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/":
             self._send(200, "text/html; charset=utf-8", _page(), head=method == "HEAD")
         elif path == "/health":
-            self._json(endpoint.health(), head=method == "HEAD")
+            self._json(endpoint.health(self.grant), head=method == "HEAD")
         elif path == "/views":
             self._json([_describe(v) for v in views.list_views()])
         elif path in ("/sparql", "/query"):
@@ -217,9 +245,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, "text/html; charset=utf-8", _page())  # a browser opening the endpoint's URL
             return
         endpoint = self.server.endpoint
-        grant = endpoint.grant(self.headers.get("Authorization"))
         answer = endpoint.query(
-            grant,
+            self._grant(),
             self._one("query", params),
             default_graph_uris=params.get("default-graph-uri", []),
             named_graph_uris=params.get("named-graph-uri", []),
@@ -238,9 +265,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             raise UnsupportedMediaType(f"an update is {FORM} or {SPARQL_UPDATE}, not {kind or 'a body without Content-Type'}")
         endpoint = self.server.endpoint
-        grant = endpoint.grant(self.headers.get("Authorization"))
         summary = endpoint.update(
-            grant,
+            self._grant(),
             self._one("update", params),
             using_graphs=params.get("using-graph-uri", []),
             using_named_graphs=params.get("using-named-graph-uri", []),
@@ -253,7 +279,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _graph_store(self, method: str) -> None:
         endpoint = self.server.endpoint
-        grant = endpoint.grant(self.headers.get("Authorization"))
+        grant = self._grant()
         graph = self._target_graph()
         if method in ("GET", "HEAD"):
             answer = endpoint.get_graph(grant, graph, **self._negotiation(), head=method == "HEAD")
@@ -289,6 +315,10 @@ class Handler(BaseHTTPRequestHandler):
             raise BadRequest(f"graph={iri!r} is not an IRI: {err}") from None
 
     # -- request helpers -----------------------------------------------------------------------
+
+    def _grant(self) -> Grant:
+        assert self.grant is not None  # only /health goes without one
+        return self.grant
 
     def _allow(self, method: str, path: str, allowed: tuple[str, ...]) -> None:
         if method not in allowed:

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import DefaultGraph, NamedNode, Quad
+
+from ..access import Grant
+from ..limits import Limits
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,45 @@ class QueryJob:
     accept: str | None = None
     format: str | None = None  #: a ``format=`` override of ``accept``
     base_iri: str | None = None  #: what relative IRIs in the query resolve against
+    #: set for a request's own query: the worker checks its size and nesting, reads its
+    #: dataset clauses for ``grant`` (memkg.access) and then fills ``dataset`` itself,
+    #: so that no reading of untrusted text happens in the server process
+    confine: Confinement | None = None
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """Who sent a query, and the protocol's dataset parameters: the worker works out its dataset."""
+
+    grant: Grant
+    limits: Limits
+    default_graph_uris: tuple[str, ...] = ()
+    named_graph_uris: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class UpdateJob:
+    """Plan a SPARQL update on one snapshot (:func:`memkg.updates.plan_update`): the server applies the plan.
+
+    Planning parses and evaluates the untrusted text (its WHERE groups, its syntax
+    check), so it runs in a worker: sandboxed, and killed past the deadline.
+    """
+
+    snapshot: str
+    update: str
+    grant: Grant
+    limits: Limits
+    using_graphs: tuple[str, ...] = ()
+    using_named_graphs: tuple[str, ...] = ()
+    base_iri: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The net change an update makes: the reply to an :class:`UpdateJob`."""
+
+    remove: list[Quad]
+    add: list[Quad]
 
 
 @dataclass(frozen=True)
@@ -50,14 +92,18 @@ class Answer:
 class Failure:
     """An error raised in the worker, as data (exceptions with keyword fields pickle badly)."""
 
-    kind: str  #: "parse", "not-acceptable", "not-found" or "error"
+    #: "parse", "not-acceptable", "not-found", "forbidden", "unsupported", "update", "limit" or "error"
+    kind: str
     message: str
     line: int | None = None
     column: int | None = None
+    source: str | None = None  #: for "parse": what did not parse (``<query>``, ``<update>``, …)
+    limit: str | None = None  #: for "limit": the field of memkg.limits.Limits
+    value: int | None = None
 
 
-Job = QueryJob | GraphJob
-Reply = Answer | Failure
+Job = QueryJob | GraphJob | UpdateJob
+Reply = Answer | Failure | Plan
 
 
 # The pipe's own send()/recv()/poll() go through ForkingPickler and a fresh selector per

@@ -10,16 +10,20 @@ forked child must not inherit.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from ..errors import MemkgError
+from ..sandbox import SandboxUnavailable
 from . import jobs, worker
 from .jobs import Job, Reply
 
@@ -31,8 +35,8 @@ START_TIMEOUT = 60.0
 class QueryTimeout(MemkgError, TimeoutError):
     """A query ran past the server's ``--timeout`` and was stopped (HTTP 503)."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"the query exceeded the server's time limit of {seconds:g} s and was stopped")
+    def __init__(self, seconds: float, what: str = "query") -> None:
+        super().__init__(f"the {what} exceeded the server's time limit of {seconds:g} s (--timeout) and was stopped")
         self.seconds = seconds
 
 
@@ -59,13 +63,17 @@ class Worker:
         self.conn.close()
 
 
-def start_worker() -> Worker:
+def start_worker(sandboxed: bool = False) -> Worker:
+    """A new worker, ready for jobs; ``sandboxed``: it has no network (memkg.sandbox), or it fails to start."""
     ours, theirs = _SPAWN.Pipe(duplex=True)
-    process = _SPAWN.Process(target=worker.main, args=(theirs,), name="memkg-query-worker", daemon=True)
+    process = _SPAWN.Process(target=worker.main, args=(theirs, sandboxed), name="memkg-query-worker", daemon=True)
     process.start()
     theirs.close()
-    if not jobs.ready(ours, START_TIMEOUT) or jobs.receive(ours) != worker.READY:
+    said = jobs.receive(ours) if jobs.ready(ours, START_TIMEOUT) else None
+    if said != worker.READY:
         process.kill()
+        if isinstance(said, str) and said.startswith("sandbox unavailable"):
+            raise SandboxUnavailable(said)
         raise RuntimeError("a query worker did not start")
     return Worker(process, ours)
 
@@ -73,10 +81,11 @@ def start_worker() -> Worker:
 class WorkerPool:
     """``size`` worker processes; :meth:`run` sends a job to an idle one, with a deadline."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, sandboxed: bool = False) -> None:
         if size < 1:
             raise ValueError("the pool needs at least one worker")
         self.size = size
+        self.sandboxed = sandboxed
         # Last in, first out: the worker used last most likely has the newest snapshot open
         # (a switch costs ~10-25 ms) and its caches warm; the others stay spare for bursts.
         self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
@@ -86,7 +95,15 @@ class WorkerPool:
         self._starting: list[threading.Thread] = []
         # Start them side by side: each spends most of its start importing.
         started: list[Worker] = []
-        threads = [threading.Thread(target=lambda: started.append(start_worker())) for _ in range(size)]
+        failures: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                started.append(start_worker(sandboxed))
+            except BaseException as err:  # noqa: BLE001 - reported below, from this thread
+                failures.append(err)
+
+        threads = [threading.Thread(target=start) for _ in range(size)]
         for t in threads:
             t.start()
         for t in threads:
@@ -94,6 +111,9 @@ class WorkerPool:
         if len(started) != size:
             for w in started:
                 w.kill()
+            unavailable = [f for f in failures if isinstance(f, SandboxUnavailable)]
+            if unavailable:
+                raise unavailable[0]
             raise RuntimeError("the query workers did not start")
         for w in started:
             self._workers.add(w)
@@ -103,7 +123,7 @@ class WorkerPool:
         with self._lock:
             return sorted(w.pid for w in self._workers if w.pid is not None)
 
-    def run(self, job: Job, *, timeout: float | None, wait: float) -> Reply:
+    def run(self, job: Job, *, timeout: float | None, wait: float, what: str = "query") -> Reply:
         """Run ``job`` on an idle worker; waits ``wait`` s at most for one to come free."""
         if self._closing:
             raise ServerBusy("the server is shutting down")
@@ -122,11 +142,11 @@ class WorkerPool:
             self._replace(w)
             if self._closing:
                 raise ServerBusy("the server shut down while the query ran") from None
-            raise WorkerCrashed(f"the query worker died while running the query ({err or 'no reply'})") from None
+            raise WorkerCrashed(f"the worker died while running the {what} ({err or 'no reply'})") from None
         if not finished:
             assert timeout is not None  # poll(None) waits for ever
             self._replace(w)
-            raise QueryTimeout(timeout)
+            raise QueryTimeout(timeout, what)
         self._idle.put(w)
         return reply
 
@@ -144,7 +164,7 @@ class WorkerPool:
 
     def _start_one(self) -> None:
         try:
-            w = start_worker()
+            w = start_worker(self.sandboxed)
         except Exception as err:  # noqa: BLE001 - the pool runs on with one worker fewer
             print(f"memkg serve: could not start a query worker: {err}", file=sys.stderr, flush=True)
             return
@@ -176,3 +196,35 @@ class WorkerPool:
                 w.kill()
         with self._lock:
             self._workers.clear()
+
+
+class WorkerShares:
+    """At most half the workers (at least one) busy with one token's requests at a time.
+
+    A token's runaway queries and updates (each stopped at ``--timeout``) then leave
+    the other half to everyone else; its further requests wait for one of its own to
+    end (503 past the wait, like a busy pool). Requests without a token name (a server
+    without tokens) are not counted.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.per_token = max(1, workers // 2)
+        self._busy: dict[str, int] = {}
+        self._freed = threading.Condition()
+
+    @contextlib.contextmanager
+    def slot(self, grant: Any, wait: float = 60.0) -> Iterator[None]:
+        name = getattr(grant, "token_name", None) if getattr(grant, "restricted", False) else None
+        if name is None:
+            yield
+            return
+        with self._freed:
+            if not self._freed.wait_for(lambda: self._busy.get(name, 0) < self.per_token, wait):
+                raise ServerBusy(f"this token already runs {self.per_token} requests at once; try again later")
+            self._busy[name] = self._busy.get(name, 0) + 1
+        try:
+            yield
+        finally:
+            with self._freed:
+                self._busy[name] -= 1
+                self._freed.notify_all()

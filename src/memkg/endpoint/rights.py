@@ -18,13 +18,12 @@ from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import access
 from ..access import OPEN, Forbidden, Grant, Unauthorized
-from ..store import MemoryStore
+from ..ontology import ONTOLOGY_GRAPH
 from ..updates import UnsupportedUpdate
-from ..updates import apply_update as _apply_update
 
 __all__ = [
     "OPEN", "Forbidden", "Grant", "Unauthorized", "UnsupportedUpdate",
-    "TokenCheck", "load_tokens", "query_options", "view_options", "can_write_graph", "apply_update",
+    "TokenCheck", "load_tokens", "query_options", "view_options", "can_write_graph", "visible_graphs",
 ]
 
 
@@ -71,29 +70,15 @@ class UpdateSummary:
     added: int
 
 
-def apply_update(
-    store: MemoryStore,
-    update: str,
-    *,
-    grant: Grant,
-    using_graphs: Sequence[str] = (),
-    using_named_graphs: Sequence[str] = (),
-    base_iri: str | None = None,
-) -> UpdateSummary:
-    """Carry out a SPARQL Update atomically and validated (the caller holds the store's write lock)."""
-    report = _apply_update(
-        store,
-        update,
-        grant=grant,
-        using_graphs=tuple(_iri(u, "using-graph-uri") for u in using_graphs),
-        using_named_graphs=tuple(_iri(u, "using-named-graph-uri") for u in using_named_graphs),
-        base_iri=base_iri,
-    )
-    return UpdateSummary(removed=report.removed, added=report.added)
+def visible_graphs(grant: Grant) -> frozenset[NamedNode | DefaultGraph] | None:
+    """The graphs a write by ``grant`` is judged against (None: all of them).
 
-
-def _iri(value: str, parameter: str) -> NamedNode:
-    try:
-        return NamedNode(value)
-    except ValueError as err:
-        raise ValueError(f"{parameter}={value!r} is not an IRI: {err}") from None
+    A restricted token's write is validated over its own graphs, the shared default
+    graph and the ontology, exactly what it can read: whether it is refused must not
+    depend on another tenant's data (else a refusal tells whether an IRI is typed, or a
+    predicate declared, elsewhere). Tenant isolation across the whole store (invariant 7)
+    is judged by ``memkg validate`` and on writes without tokens.
+    """
+    if not grant.restricted:
+        return None
+    return frozenset({*(grant.tenants or ()), DefaultGraph(), ONTOLOGY_GRAPH})

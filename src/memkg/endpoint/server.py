@@ -8,6 +8,7 @@ for a write in progress, delete the snapshots, close the store, return 0.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from .. import sandbox
+from ..limits import DEFAULT as DEFAULT_LIMITS
+from ..limits import Limits
 from ..store import MemoryStore
 from . import rights
 from .app import DEFAULT_MAX_BODY, Endpoint, Settings
@@ -32,10 +36,11 @@ class ServeOptions:
     timeout: float | None = 60.0
     workers: int = 0  #: 0: two per CPU (see default_workers)
     #: seconds requests in flight get at shutdown; None: the query time limit (a query
-    #: cannot run longer anyway), or 10 s without one
+    #: cannot run longer anyway), at most 10 s
     grace: float | None = None
     log_requests: bool = False
     max_body: int | None = DEFAULT_MAX_BODY  #: bytes a request body may have; None: no limit
+    limits: Limits = DEFAULT_LIMITS  #: the other limits on requests (its max_body gives way to max_body)
 
 
 def default_workers() -> int:
@@ -47,6 +52,13 @@ def default_workers() -> int:
 def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
     """Run the endpoint in this process until SIGTERM or SIGINT; returns the exit code (0)."""
     tokens = rights.load_tokens(options.tokens)  # a bad tokens file fails before anything opens
+    if tokens is not None and not sandbox.supported():
+        # The workers could not be kept off the network: a token holder's SERVICE or LOAD
+        # would reach it. No server rather than one whose isolation rests on reading text.
+        raise sandbox.SandboxUnavailable(
+            "memkg serve --tokens needs the network sandbox (seccomp, Linux on x86_64 or aarch64), "
+            "which this system does not have; refusing to start"
+        )
     if options.read_only and not options.store.exists():
         raise FileNotFoundError(f"{options.store}: no store to serve read-only")
     # Read-write even with --read-only: the server must be the store's only writer, and
@@ -55,7 +67,7 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
     try:
         settings = Settings(
             read_only=options.read_only, timeout=options.timeout, workers=options.workers or default_workers(),
-            max_body=options.max_body,
+            limits=dataclasses.replace(options.limits, max_body=options.max_body),
         )
         endpoint = Endpoint(store, settings, tokens=tokens)
     except BaseException:
@@ -80,7 +92,7 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
-        grace = options.grace if options.grace is not None else (options.timeout or 10.0)
+        grace = options.grace if options.grace is not None else min(options.timeout or 10.0, 10.0)
         server.drain(grace)
         endpoint.close(grace=0)  # queries still running are killed: their requests answer 503
         server.drain(5)  # ... and those answers go out before the process ends

@@ -7,6 +7,13 @@ the snapshot a job names (an immutable RocksDB checkpoint, see
 :mod:`memkg.endpoint.snapshots`) and keeps it open until a job names a newer one.
 
 The worker serializes answers itself, so only bytes cross the pipe.
+
+A worker serving tokens is *sandboxed* (:mod:`memkg.sandbox`): before its first
+job it forbids itself every socket but Unix ones, so no SPARQL it runs (SERVICE,
+LOAD, however spelled) reaches the network. It also plans updates
+(:class:`~.jobs.UpdateJob`): the server applies the plan, never the text. Jobs run
+on a thread with a large stack: Oxigraph's parsers recurse, and a request's
+nesting is bounded (:mod:`memkg.limits`) well below what that stack holds.
 """
 
 from __future__ import annotations
@@ -19,16 +26,24 @@ from multiprocessing.connection import Connection
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
 
+from .. import access, sandbox
 from .. import index as claim_index
 from ..errors import ParseError
+from ..limits import LimitExceeded
+from ..updates import UnsupportedUpdate, UpdateError, plan_update
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import PREFIXES
 from . import negotiation as neg
 from . import jobs
-from .jobs import Answer, Failure, GraphJob, Job, QueryJob, Reply
+from .jobs import Answer, Failure, GraphJob, Job, Plan, QueryJob, Reply, UpdateJob
 
 #: The first message a worker sends: it has imported everything and is ready.
 READY = "ready"
+#: The stack of the thread that runs jobs (virtual memory: pages are used as it grows).
+#: Nesting within memkg.limits' bound needs a few MiB; this leaves a wide margin.
+JOB_STACK = 256 << 20
+#: Seconds after which a job runs at the lowest CPU priority (nice 19).
+LONG_JOB = 0.5
 
 
 class _Snapshots:
@@ -47,12 +62,24 @@ class _Snapshots:
         return self.store
 
 
-def main(conn: Connection) -> None:
-    """The worker's loop: a job in, a reply out, until the pipe closes or a None arrives."""
+def main(conn: Connection, sandboxed: bool = False) -> None:
+    """The worker: sandbox itself if asked (before any other thread starts), then serve jobs."""
+    if sandboxed:
+        try:
+            sandbox.install()
+        except sandbox.SandboxUnavailable as err:
+            jobs.send(conn, f"sandbox unavailable: {err}")
+            return
     # Ctrl-C and SIGTERM are for the server, which shuts its workers down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="memkg-orphan-check", daemon=True).start()
+    threading.stack_size(JOB_STACK)
+    _serve(conn)
+
+
+def _serve(conn: Connection) -> None:
+    """The worker's loop: a job in, a reply out, until the pipe closes or a None arrives."""
     snapshots = _Snapshots()
     jobs.send(conn, READY)
     while True:
@@ -62,7 +89,25 @@ def main(conn: Connection) -> None:
             return
         if job is None:
             return
-        jobs.send(conn, run(job, snapshots))
+        jobs.send(conn, _run_on_own_thread(job, snapshots))
+
+
+def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
+    """Run one job on a fresh thread (with the large stack); a job still running after
+    :data:`LONG_JOB` seconds goes to the lowest CPU priority, so that a runaway request
+    (stopped at ``--timeout`` anyway) takes CPU only from what nobody else wants. The
+    thread ends with the job: the next one starts at the normal priority again."""
+    replies: list[Reply] = []
+    thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
+    thread.start()
+    thread.join(LONG_JOB)
+    if thread.is_alive() and thread.native_id is not None and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, thread.native_id, 19)
+        except OSError:
+            pass  # a politeness, not a guarantee
+        thread.join()
+    return replies[0]
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -82,20 +127,41 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
         store = snapshots.open(job.snapshot)
         if isinstance(job, QueryJob):
             return _query(store, job)
+        if isinstance(job, UpdateJob):
+            return _plan(store, job)
         return _graph(store, job)
     except ParseError as err:
-        return Failure("parse", err.reason, err.line, err.column)
+        return Failure("parse", err.reason, err.line, err.column, source=err.file)
+    except LimitExceeded as err:
+        return Failure("limit", str(err), limit=err.limit, value=err.value)
+    except access.Forbidden as err:
+        return Failure("forbidden", str(err))
+    except UnsupportedUpdate as err:
+        return Failure("unsupported", str(err))
     except neg.NotAcceptable as err:
         return Failure("not-acceptable", str(err))
     except LookupError as err:
         return Failure("not-found", str(err.args[0]) if err.args else "not found")
+    except (UpdateError, ValueError) as err:
+        return Failure("bad-request", str(err))
     except Exception as err:  # noqa: BLE001 - the server turns it into a 500 with the message
+        if sandbox.installed() and "os error 13" in str(err):  # EACCES from the sandbox's socket()
+            return Failure("forbidden", "the request tried to reach the network (SERVICE or LOAD), "
+                                        "which this server's sandbox forbids")
         return Failure("error", f"{type(err).__name__}: {err}")
 
 
 def _query(store: Store, job: QueryJob) -> Answer:
+    dataset = job.dataset
+    if job.confine is not None:
+        c = job.confine
+        c.limits.check_query(job.query)
+        dataset = access.query_options(
+            c.grant, job.query, default_graph_uris=c.default_graph_uris, named_graph_uris=c.named_graph_uris,
+            base_iri=job.base_iri,
+        )
     try:
-        results = store.query(job.query, prefixes=PREFIXES, base_iri=job.base_iri, **job.dataset)
+        results = store.query(job.query, prefixes=PREFIXES, base_iri=job.base_iri, **dataset)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file="<query>", sparql=job.query) from None
     if isinstance(results, QueryTriples):
@@ -104,6 +170,15 @@ def _query(store: Store, job: QueryJob) -> Answer:
     fmt = neg.choose(job.accept, neg.TABLE_FORMATS, override=job.format)
     body = results.serialize(format=neg.TABLE_SERIALIZERS[fmt.name]) or b""
     return Answer(200, neg.content_type(fmt), body)
+
+
+def _plan(store: Store, job: UpdateJob) -> Plan:
+    job.limits.check_update(job.update)
+    change = plan_update(
+        store, job.update, grant=job.grant, using_graphs=job.using_graphs,
+        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri, limits=None,
+    )
+    return Plan(change.remove, change.add)
 
 
 def _graph(store: Store, job: GraphJob) -> Answer:

@@ -1,0 +1,424 @@
+"""Hostile requests against ``memkg serve --tokens`` (issue 12): no way out, no way to crash or wedge it.
+
+A local TCP listener records every connection; thousands of spellings of SERVICE
+and LOAD run through the real server (its sandboxed workers, Oxigraph itself),
+and the listener must see none.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from memkg import sandbox
+from memkg.limits import Limits, LimitExceeded
+
+from .endpoint_server import Server, make_store
+
+pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="the network sandbox needs Linux on x86_64/aarch64")
+
+LIA = "https://example.org/tenants/lia"
+BOB = "https://example.org/tenants/bob"
+TOKENS = {
+    "lia-read-token": {"tenants": [LIA], "write": False, "name": "lia-read"},
+    "lia-write-token": {"tenants": [LIA], "write": True, "name": "lia-write"},
+    "bob-write-token": {"tenants": [BOB], "write": True, "name": "bob-write"},
+}
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts every connection made to it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def listener():
+    found = Listener()
+    yield found
+    found.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("hostile")
+    tokens = root / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS))
+    srv = Server(make_store(root / "store"), "--tokens", str(tokens), "--timeout", "5", "--workers", "2")
+    yield srv
+    srv.close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_the_sandbox_refuses_internet_sockets_in_a_child(listener: Listener) -> None:
+    """The filter itself, in a spawned child: a TCP connect fails, a Unix socket pair works."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        outcome = pool.apply(_try_connect, (listener.port,))
+    assert outcome == "refused: EACCES; unix ok"
+    assert listener.connections == 0
+
+
+def _try_connect(port: int) -> str:
+    import errno
+
+    sandbox.install()
+    a, b = socket.socketpair()
+    a.close()
+    b.close()
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError as err:
+        return f"refused: {errno.errorcode.get(err.errno or 0, err.errno)}; unix ok"
+    return "connected"
+
+
+# -- the fuzz: spellings of SERVICE and LOAD -------------------------------------------------------
+
+
+def spellings(port: int, count: int, seed: int = 12) -> list[tuple[str, str]]:
+    """(kind, text): queries with SERVICE and updates with LOAD, disguised in as many ways as we know."""
+    rng = random.Random(seed)
+    url = f"http://127.0.0.1:{port}/sparql"
+    targets = [f"<{url}>", "svc:x", "<http://127.0.0.1:%d/>" % port, f"<{url}?q=1#f>"]
+    prologues = ["", f"PREFIX svc: <http://127.0.0.1:{port}/> ", f"BASE <http://127.0.0.1:{port}/> ", "#c\n"]
+    service = ["SERVICE", "service", "Service", "SERVICE SILENT", "service silent", "SERVICE\t", "SERVICE#x\n"]
+    loads = ["LOAD", "load", "Load", "LOAD SILENT", "load silent", "LOAD#x\n"]
+    decoys = [
+        "FILTER(?a<?b&&'>'!='')", 'FILTER(?a<?b&&">"!="")', "BIND('''x\"\"\"' AS ?q)", 'BIND("""x\'\'\'""" AS ?q)',
+        "# ' \" <\n", "BIND('\\'' AS ?q)", 'BIND("\\"" AS ?q)', "FILTER(1<2)", "FILTER(2>1)", "BIND(<urn:x> AS ?i)",
+        "BIND('\\u0053ERVICE' AS ?q)", "FILTER(?a<?b)", "", "{ }", "BIND(\"<\" AS ?lt)",
+    ]
+    tails = ["", " #'", ' #"', " BIND('' AS ?z)", ' BIND("" AS ?z)', " # '''", "\n"]
+    out = []
+    for n in range(count):
+        prologue = rng.choice(prologues) + "PREFIX svc: <http://127.0.0.1:%d/> " % port
+        target = rng.choice(targets)
+        if target == "<http://127.0.0.1:%d/>" % port and "BASE" in prologue:
+            target = "<sparql>"  # a relative IRI against the attacker's BASE
+        before, after = rng.choice(decoys), rng.choice(decoys)
+        tail = rng.choice(tails)
+        if n % 2 == 0:
+            word = rng.choice(service)
+            text = (f"{prologue}SELECT * WHERE {{ BIND(1 AS ?a) BIND(2 AS ?b) {before} "
+                    f"{word} {target} {{ ?s ?p ?o }} {after} }}{tail}")
+            out.append(("query", text))
+        else:
+            word = rng.choice(loads)
+            into = rng.choice(["", f" INTO GRAPH <{LIA}>", " INTO GRAPH <urn:x>"])
+            text = f"{prologue}{word} {target}{into}{tail}"
+            if rng.random() < 0.5:
+                text = (f"{prologue}INSERT {{ GRAPH <{LIA}> {{ ?s ?p ?o }} }} WHERE {{ BIND(1 AS ?a) BIND(2 AS ?b) "
+                        f"{before} {rng.choice(service)} {target} {{ ?s ?p ?o }} {after} }}{tail}")
+            out.append(("update", text))
+    return out
+
+
+#: Distinct requests sent to the real server; kept so the test stays near 30 s on a busy machine.
+FUZZ_REQUESTS = 1200
+
+
+def test_no_spelling_of_service_or_load_reaches_the_network(server: Server, listener: Listener) -> None:
+    cases = spellings(listener.port, FUZZ_REQUESTS)
+    statuses: dict[int, int] = {}
+    deadline = time.monotonic() + 120
+    for kind, text in cases:
+        if kind == "query":
+            r = server.request("POST", "/sparql", text, {"Content-Type": "application/sparql-query",
+                                                         **bearer("lia-read-token")})
+        else:
+            r = server.request("POST", "/update", text, {"Content-Type": "application/sparql-update",
+                                                         **bearer("lia-write-token")})
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+        assert r.status != 500 or "internal" not in r.text, r.text
+        assert time.monotonic() < deadline, f"the fuzz took too long: {statuses}"
+    print(f"fuzz: {len(cases)} requests, statuses {statuses}, connections {listener.connections}")
+    assert listener.connections == 0
+    assert server.request("GET", "/health").status == 200
+
+
+def test_the_engine_path_itself_never_connects(listener: Listener) -> None:
+    """Straight into Oxigraph in a sandboxed worker, without memkg's text checks: thousands more."""
+    import multiprocessing
+
+    cases = spellings(listener.port, 4000, seed=7)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        ran = pool.apply(_run_raw, (cases,))
+    print(f"engine fuzz: {ran} texts run by Oxigraph in the sandbox, connections {listener.connections}")
+    assert ran == len(cases)
+    assert listener.connections == 0
+
+
+def _run_raw(cases: list[tuple[str, str]]) -> int:
+    from pyoxigraph import Store
+
+    sandbox.install()
+    store = Store()
+    for kind, text in cases:
+        try:
+            if kind == "query":
+                result = store.query(text)
+                list(result) if hasattr(result, "__iter__") else None
+            else:
+                store.update(text)
+        except (SyntaxError, OSError, RuntimeError, ValueError):
+            pass
+    return len(cases)
+
+
+def test_the_issue_query_is_refused_without_a_connection(server: Server, listener: Listener) -> None:
+    text = (f"PREFIX mem: <https://w3id.org/memkg#> SELECT ?n WHERE {{ BIND(1 AS ?a) BIND(2 AS ?b) "
+            f"FILTER(?a<?b&&'>'!='') SERVICE <http://127.0.0.1:{listener.port}/sparql> "
+            f"{{ GRAPH ?g {{ ?s mem:displayName ?n }} }} BIND('' AS ?z) }} #'")
+    before = listener.connections
+    r = server.request("POST", "/sparql", text, {"Content-Type": "application/sparql-query", **bearer("lia-read-token")})
+    assert r.status in (400, 403, 500)
+    assert listener.connections == before
+
+
+# -- limits -----------------------------------------------------------------------------------------
+
+
+def nested(depth: int) -> str:
+    return "<urn:a> <urn:b> <<( " * depth + "<urn:a> <urn:b> <urn:c>" + " )>>" * depth
+
+
+@pytest.mark.parametrize("depth", [65, 3000, 100_000])
+def test_deep_triple_terms_are_refused_naming_the_limit(server: Server, depth: int) -> None:
+    body = f"{nested(depth)} ."
+    r = server.request("POST", f"/store?graph={LIA}", body, {"Content-Type": "application/n-triples",
+                                                              **bearer("lia-write-token")}, timeout=120)
+    assert r.status == 400, r.text
+    assert "--max-depth" in r.text
+    update = f"INSERT DATA {{ GRAPH <{LIA}> {{ {nested(depth)} }} }}"
+    r = server.request("POST", "/update", update, {"Content-Type": "application/sparql-update",
+                                                   **bearer("lia-write-token")}, timeout=120)
+    # The nesting is measured in the worker, within --timeout (5 s here): a slow machine may run out first.
+    assert (r.status == 400 and "--max-depth" in r.text) or (depth > 3000 and r.status == 503), r.text
+    assert server.process.poll() is None
+    assert server.request("GET", "/health").status == 200
+
+
+def test_deep_brackets_in_a_query_are_refused(server: Server) -> None:
+    r = server.request("POST", "/sparql", "SELECT * WHERE { FILTER(" + "(" * 20000 + "1" + ")" * 20000 + ") }",
+                       {"Content-Type": "application/sparql-query", **bearer("lia-read-token")})
+    assert r.status == 400 and "--max-depth" in r.text
+    r = server.request("POST", "/update", "TO" * 1500, {"Content-Type": "application/sparql-update",
+                                                        **bearer("lia-write-token")})
+    assert r.status == 400, r.text
+
+
+def test_a_large_query_is_refused_before_it_is_read_twice(server: Server) -> None:
+    text = "SELECT * WHERE { ?s ?p ?o } #" + "x" * (1 << 21)
+    started = time.monotonic()
+    r = server.request("POST", "/sparql", text, {"Content-Type": "application/sparql-query", **bearer("lia-read-token")})
+    assert r.status == 400 and "--max-query" in r.text
+    assert time.monotonic() - started < 10
+
+
+def test_a_literal_past_the_parser_limit_is_a_clear_400(server: Server) -> None:
+    body = f'<{LIA}#x> <urn:p> "' + "x" * (17 << 20) + '" .'
+    r = server.request("POST", f"/store?graph={LIA}", body, {"Content-Type": "application/n-triples",
+                                                              **bearer("lia-write-token")}, timeout=120)
+    assert r.status == 400 and "16,777,216" in r.text, r.text
+
+
+def test_authentication_comes_before_the_body(server: Server) -> None:
+    """A huge declared body without a token: 401 at once, the body never read, the connection closed."""
+    with socket.create_connection((server.host, server.port), timeout=10) as conn:
+        conn.sendall(b"POST /update HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-update\r\n"
+                     b"Content-Length: 62914560\r\n\r\n")
+        answer = conn.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 401")
+    assert "Connection: close" in answer
+    with socket.create_connection((server.host, server.port), timeout=10) as conn:
+        conn.sendall(b"PUT /store?graph=" + LIA.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: text/turtle\r\n"
+                     b"Authorization: Bearer lia-read-token\r\nContent-Length: 62914560\r\n\r\n")
+        answer = conn.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 403")
+
+
+# -- routes -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method,path", [("GET", "/"), ("HEAD", "/"), ("GET", "/views"), ("GET", "/views/current"),
+                                         ("GET", "/nowhere"), ("GET", "/sparql?query=ASK%7B%7D")])
+def test_every_route_needs_a_token(server: Server, method: str, path: str) -> None:
+    assert server.request(method, path).status == 401
+
+
+def test_health_without_a_token_says_ok_and_nothing_more(server: Server) -> None:
+    r = server.request("GET", "/health")
+    assert r.status == 200 and r.json() == {"status": "ok"}
+    assert server.request("HEAD", "/health").status == 200
+    mine = server.request("GET", "/health", headers=bearer("lia-read-token")).json()
+    assert "workers" not in mine and "snapshot" not in mine  # nothing about other tenants' activity
+
+
+# -- the one-bit oracle -------------------------------------------------------------------------------
+
+
+def test_a_refused_write_says_the_same_whether_other_tenants_have_the_iri(server: Server) -> None:
+    """Lia links to an IRI; Bob types it, or does not: Lia's answer must not differ."""
+    def lia_links(iri: str) -> tuple[int, str]:
+        body = (f"@prefix mem: <https://w3id.org/memkg#> .\n"
+                f"<{LIA}#probe-{iri[-3:]}> a mem:Person ; mem:knows <{iri}> ; mem:displayName \"p\" .")
+        r = server.request("POST", f"/store?graph={LIA}", body, {"Content-Type": "text/turtle",
+                                                                  **bearer("lia-write-token")})
+        return r.status, r.text.replace(iri, "IRI").replace(iri[-3:], "N")
+
+    typed, untyped = "https://example.org/people/b01", "https://example.org/people/b02"
+    r = server.request("POST", f"/store?graph={BOB}",
+                       f"<{typed}> a <https://w3id.org/memkg#Person> .",
+                       {"Content-Type": "text/turtle", **bearer("bob-write-token")})
+    assert r.status in (201, 204), r.text
+    assert lia_links(typed) == lia_links(untyped)
+
+
+def test_limits_reject_bad_settings() -> None:
+    with pytest.raises(ValueError, match="max_literal"):
+        Limits(max_literal=32 << 20)
+    with pytest.raises(LimitExceeded, match="--max-query"):
+        Limits(max_query=10).check_query("SELECT * WHERE { ?s ?p ?o }")
+
+
+def test_tenant_blind_judgement_at_the_library() -> None:
+    """Without ``visible`` the store tells a link into another tenant's vertex (invariant 7); with it, never."""
+    from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+
+    from memkg import MemoryStore
+    from memkg.errors import ValidationError
+    from memkg.ontology import ONTOLOGY_GRAPH
+
+    lia, bob = NamedNode(LIA), NamedNode(BOB)
+
+    def quads(text: str, graph: NamedNode) -> list[Quad]:
+        return [Quad(q.subject, q.predicate, q.object, graph) for q in parse(text, RdfFormat.TURTLE)]
+
+    def lia_writes(bob_types_it: bool, visible: set | None) -> str:
+        store = MemoryStore()
+        if bob_types_it:
+            store.write(quads("<https://example.org/people/x> a <https://w3id.org/memkg#Person> .", bob))
+        link = quads("@prefix mem: <https://w3id.org/memkg#> . <https://example.org/lia/p> a mem:Person ; "
+                     "mem:knows <https://example.org/people/x> .", lia)
+        try:
+            store.write(link, visible=visible)
+            return "written"
+        except ValidationError as err:
+            return str(err)
+
+    # The oracle as it was: the answer depends on Bob's data.
+    assert lia_writes(True, None) != lia_writes(False, None)
+    assert "TenantIsolationShape" in lia_writes(True, None)
+    # Judged against what Lia can read, the answers are the same.
+    mine = {lia, DefaultGraph(), ONTOLOGY_GRAPH}
+    assert lia_writes(True, mine) == lia_writes(False, mine) == "written"
+
+
+RUNAWAY = (f"INSERT {{ GRAPH <{LIA}> {{ <urn:x> <urn:y> ?n }} }} WHERE {{ SELECT (COUNT(*) AS ?n) WHERE "
+           "{ GRAPH ?g { ?a ?b ?c . ?d ?e ?f . ?h ?i ?j . ?k ?l ?m } } }")
+
+
+def test_a_runaway_update_is_stopped_releases_the_lock_and_sigterm_stops_the_server(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS))
+    srv = Server(make_store(tmp_path / "store"), "--tokens", str(tokens), "--timeout", "2", "--workers", "2")
+    try:
+        headers = {"Content-Type": "application/sparql-update", **bearer("lia-write-token")}
+        answers: list[int] = []
+        runaway = threading.Thread(target=lambda: answers.append(srv.request("POST", "/update", RUNAWAY, headers).status))
+        runaway.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        r = srv.request("POST", f"/store?graph={BOB}", f"<{BOB}#n> <urn:p> \"one\" .",
+                        {"Content-Type": "text/turtle", **bearer("bob-write-token")})
+        waited = time.monotonic() - started
+        runaway.join(30)
+        assert answers == [503]
+        assert r.status in (201, 204), r.text
+        assert waited < 2 + 8, waited  # the time limit, plus slack for a busy machine
+        # Nothing of the runaway update was written.
+        q = srv.request("POST", "/sparql", f"ASK {{ GRAPH <{LIA}> {{ <urn:x> <urn:y> ?n }} }}",
+                        {"Content-Type": "application/sparql-query", "Accept": "application/sparql-results+json",
+                         **bearer("lia-read-token")})
+        assert q.json()["boolean"] is False
+        # SIGTERM with a runaway update in flight: the server stops within seconds.
+        busy = threading.Thread(target=lambda: answers.append(srv.request("POST", "/update", RUNAWAY, headers).status))
+        busy.start()
+        time.sleep(0.5)
+        stopping = time.monotonic()
+        assert srv.terminate(timeout=30) == 0
+        assert time.monotonic() - stopping < 2 + 8
+        busy.join(10)
+    finally:
+        srv.close()
+
+
+def test_serve_with_tokens_refuses_to_start_without_the_sandbox(tmp_path: Path, monkeypatch) -> None:
+    from memkg.endpoint import ServeOptions, serve
+
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS))
+    monkeypatch.setattr(sandbox, "supported", lambda: False)
+    with pytest.raises(sandbox.SandboxUnavailable, match="refusing to start"):
+        serve(ServeOptions(store=tmp_path / "store", port=0, tokens=tokens))
+    assert not (tmp_path / "store").exists()  # nothing was opened
+
+
+def test_cli_load_and_validate_refuse_deep_and_huge_input(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    deep = tmp_path / "deep.nt"
+    deep.write_text(nested(5000) + " .\n")
+    huge = tmp_path / "huge.nt"
+    huge.write_text('<urn:a> <urn:b> "' + "x" * (17 << 20) + '" .\n')
+    small = tmp_path / "small.nt"
+    small.write_text('<urn:a> <urn:b> "' + "x" * 2000 + '" .\n')
+    cases = [
+        (["load", str(deep)], "--max-depth"),
+        (["validate", str(deep)], "--max-depth"),
+        (["load", str(huge)], "16,777,216"),
+        (["load", str(small), "--max-literal", "1000"], "--max-literal"),
+        (["load", str(deep), "--max-depth", "0"], "max_depth must be at least 1"),
+    ]
+    for args, expected in cases:
+        done = subprocess.run([sys.executable, "-m", "memkg", "--store", str(tmp_path / "store"), *args],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2, (args, done.stderr)
+        assert expected in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
