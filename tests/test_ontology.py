@@ -47,7 +47,7 @@ EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "Reco
 EXTRA_DATATYPE_PROPERTIES = ["matchScore", "reason", "version", "provenance", "edgeLabel", "edgeValue", "lane", "sourceType",
                              "states", "extractionFlag", "utility"]
 EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty", "needsReview"]
-EXTRA_ANNOTATION_PROPERTIES = ["displayName"]
+EXTRA_ANNOTATION_PROPERTIES = ["displayName", "alias"]
 
 # SPEC §1 "PROV-O" column, plus the sub-property alignments it names.
 PROV_ALIGNMENT = [

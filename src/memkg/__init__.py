@@ -45,6 +45,7 @@ from .provenance import (
     support,
     withdraw,
 )
+from .recall import Embedder, Hit, RecallConfig, recall
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .vocab import MEM, PROV, mem, prov
@@ -62,9 +63,11 @@ __all__ = [
     "BudgetError",
     "Claim",
     "EdgeProperty",
+    "Embedder",
     "Episode",
     "EvidencePacket",
     "Extraction",
+    "Hit",
     "LaneError",
     "LoadReport",
     "MemkgError",
@@ -78,6 +81,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "Predicate",
+    "RecallConfig",
     "ReservedLabelError",
     "Retraction",
     "StoreLockedError",
@@ -97,6 +101,7 @@ __all__ = [
     "minimal_support",
     "packet",
     "propose_echoes",
+    "recall",
     "prov",
     "support",
     "verify",

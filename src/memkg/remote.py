@@ -58,6 +58,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from pyoxigraph import (
@@ -153,13 +154,12 @@ class SparqlClient:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
 
     def get(self, url: str, *, accept: str) -> tuple[bytes, dict[str, str]]:
-        """GET ``url`` (relative to the endpoint); returns the body and headers."""
+        """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``/recall``,
+        ``views/NAME``, ``pictures``) with this client's credentials; returns the body and headers."""
         return self._send(urllib.parse.urljoin(self.endpoint, url), None, None, accept)
 
     def _send(self, url: str, body: bytes | None, content_type: str | None, accept: str) -> tuple[bytes, dict[str, str]]:
-        headers = {**self._headers, "Accept": accept}
-        if content_type:
-            headers["Content-Type"] = content_type
+        headers = {**self._headers, "Accept": accept, **({"Content-Type": content_type} if content_type else {})}
         request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET", headers=headers)
         self.requests += 1
         try:
@@ -175,6 +175,15 @@ class SparqlClient:
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
             reason = getattr(err, "reason", err)
             raise RemoteError(f"{url}: cannot reach the server ({reason})") from None
+
+
+def recall_url(endpoint: str) -> str:
+    """A memkg server's ``/recall`` beside its query URL (``…/sparql`` or ``…/query``)."""
+    base = endpoint.split("?")[0].rstrip("/")
+    for tail in ("/sparql", "/query"):
+        if base.endswith(tail):
+            return base[: -len(tail)] + "/recall"
+    return base + "/recall"
 
 
 def _default_update_url(endpoint: str) -> str:
@@ -591,6 +600,41 @@ class RemoteStore(MemoryStore):
     def raw(self) -> RemoteBackend:  # type: ignore[override]
         """The server as a read-only pyoxigraph-like Store (see :class:`RemoteBackend`)."""
         return self._store
+
+    #: Recall asks the server (see :meth:`recall`): the indexes live beside the served store.
+    recall_local = False
+
+    def recall(
+        self,
+        query: str,
+        *,
+        tenant: str | NamedNode | None = None,
+        k: int = 10,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[Any]:
+        """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
+        vector indexes it keeps beside its store, under this client's token. Another SPARQL
+        server has no such indexes (and no copy here could be kept current as other clients
+        write): :class:`RemoteError` says so."""
+        from .recall import Hit
+
+        params = [("q", query), ("k", str(k))]
+        params += [(name, value) for name, value in (
+            ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
+            ("valid_at", valid_at.isoformat() if valid_at else None),
+            ("known_at", known_at.isoformat() if known_at else None)) if value is not None]
+        url = recall_url(self.client.endpoint) + "?" + urllib.parse.urlencode(params)
+        try:
+            body, _ = self.client.get(url, accept="application/json")
+        except RemoteError as err:
+            if err.status in (404, 405):
+                raise RemoteError(
+                    f"{self.client.endpoint} answers no recall ({err}): recall needs memkg's text and vector "
+                    f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
+                    f"serve, or recall where the store is (--store)", status=err.status) from None
+            raise
+        return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
 
     def support_index(self) -> None:  # type: ignore[override]
         """Never: other clients write to the server, so no copy here could be kept current."""

@@ -210,6 +210,11 @@ class MemoryStore:
     _support_wanted: bool = False
     _support: SupportIndex | None = None
     _prefixes: dict[str, str] | None = None
+    #: The recall index (memkg.recall): None until built or found on disk; never for a RemoteStore.
+    _recall: Any = None
+    _embedder: Any = None
+    #: Whether this store keeps its recall index itself (a RemoteStore asks its server).
+    recall_local: bool = True
 
     def __init__(
         self,
@@ -219,8 +224,11 @@ class MemoryStore:
         clock: Clock | None = None,
         validation: str | None = "native",
         support_index: bool = False,
+        embedder: Any = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
+        #: The recall embedder (memkg.recall.Embedder); None: the default, loaded when needed.
+        self._embedder = embedder
         #: Whether to hold the support links in memory (memkg.support_index) once asked for
         #: them: for long-lived processes asking often (one-off commands read the store).
         self._support_wanted = support_index
@@ -283,6 +291,56 @@ class MemoryStore:
             except BaseException:
                 self._support = None  # half applied (a bug, or an interrupt): built again on next use
                 raise
+
+    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+        """Bring the recall index (if built) up to a write just committed."""
+        index = self._recall_index(create=False)
+        if index is not None:
+            index.apply(added=added, removed=removed)
+
+    def _recall_index(self, *, create: bool) -> Any:
+        """The recall index: the one in memory, else the store directory's file, else (with
+        ``create``) a new one built from the store. None when there is none and none is wanted."""
+        if self._recall is not None or not self.recall_local:
+            return self._recall
+        from .recall import INDEX_FILE, RecallIndex, default_embedder
+
+        file = self.path / INDEX_FILE if self.path is not None else None
+        if not create and not RecallIndex.exists(file):
+            return None
+        with self._write_lock:
+            if self._recall is None:
+                if self.read_only and not RecallIndex.exists(file):
+                    raise PermissionError(f"{self.path}: no recall index, and the store is open read-only")
+                index = RecallIndex(self._store, file, self._embedder or default_embedder(), read_only=self.read_only)
+                if not index.built and not self.read_only:
+                    index.rebuild()
+                self._recall = index
+            return self._recall
+
+    def recall_index(self) -> Any:
+        """The recall index (:class:`memkg.recall.RecallIndex`), built from the store on first use."""
+        return self._recall_index(create=True)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        tenant: str | NamedNode | None = None,
+        k: int = 10,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[Any]:
+        """The memory's nodes that answer ``query``, best first (:class:`memkg.recall.Hit`).
+
+        Messages, claims, episodes and vertices, ranked by lexical, vector, entity, time
+        and graph signals, each hit saying which (SPEC section 7; :mod:`memkg.recall`).
+        ``tenant`` keeps to one tenant's graph (plus the shared default graph); without it
+        every graph is searched. Never returns a node the store does not hold.
+        """
+        from .recall import recall
+
+        return recall(self, query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -374,6 +432,7 @@ class MemoryStore:
             if new:
                 self._store.extend(new)
                 self._support_changed(added=new)
+                self._recall_changed(added=new)
             return len(new)
 
     def change(
@@ -410,6 +469,7 @@ class MemoryStore:
                 update, functions = _change_update([*gone, *stale], adding)
                 self._store.update(update, custom_functions=functions)
                 self._support_changed(added=adding, removed=gone)
+                self._recall_changed(added=adding, removed=gone)
                 # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
                 for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
                     if not any(self._store.quads_for_pattern(None, None, None, g)):
@@ -642,12 +702,17 @@ class MemoryStore:
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)
+        recalled: list[Quad] = []
+        if self._recall_index(create=False) is not None:  # everything written, for the recall index
+            quads = _tee(quads, recalled, None)
         with report.phase("write"):
             if bulk:
                 self._store.bulk_extend(quads)
             else:
                 self._store.extend(quads)
         self._support_changed(added=written)
+        with report.phase("recall index"):
+            self._recall_changed(added=recalled)
         if bulk and compact:
             with report.phase("optimize"):
                 # The bulk loader leaves many overlapping files; one compaction made
@@ -727,6 +792,20 @@ class MemoryStore:
         with self._write_lock:
             claim_index.rebuild(self._store)
 
+    def check_recall_index(self) -> Any:
+        """Prove the recall index matches the data (:meth:`memkg.recall.RecallIndex.check`);
+        None when there is none yet (it is built on first recall)."""
+        index = self._recall_index(create=False)
+        return None if index is None else index.check()
+
+    def rebuild_recall_index(self) -> int:
+        """Derive the recall index again from the data (creating it); returns its document count."""
+        self._check_writable()
+        with self._write_lock:
+            existed = self._recall_index(create=False) is not None
+            index = self._recall_index(create=True)
+            return index.rebuild() if existed else index.stats()["documents"]
+
     def compact(self) -> None:
         """Compact the store on disk: reads get faster after large loads, at a cost that
         follows the store's size, not the last write's (a large first load is compacted
@@ -744,6 +823,9 @@ class MemoryStore:
         """Flush and release the store (the directory can then be opened elsewhere)."""
         self.flush()
         self._support = None
+        if self._recall is not None:
+            self._recall.close()
+            self._recall = None
         self._store = None  # type: ignore[assignment]  # pyoxigraph closes on drop
 
     def __enter__(self) -> "MemoryStore":
@@ -760,10 +842,10 @@ def sparql_term(term: Term | Triple) -> str:
     return str(term)
 
 
-def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNode]) -> Iterator[Quad]:
-    """Yield ``quads``, keeping those with one of ``predicates`` in ``into``."""
+def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNode] | None) -> Iterator[Quad]:
+    """Yield ``quads``, keeping those with one of ``predicates`` (None: every quad) in ``into``."""
     for q in quads:
-        if q.predicate in predicates:
+        if predicates is None or q.predicate in predicates:
             into.append(q)
         yield q
 

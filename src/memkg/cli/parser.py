@@ -12,7 +12,15 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..store import DEFAULT_STORE_PATH
-from . import index_command, provenance_commands, serve_command, store_commands, tags_commands, time_commands
+from . import (
+    index_command,
+    provenance_commands,
+    recall_command,
+    serve_command,
+    store_commands,
+    tags_commands,
+    time_commands,
+)
 
 # command(name, help, example, func) -> the subcommand's parser, for its arguments
 AddCommand = Callable[[str, str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
@@ -21,6 +29,7 @@ REGISTRIES = (
     store_commands.register,       # load query view export validate stats
     time_commands.register,        # supersede retract ingest history diff bisect
     index_command.register,        # index
+    recall_command.register,       # recall
     tags_commands.register,        # tags policy
     provenance_commands.register,  # lineage … echoes
     serve_command.register,        # serve

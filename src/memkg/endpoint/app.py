@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import email.policy
 import threading
+from datetime import datetime
 from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -144,6 +145,28 @@ class Endpoint:
             raise_failure(reply)
         return reply
 
+    def recall(self, grant: Grant, query: str, *, tenant: str | None = None, k: str = "10",
+               valid_at: str | None = None, known_at: str | None = None, packet: str = "false") -> dict[str, object]:
+        """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
+        default graph), in this process: the text and vector indexes live beside the live store."""
+        from ..recall import answer
+
+        if grant.restricted and tenant is not None and NamedNode(_iri_parameter(tenant, "tenant")) not in (grant.tenants or ()):
+            raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
+        tenants = [_iri_parameter(tenant, "tenant")] if tenant is not None else (
+            sorted(t.value for t in grant.tenants or ()) if grant.restricted else None)
+        if packet not in ("true", "false"):
+            raise BadRequest(f"packet is true or false, not {packet!r}")
+        try:
+            count = int(k)
+        except ValueError:
+            raise BadRequest(f"k is a whole number, not {k!r}") from None
+        if not 1 <= count <= 1000:
+            raise BadRequest(f"k must be between 1 and 1000, got {count}")
+        result = answer(self.store, query, tenants=tenants, k=count, valid_at=_time_parameter(valid_at, "valid_at"),
+                        known_at=_time_parameter(known_at, "known_at"), packet=packet == "true")
+        return result.to_dict()
+
     # -- writing (here, serialized by the store's write lock) ----------------------------------
 
     def update(
@@ -259,6 +282,25 @@ class Endpoint:
         with self.store.lock():
             self.snapshots.close()
             self.store.close()
+
+
+def _iri_parameter(value: str, name: str) -> str:
+    try:
+        return NamedNode(value).value
+    except ValueError as err:
+        raise BadRequest(f"{name}={value!r} is not an IRI: {err}") from None
+
+
+def _time_parameter(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadRequest(f"{name}={value!r} is not a date-time (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise BadRequest(f"{name}={value!r} has no timezone")
+    return t
 
 
 def _label(graph: Graph | None) -> str:

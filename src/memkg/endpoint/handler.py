@@ -8,6 +8,7 @@
 | ``/store`` | GET, HEAD, PUT, POST, DELETE | Graph Store Protocol, ``?default`` or ``?graph=IRI`` |
 | ``/views`` | GET | the view templates and their parameters, as JSON |
 | ``/views/NAME`` | GET | run a view; its parameters as query parameters |
+| ``/recall`` | GET | recall (SPEC section 7): ``?q=…&tenant=…&k=…&valid_at=…&known_at=…&packet=true``, JSON |
 | ``/health`` | GET | liveness, as JSON |
 | ``/pictures``, ``/pictures/KIND`` | GET | pictures of a claim (:mod:`.pictures_route`) |
 
@@ -52,6 +53,7 @@ ALLOWED = {
     "/update": ("POST",),
     "/store": ("GET", "HEAD", "PUT", "POST", "DELETE"),
     "/views": ("GET",),
+    "/recall": ("GET",),
 }
 
 
@@ -214,12 +216,20 @@ class Handler(BaseHTTPRequestHandler):
             self._json(endpoint.health(self.grant), head=method == "HEAD")
         elif path == "/views":
             self._json([_describe(v) for v in views.list_views()])
+        elif path == "/recall":
+            self._recall()
         elif path in ("/sparql", "/query"):
             self._sparql(method)
         elif path == "/update":
             self._update()
         else:
             self._graph_store(method)
+
+    def _recall(self) -> None:
+        grant = self.server.endpoint.grant(self.headers.get("Authorization"))
+        optional = {name: self._one(name) for name in ("tenant", "k", "valid_at", "known_at", "packet")
+                    if name in self.params}
+        self._json(self.server.endpoint.recall(grant, self._one("q"), **optional))
 
     # -- SPARQL 1.1 Protocol ---------------------------------------------------------------
 

@@ -1,0 +1,475 @@
+"""Recall: quality per question category against BM25 alone and the embedder alone; latency at scale;
+index build time and size; ingest throughput with and without the recall index; lexical libraries.
+
+    python benchmarks/bench_recall.py quality [--conversations 10]
+    python benchmarks/bench_recall.py scale [--messages 100000] [--questions 200]
+    python benchmarks/bench_recall.py lexical [--messages 100000]
+    python benchmarks/bench_recall.py vectors [--rows 100000 1000000]
+
+``quality`` writes the conversations of :mod:`conversations` (one tenant graph per
+conversation; people as ``mem:Person`` with their full name as display name and
+their nickname as ``mem:alias``; one ``mem:Episode`` per session; messages with
+sender, event time, episode and recipients) into a store on disk through
+``MemoryStore.add_all`` (one write per session), asks every question with
+``tenant`` = its conversation, and reports recall@5/10/20 of the evidence turns
+per category for memkg, for BM25 alone (bm25s, English stemming and stop words,
+over the same messages of the same conversation) and for the default embedder
+alone (WordLlama cosine over the same messages), all in the same run.
+
+``scale`` ingests conversations up to ``--messages`` messages on disk, once with
+the recall index kept by every write and once (the first tenth) without, and
+times recall over the questions (in process, after one warm-up query).
+
+``vectors`` times the vector search alone on 100k and 1M rows (real embeddings of
+generated turns, with noise): float32 and float16 brute force against memkg's sign
+bits with exact re-scoring of the best 2000, and how many of the exact top 10 each finds.
+
+``lexical`` compares the candidate lexical libraries on the same messages: SQLite
+FTS5 (what memkg uses), tantivy and bm25s: recall@10 on the questions, query latency
+over ``--messages`` messages, and the cost of making one new message searchable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+import logging
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+sys.path.insert(0, str(Path(__file__).parent))
+import conversations  # noqa: E402
+from conversations import Conversation, Question  # noqa: E402
+
+from memkg import Episode, MemoryStore, Message, Vertex  # noqa: E402
+from memkg.recall import RecallConfig, default_embedder, recall  # noqa: E402
+from memkg.vocab import mem, prov  # noqa: E402
+
+EX = "https://example.org/"
+KS = (5, 10, 20)
+CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
+
+
+def graph_of(conv: Conversation) -> str:
+    return f"{EX}conv/{conv.id}"
+
+
+def node_of(turn_id: str) -> str:
+    return f"{EX}turn/{turn_id}"
+
+
+def ingest(store: MemoryStore, conv: Conversation) -> float:
+    """Write one conversation, one write per session; returns the seconds spent writing."""
+    graph = graph_of(conv)
+    vertices = [Vertex(id=f"{EX}person/{key}", cls=mem.Person, display_name=full, extra=[(mem.alias, nick)])
+                for key, (full, nick) in conv.people.items()]
+    agent = f"{EX}agent/{conv.id}"
+    vertices.append(Vertex(id=agent, cls=mem.Agent, display_name=conv.agent))
+    spent = 0.0
+    start = time.perf_counter()
+    store.add_all(vertices, graph=graph)
+    spent += time.perf_counter() - start
+    everyone = [v.id for v in vertices]
+    by_session: dict[int, list] = defaultdict(list)
+    for t in conv.turns:
+        by_session[t.session].append(t)
+    for s, turns in sorted(by_session.items()):
+        episode = f"{EX}session/{conv.id}-{s}"
+        items: list = [Episode(id=episode, participants=everyone, event_time=conv.sessions[s])]
+        for t in turns:
+            sender = agent if t.speaker == "agent" else f"{EX}person/{t.speaker}"
+            items.append(Message(
+                id=node_of(t.id), content=t.text, sender=sender, event_time=t.time, event_id=t.id,
+                extra=[(prov.wasGeneratedBy, episode_node(episode))]))
+        start = time.perf_counter()
+        store.add_all(items, graph=graph)
+        spent += time.perf_counter() - start
+    return spent
+
+
+def episode_node(iri: str):  # type: ignore[no-untyped-def]
+    from pyoxigraph import NamedNode
+
+    return NamedNode(iri)
+
+
+# -- baselines --------------------------------------------------------------------------------
+
+
+class Bm25Baseline:
+    """bm25s over each conversation's messages (English Snowball stemming, English stop words)."""
+
+    def __init__(self, convs: Sequence[Conversation]) -> None:
+        import bm25s
+        import Stemmer
+
+        self.bm25s, self.stemmer = bm25s, Stemmer.Stemmer("english")
+        self.indexes = {}
+        for conv in convs:
+            ids = [t.id for t in conv.turns]
+            tokens = bm25s.tokenize([t.text for t in conv.turns], stopwords="en", stemmer=self.stemmer, show_progress=False)
+            index = bm25s.BM25()
+            index.index(tokens, show_progress=False)
+            self.indexes[conv.id] = (index, ids)
+
+    def search(self, conv: Conversation, question: str, k: int) -> list[str]:
+        index, ids = self.indexes[conv.id]
+        tokens = self.bm25s.tokenize([question], stopwords="en", stemmer=self.stemmer, show_progress=False)
+        if not tokens.vocab:
+            return []
+        try:
+            docs, scores = index.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
+        except (ValueError, KeyError):
+            return []
+        return [ids[d] for d, s in zip(docs[0], scores[0]) if s > 0]
+
+
+class VectorBaseline:
+    """The default embedder alone: cosine over each conversation's messages."""
+
+    def __init__(self, convs: Sequence[Conversation]) -> None:
+        self.embedder = default_embedder()
+        self.indexes = {conv.id: (self.embedder.embed([t.text for t in conv.turns]), [t.id for t in conv.turns])
+                        for conv in convs}
+
+    def search(self, conv: Conversation, question: str, k: int) -> list[str]:
+        matrix, ids = self.indexes[conv.id]
+        scores = matrix @ self.embedder.embed([question])[0]
+        return [ids[i] for i in np.argsort(-scores)[:k]]
+
+
+def recall_at(found: Sequence[str], evidence: Sequence[str], k: int) -> float:
+    top = set(found[:k])
+    return sum(1 for e in evidence if e in top) / len(evidence)
+
+
+def table(title: str, results: dict[str, dict[str, list[list[float]]]]) -> str:
+    """A Markdown table: one row per (category, system), recall@5/10/20."""
+    lines = [f"**{title}**", "", "| category | questions | system | R@5 | R@10 | R@20 |", "|---|---|---|---|---|---|"]
+    for category in [*CATEGORIES, "overall"]:
+        for system, by_category in results.items():
+            rows = by_category.get(category, [])
+            if not rows:
+                continue
+            means = [statistics.fmean(r[i] for r in rows) for i in range(len(KS))]
+            lines.append(f"| {category} | {len(rows)} | {system} | " + " | ".join(f"{m:.3f}" for m in means) + " |")
+    return "\n".join(lines)
+
+
+def run_quality(n_conversations: int, workdir: Path, ablations: bool = False) -> None:
+    convs = conversations.generate(n_conversations)
+    questions = [(c, q) for c in convs for q in c.questions]
+    print(f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} messages, "
+          f"{sum(len(c.sessions) for c in convs)} sessions, {len(questions)} questions")
+    store = MemoryStore(workdir / "quality")
+    store.recall_index()
+    for conv in convs:
+        ingest(store, conv)
+    systems: dict[str, Callable[[Conversation, Question], list[str]]] = {}
+
+    def memkg_search(config: RecallConfig | None = None) -> Callable[[Conversation, Question], list[str]]:
+        def search(conv: Conversation, q: Question) -> list[str]:
+            hits = recall(store, q.text, tenant=graph_of(conv), k=max(KS), now=q.asked_at, config=config)
+            return [h.node.rsplit("/", 1)[-1] for h in hits if h.kind == "Message"]
+        return search
+
+    bm25 = Bm25Baseline(convs)
+    vector = VectorBaseline(convs)
+    systems["memkg"] = memkg_search()
+    if ablations:  # what each signal adds: memkg with that signal's weight at zero
+        default = RecallConfig()
+        for signal in ("lexical", "vector", "entity", "time", "graph"):
+            systems[f"memkg without {signal}"] = memkg_search(
+                RecallConfig(weights={**default.weights, signal: 0.0}))
+    systems["BM25 (bm25s)"] = lambda c, q: bm25.search(c, q.text, max(KS))
+    systems["embedder alone"] = lambda c, q: vector.search(c, q.text, max(KS))
+    results: dict[str, dict[str, list[list[float]]]] = {name: defaultdict(list) for name in systems}
+    for conv, q in questions:
+        for name, search in systems.items():
+            found = search(conv, q)
+            row = [recall_at(found, q.evidence, k) for k in KS]
+            results[name][q.category].append(row)
+            results[name]["overall"].append(row)
+    print(table(f"recall@k by category ({len(questions)} questions, {len(convs)} conversations)", results))
+    store.close()
+
+
+# -- scale ----------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    return float(np.percentile(np.asarray(values), p))
+
+
+def dir_size(path: Path, predicate: Callable[[Path], bool] = lambda p: True) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and predicate(p))
+
+
+def _ingest_both(convs: Sequence[Conversation], baseline_convs: Sequence[Conversation], base_msgs: int,
+                 total: int, workdir: Path) -> MemoryStore:
+    """Ingest the first tenth without the recall index, everything with it; print the throughputs."""
+    # Without the recall index: the first tenth.
+    plain = MemoryStore(workdir / "plain")
+    t_plain = sum(ingest(plain, c) for c in baseline_convs)
+    plain.close()
+    # With it, kept by every write.
+    store = MemoryStore(workdir / "indexed")
+    store.recall_index()
+    t_first = 0.0
+    t_all = 0.0
+    for i, c in enumerate(convs):
+        spent = ingest(store, c)
+        t_all += spent
+        if i < len(baseline_convs):
+            t_first += spent
+        if (i + 1) % 20 == 0:
+            print(f"  {i + 1}/{len(convs)} conversations written ({t_all:.0f} s)", flush=True)
+    print(f"| ingest (add_all per session, validated) | messages | seconds | messages/s |")
+    print(f"|---|---|---|---|")
+    print(f"| without the recall index | {base_msgs} | {t_plain:.1f} | {base_msgs / t_plain:.0f} |")
+    print(f"| with the recall index, same messages | {base_msgs} | {t_first:.1f} | {base_msgs / t_first:.0f} |")
+    print(f"| with the recall index, all | {total} | {t_all:.1f} | {total / t_all:.0f} |")
+    print(f"ratio with/without on the same messages: {t_first / t_plain:.2f}x")
+    return store
+
+
+def run_scale(messages: int, n_questions: int, workdir: Path, reuse: bool = False) -> None:
+    per_conv = 32 * 22
+    convs = conversations.generate(max(1, -(-messages // per_conv)))
+    total = sum(len(c.turns) for c in convs)
+    baseline_convs = convs[: max(1, len(convs) // 10)]
+    base_msgs = sum(len(c.turns) for c in baseline_convs)
+    print(f"{len(convs)} conversations, {total} messages on disk")
+
+    if reuse and (workdir / "indexed").exists():
+        print("reusing the stores written by an earlier run (ingest not measured)")
+        store = MemoryStore(workdir / "indexed")
+    else:
+        store = _ingest_both(convs, baseline_convs, base_msgs, total, workdir)
+    questions = [(c, q) for c in convs[:10] for q in c.questions][:n_questions]
+    store.recall_index().vectors()  # loaded once per process
+    recall(store, "warm up", k=10)
+    print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| scope | questions | messages | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for label, scoped in (("one tenant (the conversation)", True), ("every graph", False)):
+        times, cpu = [], []
+        for conv, q in questions:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            recall(store, q.text, tenant=graph_of(conv) if scoped else None, k=10, now=q.asked_at)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+            times.append((time.perf_counter() - start) * 1000)
+        print(f"| {label} | {len(times)} | {total} | {percentile(times, 50):.1f} | {percentile(times, 95):.1f} | "
+              f"{percentile(cpu, 50):.1f} | {percentile(cpu, 95):.1f} |")
+    store.close()
+    index_bytes = dir_size(workdir / "indexed", lambda p: p.name.startswith("recall.sqlite"))
+    store_bytes = dir_size(workdir / "indexed") - index_bytes
+    store = MemoryStore(workdir / "indexed")
+    start = time.perf_counter()
+    docs = store.rebuild_recall_index()
+    build = time.perf_counter() - start
+    store.close()
+    print(f"index rebuild: {docs} documents in {build:.1f} s; index {index_bytes / 2**20:.0f} MiB "
+          f"beside a store of {store_bytes / 2**20:.0f} MiB")
+
+
+# -- lexical libraries ----------------------------------------------------------------------------
+
+
+def run_lexical(messages: int, workdir: Path) -> None:
+    import sqlite3
+
+    import bm25s
+    import Stemmer
+    import tantivy
+
+    from memkg.recall.ranking import match_expression
+
+    per_conv = 32 * 22
+    convs = conversations.generate(max(10, -(-messages // per_conv)))
+    turns = [t for c in convs for t in c.turns][:messages]
+    questions = [(c, q) for c in convs[:10] for q in c.questions]
+    conv_of = {t.id: t.id.split("-")[0] for t in turns}
+    print(f"{len(turns)} messages, {len(questions)} questions")
+
+    # FTS5
+    db = sqlite3.connect(str(workdir / "fts.sqlite"))
+    db.execute("PRAGMA journal_mode=WAL")  # as memkg's recall index: WAL, synchronous NORMAL
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("CREATE VIRTUAL TABLE fts USING fts5(text, conv, tokenize='porter unicode61 remove_diacritics 2')")
+    start = time.perf_counter()
+    db.executemany("INSERT INTO fts(rowid, text, conv) VALUES (?, ?, ?)",
+                   [(i, t.text, conv_of[t.id]) for i, t in enumerate(turns)])
+    db.commit()
+    fts_build = time.perf_counter() - start
+
+    def fts(question: str, conv: str | None, k: int) -> list[str]:
+        match = match_expression(question)
+        if not match:
+            return []
+        if conv:  # as memkg does: the tenant is a term of its own column, matched inside FTS5
+            match = f"conv : {conv} AND text : ({match})"
+        rows = db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
+                          (match, k)).fetchall()
+        return [turns[r[0]].id for r in rows]
+
+    def fts_add(i: int) -> None:
+        db.execute("INSERT INTO fts(rowid, text, conv) VALUES (?, ?, ?)", (10**9 + i, "a new message about tea", "x"))
+        db.commit()
+
+    # tantivy
+    schema = tantivy.SchemaBuilder().add_text_field("text", stored=False, tokenizer_name="en_stem") \
+        .add_text_field("conv", stored=True, tokenizer_name="raw").add_integer_field("row", stored=True, indexed=True).build()
+    (workdir / "tantivy").mkdir()
+    tindex = tantivy.Index(schema, path=str(workdir / "tantivy"))
+    writer = tindex.writer(heap_size=128_000_000)
+    start = time.perf_counter()
+    for i, t in enumerate(turns):
+        writer.add_document(tantivy.Document(text=t.text, conv=conv_of[t.id], row=i))
+    writer.commit()
+    tindex.reload()
+    tantivy_build = time.perf_counter() - start
+
+    def tan(question: str, conv: str | None, k: int) -> list[str]:
+        words = match_expression(question).replace('"', "").split(" OR ")
+        words = [w for w in words if w]
+        if not words:
+            return []
+        text = " OR ".join(words)
+        query = tindex.parse_query(f"({text})" + (f" AND conv:{conv}" if conv else ""), ["text"])
+        searcher = tindex.searcher()
+        return [turns[searcher.doc(addr)["row"][0]].id for _, addr in searcher.search(query, k).hits]
+
+    def tan_add(i: int) -> None:
+        writer.add_document(tantivy.Document(text="a new message about tea", conv="x", row=10**9 + i))
+        writer.commit()
+        tindex.reload()
+
+    # bm25s (no incremental add: the index is rebuilt)
+    stemmer = Stemmer.Stemmer("english")
+    start = time.perf_counter()
+    tokens = bm25s.tokenize([t.text for t in turns], stopwords="en", stemmer=stemmer, show_progress=False)
+    b = bm25s.BM25()
+    b.index(tokens, show_progress=False)
+    bm25s_build = time.perf_counter() - start
+    conv_array = np.array([conv_of[t.id] for t in turns])
+
+    def bm(question: str, conv: str | None, k: int) -> list[str]:
+        q = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, show_progress=False)
+        if not q.vocab:
+            return []
+        docs, scores = b.retrieve(q, k=min(len(turns), k * 40 if conv else k), show_progress=False)
+        return [turns[d].id for d, s in zip(docs[0], scores[0]) if s > 0 and (conv is None or conv_array[d] == conv)][:k]
+
+    print("| library | build s | R@10 (tenant-scoped) | wall p50 ms | CPU p50 ms | one new message searchable, ms |")
+    print("|---|---|---|---|---|---|")
+    for name, search, build, add in (("SQLite FTS5 (porter)", fts, fts_build, fts_add),
+                                      ("tantivy (en_stem)", tan, tantivy_build, tan_add),
+                                      ("bm25s (snowball)", bm, bm25s_build, None)):
+        scores = [recall_at(search(q.text, c.id, 10), q.evidence, 10) for c, q in questions]
+        times = []
+        cpu = []
+        for c, q in questions:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            search(q.text, c.id, 10)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+            times.append((time.perf_counter() - start) * 1000)
+        if add is not None:
+            adds = []
+            for i in range(20):
+                start = time.perf_counter()
+                add(i)
+                adds.append((time.perf_counter() - start) * 1000)
+            add_text = f"{statistics.median(adds):.1f}"
+        else:
+            add_text = f"{bm25s_build * 1000:.0f} (re-index all)"
+        print(f"| {name} | {build:.1f} | {statistics.fmean(scores):.3f} | {percentile(times, 50):.1f} | "
+              f"{percentile(cpu, 50):.1f} | {add_text} |")
+
+
+def run_vectors(rows: Sequence[int], workdir: Path) -> None:
+    """Vector search alone: float32 and float16 brute force against sign bits + exact re-scoring."""
+    from memkg.recall.index import Vectors
+
+    embedder = default_embedder()
+    turns = [t.text for c in conversations.generate(20) for t in c.turns]
+    base = embedder.embed(sorted(set(turns)))
+    rng = np.random.default_rng(0)
+    questions = embedder.embed([q.text for c in conversations.generate(3) for q in c.questions])[:100]
+    print("| rows | method | wall p50 ms | CPU p50 ms | top-10 overlap with exact |")
+    print("|---|---|---|---|---|")
+    for n in rows:
+        noisy = base[rng.integers(0, len(base), n)] + rng.normal(0, 0.05, (n, base.shape[1])).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        v = Vectors(base.shape[1])
+        v.append(list(range(n)), noisy, ["g"] * n, [None] * n, [None] * n, [None] * n)
+        scope = np.ones(n, dtype=bool)
+        f32, f16 = noisy, noisy.astype(np.float16)
+        exact_top = [set(np.argsort(-(f32 @ q))[:10]) for q in questions]
+        methods = {
+            "float32 matrix @ q (BLAS)": lambda q: f32 @ q,
+            "float32 einsum": lambda q: np.einsum("ij,j->i", f32, q),
+            "float16 matrix @ q": lambda q: f16 @ q.astype(np.float16),
+            "sign bits + exact top 2000 (memkg)": lambda q: v.similarity(q, scope, 2000),
+        }
+        if n > 200_000:  # numpy's float16 arithmetic has no SIMD: seconds a query at 1M
+            methods.pop("float16 matrix @ q")
+        for name, fn in methods.items():
+            times, cpu, overlap = [], [], []
+            for q, truth in zip(questions[:20] if "float16" in name or n > 200_000 else questions, exact_top):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                scores = fn(q)
+                cpu.append((time.process_time() - start_cpu) * 1000)
+                times.append((time.perf_counter() - start) * 1000)
+                overlap.append(len(set(np.argsort(-scores)[:10]) & truth) / 10)
+            print(f"| {n} | {name} | {percentile(times, 50):.1f} | {percentile(cpu, 50):.1f} | "
+                  f"{statistics.fmean(overlap):.2f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    q = sub.add_parser("quality")
+    q.add_argument("--conversations", type=int, default=10)
+    q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
+    s = sub.add_parser("scale")
+    s.add_argument("--messages", type=int, default=100_000)
+    s.add_argument("--questions", type=int, default=200)
+    s.add_argument("--reuse", action="store_true", help="with BENCH_RECALL_KEEP: time recall on the stores kept there")
+    vx = sub.add_parser("vectors")
+    vx.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    lx = sub.add_parser("lexical")
+    lx.add_argument("--messages", type=int, default=100_000)
+    args = parser.parse_args()
+    keep = os.environ.get("BENCH_RECALL_KEEP")  # a directory to keep the stores in, for profiling
+    workdir = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench_recall_", dir=os.environ.get("TMPDIR")))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        gc.collect()
+        if args.what == "quality":
+            run_quality(args.conversations, workdir, args.ablations)
+        elif args.what == "scale":
+            run_scale(args.messages, args.questions, workdir, args.reuse)
+        elif args.what == "vectors":
+            run_vectors(args.rows, workdir)
+        else:
+            run_lexical(args.messages, workdir)
+    finally:
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

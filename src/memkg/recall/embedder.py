@@ -1,0 +1,112 @@
+"""Embedders: text to unit vectors, for the vector signal of recall.
+
+Any object with a ``name``, a ``dim`` and an ``embed(texts)`` method returning
+an ``(n, dim)`` float32 array of L2-normalised rows is an :class:`Embedder`.
+The default, :class:`WordLlamaEmbedder`, is the 256-dimension WordLlama model
+that ships inside the ``wordllama`` wheel: it loads from the package's own
+folder with downloads disabled, so it works offline and never touches the
+network.
+
+>>> vectors = HashingEmbedder(dim=8).embed(["tea at night", "tea at night"])
+>>> vectors.shape, bool(abs(float(vectors[0] @ vectors[1]) - 1.0) < 1e-5)
+((2, 8), True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Embedder", "HashingEmbedder", "WordLlamaEmbedder", "default_embedder"]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What recall needs from an embedding model.
+
+    ``name`` identifies the model (it is stored beside the vectors: an index
+    built with another model is rebuilt, never mixed); ``dim`` is the vector
+    size; ``embed`` returns one L2-normalised float32 row per text.
+    """
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _normalised(vectors: Any) -> np.ndarray:
+    out = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit: np.ndarray = out / norms
+    return unit
+
+
+class WordLlamaEmbedder:
+    """WordLlama ``l2_supercat`` at 256 dimensions, from the weights inside the wheel.
+
+    WordLlama's loader looks for the tokenizer under ``tokenizer/`` in the
+    package while the wheel ships ``tokenizers/``, and then downloads; with
+    ``cache_dir`` set to the package's own folder it finds both files there,
+    and ``disable_download=True`` makes a missing file an error instead of a
+    download. Loading takes about 0.3 s, once per process.
+    """
+
+    dim = 256
+
+    def __init__(self) -> None:
+        try:
+            wordllama: Any = importlib.import_module("wordllama")  # untyped: no stubs
+        except ImportError as err:  # pragma: no cover - a declared dependency
+            raise ImportError("the default recall embedder needs the wordllama package") from err
+        self.name = f"wordllama-{getattr(wordllama, '__version__', '0.4')}-l2_supercat-256"
+        self._model = wordllama.WordLlama.load(
+            cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=self.dim
+        )
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(self._model.embed(list(texts), norm=True))
+
+
+class HashingEmbedder:
+    """Hashed bag of words: a dependency-free embedder for tests and for the protocol's example.
+
+    Each lower-cased word adds ±1 in a position chosen by its hash. It knows no
+    synonyms; use it where a model is unwanted, not for quality.
+    """
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.name = f"hashing-{dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                value = int.from_bytes(digest, "little")
+                out[row, value % self.dim] += 1.0 if value >> 63 else -1.0
+        return _normalised(out)
+
+
+_default: Embedder | None = None
+_default_lock = threading.Lock()
+
+
+def default_embedder() -> Embedder:
+    """The process-wide default embedder (WordLlama), loaded on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WordLlamaEmbedder()
+        return _default

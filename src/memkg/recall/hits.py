@@ -1,0 +1,106 @@
+"""What recall returns: hits, each naming its node and saying why it ranked where it did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+__all__ = ["Hit", "RecallAnswer", "SIGNALS"]
+
+#: The signals that can rank a hit, in the order they are reported.
+SIGNALS = ("lexical", "vector", "entity", "time", "graph")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One node the question led to.
+
+    * ``node`` — its IRI; ``graph`` — the tenant graph holding it (None: the default graph);
+    * ``kind`` — ``Message``, ``Claim``, ``Occurrence``, ``Episode``, ``Outcome``, ``Action`` or a
+      vertex class (``Person``, ``Agent``, ``Entity``, …);
+    * ``score`` — the fused score (higher is better; comparable within one answer only);
+    * ``text`` — the words it matched: a message's content, a claim's subject, predicate and
+      object, a vertex's names;
+    * ``signals`` — each signal's contribution to the score (lexical, vector, entity, time, graph);
+    * ``status`` — ``current``; for claims ``superseded`` (with ``successor``), ``retracted``
+      (with ``retracted_by``) or ``not-valid`` (its validity excludes the time asked about);
+      ``withdrawn`` for a retracted source;
+    * ``time`` — its event time or start of validity (ISO 8601), when it has one;
+    * ``why`` — short notes: the entity or period it matched, the hit it neighbours;
+    * ``duplicates`` — lower-ranked nodes saying the same thing, folded into this hit.
+    """
+
+    node: str
+    kind: str
+    score: float
+    text: str
+    signals: dict[str, float]
+    status: str = "current"
+    graph: str | None = None
+    time: str | None = None
+    successor: str | None = None
+    retracted_by: str | None = None
+    why: tuple[str, ...] = ()
+    duplicates: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Hit":
+        """A hit read back from :meth:`to_dict`'s JSON (keys it does not know are left out)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["why"] = tuple(values.get("why", ()))
+        values["duplicates"] = tuple(values.get("duplicates", ()))
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hit as JSON-ready values (SPEC section 7: node, kind, score, text, signals; and the rest)."""
+        out: dict[str, Any] = {
+            "node": self.node,
+            "kind": self.kind,
+            "score": round(self.score, 6),
+            "text": self.text,
+            "signals": {k: round(v, 6) for k, v in self.signals.items()},
+            "status": self.status,
+            "graph": self.graph,
+        }
+        for key in ("time", "successor", "retracted_by"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.why:
+            out["why"] = list(self.why)
+        if self.duplicates:
+            out["duplicates"] = list(self.duplicates)
+        return out
+
+
+@dataclass(frozen=True)
+class RecallAnswer:
+    """A question and its hits (and, if asked, the evidence packet seeded by them): the one
+    result type the library, the command line, the endpoint and the agent tools share."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    packet: Any = None  #: a memkg.evidence.EvidencePacket, or None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"query": …, "hits": [hit.to_dict(), …]}``, plus ``"packet"`` when there is one."""
+        out: dict[str, Any] = {"query": self.query, "hits": [h.to_dict() for h in self.hits]}
+        if self.packet is not None:
+            out["packet"] = self.packet.to_dict()
+        return out
+
+    def to_text(self) -> str:
+        """One block per hit: rank, score, kind, status, IRI; the text; the signals and reasons."""
+        lines = []
+        for n, h in enumerate(self.hits, 1):
+            status = "" if h.status == "current" else f" [{h.status}" + (
+                f" by {h.successor}" if h.successor else f" by {h.retracted_by}" if h.retracted_by else "") + "]"
+            lines.append(f"{n:>2}. {h.score:.4f} {h.kind}{status} <{h.node}>" + (f" ({h.time})" if h.time else ""))
+            text = h.text if len(h.text) <= 200 else h.text[:199] + "…"
+            lines.append(f"    {text}")
+            signals = ", ".join(f"{k} {v:.4f}" for k, v in h.signals.items())
+            lines.append(f"    signals: {signals}" + (f"; {'; '.join(h.why)}" if h.why else ""))
+        if not self.hits:
+            lines.append("no hits")
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,572 @@
+"""The recall index: text (SQLite FTS5, BM25 with Porter stemming), vectors and links, as derived data.
+
+Like the claim index (:mod:`memkg.index`), everything here is computed from the
+store's quads (:func:`memkg.recall.documents.derive`) and kept consistent by the
+store's write paths: :meth:`RecallIndex.apply` runs after every committed write
+with the nodes it touched, re-derives their documents and replaces what changed,
+so a write is searchable when its call returns. :meth:`RecallIndex.check` compares
+the index with a fresh derivation; :meth:`RecallIndex.rebuild` derives it all again.
+
+Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
+directory, ``:memory:`` for an in-memory store) holding the documents, their
+FTS5 text index, their vectors (float16) and their links to vertices. The
+vectors are also held in memory, loaded on the first search: float16 rows and
+one sign bit per dimension. A search compares the question's bits with every
+row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
+scores the best few thousand exactly (see :meth:`Vectors.similarity`, and
+benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
+text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
+segment keeps its terms, and the write-ahead log is truncated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from pyoxigraph import NamedNode, Quad, Store
+
+from ..ontology import ONTOLOGY_GRAPH
+from ..vocab import MEMX, RDF_TYPE
+from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key
+from .embedder import Embedder
+
+__all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
+
+#: The index file inside an on-disk store's directory.
+INDEX_FILE = "recall.sqlite"
+SCHEMA_VERSION = "2"
+_TABLES = ("fts", "names", "links", "docs", "meta")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    node TEXT NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    t0 REAL, t1 REAL, recorded REAL, episode TEXT, source TEXT, vec BLOB,
+    UNIQUE(node, graph));
+CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
+CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
+CREATE TABLE IF NOT EXISTS links(doc INTEGER NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_entity ON links(entity);
+CREATE INDEX IF NOT EXISTS links_doc ON links(doc);
+CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, graph TEXT NOT NULL,
+                                 name TEXT NOT NULL, whole INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS names_name ON names(name);
+CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+"""
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def scope_token(graph: GraphKey) -> str:
+    """The word standing for a graph in the text index, so a search keeps to its tenants inside
+    FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
+    return "g" + hashlib.blake2b(graph.encode(), digest_size=8).hexdigest()
+
+
+def normalise_name(name: str) -> str:
+    """A name as looked up: lower case, words separated by single spaces.
+
+    >>> normalise_name("  Lia-Chen's  ")
+    'lia chen s'
+    """
+    return _NOT_WORD.sub(" ", name.lower()).strip()
+
+
+@dataclass(frozen=True)
+class IndexFault:
+    node: str
+    graph: GraphKey
+    problem: str  #: missing, stale, orphaned, no-vector
+
+
+@dataclass(frozen=True)
+class RecallIndexReport:
+    """What :meth:`RecallIndex.check` found; empty means the index is exactly what the data derives."""
+
+    documents: int
+    faults: list[IndexFault] = field(default_factory=list)
+
+    @property
+    def consistent(self) -> bool:
+        return not self.faults
+
+
+class Vectors:
+    """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, dim), dtype=np.float16)
+        self.words = (dim + 63) // 64  #: 64-bit words of sign bits per row
+        self.bits = np.zeros((0, self.words), dtype=np.uint64)
+        self.graphs = np.zeros(0, dtype=np.int32)
+        self.start = np.zeros(0, dtype=np.float64)
+        self.end = np.zeros(0, dtype=np.float64)
+        self.recorded = np.zeros(0, dtype=np.float64)
+        self.alive = np.zeros(0, dtype=bool)
+        self.size = 0
+        self.graph_codes: dict[GraphKey, int] = {}
+        self._scratch: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def code(self, graph: GraphKey) -> int:
+        return self.graph_codes.setdefault(graph, len(self.graph_codes))
+
+    def append(self, ids: Sequence[int], vectors: np.ndarray, graphs: Sequence[GraphKey],
+               start: Sequence[float | None], end: Sequence[float | None], recorded: Sequence[float | None]) -> None:
+        n = len(ids)
+        if n == 0:
+            return
+        need = self.size + n
+        if need > len(self.ids):
+            cap = max(need, 2 * len(self.ids), 1024)
+            self.ids = _grow(self.ids, cap)
+            self.matrix = _grow(self.matrix, cap)
+            self.bits = _grow(self.bits, cap)
+            self.graphs = _grow(self.graphs, cap)
+            self.start = _grow(self.start, cap)
+            self.end = _grow(self.end, cap)
+            self.recorded = _grow(self.recorded, cap)
+            self.alive = _grow(self.alive, cap)
+        s = slice(self.size, need)
+        self.ids[s] = ids
+        self.matrix[s] = vectors
+        self.bits[s] = self.pack(vectors)
+        self.graphs[s] = [self.code(g) for g in graphs]
+        self.start[s] = [np.nan if t is None else t for t in start]
+        self.end[s] = [np.nan if t is None else t for t in end]
+        self.recorded[s] = [np.nan if t is None else t for t in recorded]
+        self.alive[s] = True
+        self.size = need
+
+    def positions(self, ids: Iterable[int]) -> np.ndarray:
+        """Positions of the live documents among ``ids`` (unknown ids dropped); ids are sorted."""
+        wanted = np.fromiter(ids, dtype=np.int64)
+        if wanted.size == 0 or self.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        held = self.ids[: self.size]
+        pos = np.minimum(np.searchsorted(held, wanted), self.size - 1)
+        pos = pos[held[pos] == wanted]
+        live: np.ndarray = pos[self.alive[pos]]
+        return live
+
+    def remove(self, ids: Iterable[int]) -> None:
+        pos = self.positions(ids)
+        self.alive[pos] = False
+        self.matrix[pos] = 0.0
+        self.bits[pos] = 0
+
+    def pack(self, vectors: np.ndarray) -> np.ndarray:
+        """Sign bits of ``vectors`` (rows), as 64-bit words."""
+        rows = np.atleast_2d(vectors)
+        packed = np.zeros((len(rows), self.words * 8), dtype=np.uint8)
+        packed[:, : (self.dim + 7) // 8] = np.packbits(rows > 0, axis=1)
+        words: np.ndarray = packed.view(np.uint64)
+        return words
+
+    def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
+
+        Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
+        the ``exact`` best by that estimate, and the rows in ``also``, get the exact cosine
+        (float16 rows, float32 arithmetic, einsum: no multi-threaded BLAS call, which costs
+        more than it saves on a busy machine at these sizes).
+        """
+        n = self.size
+        out = np.full(n, -np.inf, dtype=np.float32)
+        where = np.flatnonzero(scope[:n])
+        if where.size == 0:
+            return out
+        qbits = self.pack(question)[0]
+        rows = self.bits[:n] if where.size == n else self.bits[where]
+        # Scratch buffers kept between searches: fresh multi-megabyte arrays cost page faults.
+        if self._scratch is None or len(self._scratch[0]) < len(rows):
+            self._scratch = (np.empty((len(self.bits), self.words), np.uint64),
+                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.float32))
+        xor, counts, estimate = (a[: len(rows)] for a in self._scratch)
+        np.bitwise_xor(rows, qbits, out=xor)
+        np.bitwise_count(xor, out=counts)
+        distance = counts.sum(axis=1, dtype=np.int32)
+        # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
+        np.multiply(distance, -2.0 / self.dim, out=estimate)
+        estimate += 1.0
+        out[where] = estimate
+        if where.size > exact:
+            best = where[np.argpartition(distance, exact - 1)[:exact]]
+        else:
+            best = where
+        if also is not None and also.size:
+            best = np.union1d(best, also[scope[also]])
+        q = question.astype(np.float32)
+        out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
+        return out
+
+
+def _grow(a: np.ndarray, cap: int) -> np.ndarray:
+    out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype)
+    out[: len(a)] = a
+    return out
+
+
+class RecallIndex:
+    """The derived text, vector and link index of one store (see the module doc)."""
+
+    def __init__(self, store: Store, path: Path | None, embedder: Embedder, *, read_only: bool = False) -> None:
+        self.store = store
+        self.path = path
+        self.embedder = embedder
+        self.read_only = read_only
+        self._lock = threading.RLock()
+        self._vectors: Vectors | None = None
+        self.labels = Labeller(store)
+        if path is None:
+            uri, flags = ":memory:", {}
+        elif read_only:
+            uri, flags = f"file:{path}?mode=ro", {"uri": True}
+        else:
+            uri, flags = str(path), {}
+        self.db = sqlite3.connect(uri, check_same_thread=False, isolation_level=None, **flags)
+        if not read_only:
+            self.db.execute("PRAGMA secure_delete=ON")
+            self.db.execute("PRAGMA journal_mode=WAL" if path is not None else "PRAGMA journal_mode=MEMORY")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "meta" in tables and self.meta("schema") != SCHEMA_VERSION:
+                self._drop()  # an index from another version of memkg: derived data, built again
+            self.db.executescript(_SCHEMA)
+        self.db.execute("PRAGMA cache_size=-65536")
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @staticmethod
+    def exists(path: Path | None) -> bool:
+        return path is not None and path.exists()
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    @property
+    def built(self) -> bool:
+        """Whether the index holds the whole store (a full build finished), with this embedder."""
+        return (self.meta("built") == "1" and self.meta("embedder") == self.embedder.name
+                and self.meta("schema") == SCHEMA_VERSION)
+
+    def _drop(self) -> None:
+        for table in _TABLES:
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def close(self) -> None:
+        """Close the database and let go of the store (so its directory can be opened again)."""
+        with self._lock:
+            self.db.close()
+            self._vectors = None
+            del self.store, self.labels
+
+    # -- writing -----------------------------------------------------------------------
+
+    def rebuild(self) -> int:
+        """Derive every document again from the store, in one transaction; returns how many."""
+        with self._lock:
+            self.labels.forget()
+            nodes: dict[tuple[NamedNode, Graph], None] = {}
+            for q in self.store.quads_for_pattern(None, None, None, None):
+                if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
+                        and not q.predicate.value.startswith(MEMX):
+                    nodes[(q.subject, q.graph_name)] = None
+            docs = [d for n, g in nodes for d in [derive(self.store, n, g, self.labels)] if d is not None]
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self._drop()
+                for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
+                    if statement.strip():
+                        self.db.execute(statement)
+                self._insert(docs)
+                for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1")):
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self._scrub()
+            self._vectors = None
+            return len(docs)
+
+    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+        """Bring the index up to a write just committed to the store.
+
+        Every node the write touched has its document derived again; documents
+        that changed are replaced, those that are gone removed (and scrubbed).
+        """
+        touched: dict[tuple[NamedNode, Graph], None] = {}
+        renamed: dict[tuple[NamedNode, Graph], None] = {}
+        removing = False
+        for quads, is_removal in ((added, False), (removed, True)):
+            for q in quads:
+                if not isinstance(q.subject, NamedNode) or q.graph_name == ONTOLOGY_GRAPH \
+                        or q.predicate.value.startswith(MEMX):
+                    continue
+                touched[(q.subject, q.graph_name)] = None
+                removing = removing or is_removal
+                if q.predicate in LABEL_PREDICATES or q.predicate == RDF_TYPE:
+                    renamed[(q.subject, q.graph_name)] = None
+        if not touched:
+            return
+        with self._lock:
+            if renamed:
+                self.labels.forget()
+            nodes = affected(self.store, touched, renamed)
+            docs: list[Document] = []
+            gone: list[tuple[str, GraphKey]] = []
+            for n, g in nodes:
+                d = derive(self.store, n, g, self.labels)
+                if d is None:
+                    gone.append((n.value, graph_key(g)))
+                else:
+                    docs.append(d)
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                dropped = self._delete([*gone, *((d.node, d.graph) for d in docs)])
+                self._insert(docs)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                self._vectors = None  # rebuilt from the database on the next search
+                raise
+            if removing and dropped:
+                self._scrub()
+
+    def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
+        rows: list[tuple[int, str, str]] = []
+        for node, graph in keys:
+            rows += self.db.execute("SELECT id, text, scope FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        self.db.executemany("INSERT INTO fts(fts, rowid, text, scope) VALUES('delete', ?, ?, ?)", rows)
+        for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
+            self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
+        if self._vectors is not None:
+            self._vectors.remove(ids)
+        return ids
+
+    def _insert(self, docs: Sequence[Document]) -> None:
+        if not docs:
+            return
+        vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        for at in range(0, len(docs), 4096):
+            chunk = self.embedder.embed([d.text for d in docs[at: at + 4096]])
+            vectors = np.concatenate([vectors, chunk]) if len(vectors) else chunk
+        packed = vectors.astype(np.float16)
+        ids: list[int] = []
+        for d, v in zip(docs, packed):
+            cur = self.db.execute(
+                "INSERT INTO docs(node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (d.node, d.graph, scope_token(d.graph), d.kind, d.text, d.start, d.end, d.recorded, d.episode,
+                 d.source, v.tobytes()),
+            )
+            ids.append(int(cur.lastrowid or 0))
+        self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
+                            [(i, d.text, scope_token(d.graph)) for i, d in zip(ids, docs)])
+        self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
+                            [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
+        names = []
+        for i, d in zip(ids, docs):
+            for entity, name in d.names:
+                whole = normalise_name(name)
+                if whole:
+                    names.append((i, entity, d.graph, whole, 1))
+                    names += [(i, entity, d.graph, part, 0) for part in whole.split() if part != whole and len(part) > 2]
+        self.db.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", names)
+        if self._vectors is not None:
+            self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
+                                 [d.end for d in docs], [d.recorded for d in docs])
+
+    def _scrub(self) -> None:
+        """Leave no trace of removed text: merge the FTS segments (old ones hold the removed
+        terms), and truncate the write-ahead log (secure_delete has zeroed freed pages)."""
+        self.db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+        if self.path is not None:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- reading -----------------------------------------------------------------------
+
+    def vectors(self) -> Vectors:
+        """The in-memory vectors, loaded from the database on first use."""
+        with self._lock:
+            if self._vectors is None:
+                v = Vectors(self.embedder.dim)
+                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                if rows:
+                    blob = b"".join(r[5] for r in rows)
+                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1)
+                    v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
+                             [r[3] for r in rows], [r[4] for r in rows])
+                self._vectors = v
+            return self._vectors
+
+    def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
+        """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
+        better), best first. ``match`` is an FTS5 query over the text column."""
+        if not match:
+            return []
+        if graphs is not None:
+            if not graphs:
+                return []
+            match = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND text : ({match})"
+        with self._lock:
+            try:
+                rows = self.db.execute(
+                    "SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
+                    (match, limit),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return []
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def documents(self, ids: Sequence[int]) -> dict[int, dict[str, object]]:
+        out: dict[int, dict[str, object]] = {}
+        with self._lock:
+            for at in range(0, len(ids), 500):
+                chunk = list(ids[at: at + 500])
+                marks = ",".join("?" * len(chunk))
+                for row in self.db.execute(
+                    f"SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source FROM docs WHERE id IN ({marks})",
+                    chunk,
+                ):
+                    out[row[0]] = dict(zip(("id", "node", "graph", "kind", "text", "start", "end", "recorded",
+                                            "episode", "source"), row))
+        return out
+
+    def documents_of(self, nodes: Sequence[str]) -> list[int]:
+        """The ids of the documents about ``nodes`` (in any graph)."""
+        marks = ",".join("?" * len(nodes))
+        with self._lock:
+            return [r[0] for r in self.db.execute(f"SELECT id FROM docs WHERE node IN ({marks})", list(nodes))]
+
+    def find(self, node: str, graph: GraphKey) -> int | None:
+        with self._lock:
+            row = self.db.execute("SELECT id FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchone()
+        return row[0] if row else None
+
+    def entities_named(self, names: Sequence[str], graphs: Sequence[GraphKey] | None) -> list[tuple[str, str, GraphKey, bool]]:
+        """Vertices going by one of ``names`` (normalised): (name, vertex, graph, whole name?)."""
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        with self._lock:
+            rows = self.db.execute(f"SELECT DISTINCT name, entity, graph, whole FROM names WHERE name IN ({marks})",
+                                   list(names)).fetchall()
+        return [(r[0], r[1], r[2], bool(r[3])) for r in rows if graphs is None or r[2] in graphs]
+
+    def linked(self, entities: Sequence[str], limit: int = 20000) -> list[tuple[int, str, str]]:
+        """Documents linked to any of ``entities``: (document id, vertex, role)."""
+        if not entities:
+            return []
+        marks = ",".join("?" * len(entities))
+        with self._lock:
+            rows = self.db.execute(f"SELECT doc, entity, role FROM links WHERE entity IN ({marks}) LIMIT ?",
+                                   [*entities, limit]).fetchall()
+        return [(int(r[0]), r[1], r[2]) for r in rows]
+
+    def senders(self, docs: Sequence[int]) -> dict[str, int]:
+        """The senders of ``docs`` (vertex → rank of the first document it sent)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for rank, d in enumerate(docs):
+                for (entity,) in self.db.execute("SELECT entity FROM links WHERE doc = ? AND role = 'sender'", (d,)):
+                    out.setdefault(entity, rank)
+        return out
+
+    def said_by(self, senders: Sequence[str], docs: Sequence[int]) -> list[tuple[int, str]]:
+        """Which of ``docs`` one of ``senders`` sent: (document id, sender)."""
+        if not senders or not docs:
+            return []
+        wanted = set(docs)
+        marks = ",".join("?" * len(senders))
+        with self._lock:
+            rows = self.db.execute(f"SELECT doc, entity FROM links WHERE role = 'sender' AND entity IN ({marks})",
+                                   list(senders)).fetchall()
+        return [(int(d), e) for d, e in rows if d in wanted]
+
+    def neighbours(self, doc: dict[str, object], graph: GraphKey) -> list[tuple[int, str]]:
+        """Documents next to ``doc`` in the memory's graph: the turns before and after it in its
+        episode, the claims it asserted, the message that asserted it. (document id, link)."""
+        out: list[tuple[int, str]] = []
+        with self._lock:
+            episode, t = doc.get("episode"), doc.get("start")
+            if episode and t is not None:
+                for op, order, link in (("<", "DESC", "turn before"), (">", "ASC", "turn after")):
+                    out += [(r[0], link) for r in self.db.execute(
+                        f"SELECT id FROM docs WHERE episode = ? AND graph = ? AND t0 {op} ? ORDER BY t0 {order} LIMIT 1",
+                        (episode, graph, t))]
+            out += [(r[0], "claim asserted by") for r in self.db.execute(
+                "SELECT id FROM docs WHERE source = ? AND graph = ? LIMIT 10", (doc["node"], graph))]
+            if doc.get("source"):
+                out += [(r[0], "message asserting") for r in self.db.execute(
+                    "SELECT id FROM docs WHERE node = ? AND graph = ?", (doc["source"], graph))]
+        return out
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            docs = self.db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        size = 0
+        if self.path is not None:
+            for suffix in ("", "-wal", "-shm"):
+                p = Path(str(self.path) + suffix)
+                size += p.stat().st_size if p.exists() else 0
+        return {"documents": int(docs), "bytes": size}
+
+    def check(self, *, limit: int = 1000) -> RecallIndexReport:
+        """Compare the index with the documents the store derives now."""
+        faults: list[IndexFault] = []
+        with self._lock:
+            labels = Labeller(self.store)
+            expected: dict[tuple[str, GraphKey], Document | None] = {}
+            for q in self.store.quads_for_pattern(None, None, None, None):
+                if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
+                        and not q.predicate.value.startswith(MEMX):
+                    key = (q.subject.value, graph_key(q.graph_name))
+                    if key not in expected:
+                        expected[key] = derive(self.store, q.subject, q.graph_name, labels)
+            held = {(r[1], r[2]): r for r in self.db.execute(
+                "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source, vec IS NOT NULL FROM docs")}
+            for key, d in expected.items():
+                if d is None:
+                    continue
+                row = held.get(key)
+                if row is None:
+                    faults.append(IndexFault(key[0], key[1], "missing"))
+                elif (row[3], row[4], row[5], row[6], row[7], row[8], row[9]) != (
+                        d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source):
+                    faults.append(IndexFault(key[0], key[1], "stale"))
+                elif not row[10]:
+                    faults.append(IndexFault(key[0], key[1], "no-vector"))
+                if len(faults) >= limit:
+                    break
+            for key in held:
+                if expected.get(key) is None and len(faults) < limit:
+                    faults.append(IndexFault(key[0], key[1], "orphaned"))
+            (fts_ok,) = self.db.execute("SELECT count(*) FROM fts").fetchone()
+            if fts_ok != len(held):
+                faults.append(IndexFault("", "", f"text index holds {fts_ok} rows for {len(held)} documents"))
+            try:
+                self.db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
+            except sqlite3.DatabaseError as err:
+                faults.append(IndexFault("", "", f"text index integrity: {err}"))
+            if self.meta("embedder") not in (None, self.embedder.name):
+                faults.append(IndexFault("", "", f"vectors made by {self.meta('embedder')}, not {self.embedder.name}"))
+        return RecallIndexReport(documents=len(held), faults=faults)
+

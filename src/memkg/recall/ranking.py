@@ -1,0 +1,428 @@
+"""From a question to ranked hits: the signals, their fusion, the graph around strong hits,
+version status, and diversification.
+
+Five signals each rank candidates on their own:
+
+* **lexical** — BM25 (FTS5, Porter stemming) over every document's words;
+* **vector** — cosine similarity of the question's embedding with each document's;
+* **entity** — the documents linked to a vertex the question names (by display name or
+  alias): what a person said or was told, the claims about a thing;
+* **time** — the documents whose time falls in a period the question names; documents
+  outside it are demoted, so "in May" keeps to May;
+* **graph** — the neighbours of the strongest hits: the turns before and after in the
+  same episode, the claims a message asserted, the message behind a claim.
+
+The ranked lists are fused by weighted reciprocal-rank fusion (each list adds
+``weight / (k + rank)``), which needs no calibration between BM25 scores and
+cosines. Superseded, retracted and no-longer-valid claims are then demoted below
+their successors (pulled in if absent) and say so; near-duplicates (the same words,
+or embeddings closer than a threshold) fold into the better-ranked hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
+
+from ..vocab import mem
+from .documents import Graph, GraphKey, graph_term, seconds
+from .hits import Hit
+from .index import RecallIndex, Vectors, normalise_name
+from .timeexpr import Period, find_periods, strip_periods
+
+__all__ = ["RecallConfig", "rank"]
+
+Subject = NamedNode | BlankNode | Triple
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """How recall weighs its signals; the defaults suit conversational memory in general."""
+
+    #: Candidates each signal contributes before fusion.
+    candidates: int = 100
+    #: Documents whose vectors are compared exactly (the rest by their sign bits only).
+    exact_vectors: int = 2000
+    #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
+    rrf_k: int = 60
+    weights: dict[str, float] = field(default_factory=lambda: {
+        "lexical": 1.0, "vector": 1.0, "entity": 0.8, "time": 0.8, "graph": 0.35,
+    })
+    #: How many of the best hits pull in their neighbours (the graph signal).
+    expand: int = 8
+    #: How many of the best hits lend their sender to a question that names nobody (0: none).
+    speakers: int = 0
+    #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
+    outside_period: float = 0.1
+    outside_anchored: float = 0.5  #: the same for a period dated by the memory ("before the move")
+    untimed: float = 0.5
+    #: Score factors for claims that are no longer current.
+    superseded: float = 0.3
+    retracted: float = 0.2
+    not_valid: float = 0.5
+    #: Score factor for the very vertex the question names (it asks about Lia; Lia's node is no answer).
+    named_vertex: float = 0.3
+    #: Two hits of one kind whose embeddings are at least this similar are one hit.
+    duplicate_similarity: float = 0.97
+
+
+_STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both but by
+can could did do does doing down during each few for from further had has have having he her here hers herself him
+himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or
+other our ours ourselves out over own same she should so some such than that the their theirs them themselves then
+there these they this those through to too under until up very was we were what when where which while who whom why
+will with would you your yours yourself yourselves tell told say said ever anything something thing things kind
+know think get got also much many one ones like really
+""".split())
+_POSSESSIVE = re.compile(r"'s$")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def match_expression(text: str) -> str:
+    """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
+    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
+    return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+
+
+@dataclass
+class _Candidate:
+    doc: int
+    contributions: dict[str, float] = field(default_factory=dict)
+    why: list[str] = field(default_factory=list)
+    factor: float = 1.0
+
+    @property
+    def score(self) -> float:
+        return sum(self.contributions.values()) * self.factor
+
+
+def rank(
+    index: RecallIndex,
+    store: Store,
+    query: str,
+    *,
+    graphs: Sequence[GraphKey] | None,
+    k: int = 10,
+    now: datetime | None = None,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
+    config: RecallConfig | None = None,
+) -> list[Hit]:
+    """The ``k`` best hits for ``query`` among the documents of ``graphs`` (None: every graph)."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    cfg = config or RecallConfig()
+    reference = (now or known_at or valid_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    vectors = index.vectors()
+    n = vectors.size
+    scope = vectors.alive[:n].copy()
+    if graphs is not None:
+        codes = [vectors.graph_codes[g] for g in graphs if g in vectors.graph_codes]
+        scope &= np.isin(vectors.graphs[:n], codes)
+    if known_at is not None:
+        recorded = vectors.recorded[:n]
+        scope &= ~(recorded > known_at.timestamp())  # unrecorded (nan) documents stay
+
+    def in_scope(hits: list[tuple[int, float]]) -> list[tuple[int, int, float]]:
+        """(position, document id, score) of the scoped documents among ``hits``."""
+        if not hits:
+            return []
+        pos = vectors.positions(d for d, _ in hits)
+        keep = {int(vectors.ids[p]): int(p) for p in pos if scope[p]}
+        return [(keep[d], d, s) for d, s in hits if d in keep]
+
+    # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
+    entities = _entities(index, query, graphs)
+    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
+    linked = np.zeros(n, dtype=bool)
+    if entities:
+        for d, entity, role in index.linked(sorted(entities)):
+            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
+        linked[vectors.positions(sorted(linked_roles))] = True
+    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked)
+    text = strip_periods(query, periods) or query
+    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
+    question_vector = index.embedder.embed([text])[0]
+    in_period = np.zeros(n, dtype=bool)
+    if periods:
+        start, end = vectors.start[:n], vectors.end[:n]
+        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
+        start_or_min = np.where(np.isnan(start), -np.inf, start)
+        timed = ~(np.isnan(start) & np.isnan(end))
+        for period in periods:
+            in_period |= timed & (start_or_min < period.end.timestamp()) & (end_or_start > period.start.timestamp())
+    # Exact cosines where the lists are decided: the best by sign bits, and the documents the
+    # entity and time lists choose among (when they are few).
+    focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
+    few = [f for f in focus if f.size <= cfg.exact_vectors]
+    also = np.concatenate(few) if few else None
+    similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
+
+    lists: dict[str, list[int]] = {}
+    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
+    lists["vector"] = _top(similarity, scope, cfg.candidates, vectors.ids)
+    # Entity and time rank their documents by how well they match the question too.
+    lex_score = np.zeros(n, dtype=np.float32)
+    if lexical:
+        best = max(score for _, _, score in lexical) or 1.0
+        for row, _, score in lexical:
+            lex_score[row] = score / best
+    combined = similarity + 0.5 * lex_score
+    if entities:
+        lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
+    if periods:
+        lists["time"] = _top(combined, scope & in_period, cfg.candidates, vectors.ids)
+
+    # Fusion.
+    candidates: dict[int, _Candidate] = {}
+    for signal, ranked in lists.items():
+        weight = cfg.weights.get(signal, 0.0)
+        for r, d in enumerate(ranked):
+            c = candidates.setdefault(d, _Candidate(d))
+            c.contributions[signal] = weight / (cfg.rrf_k + r + 1)
+    for d, why in linked_roles.items():
+        if d in candidates:
+            candidates[d].why.append(why)
+    if entities:  # the vertex a question names is its subject, rarely its answer
+        for d in index.documents_of(sorted(entities)):
+            if d in candidates:
+                candidates[d].factor *= cfg.named_vertex
+    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
+    # A period dated by the memory ("before the move") is less certain than one the question dates.
+    outside = cfg.outside_period if any(not x.dated_by_memory for x in periods) else cfg.outside_anchored
+    if periods and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
+        timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
+        for d, c in candidates.items():
+            at_row = position.get(d)
+            if at_row is None:
+                continue
+            if in_period[at_row]:
+                c.why.append("in " + ", ".join(x.phrase for x in periods))
+            elif timed_all[at_row]:
+                c.factor *= outside
+            else:
+                c.factor *= cfg.untimed
+
+    # The graph around the strongest hits.
+    ordered = sorted(candidates.values(), key=lambda c: -c.score)
+    strong = ordered[: cfg.expand]
+    docs = index.documents([c.doc for c in strong])
+    weight = cfg.weights.get("graph", 0.0)
+    for r, c in enumerate(strong):
+        doc = docs.get(c.doc)
+        if doc is None:
+            continue
+        for neighbour, link in index.neighbours(doc, str(doc["graph"])):
+            rows = vectors.positions([neighbour])
+            if not rows.size or not scope[rows[0]]:
+                continue
+            nb = candidates.setdefault(neighbour, _Candidate(neighbour))
+            gain = weight / (cfg.rrf_k + r + 1)
+            if nb.contributions.get("graph", 0.0) < gain:
+                nb.contributions["graph"] = gain
+                nb.why.append(f"{link} {doc['node']}")
+            if periods and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
+                nb.factor *= 1.0 if in_period[rows[0]] else outside
+    # A question that names nobody ("the person who works at Halden Labs") is often about
+    # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
+    if not entities and cfg.speakers:
+        speakers = index.senders([c.doc for c in strong[: cfg.speakers]])
+        for r, (d, speaker) in enumerate(index.said_by(list(speakers), list(candidates))):
+            c = candidates[d]
+            gain = weight / (cfg.rrf_k + speakers[speaker] + 1)
+            if c.contributions.get("graph", 0.0) < gain:
+                c.contributions["graph"] = gain
+                c.why.append(f"said by {speaker}, as a top hit")
+
+    # Versions: superseded, retracted and no-longer-valid claims go below their successors.
+    ordered = sorted(candidates.values(), key=lambda c: -c.score)[: max(4 * k, 40)]
+    docs = index.documents([c.doc for c in ordered])
+    at = (valid_at or reference).timestamp()
+    statuses: dict[int, tuple[str, str | None, str | None]] = {}
+    for c in list(ordered):
+        doc = docs.get(c.doc)
+        if doc is None:
+            continue
+        status, successor, retracted_by = _status(store, doc, known_at, at)
+        statuses[c.doc] = (status, successor, retracted_by)
+        if status == "superseded":
+            c.factor *= cfg.superseded
+            if successor is not None:
+                succ_id = index.find(successor, str(doc["graph"]))
+                if succ_id is not None and succ_id not in docs:
+                    rows = vectors.positions([succ_id])
+                    if rows.size and scope[rows[0]]:
+                        succ = candidates.setdefault(succ_id, _Candidate(succ_id))
+                        succ.contributions["graph"] = max(succ.contributions.get("graph", 0.0), c.score / cfg.superseded)
+                        succ.why.append(f"successor of {doc['node']}")
+                        ordered.append(succ)
+        elif status in ("retracted", "withdrawn"):
+            c.factor *= cfg.retracted
+        elif status == "not-valid":
+            c.factor *= cfg.not_valid
+    more = [c.doc for c in ordered if c.doc not in docs]
+    if more:
+        docs.update(index.documents(more))
+        for d in more:
+            statuses[d] = _status(store, docs[d], known_at, at) if d in docs else ("current", None, None)
+
+    # Diversify and check each hit against the store.
+    ordered.sort(key=lambda c: -c.score)
+    rows = vectors.positions(c.doc for c in ordered)
+    row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
+    unit = vectors.matrix[rows].astype(np.float32)
+    alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
+    hits: list[Hit] = []
+    kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
+    folded: dict[int, list[str]] = defaultdict(list)
+    for c in ordered:
+        doc = docs.get(c.doc)
+        if doc is None:
+            continue
+        row = row_of.get(c.doc, -1)
+        norm = normalise_name(str(doc["text"]))
+        twin = next((i for i, (r, kind, other) in enumerate(kept) if kind == doc["kind"] and (
+            other == norm or (row >= 0 and r >= 0 and alike[row, r]))), None)
+        if (twin is None and len(hits) == k) or not _held(store, doc):
+            continue
+        if twin is not None:
+            folded[twin].append(str(doc["node"]))
+            continue
+        status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
+        kept.append((row, str(doc["kind"]), norm))
+        hits.append(Hit(
+            node=str(doc["node"]), kind=str(doc["kind"]), score=c.score, text=str(doc["text"]),
+            signals={s: v * c.factor for s, v in c.contributions.items()}, status=status,
+            graph=str(doc["graph"]) or None, time=_iso(doc.get("start")), successor=successor,
+            retracted_by=retracted_by, why=tuple(dict.fromkeys(c.why)),
+        ))
+    return [
+        Hit(**{**h.__dict__, "duplicates": tuple(folded[i])}) if folded.get(i) else h for i, h in enumerate(hits)
+    ]
+
+
+def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> list[int]:
+    """Document ids of the ``limit`` best scores where ``mask`` holds, best first."""
+    where = np.flatnonzero(mask)
+    if where.size == 0:
+        return []
+    values = score[where]
+    if where.size > limit:
+        part = np.argpartition(-values, limit - 1)[:limit]
+        where, values = where[part], values[part]
+    order = np.argsort(-values, kind="stable")
+    return [int(ids[i]) for i in where[order]]
+
+
+def _periods(index: RecallIndex, query: str, reference: datetime,
+             in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
+             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray) -> list[Period]:
+    """The question's periods. An anchor ("before the move") is dated by its best lexical match
+    that has a time, preferring one linked to a vertex the question names (Lia's move, not her
+    cousin's)."""
+    out: list[Period] = []
+    for p in find_periods(query, reference):
+        when = None
+        if p.anchor is not None:
+            found = [pos for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))
+                     if not np.isnan(vectors.start[pos])]
+            best = next((pos for pos in found if linked[pos]), found[0] if found else None)
+            if best is not None:
+                when = datetime.fromtimestamp(float(vectors.start[best]), timezone.utc)
+        resolved = p.resolved(when)
+        if resolved is not None:
+            out.append(resolved)
+    return out
+
+
+def _entities(index: RecallIndex, query: str, graphs: Sequence[GraphKey] | None) -> dict[str, str]:
+    """The vertices the question names (vertex → the name used): whole names (1-4 words)
+    first; a single word that is only part of a name ("Lia" for "Lia Chen") when no whole
+    name matched it."""
+    tokens = normalise_name(query).split()
+    grams = {" ".join(tokens[i:i + size]) for size in range(1, 5) for i in range(len(tokens) - size + 1)}
+    grams = {g for g in grams if g not in _STOPWORDS and len(g) > 1}
+    found = index.entities_named(sorted(grams), graphs)
+    whole = {(name, entity) for name, entity, _, is_whole in found if is_whole}
+    covered = {w for name, _ in whole for w in name.split()}
+    entities = {entity: name for name, entity in whole}
+    for name, entity, _, is_whole in found:
+        if not is_whole and name not in covered:
+            entities.setdefault(entity, name)
+    return entities
+
+
+def _iso(t: object) -> str | None:
+    if not isinstance(t, (int, float)) or t != t:
+        return None
+    return datetime.fromtimestamp(float(t), timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _held(store: Store, doc: dict[str, object]) -> bool:
+    """Whether the store still holds the node (a hit never names one it does not)."""
+    return any(True for _ in store.quads_for_pattern(NamedNode(str(doc["node"])), None, None,
+                                                     graph_term(str(doc["graph"]))))
+
+
+def _recorded(store: Store, node: Subject, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):
+        return seconds(q.object)
+    return None
+
+
+def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at: float) -> tuple[str, str | None, str | None]:
+    """(status, successor, retracted by) of a hit's node, as the store knows it at ``known_at``."""
+    node, graph = NamedNode(str(doc["node"])), graph_term(str(doc["graph"]))
+    limit = known_at.timestamp() if known_at is not None else None
+
+    def known(by: Subject) -> bool:
+        if limit is None:
+            return True
+        t = _recorded(store, by, graph)
+        return t is None or t <= limit
+
+    for q in store.quads_for_pattern(None, mem.retracts, node, graph):
+        if known(q.subject):
+            by = q.subject.value if isinstance(q.subject, (NamedNode, BlankNode)) else str(q.subject)
+            return ("retracted" if doc["kind"] in ("Claim", "Occurrence") else "withdrawn"), None, by
+    if doc["kind"] not in ("Claim", "Occurrence"):
+        return "current", None, None
+    successors = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
+                  if isinstance(q.subject, NamedNode) and known(q.subject)]
+    if successors:
+        return "superseded", _latest(store, successors[0], graph, known).value, None
+    start = _literal_seconds(store, node, mem.validFrom, graph)
+    end = _literal_seconds(store, node, mem.validUntil, graph)
+    if (start is not None and at < start) or (end is not None and at >= end):
+        return "not-valid", None, None
+    return "current", None, None
+
+
+def _latest(store: Store, node: NamedNode, graph: Graph, known: Callable[[Subject], bool]) -> NamedNode:
+    """The end of a supersession chain from ``node`` (the current version), cycles refused by the shapes."""
+    seen = {node}
+    while True:
+        nxt = [q.subject for q in store.quads_for_pattern(None, mem.supersedes, node, graph)
+               if isinstance(q.subject, NamedNode) and known(q.subject) and q.subject not in seen]
+        if not nxt:
+            return node
+        node = nxt[0]
+        seen.add(node)
+
+
+def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: Graph) -> float | None:
+    for q in store.quads_for_pattern(node, p, None, graph):
+        if isinstance(q.object, Literal):
+            return seconds(q.object)
+    return None
