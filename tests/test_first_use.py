@@ -288,3 +288,12 @@ def test_pictures_over_http_respect_tokens(tmp_path: Path) -> None:
         assert index["prefixes"]["ex"] == EX and "history" in index["kinds"]
     finally:
         server.close()
+
+
+def test_a_recall_s_evidence_packet_is_drawn_too(run) -> None:
+    run("load", *BOTH)
+    code, svg, _ = run("recall", "what does Lia drink in the evening?", "--format", "svg")
+    assert code == 0 and svg.startswith("<svg") and "evidence for: what does Lia drink in the evening?" in svg
+    assert "seed," in svg  # each item says its role
+    code, dot, _ = run("recall", "what does Lia drink in the evening?", "--format", "dot")
+    assert code == 0 and dot.startswith("digraph memkg {")

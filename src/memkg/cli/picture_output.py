@@ -29,6 +29,12 @@ def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **opt
     with open_store(args, write=False) as store:
         named = expand(claims, store.prefixes) if isinstance(claims, str) else [expand(c, store.prefixes) for c in claims]
         text = render(picture(store, kind, named, tenant=args.tenant, **options), args.format)
+    emit(args, kind, text)
+    return 0
+
+
+def emit(args: argparse.Namespace, kind: str, text: str) -> None:
+    """A drawn picture to ``-o FILE`` (saying so on stderr) or standard output."""
     output = getattr(args, "output", None)
     if output:
         with open(output, "w", encoding="utf-8") as f:
@@ -36,7 +42,6 @@ def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **opt
         print(f"{output}: {kind} picture ({args.format})", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 0
 
 
 def picture_options(p: argparse.ArgumentParser) -> None:

@@ -234,7 +234,9 @@ def packet_diagram(packet: Any, *, prefixes: Mapping[str, str] | None = None, ti
     diagram = Diagram(title=title or f"evidence packet for {seeds}")
     in_packet = {_id(i.node) for i in packet.items}
     for item in packet.items:
-        kind = "claim" if item.statement is not None else _ROLE_KIND.get(item.role, "other")
+        # a seed that states nothing is a message, an episode or a vertex a recall found
+        kind = "claim" if item.statement is not None else (
+            "source" if item.role == "seed" else _ROLE_KIND.get(item.role, "other"))
         status = "root" if item.role == "seed" else (
             "withdrawn" if item.status in ("withdrawn", "retracted", "superseded") else
             "falls" if item.status == "unsupported" else "")

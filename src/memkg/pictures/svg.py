@@ -35,7 +35,7 @@ EDGE_STYLE = {  # stroke, dash, width
     "contradicts": ("#b00020", "", 1.4),
     "qualifies": ("#7b3fa0", "4 3", 1.2),
 }
-GAP_X, GAP_Y, PAD = 70, 16, 20
+GAP_X, GAP_Y, PAD = 100, 16, 20
 
 
 def _text(x: float, y: float, text: str, *, size: int = 12, anchor: str = "start", fill: str = "#222",
@@ -119,7 +119,7 @@ def diagram_svg(d: Diagram) -> str:
         x += width + GAP_X
     legend_y = top + tallest + 30
     notes_y = legend_y + 46
-    total_w = max(x - GAP_X + PAD, 640)
+    total_w = max(x - GAP_X + PAD, 860)  # the legend's width at least
     total_h = notes_y + 16 * len(d.notes) + PAD
     out = [_head(total_w, total_h), _text(PAD, PAD + 12, d.title, size=15, weight="bold")]
     out.append(_markers())
