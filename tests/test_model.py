@@ -219,3 +219,91 @@ def test_retract_withdraws_a_claim_from_current_knowledge(store: MemoryStore) ->
     assert values(store, r, mem.reason) == [Literal("the user corrected it")]
     assert list(store.view("current")) == []
     assert list(store.quads(c, None, None))  # the claim itself stays, for history
+
+
+# -- who, when and where: a message's episode, turn, addressees and attachments --------------------
+
+
+def test_a_message_keeps_its_episode_addressees_and_attachments(store: MemoryStore) -> None:
+    from memkg.model import Attachment
+
+    episode = NamedNode(EX + "session-1")
+    m = store.add(Message(content="Look at my mug", sender=LIA, recipients=[AURORA], episode=episode, event_time=T0,
+                          attachments=[Attachment(url="https://example.org/mug.jpg", caption="a blue mug",
+                                                  media_type="image/jpeg")]), graph=TENANT)
+    assert values(store, m, mem.recipient) == [AURORA]
+    assert values(store, m, NamedNode("http://www.w3.org/ns/prov#wasGeneratedBy")) == [episode]
+    assert values(store, m, NamedNode("http://www.w3.org/ns/prov#wasAttributedTo")) == [LIA]
+    assert mem.Episode in values(store, episode, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))
+    (attachment,) = values(store, m, mem.attachment)
+    assert values(store, attachment, mem.url) == [Literal("https://example.org/mug.jpg",
+                                                          datatype=NamedNode("http://www.w3.org/2001/XMLSchema#anyURI"))]
+    assert values(store, attachment, mem.caption) == [Literal("a blue mug")]
+
+
+def test_turns_count_per_episode_in_the_order_messages_are_added(store: MemoryStore) -> None:
+    s1, s2 = NamedNode(EX + "s1"), NamedNode(EX + "s2")
+    a = store.add(Message(content="one", episode=s1), graph=TENANT)
+    b, c = store.add_all([Message(content="two", episode=s1), Message(content="other", episode=s2)], graph=TENANT)
+    d = store.add(Message(content="three", episode=s1, event_time=T0 - timedelta(days=1)), graph=TENANT)
+    turns = {n: int(values(store, n, mem.turn)[0].value) for n in (a, b, c, d)}
+    assert turns == {a: 1, b: 2, c: 1, d: 3}  # arrival order, whatever the event time
+
+
+def test_a_retried_message_takes_no_new_turn(store: MemoryStore) -> None:
+    s1 = NamedNode(EX + "s1")
+    store.add(Message(content="one", episode=s1, event_id="e1"), graph=TENANT)
+    store.add(Message(content="one", episode=s1, event_id="e1"), graph=TENANT)
+    later = store.add(Message(content="two", episode=s1, event_id="e2"), graph=TENANT)
+    assert values(store, later, mem.turn) == [Literal("2", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))]
+
+
+def test_a_turn_counts_from_one_within_an_episode() -> None:
+    with pytest.raises(ValueError, match="counts from 1"):
+        Message(content="x", episode=EX + "s1", turn=0)
+    with pytest.raises(ValueError, match="give the episode"):
+        Message(content="x", turn=2)
+
+
+def test_an_untyped_recipient_is_refused_naming_it(store: MemoryStore) -> None:
+    stranger = NamedNode(EX + "stranger")
+    with pytest.raises(ValidationError, match="stranger"):
+        store.add(Message(content="hi", recipients=[stranger]), graph=TENANT)
+
+
+def test_a_recipient_must_be_a_person_or_agent(store: MemoryStore) -> None:
+    with pytest.raises(ValidationError, match="RoleTypesShape"):
+        store.add(Message(content="hi", recipients=[TEA]))
+
+
+HEAD = """PREFIX ex: <http://example.org/>
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+"""
+
+
+@pytest.mark.parametrize(("data", "shape"), [
+    ('ex:m1 a mem:Message ; mem:attachment ex:a1 . ex:a1 a mem:Attachment .', "AttachmentShape"),  # no url
+    ('ex:a1 a mem:Attachment ; mem:url "https://e.org/a.jpg"^^xsd:anyURI .', "AttachmentShape"),  # no message
+    ('ex:m1 a mem:Message ; mem:attachment ex:a1 . ex:a1 a mem:Attachment ; mem:url "https://e.org/a.jpg" .',
+     "AttachmentShape"),  # a plain string, not xsd:anyURI
+    ('ex:m1 a mem:Message ; mem:attachment ex:a1 . ex:a1 a mem:Entity ; mem:url "https://e.org/a.jpg"^^xsd:anyURI .',
+     "AttachmentShape"),  # not an attachment
+    ('ex:s1 a mem:Episode . ex:m1 a mem:Message ; prov:wasGeneratedBy ex:s1 ; mem:turn 0 .', "TurnShape"),
+    ('ex:m1 a mem:Message ; mem:turn 1 .', "TurnShape"),  # a turn of no episode
+    ('ex:s1 a mem:Episode . ex:m1 a mem:Message ; prov:wasGeneratedBy ex:s1 ; mem:turn 1, 2 .', "TurnShape"),
+    ('ex:s1 a mem:Episode ; mem:turn 1 ; prov:wasGeneratedBy ex:s1 .', "TurnShape"),  # not a message
+])
+def test_attachments_and_turns_are_checked_when_written(data: str, shape: str) -> None:
+    with pytest.raises(ValidationError, match=shape):
+        MemoryStore().load_data(HEAD + data, format="turtle")
+
+
+def test_a_well_formed_conversation_loads() -> None:
+    MemoryStore().load_data(HEAD + """
+        ex:lia a mem:Person . ex:aurora a mem:Agent . ex:s1 a mem:Episode ; mem:participant ex:lia, ex:aurora .
+        ex:m1 a mem:Message ; mem:content "Look!" ; prov:wasGeneratedBy ex:s1 ; mem:turn 1 ;
+            prov:wasAttributedTo ex:lia ; mem:recipient ex:aurora ; mem:attachment ex:a1 .
+        ex:a1 a mem:Attachment ; mem:url "https://e.org/a.jpg"^^xsd:anyURI ; mem:caption "a mug" .
+    """, format="turtle")

@@ -43,10 +43,10 @@ SPEC_DATATYPE_PROPERTIES = [
 ]
 # Added beyond the table, for the examples (and mem:Reifier, the named common
 # superclass of Claim and Occurrence that OWL 2 RL needs instead of a union).
-EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion", "Erasure"]
+EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion", "Erasure", "Attachment"]
 EXTRA_DATATYPE_PROPERTIES = ["matchScore", "reason", "version", "provenance", "edgeLabel", "edgeValue", "lane", "sourceType",
-                             "states", "extractionFlag", "utility"]
-EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty", "needsReview"]
+                             "states", "extractionFlag", "utility", "turn", "url", "caption", "mediaType"]
+EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty", "needsReview", "attachment"]
 EXTRA_ANNOTATION_PROPERTIES = ["displayName", "alias"]
 
 # SPEC §1 "PROV-O" column, plus the sub-property alignments it names.
@@ -63,6 +63,7 @@ PROV_ALIGNMENT = [
     (MEM.Extractor, RDFS.subClassOf, PROV.SoftwareAgent),
     (MEM.SupportGroup, RDFS.subClassOf, PROV.Collection),
     (MEM.Retraction, RDFS.subClassOf, PROV.Activity),
+    (MEM.Attachment, RDFS.subClassOf, PROV.Entity),
     (MEM.supersedes, RDFS.subPropertyOf, PROV.wasRevisionOf),
     (MEM.echoOf, RDFS.subPropertyOf, PROV.wasQuotedFrom),
     (MEM.assertedBy, RDFS.subPropertyOf, PROV.wasDerivedFrom),
@@ -391,6 +392,8 @@ def test_identity_candidate_does_not_merge() -> None:
         ("ex:e6 a mem:Occurrence .", (EX.e6, RDF.type, PROV.Entity)),
         ("ex:ep mem:participant ex:Lia .", (EX.Lia, RDF.type, PROV.Agent)),
         ("ex:ep mem:participant ex:Lia .", (EX.ep, RDF.type, PROV.Activity)),
+        ("ex:m mem:recipient ex:Lia .", (EX.Lia, RDF.type, PROV.Agent)),
+        ("ex:m mem:attachment ex:a .", (EX.a, RDF.type, PROV.Entity)),
         ("ex:x a mem:Extractor .", (EX.x, RDF.type, PROV.Agent)),
         ('ex:tea mem:displayName "tea" .', (EX.tea, RDFS.label, Literal("tea"))),
     ],
@@ -406,3 +409,11 @@ def test_contradiction_does_not_imply_supersession() -> None:
 
 def test_self_supersession_is_inconsistent() -> None:
     assert owlrl_errors(closure("ex:c1 mem:supersedes ex:c1 .")) != []
+
+
+def test_a_message_with_addressees_stays_an_entity() -> None:
+    """mem:recipient states no domain: addressing a message never makes it an activity."""
+    graph = closure("ex:m a mem:Message ; mem:recipient ex:Lia . ex:Lia a mem:Person .")
+    assert owlrl_errors(graph) == []
+    assert (EX.m, RDF.type, PROV.Entity) in graph
+    assert (EX.m, RDF.type, PROV.Activity) not in graph

@@ -21,6 +21,7 @@ from .errors import (
 )
 from .model import (
     Action,
+    Attachment,
     Claim,
     Episode,
     Extraction,
@@ -60,6 +61,7 @@ __all__ = [
     "PROV",
     "SENTENCES",
     "Action",
+    "Attachment",
     "BudgetError",
     "Claim",
     "EdgeProperty",

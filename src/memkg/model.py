@@ -160,28 +160,95 @@ class Predicate(Item):
 
 
 @dataclass
-class Message(Item):
-    """A received payload, kept verbatim, with its hash and idempotency key.
+class Attachment(Item):
+    """Something that came with a message, such as an image: where it is and what it shows.
 
-    Writing a message whose ``event_id`` the graph already holds writes nothing
-    and returns the IRI of the message already there (a retry, collapsed).
+    memkg keeps the reference (``url``, an ``xsd:anyURI`` literal) and the words
+    (``caption``), never the bytes.
     """
 
-    content: str = ""
-    event_id: str | None = None
-    sender: IRI | None = None
-    event_time: datetime | None = None
-    kind: str = field(default="message", init=False, repr=False)
+    url: str = ""
+    caption: str | None = None
+    media_type: str | None = None
+    kind: str = field(default="attachment", init=False, repr=False)
 
     def _describe(self, out: _Quads, recorded_at: datetime) -> None:
         n = self.node()
+        out.add(n, RDF_TYPE, mem.Attachment)
+        out.add(n, mem.url, Literal(self.url, datatype=xsd.anyURI))
+        out.add(n, mem.caption, Literal(self.caption) if self.caption is not None else None)
+        out.add(n, mem.mediaType, Literal(self.media_type) if self.media_type else None)
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+@dataclass
+class Message(Item):
+    """A received payload, kept verbatim, with its hash and idempotency key, and who,
+    when and where: its ``sender`` (``prov:wasAttributedTo``), addressees
+    (``recipients``, ``mem:recipient``), ``episode`` (``prov:wasGeneratedBy``,
+    typed ``mem:Episode`` so the invariants hold), ``turn`` in that episode
+    (``mem:turn``, counted from 1) and ``attachments``.
+
+    Writing a message whose ``event_id`` the graph already holds writes nothing
+    and returns the IRI of the message already there (a retry, collapsed).
+    :meth:`memkg.MemoryStore.add` numbers a message's ``turn`` when it has an
+    episode and no turn: the next one in that episode.
+
+    ``content`` is kept as written: a ``str``, or a ``Literal`` for a payload
+    with a datatype or language (its lexical form is what is hashed).
+    Recipients must be typed vertices (``mem:Person`` or ``mem:Agent``), like
+    every role's far end. A bare token names what ``Vertex(id=token)`` (sender,
+    recipients) or ``Episode(id=token)`` (episode) would.
+
+    >>> from datetime import timezone
+    >>> from pyoxigraph import DefaultGraph
+    >>> m = Message(content="Look!", id="m1", sender="lia", episode="s1", turn=1,
+    ...             attachments=[Attachment(id="m1-a1", url="https://example.org/mug.jpg", caption="a mug")])
+    >>> sorted(q.predicate.value.split("#")[-1] for q in m.quads(DefaultGraph(), datetime.now(timezone.utc))
+    ...        if q.subject == m.node())  # doctest: +NORMALIZE_WHITESPACE
+    ['attachment', 'content', 'contentHash', 'recordedAt', 'turn', 'type',
+     'wasAttributedTo', 'wasGeneratedBy']
+    """
+
+    content: str | Literal = ""
+    event_id: str | None = None
+    sender: IRI | None = None
+    event_time: datetime | None = None
+    recipients: list[IRI] = field(default_factory=list)
+    episode: IRI | None = None
+    turn: int | None = None
+    attachments: list[Attachment] = field(default_factory=list)
+    kind: str = field(default="message", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.turn is not None and (isinstance(self.turn, bool) or not isinstance(self.turn, int) or self.turn < 1):
+            raise ValueError(f"a message's turn counts from 1, got {self.turn!r}")
+        if self.turn is not None and self.episode is None:
+            raise ValueError("a message's turn is its place in an episode: give the episode too")
+
+    def episode_node(self) -> NamedNode | None:
+        """The episode's IRI, if the message has one."""
+        return iri(self.episode, kind="episode") if self.episode is not None else None
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        content = self.content if isinstance(self.content, Literal) else Literal(self.content)
         out.add(n, RDF_TYPE, mem.Message)
-        out.add(n, mem.content, Literal(self.content))
-        out.add(n, mem.contentHash, Literal(content_hash(self.content)))
+        out.add(n, mem.content, content)
+        out.add(n, mem.contentHash, Literal(content_hash(content.value)))
         out.add(n, mem.eventId, Literal(self.event_id) if self.event_id else None)
-        out.add(n, prov.wasAttributedTo, iri(self.sender) if self.sender else None)
+        out.add(n, prov.wasAttributedTo, iri(self.sender, kind="vertex") if self.sender else None)
+        out.add_all(n, mem.recipient, (iri(r, kind="vertex") for r in self.recipients))
+        episode = self.episode_node()
+        if episode is not None:
+            out.add(n, prov.wasGeneratedBy, episode)
+            out.add(episode, RDF_TYPE, mem.Episode)
+        out.add(n, mem.turn, Literal(str(self.turn), datatype=xsd.integer) if self.turn is not None else None)
         out.add(n, mem.eventTime, _time(self.event_time))
         out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+        for attachment in self.attachments:
+            out.add(n, mem.attachment, attachment.node())
+            out.items += attachment.quads(out.graph, recorded_at)
 
 
 @dataclass
@@ -373,6 +440,8 @@ def walk(items: Iterable[Item]) -> Iterator[Item]:
         yield item
         if isinstance(item, Episode):
             yield from walk(item.actions)
+        elif isinstance(item, Message):
+            yield from item.attachments
         elif isinstance(item, Action) and item.produces is not None:
             yield item.produces
 

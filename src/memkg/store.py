@@ -54,11 +54,13 @@ from .errors import (
     ValidationError,
     Violation,
 )
+from .episodes import TurnCounter
 from .limits import Limits
-from .model import Claim, Item, Retraction, idempotency_key
+from .model import Claim, Item, Message, Retraction, idempotency_key
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
-from .vocab import PREFIXES, mem
+from .terms import iri
+from .vocab import PREFIXES, RDF_REIFIES, mem
 
 DEFAULT_STORE_PATH = Path("memkg-store")
 
@@ -502,6 +504,7 @@ class MemoryStore:
             recorded_at = self.clock.tick()
             quads: list[Quad] = []
             seen: dict[str, NamedNode] = {}
+            turns = TurnCounter(self, target)
             for item in items:
                 key = idempotency_key(item)
                 if key is not None:
@@ -509,6 +512,8 @@ class MemoryStore:
                     if existing is not None:
                         item.id = existing
                         continue
+                if isinstance(item, Message):
+                    turns.number(item)
                 quads += item.quads(target, recorded_at)
                 if key is not None:
                     seen[key] = item.node()
@@ -521,7 +526,7 @@ class MemoryStore:
         """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
         the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
         target = as_graph(graph)
-        old_node = model.iri(old, kind="claim")
+        old_node = iri(old, kind="claim")
         self._require_claim(old_node, target)
         new.extra = [*new.extra, (mem.supersedes, old_node)]
         return self.add(new, graph=target)
@@ -532,13 +537,13 @@ class MemoryStore:
         Without ``graph``, the first graph holding the claim is used. Raises
         :class:`~memkg.errors.NotFoundError` when no claim has that IRI.
         """
-        node = model.iri(claim, kind="claim")
+        node = iri(claim, kind="claim")
         graphs = [as_graph(graph)] if graph is not None else [
-            q.graph_name for q in self._store.quads_for_pattern(node, model.RDF_REIFIES, None, None)
+            q.graph_name for q in self._store.quads_for_pattern(node, RDF_REIFIES, None, None)
         ]
         for g in graphs:
             quads = list(self._store.quads_for_pattern(node, None, None, g))
-            terms = [q.object for q in quads if q.predicate == model.RDF_REIFIES and isinstance(q.object, Triple)]
+            terms = [q.object for q in quads if q.predicate == RDF_REIFIES and isinstance(q.object, Triple)]
             if terms:
                 return model.claim_from_quads(node, quads), g
         raise NotFoundError(f"{node}: no claim by that IRI" + (f" in graph {graph}" if graph else ""))
@@ -552,7 +557,7 @@ class MemoryStore:
         """Withdraw claims (or sources) from current knowledge, without a successor.
         Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
         retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph)."""
-        nodes = [model.iri(t, kind="claim") for t in targets]
+        nodes = [iri(t, kind="claim") for t in targets]
         target = as_graph(graph) if graph is not None else self._graph_of(nodes)
         for node in nodes:
             if not any(self._store.quads_for_pattern(node, None, None, target)):
@@ -579,7 +584,7 @@ class MemoryStore:
         return None
 
     def _require_claim(self, node: NamedNode, graph: NamedNode | DefaultGraph) -> None:
-        if not any(self._store.quads_for_pattern(node, model.RDF_REIFIES, None, graph)):
+        if not any(self._store.quads_for_pattern(node, RDF_REIFIES, None, graph)):
             raise NotFoundError(f"{node}: no claim by that IRI in graph {graph}")
 
     def load(

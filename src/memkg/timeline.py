@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from .errors import NotFoundError, ParseError
 from .model import datetime_literal
+from .results import term_json, terms_json
 from .store import MemoryStore
 from .vocab import PREFIXES, mem, prov
 
@@ -39,9 +41,24 @@ class Version:
     generated_by: list[NamedNode] = field(default_factory=list)  #: the extraction or tool call
     agents: list[NamedNode] = field(default_factory=list)  #: who ran that activity
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (:mod:`memkg.results`)."""
+        return {
+            "claim": self.claim.value, "subject": term_json(self.subject), "predicate": self.predicate.value,
+            "object": term_json(self.object), "recordedAt": term_json(self.recorded_at),
+            "validFrom": term_json(self.valid_from), "validUntil": term_json(self.valid_until),
+            "assertedBy": terms_json(self.asserted_by), "attributedTo": terms_json(self.attributed_to),
+            "generatedBy": terms_json(self.generated_by), "agents": terms_json(self.agents),
+        }
 
-def _objects(store: MemoryStore, subject: NamedNode, predicate: NamedNode) -> list[NamedNode]:
-    return sorted({q.object for q in store.quads(subject, predicate) if isinstance(q.object, NamedNode)}, key=str)
+
+def _objects(
+    store: MemoryStore, subject: NamedNode, predicate: NamedNode, graphs: Sequence[NamedNode | DefaultGraph] | None
+) -> list[NamedNode]:
+    """The IRIs ``subject`` links to by ``predicate``, in ``graphs`` (None: every graph)."""
+    quads = (q for g in graphs for q in store.quads(subject, predicate, graph=g)) if graphs is not None \
+        else store.quads(subject, predicate)
+    return sorted({q.object for q in quads if isinstance(q.object, NamedNode)}, key=str)
 
 
 def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = None) -> list[Version]:
@@ -50,13 +67,20 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = 
     Raises :class:`~memkg.errors.NotFoundError` when ``claim`` is no claim.
     """
     params = {"claim": claim.value if isinstance(claim, NamedNode) else claim}
+    # Blame is read where the view reads: the tenant's graph and the shared one, never another tenant's.
+    graphs: list[NamedNode | DefaultGraph] | None = None
     if tenant:
         params["tenant"] = tenant
+        graphs = [NamedNode(tenant), DefaultGraph()]
     versions = []
+
+    def objects(subject: NamedNode, predicate: NamedNode) -> list[NamedNode]:
+        return _objects(store, subject, predicate, graphs)
+
     for row in store.view("history", params):
         node = row["claim"]
-        messages = _objects(store, node, mem.assertedBy)
-        activities = _objects(store, node, prov.wasGeneratedBy)
+        messages = objects(node, mem.assertedBy)
+        activities = objects(node, prov.wasGeneratedBy)
         versions.append(
             Version(
                 claim=node,
@@ -67,9 +91,9 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = 
                 valid_from=row["validFrom"],
                 valid_until=row["validUntil"],
                 asserted_by=messages,
-                attributed_to=sorted({a for m in messages for a in _objects(store, m, prov.wasAttributedTo)}, key=str),
+                attributed_to=sorted({a for m in messages for a in objects(m, prov.wasAttributedTo)}, key=str),
                 generated_by=activities,
-                agents=sorted({a for x in activities for a in _objects(store, x, prov.wasAssociatedWith)}, key=str),
+                agents=sorted({a for x in activities for a in objects(x, prov.wasAssociatedWith)}, key=str),
             )
         )
     if not versions:

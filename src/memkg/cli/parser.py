@@ -14,6 +14,7 @@ from .. import __version__
 from ..store import DEFAULT_STORE_PATH
 from . import (
     index_command,
+    mcp_command,
     provenance_commands,
     recall_command,
     serve_command,
@@ -33,6 +34,7 @@ REGISTRIES = (
     tags_commands.register,        # tags policy
     provenance_commands.register,  # lineage … echoes
     serve_command.register,        # serve
+    mcp_command.register,          # mcp
 )
 
 

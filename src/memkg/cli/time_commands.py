@@ -10,10 +10,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .arguments import format_option, graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
-from .exit_codes import EXIT_INVALID, EXIT_OK
+from ..jsonlines import DEPTH_CEILING, JsonLimits
 from ..prefixes import expand
 from ..timeline import MAX_QUESTIONS
+from .arguments import format_option, graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
+from .exit_codes import EXIT_ERROR, EXIT_OK, UsageError
 from .output import short
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 
@@ -51,17 +52,68 @@ def cmd_retract(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from ..ingest import IngestError, ingest_file
+    from ..ingest import IngestError, ingest_file, timezone_named
+    from ..jsonlines import JsonLimits
 
+    try:
+        limits = JsonLimits(max_line_bytes=args.max_line_bytes, max_literal=args.max_literal,
+                            max_depth=args.max_depth)
+        assume = timezone_named(args.assume_timezone) if args.assume_timezone else None
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     with open_store(args, write=True) as store:
         try:
-            report = ingest_file(store, args.file, graph=args.graph)
-        except IngestError as err:
+            report = ingest_file(store, args.file, graph=args.graph, assume_timezone=assume, limits=limits)
+        except IngestError as err:  # the file does not follow the format: a parse error, nothing written
             print(f"memkg: {err}", file=sys.stderr)
-            return EXIT_INVALID
+            return EXIT_ERROR
+    for number, event in report.conflicts:
+        print(f"memkg: {args.file}:{number}: event {event!r} is already held with other content; "
+              "kept what was held (a retry writes nothing)", file=sys.stderr)
     print(f"ingested {report.lines} line(s) from {args.file}: {len(report.versions)} new version(s), "
-          f"{report.unchanged} unchanged")
+          f"{len(report.messages)} new message(s), {report.unchanged} unchanged, {report.retries} retried")
     return EXIT_OK
+
+
+INGEST_FORMAT = """\
+One JSON object per line; the whole file is written at once or not at all.
+Every line is a message (mem:Message) that keeps "content" verbatim; a note or
+claim line is also a new version of the memory node its "id" names.
+
+fields:
+  content_kind  "message" (just the message), "note" (default) or "claim"
+  id            note, claim: the memory node (its versions supersede each other);
+                message: the message's IRI (optional)
+  content       a string, or any JSON; for a claim {"subject", "predicate",
+                "value", "confidence", "evidence"} (claim fields go here, never
+                at the top level)
+  event_id      the event's idempotency key: a retry writes nothing
+  event_time    ISO 8601 with a timezone (or see --assume-timezone)
+  sender        "token", "IRI" or {"id": …, "type": "person"|"agent", "name": …}
+  recipients    a list of the same
+  episode       the conversation or session (a token or IRI); turns are numbered
+                in line order
+  attachments   [{"url": …, "caption": …, "media_type": …}]
+  provenance    {"agent_step", "observation", "tool_call", "source", "note"}
+
+a message (a turn of an episode, from a person to an agent, with an image):
+  {"content_kind": "message", "event_id": "chat-41", "episode": "session-3",
+   "sender": "lia", "recipients": [{"id": "aurora", "type": "agent"}],
+   "event_time": "2026-05-02T19:04:00+02:00", "content": "Look, my new mug!",
+   "attachments": [{"url": "https://example.org/mug.jpg", "caption": "a blue mug"}]}
+a note (a memory node with free content):
+  {"id": "lia-move", "content": "Lia moves to Lisbon in June.", "event_id": "chat-42"}
+a claim (subject, predicate, value inside content):
+  {"id": "pref-drink", "content_kind": "claim", "event_id": "chat-43",
+   "content": {"subject": "lia", "predicate": "prefers", "value": "coffee",
+               "confidence": 0.8, "evidence": ["Coffee in the evenings now."]}}
+
+exit codes: 0 ok; 1 the invariants refuse the write; 2 a line breaks the format
+or a limit (file:line: what is wrong). Nothing is written unless 0.
+See docs/ingest.md.
+
+example:
+  memkg ingest chat.jsonl --graph https://example.org/tenants/lia --assume-timezone Europe/Lisbon"""
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -157,13 +209,24 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "ingest",
-        "Ingest JSON Lines memory nodes (one per line, versioned by id) in one atomic write.",
-        "memkg ingest notes.jsonl --tenant https://example.org/tenants/lia",
+        "Ingest JSON Lines from an agent loop (messages with sender, recipients, episode and time; "
+        "notes and claims versioned by id) in one atomic write.",
+        "memkg ingest chat.jsonl --tenant https://example.org/tenants/lia",
         cmd_ingest,
     )
-    p.add_argument("file", metavar="FILE.jsonl", help='lines like {"id": …, "content": …, "content_kind": '
-                   '"note"|"claim", "provenance": {…}, "event_time": …}')
+    p.epilog = INGEST_FORMAT
+    p.add_argument("file", metavar="FILE.jsonl", help="the JSON Lines file (- for standard input)")
     graph_option(p)
+    p.add_argument("--assume-timezone", metavar="ZONE",
+                   help="the zone of event times written without one: UTC, +02:00 or Europe/Lisbon "
+                        "(default: refuse such times)")
+    limits = JsonLimits()
+    p.add_argument("--max-line-bytes", type=int, default=limits.max_line_bytes, metavar="N",
+                   help=f"refuse a longer line (default: {limits.max_line_bytes})")
+    p.add_argument("--max-literal", type=int, default=limits.max_literal, metavar="CHARS",
+                   help=f"refuse a longer JSON string (default: {limits.max_literal})")
+    p.add_argument("--max-depth", type=int, default=limits.max_depth, metavar="N",
+                   help=f"refuse JSON nested deeper (default: {limits.max_depth}, at most {DEPTH_CEILING})")
 
     p = command(
         "history",

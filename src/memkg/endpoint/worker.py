@@ -19,9 +19,9 @@ nesting is bounded (:mod:`memkg.limits`) well below what that stack holds.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import threading
-import time
 from multiprocessing.connection import Connection
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
@@ -73,7 +73,7 @@ def main(conn: Connection, sandboxed: bool = False) -> None:
     # Ctrl-C and SIGTERM are for the server, which shuts its workers down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="memkg-orphan-check", daemon=True).start()
+    threading.Thread(target=_exit_with_server, args=(conn.fileno(),), name="memkg-orphan-check", daemon=True).start()
     threading.stack_size(JOB_STACK)
     _serve(conn)
 
@@ -110,15 +110,18 @@ def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
     return replies[0]
 
 
-def _exit_with_parent(parent: int) -> None:
+def _exit_with_server(fd: int) -> None:
     """A server killed outright (SIGKILL, OOM) cannot stop its workers: each notices alone.
 
     An idle worker sees its pipe close, but one in a long query would run on; pyoxigraph
-    releases the GIL while it evaluates, so this thread gets to look every second.
+    releases the GIL while it evaluates, so this thread, waiting for the server's end of
+    the pipe to hang up (the worker's parent is the fork server, not the server), gets to
+    end the process at once.
     """
+    poller = select.poll()
+    poller.register(fd, getattr(select, "POLLRDHUP", 0x2000))
     while True:
-        time.sleep(1.0)
-        if os.getppid() != parent:
+        if poller.poll():
             os._exit(1)
 
 

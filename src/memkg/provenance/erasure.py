@@ -73,7 +73,8 @@ def erase(
     * any other node (a claim whose provenance is lineage only, an extraction,
       an echo, a derived document), when all its lineage inputs are removed;
     * a support group, when a member is removed; a claim whose proposition
-      mentions a removed node.
+      mentions a removed node;
+    * a removed message's attachments (``mem:attachment``), parts of it.
 
     Removed: every quad about a removed node, the asserted triple of a removed
     occurrence (unless another reifier still asserts it), and kept nodes' links
@@ -124,6 +125,10 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
             for n in again:
                 removed[n] = None
             frontier = again
+    # A message's attachments are parts of it (their captions are its content): they go with it.
+    for n in list(removed):
+        for part in out(n, mem.attachment):
+            removed.setdefault(part, None)
 
     gone: set[Quad] = set()
     for n in removed:

@@ -1,0 +1,200 @@
+"""Agent-tool latency: remember_message and recall through MCP (stdio, streamable HTTP) beside the
+same calls through the Python API, on one store of N messages.
+
+    python benchmarks/bench_mcp.py [--messages 100000] [--calls 200] [--json out.json]
+
+Three paths, each on its own copy of one store (a store is held by one process): the Python API
+(:class:`memkg.agent_tools.MemoryTools`, the very methods the tools call, in this process),
+``memkg mcp`` over stdio (launched by the SDK's client) and ``memkg mcp --http`` with a tokens file
+(every request carries its bearer token). Each round makes the same call on every path, in a
+shuffled order, so the three share the machine's noise: ``calls`` remember_message with fresh event
+ids, and ``calls`` recall (k=10, with the evidence packet) over a fixed list of questions, after a
+warm-up (the recall index loaded). Transport overhead is the median of the paired differences
+(MCP call minus the same call through the Python API in the same round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.mcp_servers import HttpServer, http_client, result, stdio_client  # noqa: E402
+
+from memkg import MemoryStore  # noqa: E402
+from memkg.access import OPEN  # noqa: E402
+from memkg.agent_tools import MemoryTools  # noqa: E402
+from memkg.model import content_hash  # noqa: E402
+
+TENANT = "https://example.org/tenants/bench"
+TOKEN = "bench-token-0123456789"
+WORDS = (
+    "tea coffee sugar milk evening morning night project deadline database migration postgres mysql "
+    "meeting budget travel berlin paris flight hotel doctor medication allergy peanut running marathon "
+    "guitar piano concert birthday sister brother friend colleague manager report invoice contract "
+    "garden tomato recipe pasta curry vegan cheese wine beer water yoga sleep headache holiday beach "
+    "mountain ski bike train car rent apartment lease insurance tax refund bank loan savings laptop "
+    "phone password backup server outage release bug feature review test deploy kubernetes python"
+).split()
+QUESTIONS = [
+    "what does Lia drink in the evening?", "when is the project deadline?", "database migration to postgres",
+    "who has a peanut allergy?", "hotel in berlin for the flight", "the marathon training plan",
+    "which medication for the headache?", "sister birthday concert", "the server outage after the release",
+    "apartment lease and rent", "vegan curry recipe", "tax refund from the bank",
+]
+
+
+def build(path: Path, n: int) -> dict[str, float]:
+    """A store of ``n`` messages in one tenant (N-Quads, one bulk load), and its recall index."""
+    rng = random.Random(0)
+    lines = []
+    mem, xsd = "https://w3id.org/memkg#", "http://www.w3.org/2001/XMLSchema#"
+    for i in range(n):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20)))
+        node = f"<urn:bench:message:{i}>"
+        stamp = f"2026-01-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00Z"
+        for p, o in (
+            ("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{mem}Message>"),
+            (f"{mem}content", json.dumps(text)),
+            (f"{mem}contentHash", json.dumps(content_hash(text))),
+            (f"{mem}eventId", f'"seed-{i}"'),
+            (f"{mem}eventTime", f'"{stamp}"^^<{xsd}dateTime>'),
+            (f"{mem}recordedAt", f'"{stamp}"^^<{xsd}dateTime>'),
+        ):
+            lines.append(f"{node} <{p}> {o} <{TENANT}> .\n")
+    data = path.parent / "messages.nq"
+    data.write_text("".join(lines), encoding="utf-8")
+    times = {}
+    with MemoryStore(path) as store:
+        started = time.perf_counter()
+        store.load(data)
+        times["load_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        store.recall("tea", tenant=TENANT, k=1)  # builds the recall index (kept on disk)
+        times["recall_index_s"] = time.perf_counter() - started
+    data.unlink()
+    return times
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ms = sorted(s * 1000 for s in samples)
+    return {"p50": statistics.median(ms), "p95": ms[max(0, int(round(0.95 * len(ms))) - 1)], "n": len(ms)}
+
+
+def make_calls(tools: MemoryTools, stdio, http):
+    """Per path, the two calls as coroutines: remember_message (fresh event id i) and recall (question i)."""
+
+    def content(i: int) -> str:
+        return f"note {i}: {WORDS[i % len(WORDS)]} {WORDS[(7 * i) % len(WORDS)]}"
+
+    async def py_remember(i: int, tag: str) -> None:
+        tools.remember_message(OPEN, content=content(i), event_id=f"{tag}-{i}", tenant=TENANT)
+
+    async def py_recall(i: int, tag: str) -> None:
+        tools.recall(OPEN, query=QUESTIONS[i % len(QUESTIONS)], k=10, tenant=TENANT)
+
+    def over(client):
+        async def remember(i: int, tag: str) -> None:
+            result(await client.call_tool("remember_message", {
+                "content": content(i), "event_id": f"{tag}-{i}", "tenant": TENANT}))
+
+        async def recall(i: int, tag: str) -> None:
+            result(await client.call_tool("recall", {"query": QUESTIONS[i % len(QUESTIONS)], "k": 10,
+                                                     "tenant": TENANT}))
+        return {"remember_message": remember, "recall": recall}
+
+    return {"python": {"remember_message": py_remember, "recall": py_recall}, "stdio": over(stdio), "http": over(http)}
+
+
+def server_pid(store: Path) -> int:
+    """The pid of the ``memkg mcp`` the SDK launched on ``store`` (stdio)."""
+    found = subprocess.run(["pgrep", "-f", "--", f"--store {store} mcp"], capture_output=True, text=True)
+    return int(found.stdout.split()[0])
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(paths: dict[str, Path], tokens: Path, calls: int, warmup: int) -> dict:
+    """Every call on every path, interleaved in a shuffled order, so that the three paths share
+    the machine's noise; each path works on its own copy of the same store."""
+    rng = random.Random(1)
+    samples: dict[str, dict[str, list[float]]] = {p: {"remember_message": [], "recall": []} for p in paths}
+    cpu = {p: 0.0 for p in paths}  # CPU seconds of the measured calls: this process (python), each server
+    with MemoryStore(paths["python"]) as store, HttpServer(paths["http"], "--tokens", str(tokens)) as server:
+        async with stdio_client(paths["stdio"]) as stdio, http_client(server.url, TOKEN) as http:
+            pids = {"stdio": server_pid(paths["stdio"]), "http": server.process.pid}
+            calls_by_path = make_calls(MemoryTools(store), stdio, http)
+            for i in range(warmup + calls):
+                if i == warmup:
+                    cpu.update({p: -process_cpu(pid) for p, pid in pids.items()})
+                for tool in ("remember_message", "recall"):
+                    order = list(paths)
+                    rng.shuffle(order)
+                    for path in order:
+                        started, started_cpu = time.perf_counter(), time.process_time()
+                        await calls_by_path[path][tool](i, path)
+                        if i >= warmup:
+                            samples[path][tool].append(time.perf_counter() - started)
+                            if path == "python":
+                                cpu["python"] += time.process_time() - started_cpu
+            cpu.update({p: cpu[p] + process_cpu(pid) for p, pid in pids.items()})
+    out: dict = {"cpu_ms_per_call": {p: c / (2 * calls) * 1000 for p, c in cpu.items()}}
+    for path, by_tool in samples.items():
+        out[path] = {}
+        for tool, xs in by_tool.items():
+            out[path][tool] = summary(xs)
+            if path != "python":
+                paired = [x - y for x, y in zip(xs, samples["python"][tool])]
+                out[path][tool]["overhead_p50"] = statistics.median(paired) * 1000
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--messages", type=int, default=100_000)
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--json", type=Path, help="write the figures here too")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
+        paths = {name: Path(tmp) / name for name in ("python", "stdio", "http")}
+        report: dict = {"messages": args.messages, "calls": args.calls, "build": build(paths["python"], args.messages)}
+        print(f"built {args.messages:,} messages: {report['build']}", file=sys.stderr)
+        for name in ("stdio", "http"):
+            shutil.copytree(paths["python"], paths[name])  # the same data, one copy per process
+        tokens = Path(tmp) / "tokens.json"
+        tokens.write_text(json.dumps({TOKEN: {"tenants": [TENANT], "write": True}}))
+        phases = report["phases"] = asyncio.run(measure(paths, tokens, args.calls, args.warmup))
+    print("| tool | path | p50 ms | p95 ms | overhead p50 ms (paired) |")
+    print("|---|---|---:|---:|---:|")
+    for tool in ("remember_message", "recall"):
+        for phase in ("python", "stdio", "http"):
+            s = phases[phase][tool]
+            over = "" if phase == "python" else f"{s['overhead_p50']:+.2f}"
+            print(f"| {tool} | {phase} | {s['p50']:.2f} | {s['p95']:.2f} | {over} |")
+    per_call = phases["cpu_ms_per_call"]
+    print("\nCPU per call (both tools, averaged): " + ", ".join(
+        f"{p} {per_call[p]:.2f} ms" + ("" if p == "python" else f" (server process, {per_call[p] - per_call['python']:+.2f})")
+        for p in ("python", "stdio", "http")))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

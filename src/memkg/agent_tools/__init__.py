@@ -1,0 +1,20 @@
+"""Agent tools: the memory served to agents over the Model Context Protocol (``memkg mcp``).
+
+A thin adapter over the library, like the command line and the endpoint:
+
+* :mod:`.tools` – :class:`MemoryTools`, one library call per tool, confined to the caller's
+  tenant, returning the library results' JSON (``to_dict()``); refusals as :class:`ToolRefusal`;
+* :mod:`.server` – the tools on the official MCP SDK (``MCPServer``): typed input schemas,
+  who is calling (:class:`Callers`: ``--tenant`` over stdio, bearer tokens over HTTP), time
+  limits, stdio and streamable HTTP;
+* :mod:`.limits` – how much one call may ask for.
+
+The SDK is imported only by :mod:`.server`: ``pip install 'memkg[mcp]'`` (see docs/agent-tools.md).
+"""
+
+from __future__ import annotations
+
+from .limits import DEFAULT_LIMITS, Limits
+from .tools import MemoryTools, ToolRefusal, tenant_for
+
+__all__ = ["DEFAULT_LIMITS", "Limits", "MemoryTools", "ToolRefusal", "tenant_for"]
