@@ -82,7 +82,7 @@ from . import index as claim_index
 from . import ontology, rdf11, sparql_lexer, views
 from . import prefixes as prefix_names
 from .errors import MemkgError
-from .json_terms import term_json
+from .results import sparql_term_json
 from .store import Clock, MemoryStore, sparql_term
 from .vocab import MEMX, PREFIXES
 
@@ -501,7 +501,7 @@ def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolution
     """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
     import json
 
-    bindings = [{n: term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
+    bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
     body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
     results = parse_query_results(body, QueryResultsFormat.JSON)
     assert isinstance(results, QuerySolutions)

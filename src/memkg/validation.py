@@ -131,8 +131,8 @@ class Report:
 
     def to_json(self) -> str:
         """The report as JSON; every term a SPARQL 1.1 JSON results term object
-        (:func:`memkg.json_terms.term_json`), the message a string."""
-        from .json_terms import term_json as term
+        (:func:`memkg.results.sparql_term_json`), the message a string."""
+        from .results import sparql_term_json as term
 
         return json.dumps(
             {
