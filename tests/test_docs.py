@@ -10,7 +10,8 @@ import pytest
 
 import memkg
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(memkg.__path__, "memkg.") if not m.name.endswith("__main__"))
+# Every module, subpackages included (memkg.recall.ranking, memkg.shacl.components.…).
+MODULES = sorted(m.name for m in pkgutil.walk_packages(memkg.__path__, "memkg.") if not m.name.endswith("__main__"))
 
 
 @pytest.mark.parametrize("name", MODULES)

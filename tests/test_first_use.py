@@ -165,7 +165,7 @@ def test_a_load_tells_each_phase_as_it_starts(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "s") as store:
         store.load(LIA, progress=told.append)
     phases = [m.split("…")[0] for m in told]
-    assert phases[:2] == ["reading the files", "validating against memkg's invariants"]
+    assert phases[0] == "parsing" and "validating" in phases
     assert "writing" in phases and "flushing to disk" in phases
 
 

@@ -357,7 +357,7 @@ FIRST = claim("tea").encode() + b"\n"  # a valid first line: the error is on lin
     (FIRST + b'{"id": "n", "content": "caf\xe9"}\n',
      f":2: invalid UTF-8 (byte 0xe9) at byte offset {len(FIRST) + 27} of the file, 27 of the line"),
     (FIRST + b'{"id": "n", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
-     ":2: nested 65 deep, past the limit of 64 (--max-depth)"),
+     ":2: arrays and objects nest more than 64 deep (--max-depth)"),
     (FIRST + line(id="p", subject="lia", predicate="p", value="v").encode() + b"\n",
      ":2: subject, predicate, value belong inside \"content\""),
     (FIRST + message("e1", event_time="2026-05-02T19:04:00").encode() + b"\n",
@@ -381,7 +381,7 @@ def test_input_errors_exit_2_naming_file_and_line_and_write_nothing(tmp_path: Pa
 
 def test_deep_nesting_is_refused_by_the_library_without_recursion(store: MemoryStore) -> None:
     deep = '{"id": "n", "content": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    with pytest.raises(IngestError, match=r"<jsonl>:1: nested 65 deep, past the limit of 64 \(--max-depth\)"):
+    with pytest.raises(IngestError, match=r"<jsonl>:1: arrays and objects nest more than 64 deep \(--max-depth\)"):
         ingest_lines(store, [deep])
     # Configurable, up to a ceiling that json.loads handles without a RecursionError.
     ingest_lines(store, [line(id="n", content=json.loads("[" * 400 + "]" * 400))], limits=JsonLimits(max_depth=401))
@@ -401,7 +401,9 @@ def test_long_lines_and_strings_are_refused_naming_the_limit(tmp_path: Path, cap
     assert f"{path}:1: a string of 5,000 characters ('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'…), past the limit of 1,000 " \
            "(--max-literal)" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path), "--max-depth", "0"]) == 2
-    assert "max_depth must be a positive integer" in capsys.readouterr().err
+    assert "max_depth must be at least 1" in capsys.readouterr().err
+    assert main(["--store", store, "ingest", str(path), "--max-depth", "501"]) == 2
+    assert "max_depth is at most 500" in capsys.readouterr().err
     assert main(["--store", store, "ingest", str(path)]) == 0
 
 

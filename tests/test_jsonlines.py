@@ -54,8 +54,24 @@ def test_a_hundred_thousand_deep_is_refused_quickly_without_recursion() -> None:
     text = "[" * 100_000 + "]" * 100_000
     start = time.perf_counter()
     value, problem = parse_line(text)
-    assert value is None and problem == "nested 65 deep, past the limit of 64 (--max-depth)"
+    assert value is None and problem == "arrays and objects nest more than 64 deep (--max-depth)"
     assert time.perf_counter() - start < 1.0, "the depth check must not walk the whole line"
+
+
+@pytest.mark.parametrize("text", [
+    "[" + "[" * 63 + "]" * 63 + ",[" * 1000 + "]" * 1001,  # deep, each level a wide sibling of height 64
+    "[" * 1000 + "[" * 63 + "]" * 63,  # never closed, interrupted by blocks: no long run of openers
+    '{"a":' * 500 + "1" + "}" * 500,  # objects
+    "[" * 70 + '"]]]]"' + "]" * 70,  # a string of closers changes nothing
+])
+def test_deep_in_every_shape_is_refused(text: str) -> None:
+    value, problem = parse_line(text)
+    assert value is None and problem == "arrays and objects nest more than 64 deep (--max-depth)"
+
+
+def test_wide_but_shallow_is_not_deep() -> None:
+    text = "[" + ",".join(["[[[1]]]"] * 10_000) + "]"
+    assert nesting_depth(text, 3) == 4 and parse_line(text, JsonLimits(max_depth=4))[1] is None
 
 
 def test_the_deepest_allowed_nesting_parses() -> None:
@@ -76,3 +92,12 @@ def test_strings_keys_included_are_bounded() -> None:
 def test_limits_are_checked(bad: dict) -> None:
     with pytest.raises(ValueError):
         JsonLimits(**bad)
+
+
+def test_json_limits_are_memkgs_input_limits() -> None:
+    from memkg.limits import DEFAULT, Limits
+
+    assert (JsonLimits().max_depth, JsonLimits().max_literal) == (DEFAULT.max_depth, DEFAULT.max_literal)
+    of = JsonLimits.of(Limits(max_depth=8, max_literal=100), max_line_bytes=1000)
+    assert (of.max_depth, of.max_literal, of.max_line_bytes) == (8, 100, 1000)
+    assert JsonLimits.of(Limits(max_literal=None)).max_literal == 16 * 2**20  # the RDF parsers' own limit

@@ -16,6 +16,7 @@ from functools import cached_property
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from .vocab import SH
+from .shacl.written import WrittenForms
 from .validation import Graph, Result, Term, data_graph_for
 
 _SH = lambda name: NamedNode(SH + name)  # noqa: E731
@@ -61,9 +62,11 @@ class NativeEngine:
         self._names = _ShapeNames(self._quads)
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        written: WrittenForms | None = None,
     ) -> list[Result]:
-        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan)
+        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan,
+                                       written=written)
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
@@ -140,9 +143,11 @@ class PyshaclEngine:
         return graph
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        written: WrittenForms | None = None,
     ) -> list[Result]:
-        """``scan`` is the native engine's evaluation strategy; pySHACL has its own."""
+        """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
+        ``written``: the data's literals as written, given to pySHACL in place of the stored ones."""
         import pyshacl
         from rdflib import RDF as RDFNS
         from rdflib import Namespace
@@ -152,7 +157,10 @@ class PyshaclEngine:
         shapes_graph = self._shapes_graph
         data = []
         for g in data_graph_for(graph):
-            data += [Quad(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, g)]
+            data += [Quad(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, g)
+                     if not (written and written.values([g], q.subject, q.predicate) is not None)]
+            if written:
+                data += [Quad(s, p, o) for s, p, o in written.triples([g])]
         projection = project(data)
         data_graph = projection.dataset.default_graph
         focus_nodes = None

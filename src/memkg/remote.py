@@ -57,7 +57,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -636,7 +636,7 @@ class RemoteStore(MemoryStore):
             raise
         return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
 
-    def support_index(self) -> None:  # type: ignore[override]
+    def support_index(self) -> None:
         """Never: other clients write to the server, so no copy here could be kept current."""
         return None
 
@@ -700,7 +700,7 @@ class RemoteStore(MemoryStore):
                 raise
             return self.snapshot().query(sparql, **options)
 
-    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int:
+    def write(self, quads: Iterable[Quad], *, source: str | None = None, visible: Collection[Any] | None = None) -> int:
         """Validate ``quads`` (with their index triples) here, then send them in one update.
 
         Returns how many quads were new (counted on the server before and after).
@@ -708,14 +708,17 @@ class RemoteStore(MemoryStore):
         self._check_writable()
         batch = list(dict.fromkeys(claim_index.with_index(quads)))
         with self._write_lock:
-            self._validate(batch, source)
+            self._validate(batch, source, visible=visible)
             if not batch:
                 return 0
             before = len(self._store)
             self._store.apply(insert=batch)
             return len(self._store) - before
 
-    def change(self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None) -> int:
+    def change(
+        self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None,
+        visible: Collection[Any] | None = None,
+    ) -> int:
         """Remove and add quads in one update request; see :meth:`MemoryStore.change`."""
         self._check_writable()
         removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
@@ -733,7 +736,7 @@ class RemoteStore(MemoryStore):
                     if not keep:
                         stale.append(iq)
             if adding:
-                self._validate(adding, source)
+                self._validate(adding, source, visible=visible)
             self._store.apply(delete=[*gone, *stale], insert=adding)
             return len(gone)
 

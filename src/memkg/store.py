@@ -56,7 +56,9 @@ from .errors import (
 )
 from .episodes import TurnCounter
 from .limits import Limits
+from .literals import LiteralRewrites, RewrittenLiteralsError
 from .model import Claim, Item, Message, Retraction, idempotency_key
+from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .terms import iri
@@ -145,14 +147,6 @@ class Clock:
             return t
 
 
-#: what a load is doing in each phase, for people watching (LoadReport.progress)
-PHASES = {
-    "parse": "reading the files", "validate": "validating against memkg's invariants",
-    "count": "counting what is new", "write": "writing", "optimize": "compacting the store",
-    "flush": "flushing to disk",
-}
-
-
 @dataclass
 class LoadReport:
     """What a :meth:`MemoryStore.load` did."""
@@ -162,21 +156,29 @@ class LoadReport:
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
-    #: ``parse`` (files to Python quads with their index quads), ``validate``, ``write``,
+    #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
+    #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,
     #: ``optimize`` (compaction after a bulk write), ``flush``.
     seconds: dict[str, float] = field(default_factory=dict)
-    #: told each phase as it starts, with the seconds so far (``memkg load`` on a terminal)
+    #: The literals the store keeps in another form than the files write (memkg.literals).
+    rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
+    #: Told the name of each phase as it starts (``stderr_progress()``: a long load is never silent).
     progress: Progress | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
+        if self.progress is not None:
+            self.progress(_PHASE_NAMES.get(name, name) + "…")
         start = time.perf_counter()
-        if self.progress:
-            self.progress(f"{PHASES.get(name, name)}… ({sum(self.seconds.values()):.0f} s so far)")
         try:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+
+_PHASE_NAMES = {"parse": "parsing", "literals": "checking literals", "index": "indexing claims",
+                "validate": "validating", "count": "counting",
+                "write": "writing", "optimize": "compacting", "flush": "flushing to disk"}
 
 
 @dataclass(frozen=True)
@@ -594,6 +596,7 @@ class MemoryStore:
         format: str | RdfFormat | None = None,
         base_iri: str | None = None,
         progress: Progress | None = None,
+        strict_literals: bool = False,
         limits: Limits | None = None,
     ) -> LoadReport:
         """Load RDF 1.2 files (Turtle, TriG, N-Triples, N-Quads) in one atomic write.
@@ -606,6 +609,11 @@ class MemoryStore:
         does a :class:`~memkg.limits.LimitExceeded` (nesting, literal size; ``limits``).
         Loading the same files again adds nothing (blank nodes excepted: each
         load mints new ones, which is why reifiers should be IRIs).
+
+        The store keeps typed literals in canonical form (``"01"^^xsd:integer`` as
+        ``"1"``): ``report.rewrites`` counts the literals stored otherwise than written
+        and names the first ones with file and line; with ``strict_literals`` such a
+        load raises :class:`~memkg.literals.RewrittenLiteralsError` and writes nothing.
         """
         self._check_writable()
         if not paths:
@@ -619,16 +627,26 @@ class MemoryStore:
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
         declared: list[tuple[str, str]] = []  # the files' prefixes, in order
+        starts: list[tuple[str, int]] = []  # each file with the index of its first quad
 
         def read_all() -> Iterator[Quad]:
+            starts.clear()
+            read = 0
             for path, fmt in sources:
-                yield from _parse_file(path, fmt, target, base_iri, progress, limits, declared)
+                starts.append((str(path), read))
+                for quad in _parse_file(path, fmt, target, base_iri, progress, limits, declared):
+                    read += 1
+                    yield quad
 
         with self._write_lock, gc_paused():
             if total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
                     report.parsed = len(parsed)
+                with report.phase("literals"):
+                    report.rewrites = LiteralRewrites.of(WrittenForms.of(parsed), starts)
+                self._refuse_rewrites(report.rewrites, strict_literals)
+                with report.phase("index"):
                     batch = list(claim_index.with_index(parsed))
                     del parsed
                 with report.phase("validate"):
@@ -645,7 +663,9 @@ class MemoryStore:
                 with report.phase("count"):
                     before = len(self._store)
                 with report.phase("parse"):
-                    report.parsed = sum(1 for _ in read_all())
+                    report.rewrites = LiteralRewrites.scan(read_all(), starts)
+                    report.parsed = report.rewrites.read
+                self._refuse_rewrites(report.rewrites, strict_literals)
                 with report.phase("validate"):
                     self._validate_stream(read_all, ", ".join(report.files))
                 report.bulk = True
@@ -656,6 +676,11 @@ class MemoryStore:
             prefix_names.remember(self.path, declared, self.prefixes)
         return report
 
+    @staticmethod
+    def _refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
+        if strict and rewrites:
+            raise RewrittenLiteralsError(rewrites)
+
     def load_data(
         self,
         data: str | bytes,
@@ -663,6 +688,7 @@ class MemoryStore:
         format: str | RdfFormat,
         graph: str | NamedNode | None = None,
         base_iri: str | None = None,
+        strict_literals: bool = False,
     ) -> LoadReport:
         """Load RDF given as text rather than a file; same guarantees as :meth:`load`."""
         self._check_writable()
@@ -671,11 +697,13 @@ class MemoryStore:
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
             parsed = list(_parse_bytes(raw, fmt, target, base_iri))
+            rewrites = LiteralRewrites.of(WrittenForms.of(parsed), [("<data>", 0)])
+            self._refuse_rewrites(rewrites, strict_literals)
             batch = list(claim_index.with_index(parsed))
             self._validate(batch, "<data>")
             added = self._added_by(batch)
             self._commit(batch, bulk=len(batch) > BULK_THRESHOLD, compact=added.store_was_smaller)
-            return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count())
+            return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count(), rewrites=rewrites)
 
     def _added_by(self, batch: Sequence[Quad]) -> "_Added":
         """How to tell, after writing ``batch``, how many quads it added; and whether the
@@ -809,7 +837,7 @@ class MemoryStore:
         with self._write_lock:
             existed = self._recall_index(create=False) is not None
             index = self._recall_index(create=True)
-            return index.rebuild() if existed else index.stats()["documents"]
+            return int(index.rebuild() if existed else index.stats()["documents"])
 
     def compact(self) -> None:
         """Compact the store on disk: reads get faster after large loads, at a cost that

@@ -220,10 +220,10 @@ def _keyword_parts(word: str) -> list[str] | None:
         return None
     parts, i = [], 0
     while i < len(word):
-        k = split[i]
-        assert k is not None
-        parts.append(k)
-        i += len(k)
+        first = split[i]
+        assert first is not None
+        parts.append(first)
+        i += len(first)
     return parts
 
 

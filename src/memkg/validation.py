@@ -34,7 +34,7 @@ queries (``benchmarks/bench_validation.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -56,6 +56,7 @@ from pyoxigraph import (
 from .errors import ParseError, Violation
 from .ontology import ONTOLOGY_GRAPH, ontology_quads
 from .resources import data_dir
+from .shacl.written import WrittenForms
 from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf, rdfs
 
 if TYPE_CHECKING:
@@ -220,7 +221,8 @@ class Engine(Protocol):
     name: str
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False
+        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        written: WrittenForms | None = None,
     ) -> list[Result]:
         ...
 
@@ -251,12 +253,18 @@ def tenant_graphs(store: Store) -> list[Graph]:
 
 
 def _validate_graphs(
-    engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False
+    engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
+    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
 ) -> list[Result]:
     seen: set[tuple[str, ...]] = set()
     results: list[Result] = []
-    for g in graphs:
-        for r in engine.validate(store, g, focus=focus, scan=scan):
+    graphs = list(graphs)
+    for i, g in enumerate(graphs, 1):
+        if progress is not None:
+            progress(f"validating graph {i}/{len(graphs)} {g}…")
+        found = engine.validate(store, g, focus=focus, scan=scan, written=written) if written else \
+            engine.validate(store, g, focus=focus, scan=scan)
+        for r in found:
             # A node of the shared default graph is seen from every tenant: report it once.
             k = r.key()
             if k not in seen:
@@ -269,9 +277,15 @@ def _validate_graphs(
 
 
 def validate_store(
-    store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = ()
+    store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = (),
+    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
 ) -> Report:
-    """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``)."""
+    """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``).
+
+    ``written``: the literals of the data as written where the store keeps another
+    form (the input's, see :func:`validate_files`); None judges the store's own record.
+    ``progress`` is told which graph is being validated (``memkg.store.stderr_progress()``).
+    """
     shapes = list(builtin_shapes())
     for path in extra_shapes:
         shapes += read_shapes(path)
@@ -279,7 +293,8 @@ def validate_store(
     raw = store.raw
     if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
         raw = store.snapshot().raw  # type: ignore[attr-defined]
-    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None), engine=engine)
+    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
+                  engine=engine)
 
 
 def validate_files(
@@ -288,9 +303,11 @@ def validate_files(
     engine: str = "native",
     extra_shapes: Sequence[str | Path] = (),
     format: str | None = None,
+    progress: Callable[[str], None] | None = None,
     limits: Limits | None = None,
 ) -> Report:
-    """Validate files as if they were loaded into an empty store (nothing is kept).
+    """Validate files as if they were loaded into an empty store (nothing is kept),
+    every literal judged as the files write it (not as a store would keep it).
 
     Raises :class:`~memkg.errors.ParseError` for a file that does not parse, and
     :class:`~memkg.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
@@ -298,8 +315,9 @@ def validate_files(
     from .store import MemoryStore
 
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
-    scratch.load(*paths, format=format, limits=limits)
-    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes)
+    loaded = scratch.load(*paths, format=format, progress=progress, limits=limits)
+    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,
+                          progress=progress)
 
 
 # -- validation of writes ------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 
 from memkg.shacl import ShapeError, Shapes
 
-from .helpers import ex, shapes
+from .helpers import store, ex, shapes
 
 CASES = [
     ("ex:S sh:targetNode ex:a ; sh:path ex:p ; sh:minCount -1 .", "sh:minCount", "§4.2.1"),
@@ -37,10 +37,9 @@ CASES = [
     ("ex:S sh:targetNode ex:a ; sh:severity 'high' .", "sh:severity", "§2.1.5"),
     ("ex:S sh:targetNode ex:a ; sh:message ex:iri .", "sh:message", "§2.1.5"),
     ("ex:S sh:targetNode ex:a ; sh:deactivated 'no' .", "sh:deactivated", "§2.1.6"),
-    ("ex:S sh:targetNode [] .", "sh:targetNode", "§2.1.3.1"),
     ("ex:S sh:targetClass 'C' .", "sh:targetClass", "§2.1.3.2"),
     ("ex:S sh:targetNode ex:a ; sh:lessThan ex:q .", "node shapes cannot have sh:lessThan", "§4.5.3"),
-    ("ex:S sh:targetNode ex:a ; sh:closed sh:ByTypes .", "ByTypes", "§4.8.1"),
+    ("ex:S sh:targetNode ex:a ; sh:path ex:p ; sh:closed sh:ByTypes .", "ByTypes", "§4.8.1"),
 ]
 
 
@@ -53,6 +52,23 @@ def test_malformed_shape_is_refused(ttl: str, reason: str, section: str) -> None
     assert section in (err.rule or ""), err.rule
     assert err.shape == ex("S"), "the error names the shape"
     assert str(ex("S")) in str(err)
+
+
+def test_blank_target_node_is_accepted() -> None:
+    """SHACL 1.2 lets sh:targetNode name a blank node (W3C core/node/nodeKind-002; SHACL 1.0 §2.1.3.1
+    did not): a blank node of the shapes graph is no node of the data graph, so nothing is validated."""
+    assert shapes("ex:S sh:targetNode [] ; sh:nodeKind sh:IRI .").validate(store("")).conforms
+
+
+@pytest.mark.parametrize(("ttl", "term"), [
+    ("ex:S sh:targetNode ex:a ; sh:minCont 1 .", "sh:minCont"),
+    ("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:uniqueMembrs true ] .", "sh:uniqueMembrs"),
+    ("ex:f a sh:SPARQLFunction ; sh:select 'SELECT (1 AS ?r) {}' .", "SHACL-AF function"),
+    ("ex:r a sh:TripleRule .", "SHACL-AF rule"),
+])
+def test_unimplemented_sh_term_is_refused_not_ignored(ttl: str, term: str) -> None:
+    with pytest.raises(ShapeError, match=term):
+        shapes(ttl)
 
 
 def test_shape_error_is_a_value_error_and_a_memkg_error() -> None:

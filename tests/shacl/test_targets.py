@@ -18,11 +18,12 @@ def test_target_kinds() -> None:
     """
     data = "ex:s ex:p ex:o . ex:i a ex:Cls . ex:j ex:q 2 ."
     assert {(f, c) for f, _, c in check(s, data)} == {
-        ("ex:a", "NodeKind"), ("1.5", "NodeKind"), ("ex:s", "NodeKind"), ("ex:o", "NodeKind"), ("ex:i", "NodeKind"), ("ex:j", "NodeKind"),
+        # the target node 1.50 is reported as the shapes graph writes it, not as a store would keep it (1.5)
+        ("ex:a", "NodeKind"), ("1.50", "NodeKind"), ("ex:s", "NodeKind"), ("ex:o", "NodeKind"), ("ex:i", "NodeKind"), ("ex:j", "NodeKind"),
     }
     compiled = shapes(s)
     report = compiled.validate(store(data), focus=[ex("j"), Literal("1.5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal"))])
-    assert {str(r.focus) for r in report.results} == {"<http://example.org/j>", '"1.5"^^<http://www.w3.org/2001/XMLSchema#decimal>'}
+    assert {str(r.focus) for r in report.results} == {"<http://example.org/j>", '"1.50"^^<http://www.w3.org/2001/XMLSchema#decimal>'}
 
 
 def test_deactivated_shapes() -> None:

@@ -24,9 +24,11 @@ def cmd_load(args: argparse.Namespace) -> int:
     progress = stderr_progress()
     with open_store(args, write=True) as store:
         report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
-                            limits=limits_from(args))
+                            strict_literals=args.strict_literals, limits=limits_from(args))
     if progress:
         sys.stderr.write("\r\x1b[K")
+    if report.rewrites:  # never silent: the store keeps these literals in another form
+        print(f"memkg: note: {report.rewrites.summary()}", file=sys.stderr)
     where = f" into graph <{args.graph}>" if args.graph else ""
     print(
         f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
@@ -113,12 +115,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for shapes in args.shapes:
         if not Path(shapes).is_file():
             raise UsageError(f"{shapes}: no such shapes file (--shapes FILE: your own SHACL shapes, Turtle)")
+    progress = stderr_progress()
     if args.files:
         report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
-                                limits=limits_from(args))
+                                progress=progress, limits=limits_from(args))
     else:
         with open_store(args, write=False) as store:
-            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes)
+            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes, progress=progress)
+    if progress:
+        sys.stderr.write("\r\x1b[K")
     if args.format == "json":
         print(report.to_json())
     elif args.format == "turtle":
@@ -166,6 +171,9 @@ def register(command: AddCommand) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
     graph_option(p, "graph for the files' default-graph triples (a tenant)")
     p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
+    p.add_argument("--strict-literals", action="store_true",
+                   help="refuse the load (exit 1, nothing written) if the store would keep a literal in another "
+                        'form than written ("01"^^xsd:integer as "1"); without it they are counted on stderr')
     add_limit_arguments(p, "max_depth", "max_literal")
 
     p = command(

@@ -10,10 +10,20 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..jsonlines import DEPTH_CEILING, JsonLimits
+from ..jsonlines import JsonLimits
 from ..prefixes import expand
 from ..timeline import MAX_QUESTIONS
-from .arguments import format_option, graph_option, open_store, parse_term, parse_time, read_query_argument, tenant_option
+from .arguments import (
+    add_limit_arguments,
+    format_option,
+    graph_option,
+    limits_from,
+    open_store,
+    parse_term,
+    parse_time,
+    read_query_argument,
+    tenant_option,
+)
 from .exit_codes import EXIT_ERROR, EXIT_OK, UsageError
 from .output import short
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
@@ -56,8 +66,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from ..jsonlines import JsonLimits
 
     try:
-        limits = JsonLimits(max_line_bytes=args.max_line_bytes, max_literal=args.max_literal,
-                            max_depth=args.max_depth)
+        limits = JsonLimits.of(limits_from(args), max_line_bytes=args.max_line_bytes)
         assume = timezone_named(args.assume_timezone) if args.assume_timezone else None
     except ValueError as err:
         raise UsageError(str(err)) from None
@@ -107,6 +116,9 @@ a claim (subject, predicate, value inside content):
   {"id": "pref-drink", "content_kind": "claim", "event_id": "chat-43",
    "content": {"subject": "lia", "predicate": "prefers", "value": "coffee",
                "confidence": 0.8, "evidence": ["Coffee in the evenings now."]}}
+
+limits: --max-depth counts JSON arrays and objects (at most 500 here),
+--max-literal the characters of any JSON string, --max-line-bytes a line.
 
 exit codes: 0 ok; 1 the invariants refuse the write; 2 a line breaks the format
 or a limit (file:line: what is wrong). Nothing is written unless 0.
@@ -223,10 +235,7 @@ def register(command: AddCommand) -> None:
     limits = JsonLimits()
     p.add_argument("--max-line-bytes", type=int, default=limits.max_line_bytes, metavar="N",
                    help=f"refuse a longer line (default: {limits.max_line_bytes})")
-    p.add_argument("--max-literal", type=int, default=limits.max_literal, metavar="CHARS",
-                   help=f"refuse a longer JSON string (default: {limits.max_literal})")
-    p.add_argument("--max-depth", type=int, default=limits.max_depth, metavar="N",
-                   help=f"refuse JSON nested deeper (default: {limits.max_depth}, at most {DEPTH_CEILING})")
+    add_limit_arguments(p, "max_depth", "max_literal")  # JSON arrays and objects; strings (at most 500 deep)
 
     p = command(
         "history",

@@ -22,7 +22,7 @@ from datetime import datetime
 from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
@@ -116,7 +116,7 @@ class Endpoint:
         limits.check_size("max_query", len(text.encode("utf-8", "surrogatepass")), "the query")
         # The worker checks its nesting and works out its dataset: the text is read there only.
         confine = Confinement(grant, limits, tuple(default_graph_uris), tuple(named_graph_uris))
-        return self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant)
+        return cast(Answer, self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant))
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
@@ -125,7 +125,7 @@ class Endpoint:
         dataset = rights.view_options(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
-        return self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
+        return cast(Answer, self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant))
 
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
@@ -133,9 +133,9 @@ class Endpoint:
         if graph is None:
             if grant.restricted:
                 raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
-            return self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
+            return cast(Answer, self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant))
         rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
-        return self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
+        return cast(Answer, self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant))
 
     def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
         timeout = self.settings.timeout
@@ -264,7 +264,7 @@ class Endpoint:
         """Liveness. Without a grant (no token on a server with tokens): the status alone. With
         a tenant's token: the server's settings, nothing about other tenants' activity (the
         snapshot number counts everyone's writes). The rest only on a server without tokens."""
-        status = {"status": "closing" if self._closed.is_set() else "ok"}
+        status: dict[str, object] = {"status": "closing" if self._closed.is_set() else "ok"}
         if grant is None:
             return status
         status |= {"read_only": self.settings.read_only, "timeout": self.settings.timeout}
@@ -374,5 +374,6 @@ def _form_parts(payload: bytes, content_type: str) -> list[tuple[str | None, byt
                 declared = rdf_format(str(name)).media_type
             except UnknownFormatError:
                 pass  # payload_format() says what is missing
-        parts.append((declared, part.get_payload(decode=True) or b"", str(name)))
+        body = part.get_payload(decode=True)
+        parts.append((None if declared is None else str(declared), body if isinstance(body, bytes) else b"", str(name)))
     return parts

@@ -133,6 +133,10 @@ class Compiler:
     def shape(self, node: Term) -> Shape:
         return self._shapes[node]
 
+    def shapes(self) -> list[Shape]:
+        """Every shape of the shapes graph."""
+        return list(self._shapes.values())
+
     # -- nesting -----------------------------------------------------------------------
 
     def nonconformance(self, shape: Shape, var: str, stack: tuple[Shape, ...]) -> str | None:

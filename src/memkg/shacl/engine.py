@@ -24,7 +24,8 @@ from .paths import Path, PredicatePath
 from .report import ValidationResult
 from .shapes import ClassTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
 from .terms import Graph, Term, canonical, lexical, term_key
-from .vocab import RDF, RDFS
+from .vocab import RDF, RDFS, SH
+from .written import WrittenForms
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Shapes
@@ -45,6 +46,8 @@ class Row:
     aux: Term | None = None
     message: Literal | None = None
     bindings: dict[str, Term] | None = None
+    #: Whether focus and value are already the terms as written (decided in Python).
+    as_written: bool = False
 
     @property
     def group(self) -> tuple[Term, ...]:
@@ -124,10 +127,14 @@ def _preferred(messages: Iterable[Literal]) -> Literal | None:
 class Engine:
     """Executes one validation."""
 
-    def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None) -> None:
+    def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None,
+                 written: WrittenForms | None = None) -> None:
         self.shapes = shapes
         self.compiler: Compiler = shapes._compiler
         graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
+        self.written = written if written is not None else WrittenForms()
+        self._data_store, self._data_graphs = store, list(graphs)  # where the written forms' quads are
+        self._judging: set[tuple[int, Term]] = set()
         if shapes._uses_shapes_graph:
             store, graphs, default_graph = self._with_shapes_graph(store, graphs), [DefaultGraph()], None
         self.store = store
@@ -156,7 +163,7 @@ class Engine:
         """Run a SELECT on the data graph; solutions as {variable name: term}."""
         subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
         self.queries += 1
-        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)  # type: ignore[arg-type]
+        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)
         assert isinstance(solutions, QuerySolutions)
         names = [v.value for v in solutions.variables]
         return [{n: t for n, t in zip(names, tuple(sol)) if t is not None} for sol in solutions]
@@ -302,9 +309,130 @@ class Engine:
             rows = [r for r in self._rows(None) if r.root in roots]
         else:
             rows = self._rows(focus)
+        if self.written or self.shapes._rewritten_targets:
+            rows = self._as_written(rows, focus)
         results = [self.result(r) for r in rows]
         results.sort(key=_result_key)
         return results
+
+    # -- terms as written -------------------------------------------------------------------------
+
+    def values_as_written(self, focus: Term, predicate: NamedNode) -> list[Term]:
+        """The values of ``predicate`` at ``focus`` as the input wrote them."""
+        if self.written:
+            found = self.written.values(self._data_graphs, focus, predicate, self._data_store)
+            if found is not None:
+                return found
+        return [] if isinstance(focus, Literal) else list(self.view.outgoing(focus).get(predicate, []))
+
+    def conforms_as_written(self, shape_node: Term, node: Term) -> bool | None:
+        """Whether the literal ``node``, as written, conforms to the shape, decided in Python;
+        None when Python cannot tell (not a literal, a path beyond a predicate, a
+        constraint only SPARQL decides)."""
+        shape = self.compiler.shape(shape_node)
+        if shape.deactivated:
+            return True
+        if not isinstance(node, Literal):
+            return None
+        if shape.path is None:
+            values: list[Term] = [node]
+        elif isinstance(shape.path, PredicatePath):
+            values = []  # a literal is the subject of no triple
+        else:
+            return None
+        key = (id(shape), node)
+        if key in self._judging:
+            return True  # recursion: assumed to conform, as in nonconforming()
+        self._judging.add(key)
+        try:
+            for comp in shape.constraints:
+                nested = comp.params.get("property") if comp.component == SH.PropertyConstraintComponent else None
+                if nested is not None:
+                    verdict = self.conforms_as_written(nested, node)
+                    if verdict is not True:
+                        return verdict
+                    continue
+                judged = comp.judge(values, node, self)
+                if judged is None:
+                    return None
+                if judged:
+                    return False
+            return True
+        finally:
+            self._judging.discard(key)
+
+    def _as_written(self, rows: list[Row], focus: Iterable[Term] | None) -> list[Row]:
+        """The rows for the input as written: focus nodes whose values a store holds in
+        another form are judged again in Python where the component can be (their SPARQL
+        rows dropped); every other row names its focus node and value as written."""
+        written = self.written
+        given = None if focus is None else {canonical(n) for n in focus}
+        judged: set[tuple[int, Term]] = set()
+        extra: list[Row] = []
+        for shape in self.shapes._targeted:
+            for branch in self.compiler.plan(shape):
+                comp, path = branch.component, branch.shape.path
+                if branch.route or comp is None or branch.shape.deactivated:
+                    continue
+                if isinstance(path, PredicatePath):
+                    nodes: set[Term] = set()
+                    for p in (path.iri, *comp.other_predicates()):
+                        nodes |= written.subjects(self._data_graphs, p)
+                    for node in nodes:
+                        if (given is None or node in given) and self.targets(shape, node):
+                            found = comp.judge(self.values_as_written(node, path.iri), node, self)
+                            if found is not None:
+                                judged.add((branch.cid, node))
+                                extra += [Row(branch, node, (), node, v, as_written=True) for v in found]
+                elif path is None:
+                    for stored, forms in self._literal_focus_nodes(shape).items():
+                        if given is not None and stored not in given:
+                            continue
+                        verdicts = [(f, found) for f in forms if (found := comp.judge([f], f, self)) is not None]
+                        if len(verdicts) == len(forms):
+                            judged.add((branch.cid, stored))
+                            extra += [Row(branch, f, (), f, v, as_written=True) for f, found in verdicts for v in found]
+        out = [r for r in rows if (r.branch.cid, r.root) not in judged]
+        return [w for r in out for w in self.as_written(r)] + extra
+
+    def _literal_focus_nodes(self, shape: Shape) -> dict[Term, list[Term]]:
+        """The shape's literal focus nodes that a store holds in another form:
+        stored form -> the focus nodes as written."""
+        written = self.written
+        out: dict[Term, list[Term]] = defaultdict(list)
+        for t in shape.targets:
+            if isinstance(t, NodeTarget):
+                for w in t.written:
+                    if isinstance(w, Literal):
+                        out[canonical(w)].append(w)
+            elif isinstance(t, ObjectsOfTarget):
+                for w in written.objects(self._data_graphs, t.predicate):
+                    out[canonical(w)].append(w)
+                for stored in list(out):
+                    if stored not in out[stored] and any(
+                        q.subject not in written.subjects(self._data_graphs, t.predicate)
+                        for g in self._data_graphs for q in self._data_store.quads_for_pattern(None, t.predicate, stored, g)
+                    ):
+                        out[stored].append(stored)  # also written in its stored form
+        return {k: list(dict.fromkeys(v)) for k, v in out.items() if v != [k]}
+
+    def as_written(self, row: Row) -> list[Row]:
+        """``row`` with its focus node and value as written (one row per written form)."""
+        written = self.written
+        if row.as_written or not written:
+            return [row]
+        stored = written.stored_literals()
+        foci = written.forms(self._data_graphs, None, None, row.focus) if row.focus in stored else [row.focus]
+        if row.value is not None and row.value == row.focus and row.branch.shape.path is None:
+            return [replace(row, focus=f, value=f, as_written=True) for f in foci]  # a node shape's value is its focus
+        values: list[Term | None] = [row.value]
+        if row.value is not None and row.value in stored:
+            path = row.branch.shape.path
+            predicate = row.path if isinstance(row.path, NamedNode) else (
+                path.iri if isinstance(path, PredicatePath) else None)
+            subject = row.focus if predicate is not None and not isinstance(row.focus, Literal) else None
+            values = list(written.forms(self._data_graphs, subject, predicate, row.value))
+        return [replace(row, focus=f, value=v, as_written=True) for f in foci for v in values]
 
     def _rows(self, focus: Iterable[Term] | None) -> list[Row]:
         items: list[tuple[Branch, Binder]] = []
@@ -357,8 +485,8 @@ class Engine:
             path=path,
             value=row.value,
             source_shape=shape.node,
-            component=comp.component if comp is not None else shape.node,  # type: ignore[arg-type]
-            severity=shape.severity,
+            component=comp.component if comp is not None else shape.node,
+            severity=(comp.severity if comp is not None else None) or shape.severity,
             message=self.message(row),
             source_constraint=comp.source_constraint if comp is not None else None,
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pyoxigraph import BlankNode, Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from .components import CORE, Component, Reader
 from .components.sparql import ComponentDefinition, SparqlBasedComponent, prefixes_of
@@ -35,9 +35,10 @@ class Target:
 
 @dataclass(frozen=True)
 class NodeTarget(Target):
-    """``sh:targetNode``: the given nodes."""
+    """``sh:targetNode``: the given nodes (as a store holds them; ``written``: as the shapes graph writes them)."""
 
     nodes: tuple[Term, ...]
+    written: tuple[Term, ...] = ()
 
     def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
         named = [sparql_term(n) for n in self.nodes if not has_blank(n)]
@@ -107,7 +108,7 @@ class Shape:
 
 
 def _err(reason: str, node: Term, rule: str, anchor: str) -> ShapeError:
-    return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)  # type: ignore[arg-type]
+    return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)
 
 
 class Loader:
@@ -123,7 +124,7 @@ class Loader:
         """Every node that is a shape by SHACL §2.1, in a stable order."""
         g = self.graph
         found: dict[Term, None] = {}
-        for kind in (SH.NodeShape, SH.PropertyShape):
+        for kind in (SH.NodeShape, SH.PropertyShape, SH.ShapeClass):
             for n in g.instances(kind):
                 found[n] = None
         params = {SH.path, *_TARGETS}
@@ -143,7 +144,7 @@ class Loader:
         if not isinstance(node, (NamedNode, BlankNode)):
             raise ShapeError(f"a shape must be an IRI or a blank node, not {node}")
         g = self.graph
-        shape = self.shapes[node] = Shape(node)  # type: ignore[arg-type]
+        shape = self.shapes[node] = Shape(node)
         paths = g.objects(node, SH.path)
         if len(paths) > 1:
             raise _err(f"a property shape has exactly one sh:path, found {len(paths)}", node, "SHACL §2.3 sh:path", "#property-shapes")
@@ -157,9 +158,37 @@ class Loader:
         reader = Reader(g, shape, self)
         for cls in self.parsers:
             if any(reader.has(p) for p in cls.activators()):
-                shape.constraints.extend(cls.parse(reader))
+                shape.constraints.extend(self._annotated(shape, cls, cls.parse(reader)))
             cls.orphan_check(reader)
         return shape
+
+    def _annotated(self, shape: Shape, cls: type[Component], components: list[Component]) -> list[Component]:
+        """``components`` with the severity and deactivation their parameter triples are
+        annotated with (SHACL 1.2: a reifier of ``<<( shape param value )>>`` carrying
+        ``sh:severity`` or ``sh:deactivated``); deactivated ones are left out."""
+        g, node = self.graph, shape.node
+        out = list(components)
+        for param in cls.PARAMETERS:
+            for value in g.objects(node, param):
+                if isinstance(value, BlankNode | NamedNode | Literal | Triple):
+                    reifiers = g.subjects(RDF.reifies, Triple(node, param, value))
+                else:  # pragma: no cover - every object is one of those
+                    reifiers = []
+                for reifier in reifiers:
+                    concerned = [c for c in out if value in c.params.values()] or out
+                    severities = g.objects(reifier, SH.severity)
+                    if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
+                        raise _err("sh:severity must be a single IRI", node, "SHACL 1.2 §2.1.5 sh:severity", "#severity")
+                    deactivated = g.objects(reifier, SH.deactivated)
+                    if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
+                        raise _err("sh:deactivated must be a single xsd:boolean", node,
+                                   "SHACL 1.2 §2.1.6 sh:deactivated", "#deactivated")
+                    for c in concerned:
+                        if severities and isinstance(severities[0], NamedNode):
+                            c.severity = severities[0]
+                    if deactivated and boolean(deactivated[0]):
+                        out = [c for c in out if c not in concerned]
+        return out
 
     def _read_common(self, shape: Shape) -> None:
         g, node = self.graph, shape.node
@@ -186,10 +215,11 @@ class Loader:
         targets: list[Target] = []
         nodes = g.objects(node, SH.targetNode)
         for n in nodes:
-            if isinstance(n, BlankNode):
-                raise _err("sh:targetNode values are IRIs or literals", node, "SHACL §2.1.3.1 sh:targetNode", "#targetNode")
-        if nodes:
-            targets.append(NodeTarget(tuple(canonical(n) for n in nodes)))
+            if isinstance(n, BlankNode) and g.predicates(n):
+                raise _err(f"sh:targetNode {n} is a node expression (it has properties): node expressions are not "
+                           "implemented", node, "SHACL 1.2 §2.1.3.1 sh:targetNode", "#targetNode")
+        if nodes:  # (a bare blank node of the shapes graph is never a node of the data graph: nothing to validate)
+            targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
             (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
             (SH.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),
@@ -199,8 +229,10 @@ class Loader:
                 if not isinstance(v, NamedNode):
                     raise _err(f"{short(p)} values are IRIs, got {v}", node, rule, anchor)
                 targets.append(cls(v))
-        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class)
-        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)):
+        # SHACL 1.2: a sh:ShapeClass is a node shape and a class, so it targets its instances.
+        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class) or g.is_instance(node, SH.ShapeClass)
+        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)
+                         or g.is_instance(node, SH.ShapeClass)):
             if not isinstance(node, NamedNode):
                 raise _err("a shape that is also a class must be an IRI", node, "SHACL §2.1.3.3 implicit class targets", "#implicit-targetClass")
             targets.append(ClassTarget(node))

@@ -9,7 +9,7 @@ components declared in a shapes graph are added per shapes graph
 >>> registry()[SH.minCount].__name__
 'MinCountComponent'
 >>> sorted(s for s, _ in SECTIONS)[:2]
-['SHACL 1.2 Reification Constraint Components', 'SHACL §4.1 Value Type Constraint Components']
+['SHACL 1.2 List Constraint Components', 'SHACL 1.2 Reification Constraint Components']
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pyoxigraph import NamedNode
 
 from . import (
     cardinality,
+    list_based,
     logical,
     other,
     property_pair,
@@ -31,7 +32,7 @@ from . import (
 from .base import Component, Ctx, Fragment, Reader
 
 _MODULES = (value_type, cardinality, value_range, string_based, property_pair, logical, shape_based, other,
-            reification, sparql)
+            list_based, reification, sparql)
 
 #: (section title, component classes) in spec order.
 SECTIONS: tuple[tuple[str, tuple[type[Component], ...]], ...] = tuple((m.SECTION, m.COMPONENTS) for m in _MODULES)

@@ -127,6 +127,18 @@ class Component:
         ``engine`` reads the focus node's other values (``engine.view``) and shapes."""
         return False
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        """The results for ``focus`` with these value nodes as written, decided in Python
+        exactly as the SPARQL fragment decides them: the value of each result (None for
+        a result about the focus node alone), or None when the component is not decided
+        in Python (then the SPARQL results stand). Used for the focus nodes whose values
+        a store holds in another form (:mod:`memkg.shacl.written`)."""
+        return None
+
+    #: Other predicates whose values the component reads at the focus node (sh:equals...).
+    def other_predicates(self) -> tuple[NamedNode, ...]:
+        return ()
+
     @classmethod
     def activators(cls) -> tuple[NamedNode, ...]:
         return cls.ACTIVATORS or cls.PARAMETERS[:1]
@@ -139,6 +151,9 @@ class Component:
         self.shape = shape
         self.params = params
         self.source_constraint: Term | None = None
+        #: The severity of this constraint's results when its triple is annotated with one
+        #: (SHACL 1.2: ``sh:minCount 1 {| sh:severity sh:Warning |}``); None: the shape's.
+        self.severity: NamedNode | None = None
 
     # -- loading -------------------------------------------------------------------------
 

@@ -47,6 +47,9 @@ class MinCountComponent(Component):
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return len(set(values)) >= self.params["minCount"]
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [None] if len(set(values)) < self.params["minCount"] else []
+
     def describe(self) -> str:
         return f"Less than {self.params['minCount']} values"
 
@@ -87,6 +90,9 @@ class MaxCountComponent(Component):
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return len(set(values)) <= self.params["maxCount"]
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [None] if len(set(values)) > self.params["maxCount"] else []
 
     def describe(self) -> str:
         return f"More than {self.params['maxCount']} values"

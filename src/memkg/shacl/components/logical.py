@@ -39,6 +39,16 @@ class _Logical(Component):
             return Fragment(f"{ctx.values()} FILTER({self.combine(tests)})")
         return Fragment(ctx.values(), post=self._decide_rows)
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        out: list[Term | None] = []
+        for v in values:
+            conforming = [engine.conforms_as_written(m, v) for m in self.members]
+            if any(c is None for c in conforming):
+                return None
+            if self.decide([not c for c in conforming]):
+                out.append(v)
+        return out
+
     def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         nodes = {r.value for r in rows if r.value is not None}
         failing = [engine.nonconforming(m, nodes) for m in self.members]

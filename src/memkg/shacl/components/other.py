@@ -3,11 +3,23 @@ sh:hasValue, sh:in."""
 
 from __future__ import annotations
 
-from pyoxigraph import BlankNode, NamedNode
+from typing import TYPE_CHECKING
+
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ..paths import parse_path
-from ..vocab import SH, SHACL_SPEC, short
+from ..terms import Term
+from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, short
+from ..written import stored_form, suspect
 from .base import Component, Ctx, Fragment, Reader, const
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+
+def rewritten(term: Term) -> bool:
+    """Whether a store (and SPARQL) would see the constant ``term`` in another form."""
+    return isinstance(term, Literal) and suspect(term) and stored_form(term) != term
 
 
 class ClosedComponent(Component):
@@ -23,9 +35,9 @@ class ClosedComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, SH.closed)
-        if value == SH.ByTypes:
-            raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is not supported")
-        if not reader.boolean(cls, SH.closed, value):
+        if value == SH.ByTypes and reader.is_property:
+            raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is supported on node shapes only")
+        if value != SH.ByTypes and not reader.boolean(cls, SH.closed, value):
             return []
         allowed: list[NamedNode] = []
         for prop in reader.graph.objects(reader.node, SH.property):
@@ -48,7 +60,49 @@ class ClosedComponent(Component):
             node = ctx.fresh("n")
             bind = ctx.values(node)
         test = f" FILTER({ctx.path_out} NOT IN ({allowed}))" if allowed else ""
-        return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True)
+        post = self._by_types if self.params["closed"] == SH.ByTypes else None
+        return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True, post=post)
+
+    def _by_types(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        """SHACL 1.2 sh:closed sh:ByTypes: also allowed are rdf:type and the properties of every
+        shape that targets one of the focus node's classes (explicitly or as a class), and of
+        the shapes those reach through sh:node."""
+        allowed: dict[Term, set[Term]] = {}
+        out = []
+        for r in rows:
+            if r.focus not in allowed:
+                allowed[r.focus] = self._allowed_by_types(r.focus, engine)
+            if r.path not in allowed[r.focus]:
+                out.append(r)
+        return out
+
+    @staticmethod
+    def _allowed_by_types(node: Term, engine: "Engine") -> set[Term]:
+        from ..paths import PredicatePath
+        from ..shapes import ClassTarget
+
+        classes: set[Term] = set()
+        for t in engine.view.outgoing(node).get(RDF.type, []) if not isinstance(node, Literal) else []:
+            classes |= engine.view.superclasses(t)
+        todo = [s for s in engine.compiler.shapes()
+                if any(isinstance(t, ClassTarget) and t.cls in classes for t in s.targets)]
+        allowed: set[Term] = {RDF.type}
+        seen: set[int] = set()
+        while todo:
+            shape = todo.pop()
+            if id(shape) in seen:
+                continue
+            seen.add(id(shape))
+            for c in shape.constraints:
+                if c.component == SH.PropertyConstraintComponent:
+                    path = engine.compiler.shape(c.params["property"]).path
+                    if isinstance(path, PredicatePath):
+                        allowed.add(path.iri)
+                elif c.component == SH.NodeConstraintComponent:
+                    todo.append(engine.compiler.shape(c.params["node"]))
+                elif c.component == SH.ClosedConstraintComponent:
+                    allowed.update(c.params["allowed"])
+        return allowed
 
     def describe(self) -> str:
         return "Predicate is not allowed (closed shape)"
@@ -70,9 +124,27 @@ class HasValueComponent(Component):
         term = self.params["hasValue"]
         if isinstance(term, BlankNode):
             return Fragment("", value=False)  # a shapes-graph blank node is never a data value
+        if rewritten(term) and (ctx.shape.path is None or ctx.shape.path.predicate is not None):
+            # SPARQL compares constants in their stored form ("1"^^xsd:boolean is true): decide as written.
+            return Fragment("", value=False, post=self._decide_rows)
         if ctx.shape.path is None:
             return Fragment(f"FILTER(!sameTerm({ctx.focus}, {const(term)}))", value=False)
         return Fragment(f"FILTER NOT EXISTS {{ {ctx.focus} {ctx.shape.path.sparql()} {const(term)} }}", value=False)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        path = self.shape.path
+        out = []
+        for row in rows:
+            for r in engine.as_written(row):
+                predicate = path.predicate if path is not None else None
+                values = [r.focus] if predicate is None else engine.values_as_written(r.focus, predicate)
+                if self.judge(values, r.focus, engine):
+                    out.append(r)
+        return out
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        term = self.params["hasValue"]
+        return [] if isinstance(term, BlankNode) or term in values else [None]
 
     def describe(self) -> str:
         return f"Missing expected value {short(self.params['hasValue'])}"
@@ -95,12 +167,61 @@ class InComponent(Component):
 
     def fragment(self, ctx: Ctx) -> Fragment:
         v = ctx.value
+        if any(rewritten(m) for m in self.params["members"]):
+            # SPARQL compares constants in their stored form ("1"^^xsd:boolean is true): decide as written.
+            return Fragment(ctx.values(), post=self._decide_rows)
         tests = [f"sameTerm({v}, {const(m)})" for m in self.params["members"] if not isinstance(m, BlankNode)]
         return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        members = self.params["members"]
+        return [r for row in rows for r in engine.as_written(row) if r.value not in members]
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        members = self.params["members"]
+        return [v for v in values if v not in members]
 
     def describe(self) -> str:
         return "Value is not in " + ", ".join(short(m) for m in self.params["members"])
 
 
+class UniqueValuesForComponent(Component):
+    """sh:uniqueValuesFor (SHACL 1.2) — no two focus nodes of the shape's targets share the values of
+    the property (or, for a list of properties, the same combination of values)."""
+
+    IRI = SH.UniqueValuesForConstraintComponent
+    PARAMETERS = (SH.uniqueValuesFor,)
+    SPEC = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
+    ANCHOR = SHACL12_SPEC + "#UniqueValuesForConstraintComponent"
+    SCOPE = "node"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        reader.check_scope(cls, SH.uniqueValuesFor)
+        out: list[Component] = []
+        for v in reader.values(SH.uniqueValuesFor):
+            items = reader.graph.list_items(v, shape=reader.node, what="the value of sh:uniqueValuesFor") \
+                if isinstance(v, BlankNode) or v == RDF.nil else [v]
+            if not items:
+                raise cls.error(reader, "sh:uniqueValuesFor needs at least one property")
+            out.append(cls(reader.shape, uniqueValuesFor=v,
+                           properties=tuple(reader.iri(cls, SH.uniqueValuesFor, i) for i in items)))
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        targets = [t.sparql("?_g", ctx.fresh) for t in ctx.shape.targets]
+        if not targets:
+            return Fragment("FILTER(false)", value=False)  # no other focus node to clash with
+        other = ctx.fresh("g")
+        values = [ctx.fresh("u") for _ in self.params["properties"]]
+        mine = " ".join(f"{ctx.focus} <{p.value}> {v} ." for p, v in zip(self.params["properties"], values))
+        theirs = " ".join(f"{other} <{p.value}> {v} ." for p, v in zip(self.params["properties"], values))
+        among = " UNION ".join("{ " + t.replace("?_g", other) + " }" for t in targets)
+        return Fragment(f"FILTER EXISTS {{ {mine} {theirs} FILTER(!sameTerm({other}, {ctx.focus})) {among} }}", value=False)
+
+    def describe(self) -> str:
+        return "Another focus node has the same values for " + ", ".join(short(p) for p in self.params["properties"])
+
+
 SECTION = "SHACL §4.8 Other Constraint Components"
-COMPONENTS: tuple[type[Component], ...] = (ClosedComponent, HasValueComponent, InComponent)
+COMPONENTS: tuple[type[Component], ...] = (ClosedComponent, HasValueComponent, InComponent, UniqueValuesForComponent)

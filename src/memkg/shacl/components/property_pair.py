@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pyoxigraph import Literal, NamedNode
+
 from ..terms import Term
-from ..vocab import SH, SHACL_SPEC, short
+from ..values import compare
+from ..paths import Path, parse_path
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,16 +23,34 @@ class _Pair(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         reader.check_scope(cls, cls.PARAM)
-        return [cls(reader.shape, property=reader.iri(cls, cls.PARAM, v)) for v in reader.values(cls.PARAM)]
+        out: list[Component] = []
+        for v in reader.values(cls.PARAM):
+            if isinstance(v, Literal):
+                reader.iri(cls, cls.PARAM, v)  # raises: an IRI (or, SHACL 1.2, a path) is needed
+            path = parse_path(reader.graph, v, shape=reader.node)  # SHACL 1.2: a path, not only an IRI
+            out.append(cls(reader.shape, property=v, other=path))
+        return out
 
     @property
     def other(self) -> str:
-        return f"<{self.params['property'].value}>"
+        path: Path = self.params["other"]
+        return path.sparql()
+
+    @property
+    def _predicate(self) -> NamedNode | None:
+        path: Path = self.params["other"]
+        return path.predicate
+
+    def other_predicates(self) -> tuple[NamedNode, ...]:
+        return (self._predicate,) if self._predicate is not None else ()
+
+    def _others(self, focus: Term, engine: "Engine") -> list[Term] | None:
+        return engine.values_as_written(focus, self._predicate) if self._predicate is not None else None
 
     def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
         """True if the focus node has no value for the other property: then sh:disjoint,
         sh:lessThan and sh:lessThanOrEquals have nothing to compare with."""
-        return not engine.view.outgoing(focus).get(self.params["property"])
+        return self._predicate is not None and not engine.view.outgoing(focus).get(self._predicate)
 
 
 class EqualsComponent(_Pair):
@@ -52,8 +74,15 @@ class EqualsComponent(_Pair):
             member = f"EXISTS {{ {f} {ctx.shape.path.sparql()} {v} }}"
         return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        if others is None:
+            return None
+        out: list[Term | None] = [v for v in values if v not in others]
+        return out + [o for o in others if o not in values]
+
     def describe(self) -> str:
-        return f"Value sets differ from those of {short(self.params['property'])}"
+        return f"Value sets differ from those of {self.params['other']}"
 
 
 class DisjointComponent(_Pair):
@@ -72,8 +101,12 @@ class DisjointComponent(_Pair):
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return self._other_is_empty(focus, engine)
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        return None if others is None else [v for v in values if v in others]
+
     def describe(self) -> str:
-        return f"Value is also a value of {short(self.params['property'])}"
+        return f"Value is also a value of {self.params['other']}"
 
 
 class LessThanComponent(_Pair):
@@ -99,8 +132,14 @@ class LessThanComponent(_Pair):
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return self._other_is_empty(focus, engine)
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        others = self._others(focus, engine)
+        if others is None:
+            return None
+        return [v for v in values for o in others if compare(v, self.OPERATOR, o) is not True]
+
     def describe(self) -> str:
-        return f"Value is not {self.OPERATOR} the values of {short(self.params['property'])}"
+        return f"Value is not {self.OPERATOR} the values of {self.params['other']}"
 
 
 class LessThanOrEqualsComponent(LessThanComponent):
@@ -115,10 +154,35 @@ class LessThanOrEqualsComponent(LessThanComponent):
     OPERATOR = "<="
 
 
+class SubsetOfComponent(Component):
+    """sh:subsetOf (SHACL 1.2) — every value node is also reached from the focus node by the given path."""
+
+    IRI = SH.SubsetOfConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.subsetOf,)
+    SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
+    ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, subsetOf=v, other=parse_path(reader.graph, v, shape=reader.node))
+                for v in reader.values(SH.subsetOf)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.focus} {self.params['other'].sparql()} {ctx.value} }}")
+
+    def template_values(self) -> dict[str, Term]:
+        return {"subsetOf": self.params["subsetOf"]}
+
+    def describe(self) -> str:
+        return f"Value is not a value of {self.params['other']}"
+
+
 SECTION = "SHACL §4.5 Property Pair Constraint Components"
 COMPONENTS: tuple[type[Component], ...] = (
     EqualsComponent,
     DisjointComponent,
     LessThanComponent,
     LessThanOrEqualsComponent,
+    SubsetOfComponent,
 )

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..terms import Term
-from ..vocab import SH, SHACL_SPEC, short
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, at_least
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +36,12 @@ class NodeComponent(Component):
     def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         failing = engine.nonconforming(self.params["node"], {r.value for r in rows if r.value is not None})
         return [r for r in rows if r.value in failing]
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        conforming = [engine.conforms_as_written(self.params["node"], v) for v in values]
+        if any(c is None for c in conforming):
+            return None
+        return [v for v, c in zip(values, conforming) if not c]
 
     def describe(self) -> str:
         return f"Value does not conform to shape {short(self.params['node'])}"
@@ -76,7 +82,7 @@ class PropertyComponent(Component):
 
 
 class _Qualified(Component):
-    PARAMETERS = (SH.qualifiedValueShape,)
+    PARAMETERS = (SH.qualifiedValueShape, SH.qualifiedMinCount, SH.qualifiedMaxCount, SH.qualifiedValueShapesDisjoint)
     SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
     ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
     SCOPE = "property"
@@ -240,5 +246,48 @@ class QualifiedMaxCountComponent(_Qualified):
         )
 
 
+class SomeValueComponent(Component):
+    """sh:someValue (SHACL 1.2) — at least one value node conforms to the shape."""
+
+    IRI = SH.SomeValueConstraintComponent
+    PARAMETERS = (SH.someValue,)
+    SPEC = "SHACL 1.2 §4.7.4 sh:someValue"
+    ANCHOR = SHACL12_SPEC + "#SomeValueConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, someValue=reader.shape_ref(cls, SH.someValue, v)) for v in reader.values(SH.someValue)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        pattern = self.nonconformance(ctx)
+        if pattern is None:
+            return Fragment(f"OPTIONAL {{ {ctx.values()} }}", value=False, post=self._decide_rows)
+        return Fragment(pattern, value=False)
+
+    def nonconformance(self, ctx: Ctx) -> str | None:
+        v = ctx.fresh("v")
+        nc = ctx.nc(self.params["someValue"], v)
+        return None if nc is None else f"FILTER NOT EXISTS {{ {ctx.values_of(ctx.focus, v)} FILTER NOT EXISTS {{ {nc} }} }}"
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        failing = engine.nonconforming(self.params["someValue"], {r.value for r in rows if r.value is not None})
+        conforming = {r.group for r in rows if r.value is not None and r.value not in failing}
+        out, seen = [], set()
+        for r in rows:
+            if r.group not in conforming and r.group not in seen:
+                seen.add(r.group)
+                out.append(r.without_value())
+        return out
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        verdicts = [engine.conforms_as_written(self.params["someValue"], v) for v in values]
+        if any(v is None for v in verdicts):
+            return None
+        return [] if any(verdicts) else [None]
+
+    def describe(self) -> str:
+        return f"No value conforms to {short(self.params['someValue'])}"
+
+
 SECTION = "SHACL §4.7 Shape-based Constraint Components"
-COMPONENTS: tuple[type[Component], ...] = (NodeComponent, PropertyComponent, _Qualified)
+COMPONENTS: tuple[type[Component], ...] = (NodeComponent, PropertyComponent, _Qualified, SomeValueComponent)

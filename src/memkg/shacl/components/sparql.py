@@ -287,6 +287,10 @@ class SparqlConstraintComponent(_SelectBased):
             comp = cls(reader.shape, sparql=node)
             comp.source_constraint = node
             comp.messages = _messages(reader.graph, node)
+            severities = reader.graph.objects(node, SH.severity)  # SHACL 1.2: a constraint's own severity
+            if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
+                raise cls.error(reader, f"the sh:severity of {node} must be a single IRI")
+            comp.severity = severities[0] if severities and isinstance(severities[0], NamedNode) else None
             comp.query = query
             comp.consts = _consts(comp, reader.shape, query, where=where)
             comp.uses_shapes_graph = "shapesGraph" in query.variables()

@@ -4,14 +4,18 @@ sh:pattern (with sh:flags), sh:languageIn, sh:uniqueLang."""
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode, Store
 
 from ..terms import Term, sparql_string
-from ..vocab import SH, SHACL_SPEC
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
+from ..values import lang_matches, matches, string_length
 from .base import Component, Ctx, Fragment, Reader
+
+_COMPARE = {">=": operator.ge, "<=": operator.le}
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Engine
@@ -30,6 +34,10 @@ class _Length(Component):
         v = ctx.value
         n = self.params["length"]
         return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.OPERATOR} {n}, false))")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        n, compare = self.params["length"], _COMPARE[self.OPERATOR]
+        return [v for v in values if (length := string_length(v)) is None or not compare(length, n)]
 
 
 class MinLengthComponent(_Length):
@@ -103,6 +111,10 @@ class PatternComponent(Component):
         rx = None if self.params["flags"] is not None else _python_regex(self.params["pattern"].value)
         return rx is not None and all(isinstance(v, (Literal, NamedNode)) and rx.search(v.value) for v in values)
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        pattern, flags = self.params["pattern"].value, self.params["flags"]
+        return [v for v in values if not matches(v, pattern, flags.value if flags is not None else None)]
+
     def describe(self) -> str:
         return f"Value does not match pattern {self.params['pattern'].value!r}"
 
@@ -146,12 +158,18 @@ class LanguageInComponent(Component):
         tests = " || ".join(f"langMatches(LANG({v}), {sparql_string(lang)})" for lang in self.params["languages"]) or "false"
         return Fragment(f"{ctx.values()} FILTER(!COALESCE(isLiteral({v}) && ({tests}), false))")
 
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        ranges = self.params["languages"]
+        return [v for v in values
+                if not (isinstance(v, Literal) and any(lang_matches(v.language or "", r) for r in ranges))]
+
     def describe(self) -> str:
         return "Language tag is not one of " + ", ".join(self.params["languages"])
 
 
 class UniqueLangComponent(Component):
-    """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only)."""
+    """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only);
+    SHACL 1.2: with its base direction (``"a"@ar--ltr`` and ``"b"@ar--rtl`` differ)."""
 
     IRI = SH.UniqueLangConstraintComponent
     PER_VALUE = True
@@ -173,7 +191,8 @@ class UniqueLangComponent(Component):
             key=True,
             select=(
                 f"{{ SELECT %GROUP% ({lang} AS {ctx.key_out}) WHERE {{ %BINDER% {ctx.values(x)} "
-                f'FILTER(isLiteral({x})) BIND(LCASE(LANG({x})) AS {lang}) FILTER({lang} != "") }} '
+                f'FILTER(isLiteral({x})) BIND(IF(LANG({x}) = "", "", CONCAT(LCASE(LANG({x})), "--", LANGDIR({x}))) AS {lang}) '
+                f'FILTER({lang} != "") }} '
                 f"GROUP BY %GROUP% {lang} HAVING (COUNT(DISTINCT {x}) > 1) }}"
             ),
         )
@@ -182,11 +201,40 @@ class UniqueLangComponent(Component):
         a, b = ctx.fresh("a"), ctx.fresh("b")
         return (
             f"{ctx.values(a)} {ctx.values(b)} FILTER(!sameTerm({a}, {b}) && isLiteral({a}) && isLiteral({b}) "
-            f'&& LANG({a}) != "" && LCASE(LANG({a})) = LCASE(LANG({b})))'
+            f'&& LANG({a}) != "" && LCASE(LANG({a})) = LCASE(LANG({b})) && LANGDIR({a}) = LANGDIR({b}))'
         )
 
     def describe(self) -> str:
         return "Language tag used by more than one value"
+
+
+#: The line terminators sh:singleLine forbids (Unicode line breaks: LF, VT, FF, CR, NEL, LS, PS).
+_LINE_BREAKS = "\n\u000B\f\r\u0085\u2028\u2029"
+
+
+class SingleLineComponent(Component):
+    """sh:singleLine (SHACL 1.2) — the string form of every value node holds no line break."""
+
+    IRI = SH.SingleLineConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.singleLine,)
+    SPEC = "SHACL 1.2 §4.4.6 sh:singleLine"
+    ANCHOR = SHACL12_SPEC + "#SingleLineConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        on = reader.boolean(cls, SH.singleLine, reader.one(cls, SH.singleLine))
+        return [cls(reader.shape, singleLine=on)] if on else []
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        v = ctx.value
+        return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || COALESCE(REGEX(STR({v}), {sparql_string('[' + _LINE_BREAKS + ']')}), true))")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [v for v in values if not isinstance(v, (Literal, NamedNode)) or any(c in v.value for c in _LINE_BREAKS)]
+
+    def describe(self) -> str:
+        return "Value holds a line break"
 
 
 SECTION = "SHACL §4.4 String-based Constraint Components"
@@ -196,4 +244,5 @@ COMPONENTS: tuple[type[Component], ...] = (
     PatternComponent,
     LanguageInComponent,
     UniqueLangComponent,
+    SingleLineComponent,
 )

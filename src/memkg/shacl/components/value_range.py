@@ -15,6 +15,7 @@ from pyoxigraph import Literal
 from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, const
+from ..values import compare
 from .value_type import python_number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +51,9 @@ class _Range(Component):
         compare = _COMPARE[self.OPERATOR]
         numbers = [python_number(v) for v in values]
         return all(n is not None and compare(n, bound) for n in numbers)
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [v for v in values if compare(v, self.OPERATOR, self.bound) is not True]
 
     def describe(self) -> str:
         return f"Value is not {self.OPERATOR} {self.bound.value}"

@@ -8,9 +8,10 @@ expression (and a range check for the bounded integer types) otherwise.
 
 Note: a pyoxigraph ``Store`` rewrites well-formed literals of the derived
 integer types (``xsd:byte``, ``xsd:int``, ``xsd:long``, ...) to ``xsd:integer``
-and ``xsd:dateTimeStamp`` to ``xsd:dateTime`` when they are written. The engine
-validates the graph as stored, so ``sh:datatype xsd:int`` fails for such
-values; shapes over pyoxigraph data should use ``xsd:integer`` with a range.
+and ``xsd:dateTimeStamp`` to ``xsd:dateTime`` when they are written. Given the
+literals as written (:mod:`memkg.shacl.written`), the engine judges those values
+again in Python (:meth:`DatatypeComponent.judge`), so ``"5"^^xsd:int`` conforms to
+``sh:datatype xsd:int`` and ``"300"^^xsd:byte`` does not.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import TYPE_CHECKING
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ..terms import Term
-from ..vocab import RDF, SH, SHACL_SPEC, XSD_NS, short
+from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, XSD_NS, short
+from ..values import well_formed
 from .base import Component, Ctx, Fragment, Reader, const
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -150,9 +152,11 @@ def wellformed(v: str, datatype: NamedNode) -> str | None:
         lo, hi = _INTEGER_RANGES[name]
         cast = f"<{XSD_NS}integer>(STR({v}))"
         conds = [f"isLiteral({cast})"]
-        if lo is not None:
+        # Oxigraph's xsd:integer is 64-bit: the cast fails beyond, and bounds at the
+        # limits would not even parse (-9223372036854775808 is read as -(2^63)).
+        if lo is not None and lo > -(2**63):
             conds.append(f"{cast} >= {lo}")
-        if hi is not None:
+        if hi is not None and hi < 2**63 - 1:
             conds.append(f"{cast} <= {hi}")
         return "COALESCE(" + " && ".join(conds) + ", false)"
     if name == "dateTimeStamp":
@@ -161,6 +165,14 @@ def wellformed(v: str, datatype: NamedNode) -> str | None:
     if name in _REGEXES:
         return f"COALESCE(REGEX(STR({v}), {Literal(_REGEXES[name])}), false)"
     return None
+
+
+def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: Term) -> tuple[NamedNode, ...]:
+    """An IRI, or (SHACL 1.2) a SHACL list of IRIs: any one of them will do."""
+    if isinstance(value, BlankNode) and (value == RDF.nil or reader.graph.has(value, RDF.first)):
+        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {short(param)}")
+        return tuple(reader.iri(cls, param, i) for i in items)
+    return (reader.iri(cls, param, value),)
 
 
 class ClassComponent(Component):
@@ -174,16 +186,22 @@ class ClassComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, **{"class": reader.iri(cls, SH["class"], v)}) for v in reader.values(SH["class"])]
+        out: list[Component] = []
+        for v in reader.values(SH["class"]):
+            classes = _iri_or_list(reader, cls, SH["class"], v)
+            out.append(cls(reader.shape, **{"class": v, "classes": classes}))
+        return out
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        c = const(self.params["class"])
-        return Fragment(
-            f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}"
-        )
+        path = f"<{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*"
+        tests = " UNION ".join(f"{{ {ctx.value} {path} {const(c)} }}" for c in self.params["classes"])
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {tests} }}" if tests else ctx.values())
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        return [v for v in values if not any(engine.view.is_instance(v, c) for c in self.params["classes"])]
 
     def describe(self) -> str:
-        return f"Value is not an instance of {short(self.params['class'])}"
+        return "Value is not an instance of " + " or ".join(short(c) for c in self.params["classes"])
 
 
 class DatatypeComponent(Component):
@@ -198,25 +216,54 @@ class DatatypeComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, SH.datatype)
-        return [cls(reader.shape, datatype=reader.iri(cls, SH.datatype, value))]
+        return [cls(reader.shape, datatype=value, datatypes=_iri_or_list(reader, cls, SH.datatype, value))]
 
     def condition(self, v: str) -> str:
-        dt: NamedNode = self.params["datatype"]
-        ok = f"isLiteral({v}) && DATATYPE({v}) = <{dt.value}>"
-        wf = wellformed(v, dt)
-        if wf:
-            ok += f" && {wf}"
-        return f"!COALESCE({ok}, false)"
+        alternatives = []
+        for dt in self.params["datatypes"]:
+            ok = f"DATATYPE({v}) = <{dt.value}>"
+            wf = wellformed(v, dt)
+            alternatives.append(f"({ok} && {wf})" if wf else f"({ok})")
+        return f"!COALESCE(isLiteral({v}) && ({' || '.join(alternatives) or 'false'}), false)"
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER({self.condition(ctx.value)})")
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
-        dt: NamedNode = self.params["datatype"]
-        return all(surely_wellformed(v, dt) for v in values)
+        return all(any(surely_wellformed(v, dt) for dt in self.params["datatypes"]) for v in values)
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        datatypes = self.params["datatypes"]
+        return [v for v in values if not (isinstance(v, Literal) and v.datatype in datatypes and well_formed(v))]
 
     def describe(self) -> str:
-        return f"Value is not a well-formed literal of datatype {short(self.params['datatype'])}"
+        return "Value is not a well-formed literal of datatype " + " or ".join(
+            short(dt) for dt in self.params["datatypes"])
+
+
+class RootClassComponent(Component):
+    """sh:rootClass (SHACL 1.2) — every value node is the class or one of its subclasses (``rdfs:subClassOf*``)."""
+
+    IRI = SH.RootClassConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.rootClass,)
+    SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
+    ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        return [cls(reader.shape, rootClass=reader.iri(cls, SH.rootClass, v)) for v in reader.values(SH.rootClass)]
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        c = const(self.params["rootClass"])
+        return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}")
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+        root = self.params["rootClass"]
+        return [v for v in values if root not in engine.view.superclasses(v)]
+
+    def describe(self) -> str:
+        return f"Value is not {short(self.params['rootClass'])} or a subclass of it"
 
 
 _KINDS = {
@@ -261,12 +308,15 @@ class NodeKindComponent(Component):
         return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+        return not self.judge(values, focus, engine)
+
+    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         accepted = tuple(_KIND_CLASSES[fn] for k in self.params["kinds"] for fn in _KINDS[k])
-        return all(isinstance(v, accepted) for v in values)
+        return [v for v in values if not isinstance(v, accepted)]
 
     def describe(self) -> str:
         return "Value does not have node kind " + ", ".join(short(k) for k in self.params["kinds"])
 
 
 SECTION = "SHACL §4.1 Value Type Constraint Components"
-COMPONENTS: tuple[type[Component], ...] = (ClassComponent, DatatypeComponent, NodeKindComponent)
+COMPONENTS: tuple[type[Component], ...] = (ClassComponent, DatatypeComponent, NodeKindComponent, RootClassComponent)

@@ -1,0 +1,86 @@
+"""The ``sh:`` terms the engine implements; a shapes graph using another is refused.
+
+A shape written with a term the engine does not know (a SHACL 1.2 feature not
+built yet, a SHACL-AF function or rule, a typo such as ``sh:minCont``) would
+otherwise be read without it and could report a silent "conforms". So every
+``sh:`` predicate of the shapes graph, and every ``sh:`` class a node is typed
+with, must be one the engine implements or a descriptive one it may ignore;
+anything else raises :class:`~memkg.shacl.errors.ShapeError` naming the term.
+
+>>> from pyoxigraph import Literal, NamedNode, Triple
+>>> from memkg.shacl.graph import ShapesGraph
+>>> from memkg.shacl.vocab import SH
+>>> s = NamedNode("http://e/S")
+>>> check_vocabulary(ShapesGraph([Triple(s, SH.minCont, Literal("1"))]), set())
+Traceback (most recent call last):
+...
+memkg.shacl.errors.ShapeError: shape <http://e/S>: sh:minCont is not a SHACL term memkg's engine implements; the shapes graph is refused rather than read without it [SHACL 1.2 Core, https://w3c.github.io/data-shapes/shacl12-core/]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pyoxigraph import NamedNode, Triple
+
+from .errors import ShapeError
+from .graph import ShapesGraph
+from .terms import Term
+from .vocab import RDF, SH, SH_NS, SHACL12_SPEC, short
+
+#: Predicates the engine reads besides the components' parameters: structure, targets,
+#: SHACL-SPARQL, reports (test files hold their expected report), and data-graph flags.
+_STRUCTURE = (
+    "path", "inversePath", "alternativePath", "zeroOrMorePath", "oneOrMorePath", "zeroOrOnePath",
+    "targetNode", "targetClass", "targetSubjectsOf", "targetObjectsOf", "target",
+    "severity", "message", "deactivated",
+    "sparql", "select", "ask", "prefixes", "declare", "prefix", "namespace", "parameter", "optional",
+    "validator", "nodeValidator", "propertyValidator", "labelTemplate",
+    "conforms", "result", "focusNode", "resultPath", "value", "sourceShape", "sourceConstraintComponent",
+    "resultSeverity", "resultMessage", "sourceConstraint", "detail",
+    "incomplete", "incompleteURIStart", "shapesGraph", "suggestedShapesGraph", "shapesGraphWellFormed",
+)
+#: Non-validating annotations (SHACL §2.1.6, §5.x): read by forms and tools, not by validation.
+_DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "labelTemplate", "codeIdentifier")
+#: Classes a node of the shapes graph may have.
+_CLASSES = (
+    "NodeShape", "PropertyShape", "Shape", "ShapeClass", "ConstraintComponent", "Parameter", "Parameterizable",
+    "SPARQLConstraint", "SPARQLAskValidator", "SPARQLSelectValidator", "Validator", "SPARQLExecutable",
+    "SPARQLAskExecutable", "SPARQLSelectExecutable", "PrefixDeclaration", "SPARQLTarget", "Target",
+    "PropertyGroup", "ValidationReport", "ValidationResult", "AbstractResult", "Severity", "NodeKind",
+    "TargetType",
+)
+_RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
+
+
+def _known(extra: Iterable[NamedNode]) -> frozenset[NamedNode]:
+    return frozenset((*(SH[n] for n in (*_STRUCTURE, *_DESCRIPTIVE)), *extra))
+
+
+def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
+    """Refuse the shapes graph if a shape (or the reifier of one of its triples) has an ``sh:``
+    predicate outside the engine's vocabulary (``parameters``: the constraint components'),
+    or a node is typed with an ``sh:`` class it does not implement. Other nodes are not
+    read as shapes (a test file's data may use retired terms such as ``sh:nodeShape``)."""
+    known = _known(parameters)
+    classes = frozenset(SH[n] for n in _CLASSES)
+    checked = set(shapes)
+    for t in graph.triples():
+        p = t.predicate
+        if p == RDF.reifies and isinstance(t.object, Triple) and t.object.subject in checked:
+            checked.add(t.subject)  # annotations of a shape's triples: sh:severity, sh:deactivated
+    for t in graph.triples():
+        p = t.predicate
+        if p.value.startswith(SH_NS) and p not in known and (t.subject in checked or not shapes):
+            raise ShapeError(f"{short(p)} is not a SHACL term memkg's engine implements; the shapes graph is "
+                             "refused rather than read without it", shape=t.subject, rule=_RULE[0], link=_RULE[1])
+        if p == RDF.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH_NS) \
+                and t.object not in classes:
+            what = ("a SHACL-AF function" if t.object.value.endswith("Function") else
+                    "a SHACL-AF rule" if t.object.value.endswith("Rule") else "a class")
+            raise ShapeError(f"{t.subject} is {short(t.object)}, {what} memkg's engine does not implement; the "
+                             "shapes graph is refused rather than read without it", shape=t.subject,
+                             rule=_RULE[0], link=_RULE[1])
+
+
+__all__ = ["check_vocabulary"]
