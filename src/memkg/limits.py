@@ -200,8 +200,8 @@ def _pattern(opening: tuple[str, ...], closing: tuple[str, ...], as_bytes: bool)
 
 
 _PATTERNS = {
-    (kind, as_bytes): _pattern(brackets[0], brackets[1], as_bytes)
-    for kind, brackets in (("rdf", (_RDF_OPEN, _RDF_CLOSE)), ("sparql", (_SPARQL_OPEN, _SPARQL_CLOSE)))
+    (kind, as_bytes): _pattern(opening, closing, as_bytes)
+    for kind, opening, closing in (("rdf", _RDF_OPEN, _RDF_CLOSE), ("sparql", _SPARQL_OPEN, _SPARQL_CLOSE))
     for as_bytes in (False, True)
 }
 
@@ -211,7 +211,7 @@ def _depth(data: str | bytes | Any, kind: str, opening: tuple[str, ...]) -> int:
     brackets = _PATTERNS[kind, as_bytes].sub(r"\1".encode() if as_bytes else r"\1", data)
     if not brackets:
         return 0
-    text = brackets.decode("ascii") if isinstance(brackets, bytes) else str(brackets)
+    text: str = brackets.decode("ascii") if isinstance(brackets, bytes) else str(brackets)
     steps = [1 if m.group() in opening else -1 for m in _BRACKET[kind].finditer(text)]
     return max(0, max(accumulate(steps)))
 

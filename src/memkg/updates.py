@@ -218,12 +218,13 @@ def _keyword_parts(word: str) -> list[str] | None:
         return []
     if split[0] is None:
         return None
-    parts, i = [], 0
+    parts: list[str] = []
+    i = 0
     while i < len(word):
-        first = split[i]
-        assert first is not None
-        parts.append(first)
-        i += len(first)
+        part = split[i]
+        assert part is not None
+        parts.append(part)
+        i += len(part)
     return parts
 
 

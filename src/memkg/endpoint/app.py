@@ -22,7 +22,7 @@ from datetime import datetime
 from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
@@ -116,7 +116,10 @@ class Endpoint:
         limits.check_size("max_query", len(text.encode("utf-8", "surrogatepass")), "the query")
         # The worker checks its nesting and works out its dataset: the text is read there only.
         confine = Confinement(grant, limits, tuple(default_graph_uris), tuple(named_graph_uris))
-        return cast(Answer, self._read(lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant))
+        answer: Answer = self._read(
+            lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant
+        )
+        return answer
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
@@ -125,7 +128,8 @@ class Endpoint:
         dataset = rights.view_options(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
-        return cast(Answer, self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant))
+        answer: Answer = self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
+        return answer
 
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
@@ -133,9 +137,11 @@ class Endpoint:
         if graph is None:
             if grant.restricted:
                 raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
-            return cast(Answer, self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant))
+            answer: Answer = self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
+            return answer
         rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
-        return cast(Answer, self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant))
+        answer = self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
+        return answer
 
     def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
         timeout = self.settings.timeout

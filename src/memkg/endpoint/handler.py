@@ -226,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
             self._graph_store(method)
 
     def _recall(self) -> None:
-        grant = self.server.endpoint.grant(self.headers.get("Authorization"))
+        grant = self._grant()
         optional = {name: self._one(name) for name in ("tenant", "k", "valid_at", "known_at", "packet")
                     if name in self.params}
         self._json(self.server.endpoint.recall(grant, self._one("q"), **optional))
