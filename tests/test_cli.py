@@ -97,8 +97,10 @@ def test_view_current_shows_current_claims_only(run) -> None:
     assert code == 0
     claims = {line.split(",")[0] for line in out.splitlines()[1:]}
     assert claims == {EX + c for c in ("c0", "c1", "c2", "cName1", "idc1")}  # cName0 is superseded
-    code, out, _ = run("view", "current", "--tenant", "https://example.org/tenants/nobody", "--format", "csv")
-    assert code == 0 and out.split() == ["claim,subject,predicate,object"]
+    # an unknown tenant is an error naming the graphs there are, never a silent empty answer
+    code, out, err = run("view", "current", "--tenant", "https://example.org/tenants/nobody", "--format", "csv")
+    assert code == 2 and out == ""
+    assert "no graph named <https://example.org/tenants/nobody> (known: <https://example.org/tenants/lia>)" in err
 
 
 def test_view_list_names_every_template(run) -> None:
@@ -214,7 +216,13 @@ def test_validate_files_exit_codes_and_formats(run) -> None:
     code, out, _ = run("validate", str(bad), "--format", "json")
     report = json.loads(out)
     assert report["conforms"] is False
-    assert report["results"][0]["focusNode"] == "<https://example.org/fx/c1>"
+    # one term style throughout: SPARQL 1.1 JSON results term objects
+    first = report["results"][0]
+    assert first["focusNode"] == {"type": "uri", "value": "https://example.org/fx/c1"}
+    assert first["severity"] == {"type": "uri", "value": "http://www.w3.org/ns/shacl#Violation"}
+    assert first["shape"] == {"type": "uri", "value": "https://w3id.org/memkg#ClaimProvenanceShape"}
+    assert all(r[k] is None or set(r[k]) >= {"type", "value"} for r in report["results"]
+               for k in ("severity", "shape", "focusNode", "resultPath", "value", "sourceShape"))
     code, out, _ = run("validate", str(bad), "--format", "turtle")
     assert code == 1 and "sh:ValidationReport" in out and "sh:conforms false" in out
 

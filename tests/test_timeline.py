@@ -10,7 +10,7 @@ from pyoxigraph import NamedNode
 from memkg import MemoryStore, NotFoundError, ParseError
 from memkg import timeline
 
-from .conftest import EX
+from .conftest import EX, EXAMPLES
 
 UTC = timezone.utc
 
@@ -44,13 +44,44 @@ def test_bisect_finds_when_the_answer_flipped(lia_store: MemoryStore) -> None:
     found = timeline.bisect(lia_store, f'ASK {{ <{EX}Lia> mem:displayName "Amelia" }}')
     assert found.first == datetime(2026, 2, 10, 10, 15, 5, tzinfo=UTC)
     assert (found.before, found.after) == (False, True)
+    assert found.flips == (timeline.Flip(found.first, True),) and found.complete
     # "Lia" was unknown at the first transaction time (the message came before the claim), known
-    # for a while, then superseded: the answer is false at both ends, so, like git bisect without a
-    # good and a bad end, there is nothing to bisect.
+    # for a while, then superseded: false at both ends, yet it flipped twice; both flips are found.
     twice = timeline.bisect(lia_store, f'ASK {{ <{EX}Lia> mem:displayName "Lia" }}')
-    assert twice.first is None and (twice.before, twice.after) == (False, False)
+    assert (twice.before, twice.after) == (False, False)
+    assert twice.flips == (timeline.Flip(datetime(2026, 1, 1, 9, tzinfo=UTC), True),
+                           timeline.Flip(datetime(2026, 2, 10, 10, 15, 5, tzinfo=UTC), False))
+    assert twice.complete and twice.steps == twice.times
     never = timeline.bisect(lia_store, f"ASK {{ <{EX}Lia> <{EX}hates> ?x }}")
-    assert never.first is None and never.before is False
+    assert never.first is None and never.before is False and never.complete
+
+
+def test_bisect_never_says_never_when_it_did_not_ask_everywhere(lia_store: MemoryStore) -> None:
+    """With fewer questions than times, a flip and a flip back between two sampled times
+    can go unseen: the answer says it is not complete instead of "never flips"."""
+    ask = f'ASK {{ <{EX}Lia> mem:displayName "Lia" }}'
+    sampled = timeline.bisect(lia_store, ask, max_questions=2)
+    assert not sampled.complete and sampled.flips == () and sampled.steps == 2
+    assert timeline.bisect(lia_store, ask, max_questions=sampled.times).complete
+
+
+def test_bisect_sees_validity_ending_without_a_new_record(lia_store: MemoryStore) -> None:
+    """Current knowledge also changes when a claim's validity starts or ends: those times count."""
+    times = timeline.change_times(lia_store)
+    assert set(timeline.transaction_times(lia_store)) <= set(times)
+    assert datetime(2026, 1, 1, tzinfo=UTC) in times  # cName0's validFrom, recorded at 09:00
+
+
+def test_bisect_after_a_supersession_back_finds_both_flips(tmp_path) -> None:
+    """The README's story: "Amelia" from 10 February, then superseded by "Amy"."""
+    from memkg.cli import main
+
+    store = str(tmp_path / "s")
+    assert main(["--store", store, "load", str(EXAMPLES / "lia-tea.trig")]) == 0
+    assert main(["--store", store, "supersede", EX + "cName1", "--object", '"Amy"']) == 0
+    with MemoryStore(store) as opened:
+        found = timeline.bisect(opened, f'ASK {{ <{EX}Lia> mem:displayName "Amelia" }}')
+    assert [f.answer for f in found.flips] == [True, False] and found.complete
 
 
 def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:

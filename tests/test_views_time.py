@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
-from memkg import MemoryStore
+from memkg import MemoryStore, NotFoundError
 from memkg import views as views_module
 from memkg.ontology import ONTOLOGY_GRAPH
 
@@ -225,7 +225,8 @@ def test_a_tenant_sees_only_its_graph_and_the_shared_ones(lia: MemoryStore) -> N
     assert "c0" in names(lia.view("current", TENANT))
     assert "c0" not in names(lia.view("current"))
     assert names(lia.view("current", {"tenant": "https://example.org/tenants/mallory"})) == set()
-    assert names(lia.view("current", {"tenant": "https://example.org/tenants/nobody"})) == set()
+    with pytest.raises(NotFoundError, match="no graph named <https://example.org/tenants/nobody>"):
+        lia.view("current", {"tenant": "https://example.org/tenants/nobody"})  # never a silent empty answer
 
 
 # ---------------------------------------------------------------------------------------

@@ -46,8 +46,10 @@ class ParseError(MemkgError, SyntaxError):
         return self.msg
 
     @classmethod
-    def from_syntax_error(cls, err: SyntaxError, *, file: str | Path | None = None) -> "ParseError":
-        """Wrap a pyoxigraph ``SyntaxError``, keeping its position."""
+    def from_syntax_error(cls, err: SyntaxError, *, file: str | Path | None = None,
+                          sparql: str | None = None, update: bool = False) -> "ParseError":
+        """Wrap a pyoxigraph ``SyntaxError``, keeping its position. Given the ``sparql`` text
+        that failed, the reason is said in one plain line (:mod:`memkg.sparql_errors`)."""
         reason = str(err.args[0]) if err.args else str(err)
         line, column = err.lineno, err.offset
         if line is None:  # SPARQL errors carry the position in the text: "error at 3:14: …"
@@ -56,6 +58,10 @@ class ParseError(MemkgError, SyntaxError):
                 line, column, reason = int(m.group(1)), int(m.group(2)), m.group(3)
         # pyoxigraph repeats the position in its message; ours leads with it already.
         reason = re.sub(r"^Parser error at line \d+ column \d+: ", "", reason)
+        if sparql is not None:
+            from .sparql_errors import explain
+
+            reason = explain(reason, sparql, line, column, update=update)
         return cls(reason, file=file or err.filename, line=line, column=column)
 
 

@@ -23,6 +23,13 @@ remote store keeps every memkg graph as a named graph:
   (``GRAPH-IRI a memx:Graph``), written in the same update as the data, so memkg
   never mistakes a server's own graphs (Virtuoso's system graphs) for memory.
 
+A ``memkg serve`` (told by its ``Server: memkg`` header) is the exception: it
+serves a store laid out as the embedded one, so there the shared graph is the
+server's default graph and every named graph is memory. Views are run by the
+server itself (``/views/NAME``, the embedded code), and a query over a dataset the
+protocol cannot name (the union of every graph, ``--union``) is evaluated here
+over a copy, so every command answers as on the embedded store.
+
 Every query is sent with its dataset spelled out in protocol parameters: a plain
 query sees the shared graph as its default graph and the memkg graphs as named
 graphs, exactly as on an embedded store; a view for one tenant sees that tenant,
@@ -73,7 +80,9 @@ from pyoxigraph import (
 
 from . import index as claim_index
 from . import ontology, rdf11, sparql_lexer, views
+from . import prefixes as prefix_names
 from .errors import MemkgError
+from .results import sparql_term_json
 from .store import Clock, MemoryStore, sparql_term
 from .vocab import MEMX, PREFIXES
 
@@ -134,6 +143,7 @@ class SparqlClient:
             handlers += [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
         self._opener = urllib.request.build_opener(*handlers)
         self.requests = 0  #: how many requests this client sent (for tests and diagnostics)
+        self.server: str | None = None  #: the last answer's ``Server`` header ("" when it had none)
 
     def query(self, text: str, *, accept: str, dataset: Sequence[tuple[str, str]] = ()) -> tuple[bytes, dict[str, str]]:
         """POST a query (form-encoded, so long queries fit); returns the body and headers."""
@@ -144,8 +154,9 @@ class SparqlClient:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
 
     def get(self, url: str, *, accept: str) -> tuple[bytes, dict[str, str]]:
-        """GET ``url`` with this client's credentials (e.g. a memkg server's ``/recall``)."""
-        return self._send(url, None, None, accept)
+        """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``/recall``,
+        ``views/NAME``, ``pictures``) with this client's credentials; returns the body and headers."""
+        return self._send(urllib.parse.urljoin(self.endpoint, url), None, None, accept)
 
     def _send(self, url: str, body: bytes | None, content_type: str | None, accept: str) -> tuple[bytes, dict[str, str]]:
         headers = {**self._headers, "Accept": accept, **({"Content-Type": content_type} if content_type else {})}
@@ -153,6 +164,7 @@ class SparqlClient:
         self.requests += 1
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
+                self.server = response.headers.get("Server") or ""
                 return response.read(), {k.lower(): v for k, v in response.headers.items()}
         except urllib.error.HTTPError as err:
             detail = err.read().decode("utf-8", "replace").strip()
@@ -199,9 +211,12 @@ class RemoteBackend:
     the shared graph's quads come out in the default graph.
     """
 
-    def __init__(self, client: SparqlClient, dialect: str) -> None:
+    def __init__(self, client: SparqlClient, dialect: str, *, native_default: bool = False) -> None:
         self.client = client
         self.dialect = dialect
+        #: the server's default graph is memkg's shared graph and every named graph is memory
+        #: (a ``memkg serve``); else the layout of the module doc
+        self.native_default = native_default
         self.decoder = rdf11.Decoder(lookup=self._describe)
         self._graphs: list[NamedNode] | None = None
 
@@ -209,6 +224,10 @@ class RemoteBackend:
 
     def graphs(self) -> list[NamedNode]:
         """memkg's named graphs on the server (tenants and the ontology), from the registry."""
+        if self._graphs is None and self.native_default:
+            rows = self._select("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }", dataset=[])
+            self._graphs = sorted({row["g"] for row in rows if isinstance(row["g"], NamedNode)}
+                                  | {ontology.ONTOLOGY_GRAPH}, key=str)
         if self._graphs is None:
             rows = self._select(
                 f"SELECT DISTINCT ?g WHERE {{ GRAPH {REGISTRY_GRAPH} {{ ?g a {_GRAPH_CLASS} }} }}", dataset=[]
@@ -220,19 +239,58 @@ class RemoteBackend:
     def forget_graphs(self) -> None:
         self._graphs = None
 
-    def _server_graph(self, g: Any) -> NamedNode:
+    def _server_graph(self, g: NamedNode | BlankNode | DefaultGraph | None) -> NamedNode | DefaultGraph:
+        """Where memkg's graph ``g`` is on the server (None: the shared graph)."""
+        if g is None or isinstance(g, DefaultGraph):
+            return DefaultGraph() if self.native_default else SHARED_GRAPH
+        if isinstance(g, BlankNode):
+            raise ValueError(f"a graph named by a blank node ({g}) cannot be written to a server")
+        return g
+
+    def _server_name(self, g: NamedNode | DefaultGraph | None) -> NamedNode:
+        """The name of memkg's graph ``g`` in a request's dataset (the layout of the module doc)."""
         return SHARED_GRAPH if g is None or isinstance(g, DefaultGraph) else g
+
+    def _where(self, pattern: str, graph: Any = None) -> str:
+        """A group matching ``pattern`` in ``graph`` (None: every memkg graph), binding ``?g``
+        to the graph's server name (unbound for a native default graph)."""
+        if not self.native_default:
+            return f"{{ GRAPH ?g {{ {pattern} }} }}"  # the request's dataset picks the graphs
+        if graph is None:
+            return f"{{ {{ {pattern} }} UNION {{ GRAPH ?g {{ {pattern} }} }} }}"
+        if isinstance(graph, DefaultGraph):
+            return f"{{ {pattern} }}"
+        return f"{{ VALUES ?g {{ {graph} }} GRAPH ?g {{ {pattern} }} }}"
+
+    def _pattern_dataset(self, graphs: Sequence[Any] | None = None) -> list[tuple[str, str]]:
+        """The protocol dataset a :meth:`_where` group reads: every memkg graph, or ``graphs``."""
+        if self.native_default:
+            return []  # the server's own dataset: its default graph and every named graph
+        named = [SHARED_GRAPH, *self.graphs()] if graphs is None else [self._server_name(g) for g in graphs]
+        return [("named-graph-uri", g.value) for g in named]
+
+    def _quad_of(self, row: dict[str, Any], s: Any = None, p: Any = None, o: Any = None) -> Quad:
+        g = row.get("g")
+        return Quad(s if s is not None else row["s"], p if p is not None else row["p"],
+                    o if o is not None else row["o"], DefaultGraph() if g is None or g == SHARED_GRAPH else g)
 
     def dataset(self, *, default_graph: Any = None, named_graphs: Any = None, union: bool = False) -> list[tuple[str, str]]:
         """Protocol parameters giving a query the dataset pyoxigraph's options would."""
+        if self.native_default:
+            if union or (default_graph is not None and any(
+                    isinstance(g, DefaultGraph) for g in (default_graph if isinstance(default_graph, (list, tuple))
+                                                          else [default_graph]))):
+                raise RemoteUnsupported("a memkg server's default graph cannot be named in a request's dataset")
+            if default_graph is None and named_graphs is None:
+                return []
         if union:
             defaults = [SHARED_GRAPH, *self.graphs()]
         elif default_graph is None:
             defaults = [SHARED_GRAPH]
         else:
             given = default_graph if isinstance(default_graph, (list, tuple)) else [default_graph]
-            defaults = [self._server_graph(g) for g in given]
-        named = self.graphs() if named_graphs is None else [self._server_graph(g) for g in named_graphs]
+            defaults = [self._server_name(g) for g in given]
+        named = self.graphs() if named_graphs is None else [self._server_name(g) for g in named_graphs]
         return [("default-graph-uri", g.value) for g in defaults] + [("named-graph-uri", g.value) for g in named]
 
     # -- reading --
@@ -337,23 +395,12 @@ class RemoteBackend:
             slots.append(f"?{name}" if term is None else self._encode_term(term))
         s, p, o = slots
         filters = f"FILTER(!STRSTARTS(STR(?s), \"{rdf11.TRIPLE_NS}\"))" if self.dialect == "rdf11" and subject is None else ""
-        if graph_name is None:
-            graphs = [SHARED_GRAPH, *self.graphs()]
-        else:
-            graphs = [self._server_graph(graph_name)]
-        text = f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ {s} {p} {o} {filters} }} }}"
-        dataset = [("named-graph-uri", g.value) for g in graphs]
-        fixed = {"s": subject, "p": predicate, "o": object}
+        text = f"SELECT ?s ?p ?o ?g WHERE {self._where(f'{s} {p} {o} {filters}', graph_name)}"
+        dataset = self._pattern_dataset(None if graph_name is None else [graph_name])
 
         def as_quads(rows: list[dict[str, Any]]) -> Iterator[Quad]:
             for row in rows:
-                g = row["g"]
-                yield Quad(
-                    fixed["s"] if subject is not None else row["s"],
-                    fixed["p"] if predicate is not None else row["p"],
-                    fixed["o"] if object is not None else row["o"],
-                    DefaultGraph() if g == SHARED_GRAPH else g,
-                )
+                yield self._quad_of(row, subject, predicate, object)
 
         first = self._select(text + f" LIMIT {_FIRST_PAGE}", dataset)
         seen = set()
@@ -375,10 +422,12 @@ class RemoteBackend:
     def named_graphs(self) -> Iterator[NamedNode]:
         return iter(self.graphs())
 
+    def contains_named_graph(self, graph: NamedNode) -> bool:
+        return graph in self.graphs()
+
     def __len__(self) -> int:
         skip = f"FILTER(!STRSTARTS(STR(?s), \"{rdf11.TRIPLE_NS}\"))" if self.dialect == "rdf11" else ""
-        rows = self._select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o {skip} }} }}",
-                            [("named-graph-uri", g.value) for g in [SHARED_GRAPH, *self.graphs()]])
+        rows = self._select(f"SELECT (COUNT(*) AS ?n) WHERE {self._where(f'?s ?p ?o {skip}')}", self._pattern_dataset())
         return int(rows[0]["n"].value)
 
     def __contains__(self, quad: Quad) -> bool:
@@ -401,7 +450,9 @@ class RemoteBackend:
             delete = [q for q in rdf11.encode_quads(delete) if not rdf11.is_encoded(q.subject)]
             insert = rdf11.encode_quads(insert)
         graphs = {q.graph_name for q in insert if isinstance(q.graph_name, NamedNode)}
-        registry = [Quad(g, _RDF_TYPE, _GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)]
+        registry = [] if self.native_default else [
+            Quad(g, _RDF_TYPE, _GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)
+        ]
         operations = []
         if delete:
             operations.append(f"DELETE DATA {{ {self._data_block(delete)} }}")
@@ -413,11 +464,14 @@ class RemoteBackend:
             self.forget_graphs()
 
     def _data_block(self, quads: Sequence[Quad]) -> str:
-        by_graph: dict[NamedNode, list[str]] = {}
+        by_graph: dict[NamedNode | DefaultGraph, list[str]] = {}
         for q in quads:
             g = self._server_graph(q.graph_name)
             by_graph.setdefault(g, []).append(f"{sparql_term(q.subject)} {q.predicate} {sparql_term(q.object)} .")
-        return "\n".join(f"GRAPH {g} {{\n" + "\n".join(lines) + "\n}" for g, lines in by_graph.items())
+        return "\n".join(
+            "\n".join(lines) if isinstance(g, DefaultGraph) else f"GRAPH {g} {{\n" + "\n".join(lines) + "\n}"
+            for g, lines in by_graph.items()
+        )
 
     def extend(self, quads: Iterable[Quad]) -> None:
         self.apply(insert=quads)
@@ -443,28 +497,11 @@ def _names_dataset(sparql: str) -> bool:
     return any(t.is_word("FROM") for t in sparql_lexer.tokenize(sparql, source="<query>"))
 
 
-def _json_term(term: Term) -> dict[str, Any]:
-    if isinstance(term, NamedNode):
-        return {"type": "uri", "value": term.value}
-    if isinstance(term, BlankNode):
-        return {"type": "bnode", "value": term.value}
-    if isinstance(term, Literal):
-        out: dict[str, Any] = {"type": "literal", "value": term.value}
-        if term.language:
-            out["xml:lang"] = term.language
-        elif term.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
-            out["datatype"] = term.datatype.value
-        return out
-    return {"type": "triple", "value": {
-        "subject": _json_term(term.subject), "predicate": _json_term(term.predicate), "object": _json_term(term.object),
-    }}
-
-
 def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
     """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
     import json
 
-    bindings = [{n: _json_term(t) for n, t in zip(names, row) if t is not None} for row in rows]
+    bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
     body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
     results = parse_query_results(body, QueryResultsFormat.JSON)
     assert isinstance(results, QuerySolutions)
@@ -546,7 +583,10 @@ class RemoteStore(MemoryStore):
     @property  # type: ignore[override]
     def _store(self) -> RemoteBackend:
         if self._backend is None:
-            self._backend = RemoteBackend(self.client, self.dialect)
+            dialect = self.dialect
+            if self.client.server is None:  # no answer seen yet: one cheap question tells who serves
+                self.client.query("ASK {}", accept="application/sparql-results+json, application/sparql-results+xml")
+            self._backend = RemoteBackend(self.client, dialect, native_default=is_memkg_server(self.client))
         if not self._ontology_checked:
             self._ontology_checked = True
             ontology.install(self._backend)  # type: ignore[arg-type]
@@ -615,11 +655,50 @@ class RemoteStore(MemoryStore):
         for the first row only, so ``current`` comes back empty) or not at all (SQ200
         "No column" on ``history``); the rows are then exactly the embedded store's.
         """
+        bound = views.bind(views.get_view(name), dict(params or {}))  # refuses bad parameters first
+        if bound.tenant is not None:
+            views.require_graph(bound.tenant, self._store.graphs())
+        if self._store.native_default and self.view_evaluation == "server":
+            return self._server_view(name, dict(params or {}))
         if self.view_evaluation == "server":
             return super().view(name, params)
-        bound = views.bind(views.get_view(name), dict(params or {}))  # refuses bad parameters first
         graphs = None if bound.tenant is None else [bound.tenant, ontology.ONTOLOGY_GRAPH]
         return self.snapshot(graphs=graphs).view(name, params)
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """memkg's prefixes, plus, from a memkg server, those of the files loaded into its store
+        (``GET /pictures``), so names read and print as they do on that store."""
+        if self._prefixes is None:
+            self._prefixes = dict(prefix_names.BUILT_IN)
+            if self._store.native_default:
+                body, _ = self.client.get("pictures", accept="application/json")
+                try:
+                    served = json.loads(body).get("prefixes", {})
+                except (ValueError, AttributeError):
+                    served = {}  # an older memkg server: memkg's own prefixes
+                self._prefixes.update({str(k): str(v) for k, v in served.items()})
+        return self._prefixes
+
+    def _server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """A view run by a memkg server itself (``GET /views/NAME``): the embedded code's answer."""
+        url = f"views/{urllib.parse.quote(name)}?{urllib.parse.urlencode(params)}"
+        body, headers = self.client.get(url, accept="application/sparql-results+json")
+        try:
+            return parse_query_results(body, QueryResultsFormat.JSON)
+        except SyntaxError as err:
+            raise RemoteError(f"{self.client.endpoint}: unreadable view results: {err}") from None
+
+    def query(self, sparql: str, **options: Any) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """As :meth:`MemoryStore.query`. On a memkg server, a dataset the protocol cannot name
+        (``use_default_graph_as_union``, or the shared graph among several default graphs)
+        is read from the server and the query evaluated here."""
+        try:
+            return super().query(sparql, **options)
+        except RemoteUnsupported:
+            if not self._store.native_default or options.get("substitutions"):
+                raise
+            return self.snapshot().query(sparql, **options)
 
     def write(self, quads: Iterable[Quad], *, source: str | None = None, visible: Collection[Any] | None = None) -> int:
         """Validate ``quads`` (with their index triples) here, then send them in one update.
@@ -670,12 +749,13 @@ class RemoteStore(MemoryStore):
         whole-store work such as export and validation: every graph, or the shared
         graph plus ``graphs``. One query reads it all."""
         backend = self._store
-        text = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
-        named = [SHARED_GRAPH, *(backend.graphs() if graphs is None else graphs)]
-        rows = backend._select(text, [("named-graph-uri", g.value) for g in named], decode=False)
-        quads = [
-            Quad(r["s"], r["p"], r["o"], DefaultGraph() if r["g"] == SHARED_GRAPH else r["g"]) for r in rows
-        ]
+        chosen = None if graphs is None else [DefaultGraph(), *graphs]
+        if chosen is None:
+            text = f"SELECT ?s ?p ?o ?g WHERE {backend._where('?s ?p ?o')}"
+        else:
+            text = "SELECT ?s ?p ?o ?g WHERE { " + " UNION ".join(backend._where("?s ?p ?o", g) for g in chosen) + " }"
+        rows = backend._select(text, backend._pattern_dataset(chosen), decode=False)
+        quads = [backend._quad_of(r) for r in rows]
         if backend.dialect == "rdf11":
             quads = list(rdf11.decode_quads(quads, backend.decoder))
         if not with_index:
@@ -698,6 +778,11 @@ class RemoteStore(MemoryStore):
 
     def __enter__(self) -> "RemoteStore":
         return self
+
+
+def is_memkg_server(client: SparqlClient) -> bool:
+    """Whether the server that last answered ``client`` is a ``memkg serve``."""
+    return (client.server or "").startswith("memkg")
 
 
 def wait_until_up(url: str, *, seconds: float = 30.0) -> float:

@@ -3,7 +3,9 @@
 Terms follow the evidence packet's convention (:meth:`memkg.evidence.EvidencePacket.to_dict`):
 an IRI is its text, a blank node ``_:label``, a literal ``{"value", "datatype"}`` (plus
 ``"language"``), a triple term ``{"subject", "predicate", "object"}``. IRIs stay whole, so a
-reader (an agent) can cite them back.
+reader (an agent) can cite them back. Documents that are SPARQL's own (query results built
+here, validation reports) use SPARQL 1.1 Query Results JSON term objects instead
+(:func:`sparql_term_json`).
 
 >>> from pyoxigraph import Literal, NamedNode
 >>> term_json(NamedNode("https://example.org/tea"))
@@ -17,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, Triple
+
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 def term_json(term: Any) -> Any:
@@ -37,6 +42,38 @@ def term_json(term: Any) -> Any:
         return {"subject": term_json(term.subject), "predicate": term_json(term.predicate),
                 "object": term_json(term.object)}
     return str(term)
+
+
+def sparql_term_json(term: Any) -> dict[str, Any] | None:
+    """``term`` as a SPARQL 1.1 Query Results JSON term object, the style of documents that
+    are SPARQL's own (query results, validation reports): ``{"type": "uri"|"bnode"|"literal"|
+    "triple", "value": …}`` with ``datatype`` or ``xml:lang``. None (and the default graph)
+    as None; text that is no term (a SHACL path written in SPARQL) as a plain literal.
+
+    >>> sparql_term_json(NamedNode("https://example.org/tea"))
+    {'type': 'uri', 'value': 'https://example.org/tea'}
+    >>> sparql_term_json("<https://example.org/p>/<https://example.org/q>")
+    {'type': 'literal', 'value': '<https://example.org/p>/<https://example.org/q>'}
+    """
+    if term is None or isinstance(term, DefaultGraph):
+        return None
+    if isinstance(term, NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, Literal):
+        out: dict[str, Any] = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype.value != XSD_STRING:
+            out["datatype"] = term.datatype.value
+        return out
+    if isinstance(term, Triple):
+        return {"type": "triple", "value": {
+            "subject": sparql_term_json(term.subject), "predicate": sparql_term_json(term.predicate),
+            "object": sparql_term_json(term.object),
+        }}
+    return {"type": "literal", "value": str(term)}
 
 
 def terms_json(terms: Iterable[Any]) -> list[Any]:

@@ -45,6 +45,7 @@ from pyoxigraph import (
 
 from . import index as claim_index
 from . import limits, model, ontology, views
+from . import prefixes as prefix_names
 from .errors import (
     NotFoundError,
     ParseError,
@@ -212,6 +213,7 @@ class MemoryStore:
     #: (RemoteStore) that never keep them.
     _support_wanted: bool = False
     _support: SupportIndex | None = None
+    _prefixes: dict[str, str] | None = None
     #: The recall index (memkg.recall): None until built or found on disk; never for a RemoteStore.
     _recall: Any = None
     _embedder: Any = None
@@ -261,6 +263,13 @@ class MemoryStore:
                     f"(a running `memkg serve`?); stop it, or reach the store through that server"
                 ) from err
             raise
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """memkg's prefixes plus those the files loaded here declared (see :mod:`memkg.prefixes`)."""
+        if self._prefixes is None:
+            self._prefixes = {**prefix_names.BUILT_IN, **prefix_names.read(self.path)}
+        return self._prefixes
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
@@ -374,7 +383,7 @@ class MemoryStore:
                 use_default_graph_as_union=use_default_graph_as_union,
             )
         except SyntaxError as err:
-            raise ParseError.from_syntax_error(err, file="<query>") from None
+            raise ParseError.from_syntax_error(err, file="<query>", sparql=sparql) from None
 
     def quads(
         self,
@@ -404,7 +413,9 @@ class MemoryStore:
         >>> list(store.view("current"))
         []
         """
-        bound = views.bind(views.get_view(name), dict(params or {}))
+        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
+        if bound.tenant is not None and not self._store.contains_named_graph(bound.tenant):
+            views.require_graph(bound.tenant, self.named_graphs())
         return self.query(bound.text, **views.dataset_for(bound.tenant, ontology.ONTOLOGY_GRAPH))
 
     # -- writing ---------------------------------------------------------------------
@@ -546,13 +557,27 @@ class MemoryStore:
         graph: str | NamedNode | None = None,
     ) -> NamedNode:
         """Withdraw claims (or sources) from current knowledge, without a successor.
-        Returns the IRI of the recorded ``mem:Retraction``."""
-        target = as_graph(graph)
+        Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
+        retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph)."""
         nodes = [iri(t, kind="claim") for t in targets]
+        target = as_graph(graph) if graph is not None else self._graph_of(nodes)
         for node in nodes:
             if not any(self._store.quads_for_pattern(node, None, None, target)):
                 raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
         return self.add(Retraction(retracts=nodes, reason=reason), graph=target)
+
+    def _graph_of(self, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
+        """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
+        graphs = {q.graph_name for n in nodes for q in self._store.quads_for_pattern(n, None, None, None)
+                  if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
+        graphs.discard(ontology.ONTOLOGY_GRAPH)
+        if len(graphs) == 1:
+            return graphs.pop()
+        if not graphs:
+            raise NotFoundError(f"{nodes[0]}: nothing by that IRI in any graph")
+        names = ", ".join(sorted(str(g) for g in graphs))
+        raise ValueError(f"{', '.join(map(str, nodes))} are described in several graphs ({names}): name one "
+                         "with --tenant (graph=)")
 
     def _find_event(self, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
         for q in self._store.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
@@ -601,6 +626,7 @@ class MemoryStore:
         report = LoadReport(files=[str(p) for p, _ in sources], progress=progress)
         total_bytes = sum(p.stat().st_size for p, _ in sources)
 
+        declared: list[tuple[str, str]] = []  # the files' prefixes, in order
         starts: list[tuple[str, int]] = []  # each file with the index of its first quad
 
         def read_all() -> Iterator[Quad]:
@@ -608,7 +634,7 @@ class MemoryStore:
             read = 0
             for path, fmt in sources:
                 starts.append((str(path), read))
-                for quad in _parse_file(path, fmt, target, base_iri, progress, limits):
+                for quad in _parse_file(path, fmt, target, base_iri, progress, limits, declared):
                     read += 1
                     yield quad
 
@@ -647,6 +673,7 @@ class MemoryStore:
                              progress=progress, report=report)
                 with report.phase("count"):
                     report.added = len(self._store) - before
+            prefix_names.remember(self.path, declared, self.prefixes)
         return report
 
     @staticmethod
@@ -949,13 +976,20 @@ def _parse_file(
     base_iri: str | None,
     progress: Progress | None,
     bounds: Limits | None = None,
+    declared: list[tuple[str, str]] | None = None,
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
     base = base_iri or path.resolve().as_uri()
     try:
+        made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
+
+        def open_parser() -> Any:
+            made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
+            return made[-1]
+
         parser = limits.guarded(
-            lambda: parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True),
+            open_parser,
             openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
             scan=lambda: limits.file_nesting_depth(path),
         )
@@ -963,6 +997,8 @@ def _parse_file(
             if progress and n % 100_000 == 0:
                 progress(f"{path}: {n:,} quads read")
             yield quad
+        if declared is not None and made:
+            declared.extend(made[-1].prefixes.items())
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
 

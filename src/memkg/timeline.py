@@ -130,14 +130,29 @@ def diff(store: MemoryStore, t1: datetime, t2: datetime, *, tenant: str | None =
 
 def transaction_times(store: MemoryStore, *, tenant: str | None = None) -> list[datetime]:
     """Every distinct ``mem:recordedAt`` in the store (or one tenant), in order."""
-    graph = NamedNode(tenant) if tenant else None
+    return _times(store, (mem.recordedAt,), tenant)
+
+
+def change_times(store: MemoryStore, *, tenant: str | None = None) -> list[datetime]:
+    """Every time at which current knowledge (``known_at = valid_at = T``) can change, in order:
+    each ``mem:recordedAt`` (a claim learned, superseded or retracted) and each
+    ``mem:validFrom`` and ``mem:validUntil`` (a claim starting or ceasing to hold). Between
+    two consecutive ones, every question has one answer."""
+    return _times(store, (mem.recordedAt, mem.validFrom, mem.validUntil), tenant)
+
+
+def _times(store: MemoryStore, predicates: Sequence[NamedNode], tenant: str | None) -> list[datetime]:
+    # A tenant's view also reads the shared default graph, so its times count too.
+    graphs: list[NamedNode | DefaultGraph | None] = [NamedNode(tenant), DefaultGraph()] if tenant else [None]
     stamps = set()
-    for q in store.quads(None, mem.recordedAt, None, graph):
-        if isinstance(q.object, Literal):
-            try:
-                stamps.add(datetime.fromisoformat(q.object.value.replace("Z", "+00:00")))
-            except ValueError:
-                continue  # an ill-typed time is the validator's business, not bisect's
+    for graph in graphs:
+        for predicate in predicates:
+            for q in store.quads(None, predicate, None, graph):
+                if isinstance(q.object, Literal):
+                    try:
+                        stamps.add(datetime.fromisoformat(q.object.value.replace("Z", "+00:00")))
+                    except ValueError:
+                        continue  # an ill-typed time is the validator's business, not bisect's
     return sorted(stamps)
 
 
@@ -149,45 +164,87 @@ def ask_at(store: MemoryStore, ask: str, t: datetime, *, tenant: str | None = No
     try:
         answer = scratch.query(ask, prefixes=PREFIXES)
     except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<ask>") from None
+        raise ParseError.from_syntax_error(err, file="<ask>", sparql=ask) from None
     if not isinstance(answer, bool) and type(answer).__name__ != "QueryBoolean":
         raise ValueError("bisect needs an ASK query")
     return bool(answer)
 
 
 @dataclass(frozen=True)
-class Bisection:
-    """Where an ASK over current knowledge changed its answer."""
+class Flip:
+    """The answer changed: from ``at`` on (until the next flip) it is ``answer``."""
 
-    first: datetime | None  #: the first transaction time with the new answer (None: it never flips)
-    before: bool  #: the answer at the earliest transaction time
+    at: datetime
+    answer: bool
+
+
+#: How many times bisect asks at most, by default, before it samples instead of asking at every one.
+MAX_QUESTIONS = 256
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """Where an ASK over current knowledge changed its answer: every flip, or those found
+    when the question could not be asked at every time (``complete`` False)."""
+
+    first: datetime | None  #: the first flip's time (None: no flip found)
+    before: bool  #: the answer at the earliest time
     after: bool  #: the answer at the latest
     steps: int  #: how many times the question was asked
+    flips: tuple[Flip, ...] = ()  #: every flip found, in time order
+    #: whether the question was asked at every time the answer can change (else an even
+    #: number of flips between two sampled times, the answer flipping and back, goes unseen)
+    complete: bool = True
+    times: int = 0  #: how many times the answer can change at (``change_times``)
 
 
-def bisect(store: MemoryStore, ask: str, *, tenant: str | None = None) -> Bisection:
-    """The first transaction time at which ``ask`` (over the audit view) flips.
+def bisect(store: MemoryStore, ask: str, *, tenant: str | None = None,
+           max_questions: int = MAX_QUESTIONS) -> Bisection:
+    """Every time at which ``ask`` (over current knowledge, the audit view) flips.
 
-    Like ``git bisect``, it assumes one flip between the earliest and the latest
-    transaction time and finds it in O(log n) questions; with several flips it
-    finds one of them.
+    The answer can only change at a :func:`change_times` time. With at most
+    ``max_questions`` of them, it is asked at each, so every flip is found
+    (``complete``). With more, it is asked at ``max_questions`` times spread
+    evenly, and each pair of neighbours with different answers is bisected to the
+    flip between them, as ``git bisect`` does; where neighbours agree, the answer
+    may have flipped and flipped back unseen, so the result says it is not
+    ``complete`` and never claims the answer held throughout.
     """
-    times: Sequence[datetime] = transaction_times(store, tenant=tenant)
+    if max_questions < 2:
+        raise ValueError(f"max_questions must be at least 2, not {max_questions}")
+    times: Sequence[datetime] = change_times(store, tenant=tenant)
     if not times:
-        raise NotFoundError("the store records no transaction times (mem:recordedAt): nothing to bisect")
-    steps = 2
-    first, last = ask_at(store, ask, times[0], tenant=tenant), ask_at(store, ask, times[-1], tenant=tenant)
-    if first == last:
-        return Bisection(None, first, last, steps)
-    lo, hi = 0, len(times) - 1  # answer at lo is `first`, at hi is not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        steps += 1
-        if ask_at(store, ask, times[mid], tenant=tenant) == first:
-            lo = mid
-        else:
-            hi = mid
-    return Bisection(times[hi], first, last, steps)
+        raise NotFoundError("the store records no times (mem:recordedAt, mem:validFrom, mem:validUntil): "
+                            "nothing to bisect")
+    answers: dict[int, bool] = {}
+
+    def answer(i: int) -> bool:
+        if i not in answers:
+            answers[i] = ask_at(store, ask, times[i], tenant=tenant)
+        return answers[i]
+
+    last = len(times) - 1
+    complete = len(times) <= max_questions
+    sampled = list(range(len(times))) if complete else sorted(
+        {round(k * last / (max_questions - 1)) for k in range(max_questions)}
+    )
+    flips = []
+    for lo, hi in zip(sampled, sampled[1:]):
+        if answer(lo) == answer(hi):
+            continue
+        while hi - lo > 1:  # one flip at least between lo and hi: find one
+            mid = (lo + hi) // 2
+            if answer(mid) == answer(lo):
+                lo = mid
+            else:
+                hi = mid
+        flips.append(Flip(times[hi], answer(hi)))
+    if len(sampled) == 1:
+        answer(0)
+    return Bisection(
+        first=flips[0].at if flips else None, before=answer(0), after=answer(last), steps=len(answers),
+        flips=tuple(flips), complete=complete, times=len(times),
+    )
 
 
-__all__ = ["Bisection", "Diff", "Version", "ask_at", "bisect", "diff", "history", "known_at", "transaction_times"]
+__all__ = ["Bisection", "Diff", "Flip", "change_times", "Version", "ask_at", "bisect", "diff", "history", "known_at", "transaction_times"]

@@ -175,7 +175,7 @@ def _check_syntax(text: str, base_iri: str | None) -> None:
     try:
         Store().update(text, base_iri=base_iri, prefixes=PREFIXES)
     except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<update>") from None
+        raise ParseError.from_syntax_error(err, file="<update>", sparql=text, update=True) from None
     except (RuntimeError, OSError):
         pass  # an error of the empty store (e.g. DROP of a missing graph), judged later on the real one
 

@@ -131,8 +131,9 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> str:
-        def term(t: Any) -> Any:
-            return None if t is None else str(t)
+        """The report as JSON; every term a SPARQL 1.1 JSON results term object
+        (:func:`memkg.results.sparql_term_json`), the message a string."""
+        from .results import sparql_term_json as term
 
         return json.dumps(
             {
@@ -140,12 +141,12 @@ class Report:
                 "engine": self.engine,
                 "results": [
                     {
-                        "severity": r.severity.value,
+                        "severity": term(r.severity),
                         "shape": term(r.shape),
                         "focusNode": term(r.focus),
                         "resultPath": term(r.path),
                         "value": term(r.value),
-                        "sourceConstraintComponent": r.component.value,
+                        "sourceConstraintComponent": term(r.component),
                         "sourceShape": term(r.source_shape),
                         "graph": term(r.graph),
                         "message": r.message,

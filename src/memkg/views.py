@@ -34,7 +34,7 @@ tenant's graph plus the shared default graph and the ontology graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, lru_cache
@@ -44,6 +44,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from .errors import NotFoundError
 from .model import datetime_literal
+from .prefixes import BUILT_IN, declared_in, expand
 from .resources import data_dir
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
@@ -172,11 +173,12 @@ def get_view(name: str, folder: Path | None = None) -> View:
     return views[name]
 
 
-def parse_value(param: Param, raw: str) -> NamedNode | Literal:
-    """A parameter value from text into one RDF term, or ValueError."""
+def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = None) -> NamedNode | Literal:
+    """A parameter value from text into one RDF term, or ValueError. An IRI may be a
+    prefixed name (``ex:Lia``) with one of ``prefixes``."""
     try:
         if param.type == "iri":
-            return NamedNode(raw)
+            return NamedNode(expand(raw, prefixes or {}))
         if param.type == "datetime":
             return datetime_literal(datetime.fromisoformat(raw.replace("Z", "+00:00")))
         if param.type == "decimal":
@@ -196,13 +198,17 @@ class BoundQuery:
     tenant: NamedNode | None
 
 
-def bind(view: View, params: dict[str, str]) -> BoundQuery:
-    """Bind text parameters to ``view``; unknown, missing or malformed ones raise ValueError."""
+def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | None = None) -> BoundQuery:
+    """Bind text parameters to ``view``; unknown, missing or malformed ones raise ValueError.
+
+    IRIs may be prefixed names: with the view's own ``PREFIX`` lines, else ``prefixes``
+    (a store's, :attr:`memkg.store.MemoryStore.prefixes`), else memkg's."""
     tenant: NamedNode | None = None
     terms: dict[str, NamedNode | Literal] = {}
+    known = {**BUILT_IN, **(prefixes or {}), **declared_in(view.text)}
     for name, raw in params.items():
         p = view.param(name)
-        value = parse_value(p, raw)
+        value = parse_value(p, raw, known)
         if name == "tenant":
             tenant = value  # type: ignore[assignment]
         else:
@@ -217,6 +223,14 @@ def bind(view: View, params: dict[str, str]) -> BoundQuery:
         row = " ".join(str(terms[p.name]) if p.name in terms else "UNDEF" for p in data_params)
         text = _BINDINGS.sub(lambda _: f"  VALUES ({names}) {{ ({row}) }}", text, count=1)
     return BoundQuery(text, tenant)
+
+
+def require_graph(tenant: NamedNode, known: Collection[NamedNode]) -> None:
+    """NotFoundError naming ``tenant`` and the ``known`` graphs when ``tenant`` is not one of them:
+    a view over a graph that does not exist would answer with nothing, silently."""
+    if tenant not in known:
+        names = ", ".join(str(g) for g in sorted(known, key=str) if g.value != "https://w3id.org/memkg") or "none"
+        raise NotFoundError(f"no graph named {tenant} (known: {names})")
 
 
 def dataset_for(tenant: NamedNode | None, ontology_graph: NamedNode) -> dict[str, object]:

@@ -34,7 +34,12 @@ __all__ = [
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)  # argparse exits 2 on usage errors, with a hint
+    # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
+    # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "takes_options", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.unknown = unknown
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR

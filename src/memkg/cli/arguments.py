@@ -7,6 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pyoxigraph import NamedNode
+
+from .. import views
+from ..errors import MemkgError
+from ..prefixes import expand
 from ..store import MemoryStore
 from ..vocab import PREFIXES
 from .exit_codes import UsageError
@@ -22,11 +27,31 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
         remote = RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
                              token=token_from_env(args.token), read_only=not write)
         args.store = remote.client.endpoint  # messages name where the data went (never a password)
-        return remote
+        return _checked_tenant(args, remote, write=write)
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
-    return MemoryStore(path)
+    return _checked_tenant(args, MemoryStore(path), write=write)
+
+
+def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:
+    """``--tenant`` as a full IRI (a prefixed name expanded with the store's prefixes); for a read,
+    a graph that is not in the store is an error naming those that are, never an empty answer."""
+    given = getattr(args, "tenant", None)
+    if not given:
+        return store
+    try:
+        args.tenant = expand(given, store.prefixes)
+        if not write:
+            tenant = NamedNode(args.tenant)
+            if not store.raw.contains_named_graph(tenant):
+                views.require_graph(tenant, store.named_graphs())
+    except BaseException as err:
+        store.close()
+        if isinstance(err, ValueError) and not isinstance(err, MemkgError):
+            raise UsageError(f"--tenant {given!r} is not an IRI: {err}") from None
+        raise
+    return store
 
 
 def read_query_argument(text: str) -> str:
@@ -72,8 +97,22 @@ def tenant_option(p: argparse.ArgumentParser, help: str = "restrict to one tenan
     p.add_argument("--tenant", metavar="IRI", help=help)
 
 
+class _DeprecatedGraph(argparse.Action):
+    """``--graph IRI``: the old name of a write's ``--tenant``, still taken, with a note."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        import sys
+
+        print("memkg: note: --graph is deprecated; write --tenant (the same graph IRI)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> None:
-    p.add_argument("--graph", metavar="IRI", help=help)
+    """``--tenant IRI`` for commands that write into (or export) one graph, as reads take it;
+    ``--graph`` is kept as a deprecated alias. The value lands in ``args.graph``."""
+    p.add_argument("--tenant", dest="graph", metavar="IRI", help=help)
+    p.add_argument("--graph", dest="graph", metavar="IRI", action=_DeprecatedGraph, help=argparse.SUPPRESS)
 
 
 def format_option(p: argparse.ArgumentParser, choices: Sequence[str], default: str) -> None:

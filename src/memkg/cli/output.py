@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pyoxigraph import (
-    BlankNode,
-    Literal,
-    NamedNode,
-    QueryBoolean,
-    QueryResultsFormat,
-    QuerySolutions,
-    QueryTriples,
-    RdfFormat,
-    Triple,
-    serialize,
-)
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
+from ..prefixes import short as short_term
 from ..store import FORMAT_NAMES
-from ..vocab import MEMX, PREFIXES
+from ..vocab import PREFIXES
 from .exit_codes import UsageError
 
 RESULT_FORMATS = {
@@ -32,36 +22,16 @@ RESULT_FORMATS = {
 GRAPH_FORMATS = {**FORMAT_NAMES}
 QUERY_FORMATS = ["table", *RESULT_FORMATS, *GRAPH_FORMATS]
 
-_SHORT = {**PREFIXES, "memx": MEMX}
+def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
+    """A term for people: prefixed names (memkg's, or ``prefixes``: a store's), plain numbers
+    and dates, quoted strings (:func:`memkg.prefixes.short`)."""
+    return short_term(term, prefixes)
 
 
-def short(term: Any) -> str:
-    """A term for people: prefixed names, plain numbers and dates, quoted strings."""
-    if term is None:
-        return ""
-    if isinstance(term, NamedNode):
-        for prefix, ns in _SHORT.items():
-            if term.value.startswith(ns) and term.value[len(ns):].replace("_", "a").isalnum():
-                return f"{prefix}:{term.value[len(ns):]}"
-        return f"<{term.value}>"
-    if isinstance(term, BlankNode):
-        return f"_:{term.value}"
-    if isinstance(term, Literal):
-        dt = term.datatype.value
-        if term.language:
-            return f'"{term.value}"@{term.language}'
-        if dt.endswith("#string"):
-            return f'"{term.value}"'
-        return term.value
-    if isinstance(term, Triple):
-        return f"<<( {short(term.subject)} {short(term.predicate)} {short(term.object)} )>>"
-    return str(term)
-
-
-def print_table(solutions: QuerySolutions, out: Any) -> None:
+def print_table(solutions: QuerySolutions, out: Any, prefixes: Mapping[str, str] | None = None) -> None:
     """SELECT solutions as an aligned table of short terms, with a row count."""
     names = [v.value for v in solutions.variables]
-    rows = [[short(row[n]) for n in names] for row in solutions]
+    rows = [[short(row[n], prefixes) for n in names] for row in solutions]
     widths = [max([len(n), *(len(r[i]) for r in rows)]) for i, n in enumerate(names)]
     out.write("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip() + "\n")
     out.write("  ".join("-" * w for w in widths) + "\n")
@@ -70,7 +40,7 @@ def print_table(solutions: QuerySolutions, out: Any) -> None:
     out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
 
 
-def write_results(results: Any, fmt: str) -> None:
+def write_results(results: Any, fmt: str, prefixes: Mapping[str, str] | None = None) -> None:
     """A query result to standard output: tables as table|json|xml|csv|tsv, graphs as an RDF format."""
     out = sys.stdout
     if isinstance(results, QueryTriples):
@@ -79,9 +49,9 @@ def write_results(results: Any, fmt: str) -> None:
         if fmt not in GRAPH_FORMATS:
             raise UsageError(f"a CONSTRUCT or DESCRIBE result is a graph: use --format {'|'.join(GRAPH_FORMATS)}")
         rdf_fmt = GRAPH_FORMATS[fmt]
-        prefixes = PREFIXES if rdf_fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
+        declared = dict(prefixes or PREFIXES) if rdf_fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
         out.flush()
-        sys.stdout.buffer.write(serialize(results, format=rdf_fmt, prefixes=prefixes) or b"")
+        sys.stdout.buffer.write(serialize(results, format=rdf_fmt, prefixes=declared) or b"")
         return
     if fmt in GRAPH_FORMATS:
         raise UsageError(f"a SELECT or ASK result is a table: use --format {'|'.join(['table', *RESULT_FORMATS])}")
@@ -89,7 +59,7 @@ def write_results(results: Any, fmt: str) -> None:
         if isinstance(results, QueryBoolean):
             out.write(("true" if bool(results) else "false") + "\n")
         else:
-            print_table(results, out)
+            print_table(results, out, prefixes)
         return
     out.flush()
     sys.stdout.buffer.write(results.serialize(format=RESULT_FORMATS[fmt]) or b"")

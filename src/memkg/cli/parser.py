@@ -7,6 +7,7 @@ this module lays them out in the order ``memkg --help`` lists them.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from collections.abc import Callable
 
 from .. import __version__
@@ -41,6 +42,28 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Every help text: descriptions and epilogs (the examples) kept as written, line by line."""
 
 
+def _where_options(parser: argparse.ArgumentParser, *, after_command: bool) -> None:
+    """The global options (where the store is). After the command too (``memkg stats --store X``):
+    there their defaults are left unset, so they never hide a value given before the command."""
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if after_command else {}
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the store directory (default: ./memkg-store)",
+        **(unset or {"default": str(DEFAULT_STORE_PATH)}),
+    )
+    where.add_argument("--endpoint", metavar="URL", **unset,
+                       help="use a running SPARQL 1.1 server instead of a store directory (see memkg.remote)")
+    parser.add_argument("--update-endpoint", metavar="URL", **unset,
+                        help="the server's update URL (default: the endpoint, or …/update for …/query)")
+    parser.add_argument("--endpoint-dialect", choices=["auto", "rdf12", "rdf11"],
+                        help="rdf12: the server stores triple terms; rdf11: memkg encodes them (Virtuoso); "
+                             "auto: ask the server (default)", **(unset or {"default": "auto"}))
+    parser.add_argument("--token", metavar="TOKEN", **unset,
+                        help="bearer token for the endpoint (default: $MEMKG_TOKEN)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memkg",
@@ -56,27 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"memkg {__version__}")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--store",
-        default=str(DEFAULT_STORE_PATH),
-        metavar="PATH",
-        help="the store directory (default: ./memkg-store)",
-    )
-    where.add_argument("--endpoint", metavar="URL",
-                       help="use a running SPARQL 1.1 server instead of a store directory (see memkg.remote)")
-    parser.add_argument("--update-endpoint", metavar="URL",
-                        help="the server's update URL (default: the endpoint, or …/update for …/query)")
-    parser.add_argument("--endpoint-dialect", default="auto", choices=["auto", "rdf12", "rdf11"],
-                        help="rdf12: the server stores triple terms; rdf11: memkg encodes them (Virtuoso); "
-                             "auto: ask the server (default)")
-    parser.add_argument("--token", metavar="TOKEN", help="bearer token for the endpoint (default: $MEMKG_TOKEN)")
+    _where_options(parser, after_command=False)
+    after = argparse.ArgumentParser(add_help=False)
+    _where_options(after, after_command=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help: str, example: str,
                 func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
         p = sub.add_parser(
-            name, help=help, description=help, epilog=f"example:\n  {example}", formatter_class=_Formatter
+            name, help=help, description=help, epilog=f"example:\n  {example}", formatter_class=_Formatter,
+            parents=[after],
         )
         p.set_defaults(func=func)
         return p

@@ -11,9 +11,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..prefixes import expand
 from .arguments import format_option, graph_option, open_store, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import print_rows, short
+from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 
 if TYPE_CHECKING:
     from .parser import AddCommand
@@ -32,8 +34,10 @@ def _emit_json(data: Any) -> None:
 def cmd_lineage(args: argparse.Namespace) -> int:
     from ..provenance import lineage
 
+    if wants_picture(args):
+        return draw(args, "lineage", args.claim)
     with open_store(args, write=False) as store:
-        lin = lineage(store, args.claim, tenant=args.tenant)
+        lin = lineage(store, expand(args.claim, store.prefixes), tenant=args.tenant)
     if args.format == "json":
         _emit_json(lin.to_dict())
         return EXIT_OK
@@ -65,9 +69,12 @@ def cmd_dependents(args: argparse.Namespace) -> int:
 def cmd_support(args: argparse.Namespace) -> int:
     from ..provenance import minimal_support, support
 
+    if wants_picture(args):
+        return draw(args, "support", args.claim)
     with open_store(args, write=False) as store:
-        s = support(store, args.claim, tenant=args.tenant)
-        sets = minimal_support(store, args.claim, tenant=args.tenant) if args.minimal else None
+        claim = expand(args.claim, store.prefixes)
+        s = support(store, claim, tenant=args.tenant)
+        sets = minimal_support(store, claim, tenant=args.tenant) if args.minimal else None
     if args.format == "json":
         _emit_json(s.to_dict(minimal=sets))
         return EXIT_OK
@@ -112,8 +119,11 @@ def cmd_erase(args: argparse.Namespace) -> int:
 def cmd_packet(args: argparse.Namespace) -> int:
     from ..evidence import packet
 
+    if wants_picture(args):
+        return draw(args, "packet", args.claims, max_vertices=args.max_vertices, max_hops=args.max_hops,
+                    strict=args.strict)
     with open_store(args, write=False) as store:
-        p = packet(store, args.claims, tenant=args.tenant, max_vertices=args.max_vertices,
+        p = packet(store, [expand(c, store.prefixes) for c in args.claims], tenant=args.tenant, max_vertices=args.max_vertices,
                    max_hops=args.max_hops, strict=args.strict)
     sys.stdout.write(p.to_json() + "\n" if args.format == "json" else p.to_turtle())
     if not p.complete:
@@ -190,13 +200,15 @@ def register(command: AddCommand) -> None:
     """The provenance and evidence commands, in the order `memkg --help` lists them."""
     p = command(
         "lineage",
-        "Every source a claim reaches through support, derivation or echo links, with the kind of each link.",
+        "Every source a claim reaches through support, derivation or echo links, with the kind of each link; "
+        "--format svg|dot draws it, with what falls if a source goes.",
         "memkg lineage https://example.org/acme/cAnswerLoss --tenant https://example.org/tenants/acme",
         cmd_lineage,
     )
     p.add_argument("claim", metavar="CLAIM", help="the claim's IRI")
     tenant_option(p)
-    format_option(p, ["table", "json"], "table")
+    format_option(p, ["table", "json", *PICTURE_FORMATS], "table")
+    picture_options(p)
 
     p = command(
         "dependents",
@@ -211,21 +223,23 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "support",
-        "A claim's support groups and whether each still stands (recursively).",
+        "A claim's support groups and whether each still stands (recursively); --format svg|dot draws the "
+        "AND/OR groups and echoes.",
         "memkg support https://example.org/acme/cMigration --minimal",
         cmd_support,
     )
     p.add_argument("claim", metavar="CLAIM", help="the claim's IRI")
     tenant_option(p)
     p.add_argument("--minimal", action="store_true", help="also the minimal support sets (grounds)")
-    format_option(p, ["table", "json"], "table")
+    format_option(p, ["table", "json", *PICTURE_FORMATS], "table")
+    picture_options(p)
 
     p = command(
         "withdraw",
         "Withdraw a source: record a mem:Retraction of it and list the claims to re-evaluate (fallen, weakened, "
         "downstream).",
         "memkg withdraw https://example.org/acme/benchmark --reason 'misconfigured host' "
-        "--graph https://example.org/tenants/acme",
+        "--tenant https://example.org/tenants/acme",
         cmd_withdraw,
     )
     p.add_argument("source", metavar="SOURCE", help="the source to withdraw")
@@ -236,7 +250,7 @@ def register(command: AddCommand) -> None:
         "erase",
         "Erase a source (consent revoked) and what was derived only from it; records the erasure by identifier.",
         "memkg erase https://example.org/acme/benchmark --reason 'consent revoked' "
-        "--graph https://example.org/tenants/acme",
+        "--tenant https://example.org/tenants/acme",
         cmd_erase,
     )
     p.add_argument("source", metavar="SOURCE", help="the source to erase")
@@ -255,7 +269,8 @@ def register(command: AddCommand) -> None:
     p.add_argument("--max-hops", type=int, default=3, metavar="N", help="hop budget (default 3)")
     p.add_argument("--strict", action="store_true",
                    help="fail (exit 2) instead of reporting when the budget cannot hold the mandatory evidence")
-    format_option(p, ["turtle", "json"], "turtle")
+    format_option(p, ["turtle", "json", *PICTURE_FORMATS], "turtle")
+    picture_options(p)
 
     p = command(
         "verify",
@@ -280,7 +295,7 @@ def register(command: AddCommand) -> None:
     p = command(
         "extract",
         "Extract claims from a source's mem:content with a deterministic baseline extractor (recorded in PROV).",
-        "memkg extract https://example.org/acme/adr --extractor abstaining --graph https://example.org/tenants/acme",
+        "memkg extract https://example.org/acme/adr --extractor abstaining --tenant https://example.org/tenants/acme",
         cmd_extract,
     )
     p.add_argument("source", metavar="SOURCE", help="the source whose mem:content to read")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Unset: memkg.endpoint's default, not repeated here (importing that package when the
     # parser is built would cost every other command 75 ms).
     limits = {} if args.max_body is None else {"max_body": args.max_body or None}
+    _check_port_free(args.host, args.port)  # at once, before the store and the workers start
     options = ServeOptions(
         store=Path(args.store),
         host=args.host,
@@ -37,7 +40,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits=limits_from(args),
         **limits,
     )
-    return serve(options)
+    try:
+        return serve(options)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:  # taken meanwhile
+            raise UsageError(_port_in_use(args.host, args.port)) from None
+        raise
+
+
+def _port_in_use(host: str, port: int) -> str:
+    return (f"port {port} on {host} is in use (another memkg serve?): pick another with --port N, "
+            "or --port 0 for a free one")
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """UsageError naming the port when something already listens there."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise UsageError(_port_in_use(host, port)) from None
+            if err.errno == errno.EADDRNOTAVAIL:
+                raise UsageError(f"{host} is not an address of this machine (--host)") from None
+            raise
 
 
 def register(command: AddCommand) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import views
 from ..store import FORMAT_NAMES
-from .arguments import add_limit_arguments, format_option, limits_from, open_store, read_query_argument, tenant_option
+from .arguments import (
+    add_limit_arguments, format_option, graph_option, limits_from, open_store, read_query_argument, tenant_option,
+)
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
@@ -37,7 +40,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 def cmd_query(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         results = store.query(read_query_argument(args.query), use_default_graph_as_union=args.union)
-        write_results(results, args.format)
+        write_results(results, args.format, store.prefixes)
     return EXIT_OK
 
 
@@ -51,6 +54,24 @@ def parse_params(pairs: Sequence[str]) -> dict[str, str]:
     return params
 
 
+def view_options(words: Sequence[str]) -> dict[str, str]:
+    """A view's parameters written as options: ``--subject ex:Lia --valid-at=2026-01-01T00:00:00Z``
+    (``-`` and ``_`` alike). The view itself refuses a name it does not take, listing its own."""
+    params: dict[str, str] = {}
+    words = list(words)
+    while words:
+        word = words.pop(0)
+        name, sep, value = word.partition("=")
+        if not name.startswith("--") or len(name) < 3:
+            raise UsageError(f"unexpected {word!r}: a view takes its parameters as --NAME VALUE or --param NAME=VALUE")
+        if not sep:
+            if not words or words[0].startswith("--"):
+                raise UsageError(f"{name} needs a value: {name} VALUE")
+            value = words.pop(0)
+        params[name[2:].replace("-", "_")] = value
+    return params
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     if args.list or not args.name:
         for v in views.list_views():
@@ -59,11 +80,11 @@ def cmd_view(args: argparse.Namespace) -> int:
             )
             print(f"{v.name:<16} {v.description}  [{params}]")
         return EXIT_OK
-    params = parse_params(args.param)
+    given = {**view_options(getattr(args, "unknown", [])), **parse_params(args.param)}
     if args.tenant:
-        params["tenant"] = args.tenant
+        given["tenant"] = args.tenant
     with open_store(args, write=False) as store:
-        write_results(store.view(args.name, params), args.format)
+        write_results(store.view(args.name, given), args.format, store.prefixes)
     return EXIT_OK
 
 
@@ -91,6 +112,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..validation import validate_files, validate_store
 
+    for shapes in args.shapes:
+        if not Path(shapes).is_file():
+            raise UsageError(f"{shapes}: no such shapes file (--shapes FILE: your own SHACL shapes, Turtle)")
     progress = stderr_progress()
     if args.files:
         report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
@@ -141,11 +165,11 @@ def register(command: AddCommand) -> None:
     p = command(
         "load",
         "Load Turtle, TriG, N-Triples or N-Quads 1.2 files in one atomic, validated write.",
-        "memkg load examples/lia-tea.trig --graph https://example.org/tenants/lia",
+        "memkg load examples/lia-tea.trig --tenant https://example.org/tenants/lia",
         cmd_load,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files to load (format from the extension)")
-    p.add_argument("--graph", metavar="IRI", help="graph for the files' default-graph triples (a tenant)")
+    graph_option(p, "graph for the files' default-graph triples (a tenant)")
     p.add_argument("--format", choices=sorted(FORMAT_NAMES), help="force the input format")
     p.add_argument("--strict-literals", action="store_true",
                    help="refuse the load (exit 1, nothing written) if the store would keep a literal in another "
@@ -172,7 +196,12 @@ def register(command: AddCommand) -> None:
     )
     p.add_argument("name", nargs="?", metavar="NAME", help="the view (see --list)")
     p.add_argument("--list", action="store_true", help="list the views and their parameters")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (repeatable)")
+    p.set_defaults(takes_options=True)  # --NAME VALUE for each of the view's parameters (see view_options)
+    p.epilog = (p.epilog or "") + ("\n\nA view's parameters are options too: memkg view current --subject ex:Lia "
+                 "(the same as --param subject=ex:Lia).\nIRIs may be prefixed names, with the prefixes "
+                 "the loaded files declared (and mem:, prov:, rdf:, rdfs:, xsd:, owl:).")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter (repeatable); or --KEY VALUE")
     tenant_option(p)
     format_option(p, QUERY_FORMATS, "table")
 
@@ -183,7 +212,7 @@ def register(command: AddCommand) -> None:
         cmd_export,
     )
     format_option(p, sorted(FORMAT_NAMES), "trig")
-    p.add_argument("--graph", metavar="IRI", help="export only this graph")
+    graph_option(p, "export only this graph")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--with-index", action="store_true", help="include memkg's claim-index triples")
     p.add_argument("--with-ontology", action="store_true", help="include the ontology graph")

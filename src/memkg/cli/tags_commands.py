@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .arguments import open_store, parse_time
+from .arguments import graph_option, open_store, parse_time
 from .exit_codes import EXIT_OK
 from .output import print_rows
 
@@ -121,7 +121,7 @@ def register(command: AddCommand) -> None:
     p = command(
         "tags",
         "Edge properties (label:value hyperedges over records): write, list and gather them.",
-        "memkg tags intersect org:Acme person:Sarah --graph https://example.org/tenants/acme",
+        "memkg tags intersect org:Acme person:Sarah --tenant https://example.org/tenants/acme",
         cmd_tags,
     )
     formatter = p.formatter_class  # the actions' help is laid out like every command's
@@ -130,7 +130,7 @@ def register(command: AddCommand) -> None:
     def tag_action(name: str, help: str, example: str) -> argparse.ArgumentParser:
         q = tag_sub.add_parser(name, help=help, description=help, epilog=f"example:\n  {example}",
                                formatter_class=formatter)
-        q.add_argument("--graph", metavar="IRI", help="the tenant graph (default: the shared default graph)")
+        graph_option(q, "the tenant graph (default: the shared default graph)")
         q.add_argument("--policy", metavar="FILE", help="a policy (TOML) every write must keep")
         return q
 
@@ -180,7 +180,7 @@ def register(command: AddCommand) -> None:
     q.add_argument("--history", action="store_true", help="every version, oldest first")
     known_at(q)
     q = tag_action("labels", "Every label in use, with how many records carry it and its distinct values.",
-                   "memkg tags labels --graph https://example.org/tenants/acme")
+                   "memkg tags labels --tenant https://example.org/tenants/acme")
     known_at(q)
     q = tag_action("values", "The values of a label, with how many records carry each.", "memkg tags values org")
     q.add_argument("label", metavar="LABEL")

@@ -11,8 +11,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..jsonlines import JsonLimits
+from ..prefixes import expand
+from ..timeline import MAX_QUESTIONS
 from .arguments import (
     add_limit_arguments,
+    format_option,
     graph_option,
     limits_from,
     open_store,
@@ -23,6 +26,7 @@ from .arguments import (
 )
 from .exit_codes import EXIT_ERROR, EXIT_OK, UsageError
 from .output import short
+from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 
 if TYPE_CHECKING:
     from .parser import AddCommand
@@ -127,8 +131,10 @@ example:
 def cmd_history(args: argparse.Namespace) -> int:
     from .. import timeline
 
+    if wants_picture(args):
+        return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
-        versions = timeline.history(store, args.claim, tenant=args.tenant)
+        versions = timeline.history(store, expand(args.claim, store.prefixes), tenant=args.tenant)
     for v in versions:
         print(f"{short(v.recorded_at) or '(no recordedAt)'}  {short(v.claim)}")
         print(f"    {short(v.subject)} {short(v.predicate)} {short(v.object)}")
@@ -162,13 +168,25 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     from .. import timeline
 
     with open_store(args, write=False) as store:
-        found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant)
+        found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant,
+                                max_questions=args.max_questions)
     answer = lambda b: "true" if b else "false"  # noqa: E731
-    if found.first is None:
-        print(f"never flips: {answer(found.before)} throughout ({found.steps} questions)")
+    previous = found.before
+    for flip in found.flips:
+        stamp = flip.at.isoformat().replace("+00:00", "Z")
+        print(f"{stamp}: {answer(previous)} → {answer(flip.answer)}")
+        previous = flip.answer
+    asked = f"{found.steps} question{'s' if found.steps != 1 else ''}"
+    if found.complete:
+        summary = f"at all {found.times} time(s) the answer can change, {asked}"
+        if found.flips:
+            print(f"({len(found.flips)} flip(s), every one: asked {summary})")
+        else:
+            print(f"never flips: {answer(found.before)} {summary}")
     else:
-        stamp = found.first.isoformat().replace("+00:00", "Z")
-        print(f"{stamp}: {answer(found.before)} → {answer(found.after)} ({found.steps} questions)")
+        print(f"({len(found.flips)} flip(s) found; NOT every one: asked at {found.steps} of the {found.times} "
+              f"times the answer can change, so it may flip and flip back unseen between them; "
+              f"--max-questions {found.times} asks at every one)")
     return EXIT_OK
 
 
@@ -177,7 +195,7 @@ def register(command: AddCommand) -> None:
     p = command(
         "supersede",
         "Record a new version of a claim (nothing is overwritten): prints the new claim's IRI.",
-        "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --graph https://example.org/tenants/lia",
+        "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --tenant https://example.org/tenants/lia",
         cmd_supersede,
     )
     p.add_argument("claim", metavar="CLAIM", help="the IRI of the claim to supersede")
@@ -189,12 +207,12 @@ def register(command: AddCommand) -> None:
     p.add_argument("--valid-until", metavar="TIME", help="end of validity (exclusive)")
     p.add_argument("--asserted-by", metavar="TERM", help="the message that asserts the new version")
     p.add_argument("--id", metavar="IRI", help="the new claim's IRI (default: minted)")
-    p.add_argument("--graph", metavar="IRI", help="the tenant graph (default: the old claim's)")
+    graph_option(p, "the tenant graph (default: the old claim's)")
 
     p = command(
         "retract",
         "Withdraw claims (or sources) from current knowledge, recording a mem:Retraction; prints its IRI.",
-        "memkg retract https://example.org/lia/c2 --reason 'Lia corrected it' --graph https://example.org/tenants/lia",
+        "memkg retract https://example.org/lia/c2 --reason 'Lia corrected it' --tenant https://example.org/tenants/lia",
         cmd_retract,
     )
     p.add_argument("targets", nargs="+", metavar="IRI", help="the claims or sources to withdraw")
@@ -205,7 +223,7 @@ def register(command: AddCommand) -> None:
         "ingest",
         "Ingest JSON Lines from an agent loop (messages with sender, recipients, episode and time; "
         "notes and claims versioned by id) in one atomic write.",
-        "memkg ingest chat.jsonl --graph https://example.org/tenants/lia",
+        "memkg ingest chat.jsonl --tenant https://example.org/tenants/lia",
         cmd_ingest,
     )
     p.epilog = INGEST_FORMAT
@@ -221,12 +239,15 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "history",
-        "Every version of a claim, oldest first, with who recorded each and from what (blame).",
+        "Every version of a claim, oldest first, with who recorded each and from what (blame); "
+        "--format svg|dot draws them on a time line.",
         "memkg history https://example.org/lia/cName1",
         cmd_history,
     )
     p.add_argument("claim", metavar="IRI", help="any version of the claim")
     tenant_option(p)
+    format_option(p, ["text", *PICTURE_FORMATS], "text")
+    picture_options(p)
 
     p = command(
         "diff",
@@ -240,10 +261,13 @@ def register(command: AddCommand) -> None:
 
     p = command(
         "bisect",
-        "The first transaction time at which an ASK over current knowledge (the audit view) flips.",
+        "Every time at which an ASK over current knowledge (the audit view) flips its answer.",
         "memkg bisect --ask 'ASK { <https://example.org/lia/Lia> mem:displayName \"Amelia\" }'",
         cmd_bisect,
     )
     p.add_argument("--ask", required=True, metavar="QUERY", help="an ASK query (text or @file.rq), asked of "
                    "the claims known and valid at each transaction time, as plain triples")
+    p.add_argument("--max-questions", type=int, default=MAX_QUESTIONS, metavar="N",
+                   help="ask at every time the answer can change when there are at most N of them, else at N "
+                   "spread evenly and say that flips between them may go unseen (default: %(default)s)")
     tenant_option(p)

@@ -124,8 +124,10 @@ class Endpoint:
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
     ) -> Answer:
-        bound = views.bind(views.get_view(name), params)
+        bound = views.bind(views.get_view(name), params, prefixes=self.store.prefixes)
         dataset = rights.view_options(grant, bound.tenant)
+        if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
+            views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
         answer: Answer = self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
         return answer
 

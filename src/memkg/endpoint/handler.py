@@ -10,6 +10,7 @@
 | ``/views/NAME`` | GET | run a view; its parameters as query parameters |
 | ``/recall`` | GET | recall (SPEC section 7): ``?q=…&tenant=…&k=…&valid_at=…&known_at=…&packet=true``, JSON |
 | ``/health`` | GET | liveness, as JSON |
+| ``/pictures``, ``/pictures/KIND`` | GET | pictures of a claim (:mod:`.pictures_route`) |
 
 With ``--tokens`` every route needs a token, decided from the headers before the body
 is read (401, or 403 for a write by a read-only token, and the connection is closed);
@@ -31,6 +32,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import views
 from ..access import Forbidden, Grant
+from . import pictures_route
 from .app import Endpoint, GraphWrite
 from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
 from .jobs import Answer
@@ -199,8 +201,14 @@ class Handler(BaseHTTPRequestHandler):
             params = {k: self._one(k) for k in self.params if k != "format"}
             self._answer(method, endpoint.view(self._grant(), path[len("/views/"):], params, **self._negotiation()))
             return
+        if path == "/pictures" or path.startswith("/pictures/"):
+            self._allow(method, path, ("GET",))
+            content_type, body = pictures_route.answer(endpoint.store, self._grant(), path[len("/pictures/"):],
+                                                       self.params)
+            self._send(200, content_type, body)
+            return
         if path not in ALLOWED:
-            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views or /health")
+            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views, /pictures or /health")
         self._allow(method, path, ALLOWED[path])
         if path == "/":
             self._send(200, "text/html; charset=utf-8", _page(), head=method == "HEAD")

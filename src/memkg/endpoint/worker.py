@@ -166,7 +166,7 @@ def _query(store: Store, job: QueryJob) -> Answer:
     try:
         results = store.query(job.query, prefixes=PREFIXES, base_iri=job.base_iri, **dataset)
     except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<query>") from None
+        raise ParseError.from_syntax_error(err, file="<query>", sparql=job.query) from None
     if isinstance(results, QueryTriples):
         fmt = neg.choose(job.accept, neg.GRAPH_FORMATS, override=job.format)
         return Answer(200, neg.content_type(fmt), _serialize_graph(results, fmt))

@@ -1,0 +1,138 @@
+"""Prefixes: the short names people write (``ex:Lia``) and read (``mem:Claim``) for IRIs.
+
+A store's prefixes are memkg's own (``mem:``, ``prov:``, ``rdf:``, …) plus those
+the files loaded into it declared (``PREFIX ex: <https://example.org/lia/>``),
+remembered beside an on-disk store in ``memkg-prefixes.json`` (the RDF data is
+left as it was loaded; prefixes are a reading aid, never data). A query's own
+``PREFIX`` lines come first when a name in it is read.
+
+>>> known = {"ex": "https://example.org/lia/", **PREFIXES}
+>>> expand("ex:Lia", known)
+'https://example.org/lia/Lia'
+>>> expand("https://example.org/lia/Lia", known)
+'https://example.org/lia/Lia'
+>>> compact("https://example.org/lia/Lia", known)
+'ex:Lia'
+>>> compact("https://example.org/other/x", known)
+'<https://example.org/other/x>'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .vocab import MEMX, PREFIXES
+
+FILE_NAME = "memkg-prefixes.json"
+#: memkg's own prefixes, always known (the index namespace too: people meet it in exports)
+BUILT_IN: dict[str, str] = {**PREFIXES, "memx": MEMX}
+
+_DECLARATION = re.compile(r"(?im)^\s*(?:@?prefix)\s+([A-Za-z][\w.-]*)?:\s*<([^>\s]*)>")
+_PREFIXED = re.compile(r"^([A-Za-z][\w.-]*)?:([^\s<>\"{}|^`\\]*)$")
+_LOCAL = re.compile(r"^[\w][\w.-]*$|^$")
+
+
+def declared_in(text: str) -> dict[str, str]:
+    """The ``PREFIX`` (or Turtle ``@prefix``) declarations of a query or file's text.
+
+    >>> declared_in("PREFIX ex: <https://example.org/>\\nSELECT * {}")
+    {'ex': 'https://example.org/'}
+    """
+    return {m.group(1) or "": m.group(2) for m in _DECLARATION.finditer(text)}
+
+
+def expand(text: str, prefixes: Mapping[str, str]) -> str:
+    """``text`` with a declared prefix expanded (``ex:Lia`` → the full IRI); anything else,
+    an IRI such as ``urn:x:y`` or ``https://…`` included, as it was."""
+    m = _PREFIXED.match(text.strip())
+    if m and (m.group(1) or "") in prefixes and not m.group(2).startswith("//"):
+        return prefixes[m.group(1) or ""] + m.group(2)
+    return text
+
+
+def compact(iri: str, prefixes: Mapping[str, str]) -> str:
+    """``iri`` as ``prefix:local`` with the longest namespace that leaves a plain local
+    name, else as ``<iri>``."""
+    best = ""
+    for prefix, namespace in prefixes.items():
+        if namespace and iri.startswith(namespace) and len(namespace) > len(prefixes.get(best, "")) \
+                and _LOCAL.match(iri[len(namespace):]):
+            best = prefix
+    if best or ("" in prefixes and iri.startswith(prefixes[""]) and _LOCAL.match(iri[len(prefixes[""]):])):
+        return f"{best}:{iri[len(prefixes[best]):]}"
+    return f"<{iri}>"
+
+
+def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
+    """A term for people: prefixed names (memkg's, or ``prefixes``), plain numbers and dates,
+    quoted strings, ``<<( s p o )>>`` for a triple term.
+
+    >>> from pyoxigraph import Literal, NamedNode
+    >>> short(NamedNode("https://w3id.org/memkg#Claim")), short(Literal("Amy")), short(None)
+    ('mem:Claim', '"Amy"', '')
+    """
+    from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+    if term is None:
+        return ""
+    if isinstance(term, NamedNode):
+        return compact(term.value, prefixes or BUILT_IN)
+    if isinstance(term, BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, Literal):
+        if term.language:
+            return f'"{term.value}"@{term.language}'
+        if term.datatype.value.endswith("#string"):
+            return f'"{term.value}"'
+        return term.value
+    if isinstance(term, Triple):
+        inner = (short(term.subject, prefixes), short(term.predicate, prefixes), short(term.object, prefixes))
+        return f"<<( {' '.join(inner)} )>>"
+    return str(term)
+
+
+def read(store_path: str | Path | None) -> dict[str, str]:
+    """The prefixes remembered beside the store at ``store_path`` (none for an in-memory store)."""
+    if store_path is None:
+        return {}
+    path = Path(store_path) / FILE_NAME
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no file yet, or one damaged: prefixes are a reading aid, never worth failing for
+    return {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+
+
+def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], known: dict[str, str]) -> None:
+    """Add the ``(prefix, namespace)`` pairs ``found`` to ``known`` (a store's prefixes) and, for
+    an on-disk store, to its file. A prefix already bound keeps its namespace, so names people
+    learned stay valid; another namespace declared with it gets the next free ``prefix2``, …
+
+    >>> known = dict(BUILT_IN)
+    >>> remember(None, [("ex", "https://example.org/lia/"), ("ex", "https://example.org/acme/")], known)
+    >>> known["ex"], known["ex2"]
+    ('https://example.org/lia/', 'https://example.org/acme/')
+    """
+    new: dict[str, str] = {}
+    for prefix, namespace in found:
+        if not prefix or not namespace or namespace in known.values() or namespace in new.values():
+            continue
+        name, n = prefix, 1
+        while name in known or name in new:
+            n += 1
+            name = f"{prefix}{n}"
+        new[name] = namespace
+    if not new:
+        return
+    known.update(new)
+    if store_path is not None and Path(store_path).is_dir():
+        saved = read(store_path)
+        saved.update({p: ns for p, ns in new.items() if p not in saved})
+        (Path(store_path) / FILE_NAME).write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+__all__ = ["BUILT_IN", "FILE_NAME", "compact", "declared_in", "expand", "read", "remember", "short"]
