@@ -378,7 +378,7 @@ def incremental(claims: int, seed: int, folder: Path, n_writes: int, budget: flo
                 profiler.enable()
             scratch, focus, graphs = validator.stage(store.raw, b)
             t1, c1 = time.perf_counter(), time.process_time()
-            results = validation._validate_graphs(validator.engine, scratch, graphs, focus)
+            results = validation.validate_graphs(validator.engine, scratch, graphs, focus)
             t2, c2 = time.perf_counter(), time.process_time()
             if profiler:
                 profiler.disable()

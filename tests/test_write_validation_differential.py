@@ -23,7 +23,7 @@ from memkg import index as claim_index
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.shacl.terms import has_blank
 from memkg import validation
-from memkg.validation import WriteValidator, _validate_graphs, builtin_shapes, make_engine, tenant_graphs
+from memkg.validation import WriteValidator, validate_graphs, builtin_shapes, make_engine, tenant_graphs
 
 from .test_engines_differential import PRELUDE, TENANTS, document
 
@@ -41,8 +41,8 @@ def test_a_write_is_judged_as_the_whole_store_would_judge_it(index: int, scan: b
     # Writes here are small, so they are judged node by node; "always-scan" makes every one
     # take the other road (WriteValidator.judge: scan the scratch store, keep the focus nodes').
     if scan:
-        monkeypatch.setattr(validation, "SCAN_FOCUS_LIMIT", 0)
-        monkeypatch.setattr(validation, "SCAN_QUADS_PER_FOCUS_NODE", 10**9)
+        monkeypatch.setattr(validation.writes, "SCAN_FOCUS_LIMIT", 0)
+        monkeypatch.setattr(validation.writes, "SCAN_QUADS_PER_FOCUS_NODE", 10**9)
     doc = document(index, n_cases=CASES)
     store = MemoryStore(validation=None)
     # What every case may lean on: the shared people (default graph), one entity per tenant.
@@ -71,7 +71,7 @@ def test_a_write_is_judged_as_the_whole_store_would_judge_it(index: int, scan: b
             scratch, staged_focus, graphs = validator.stage(store.raw, batch)
             staged = {r.key() for r in validator.judge(scratch, staged_focus, graphs) if r.focus in focus}
             store.write(batch)
-            truth = {r.key() for r in _validate_graphs(reference, store.raw, graphs, focus)}
+            truth = {r.key() for r in validate_graphs(reference, store.raw, graphs, focus)}
             assert staged == truth, (
                 f"document {index}, case {case.index} ({', '.join(case.breaks) or 'clean'}) in {case.graph}, "
                 f"write {part + 1} of 3:\nonly on the write path: {sorted(staged - truth)}\n"
@@ -133,11 +133,11 @@ def test_a_removal_is_judged_as_the_whole_store_would_judge_it(index: int) -> No
             removed = [rng.choice(shared), *removed[1:]]
         recording.staged = None
         graphs = tenant_graphs(store.raw)
-        before = {r.key() for r in _validate_graphs(reference, store.raw, graphs, None)}
+        before = {r.key() for r in validate_graphs(reference, store.raw, graphs, None)}
         store.change(remove=removed)
         assert recording.staged is not None
         staged, focus, _graphs = recording.staged
-        after = {r.key() for r in _validate_graphs(reference, store.raw, tenant_graphs(store.raw), None)}
+        after = {r.key() for r in validate_graphs(reference, store.raw, tenant_graphs(store.raw), None)}
         new = after - before
         assert new <= staged, f"a removal of {removed} created violations the write path missed: {sorted(new - staged)}"
         judged = {str(n) for n in focus or ()}

@@ -76,8 +76,9 @@ PYTHON_TESTS: dict[str, list[str]] = {
     "ingest": ["tests/test_ingest.py"],
     "evidence": ["tests/test_evidence.py"],
     "views": ["tests/test_views_time.py"],
-    "provenance": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "validation": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py"],
+    "provenance.support_graph": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
+    "provenance.erasure": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
+    "validation.writes": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py"],
     "updates": ["tests/test_updates.py"],
     "access": ["tests/test_access.py"],
     "timeline": ["tests/test_timeline.py"],
@@ -342,7 +343,7 @@ def run_python(modules: list[str], max_children: int, functions: list[str], test
             pyproject += (
                 "\n[tool.mutmut]\n"
                 f'source_paths = ["src/memkg"]\n'
-                f'only_mutate = ["src/memkg/{module}.py"]\n'
+                f'only_mutate = ["src/memkg/{module.replace(".", "/")}.py"]\n'
                 f"pytest_add_cli_args_test_selection = {json.dumps(tests or PYTHON_TESTS[module])}\n"
                 'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
                 f"also_copy = {json.dumps(['queries', 'shapes', 'ontology', 'examples'])}\n"

@@ -84,6 +84,7 @@ from . import prefixes as prefix_names
 from .errors import MemkgError
 from .results import sparql_term_json
 from .store import Clock, MemoryStore, sparql_term
+from .validation import WriteValidator
 from .vocab import MEMX, PREFIXES
 
 DIALECTS = ("auto", "rdf12", "rdf11")
@@ -565,8 +566,6 @@ class RemoteStore(MemoryStore):
         self.clock = clock or Clock()
         self.validator = None
         if validation is not None and not read_only:
-            from .validation import WriteValidator
-
             self.validator = WriteValidator(validation)
         import threading
 

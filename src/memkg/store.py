@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import islice
 from datetime import datetime, timedelta, timezone
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,6 +46,7 @@ from pyoxigraph import (
 from . import index as claim_index
 from . import limits, model, ontology, views
 from . import prefixes as prefix_names
+from .episodes import TurnCounter
 from .errors import (
     NotFoundError,
     ParseError,
@@ -54,7 +55,6 @@ from .errors import (
     ValidationError,
     Violation,
 )
-from .episodes import TurnCounter
 from .limits import Limits
 from .literals import LiteralRewrites, RewrittenLiteralsError
 from .model import Claim, Item, Message, Retraction, idempotency_key
@@ -62,6 +62,7 @@ from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
 from .terms import iri
+from .validation import WriteValidator
 from .vocab import PREFIXES, RDF_REIFIES, mem
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -243,8 +244,6 @@ class MemoryStore:
         #: None writes unchecked, for scratch stores that collect invalid data on purpose.
         self.validator: Validator | None = None
         if validation is not None and not read_only:
-            from .validation import WriteValidator
-
             self.validator = WriteValidator(validation)
         self._write_lock = threading.RLock()
         try:

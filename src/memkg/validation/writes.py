@@ -1,324 +1,28 @@
-"""Validation: memkg's invariants (``shapes/``) checked on every write and on demand.
-
-Two engines give the same results:
-
-* ``native`` (the default): the shapes compiled to SPARQL 1.2 and run inside
-  Oxigraph by :mod:`memkg.shacl`, over the whole store or only over the focus
-  nodes a write touches;
-* ``pyshacl``, the reference: pySHACL over the RDF 1.1 projection of the data
-  (:mod:`memkg.projection`), with the ontology's OWL-RL closure mixed in, its
-  results mapped back to the original terms.
-
-What a data graph is: SHACL validates one graph, memkg keeps one graph per
-tenant. Each tenant is validated with its own graph plus the shared default
-graph and the ontology as the data graph (so ``rdfs:subClassOf*`` sees the
-ontology); the other graphs stay reachable through ``GRAPH``, which is how
-:data:`TenantIsolationShape` sees links into another tenant.
-
-On a write, :class:`WriteValidator` copies the write and the part of the store
-it needs to judge it (the touched nodes' descriptions, the types of what they
-link to, the version and lineage chains they join, the other holders of their
-event ids; of the ontology, the class hierarchy and those nodes' types) into a
-scratch store and validates only the touched nodes there: the cost follows the
-size of the write, not of the store. A first load (into a store with no data) needs
-no context and is validated whole; a write of many nodes is judged by validating the
-scratch store set at a time and keeping the touched nodes' results
-(:meth:`WriteValidator.judge`). That context is what memkg's own shapes
-read; a user's extra shapes (``--shapes``) are checked by ``memkg validate``,
-not on every write. For a small write the context is read with direct index
-look-ups (a SPARQL query costs ~0.1 ms to parse and plan before it reads
-anything), and most of the cost left is parsing and planning the few validation
-queries (``benchmarks/bench_validation.py``).
-"""
+"""Validating a write: the write plus the part of the store it needs, judged in a scratch store."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pyoxigraph import (
     BlankNode,
     DefaultGraph,
-    Literal,
     NamedNode,
     Quad,
-    RdfFormat,
     Store,
     Triple,
-    parse,
-    serialize,
 )
 
-from .errors import ParseError, Violation
-from .ontology import ONTOLOGY_GRAPH, ontology_quads
-from .resources import data_dir
-from .shacl.written import WrittenForms
-from .vocab import MEM, MEMX, PROV, RDF, SH, mem, prov, rdf, rdfs
+from ..errors import Violation
+from ..ontology import ONTOLOGY_GRAPH, ontology_quads
+from ..vocab import MEMX, SH, mem, prov, rdf, rdfs
+from .results import Graph, Result, Term
+from .shapes import Engine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
-    from .limits import Limits
-    from .store import MemoryStore
-
-ENGINES = ("native", "pyshacl")
-Term = NamedNode | BlankNode | Literal | Triple
-Graph = NamedNode | DefaultGraph
-
-
-# -- results ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Result:
-    """One validation result, in the original terms (reifier IRIs, triple terms)."""
-
-    focus: Term
-    shape: Term  #: the named shape (the invariant) the result belongs to
-    component: NamedNode  #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent
-    message: str
-    path: Term | str | None = None
-    value: Term | None = None
-    severity: NamedNode = NamedNode(SH + "Violation")
-    source_shape: Term | None = None  #: the (possibly blank) shape that produced it
-    graph: Graph | None = None  #: the tenant graph it was found in
-
-    def key(self) -> tuple[str, str, str, str, str]:
-        """What identifies a result across engines: focus, path, value, shape, component."""
-        return (str(self.focus), str(self.path or ""), str(self.value or ""), str(self.shape), str(self.component))
-
-    def violation(self) -> Violation:
-        return Violation(
-            shape=str(self.shape),
-            focus=str(self.focus),
-            message=self.message,
-            path=str(self.path) if self.path is not None else None,
-            value=str(self.value) if self.value is not None else None,
-            severity=self.severity.value.rsplit("#", 1)[-1],
-        )
-
-
-@dataclass
-class Report:
-    """The results of validating files or a store."""
-
-    results: list[Result] = field(default_factory=list)
-    engine: str = "native"
-
-    @property
-    def conforms(self) -> bool:
-        return not any(r.severity.value == SH + "Violation" for r in self.results)
-
-    def sorted(self) -> list[Result]:
-        return sorted(self.results, key=lambda r: (str(r.graph or ""),) + r.key())
-
-    def to_text(self) -> str:
-        """One line per result: severity, shape, focus node, path, value, message."""
-        lines = []
-        for r in self.sorted():
-            parts = [r.severity.value.rsplit("#", 1)[-1], _short(r.shape), _short(r.focus)]
-            if r.path is not None:
-                parts.append(f"path {_short(r.path)}")
-            if r.value is not None:
-                parts.append(f"value {_short(r.value)}")
-            if r.graph is not None and not isinstance(r.graph, DefaultGraph):
-                parts.append(f"in {_short(r.graph)}")
-            lines.append("  ".join(parts) + f": {r.message}")
-        verdict = "conforms" if self.conforms else f"{len(self.results)} result(s)"
-        lines.append(f"{verdict} ({self.engine} engine)")
-        return "\n".join(lines) + "\n"
-
-    def to_json(self) -> str:
-        """The report as JSON; every term a SPARQL 1.1 JSON results term object
-        (:func:`memkg.results.sparql_term_json`), the message a string."""
-        from .results import sparql_term_json as term
-
-        return json.dumps(
-            {
-                "conforms": self.conforms,
-                "engine": self.engine,
-                "results": [
-                    {
-                        "severity": term(r.severity),
-                        "shape": term(r.shape),
-                        "focusNode": term(r.focus),
-                        "resultPath": term(r.path),
-                        "value": term(r.value),
-                        "sourceConstraintComponent": term(r.component),
-                        "sourceShape": term(r.source_shape),
-                        "graph": term(r.graph),
-                        "message": r.message,
-                    }
-                    for r in self.sorted()
-                ],
-            },
-            indent=2,
-        )
-
-    def to_quads(self) -> list[Quad]:
-        """A standard ``sh:ValidationReport``."""
-        report = BlankNode()
-        quads = [
-            Quad(report, rdf.type, NamedNode(SH + "ValidationReport")),
-            Quad(report, NamedNode(SH + "conforms"), Literal("true" if self.conforms else "false",
-                                                             datatype=NamedNode("http://www.w3.org/2001/XMLSchema#boolean"))),
-        ]
-        for r in self.sorted():
-            node = BlankNode()
-            quads += [
-                Quad(report, NamedNode(SH + "result"), node),
-                Quad(node, rdf.type, NamedNode(SH + "ValidationResult")),
-                Quad(node, NamedNode(SH + "focusNode"), r.focus),
-                Quad(node, NamedNode(SH + "resultSeverity"), r.severity),
-                Quad(node, NamedNode(SH + "sourceShape"), r.source_shape or r.shape),
-                Quad(node, NamedNode(SH + "sourceConstraintComponent"), r.component),
-                Quad(node, NamedNode(SH + "resultMessage"), Literal(r.message)),
-            ]
-            if isinstance(r.path, (NamedNode, BlankNode)):
-                quads.append(Quad(node, NamedNode(SH + "resultPath"), r.path))
-            if r.value is not None:
-                quads.append(Quad(node, NamedNode(SH + "value"), r.value))
-        return quads
-
-    def to_turtle(self) -> str:
-        prefixes = {"sh": SH, "mem": MEM, "prov": PROV, "rdf": RDF}
-        return (serialize([q.triple for q in self.to_quads()], format=RdfFormat.TURTLE, prefixes=prefixes) or b"").decode()
-
-
-def _short(term: Any) -> str:
-    if isinstance(term, NamedNode):
-        for prefix, ns in (("mem", MEM), ("memx", MEMX), ("prov", PROV), ("rdf", RDF), ("sh", SH)):
-            if term.value.startswith(ns):
-                return f"{prefix}:{term.value[len(ns):]}"
-        return f"<{term.value}>"
-    return str(term)
-
-
-# -- shapes -------------------------------------------------------------------------
-
-
-@cache
-def builtin_shapes() -> tuple[Quad, ...]:
-    """memkg's own shapes, every ``shapes/*.ttl``."""
-    quads: list[Quad] = []
-    for path in sorted(data_dir("shapes").glob("*.ttl")):
-        quads += read_shapes(path)
-    return tuple(quads)
-
-
-def read_shapes(path: str | Path) -> list[Quad]:
-    path = Path(path)
-    fmt = RdfFormat.TRIG if path.suffix == ".trig" else RdfFormat.TURTLE
-    try:
-        return list(parse(path=str(path), format=fmt, base_iri=path.resolve().as_uri()))
-    except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file=path) from None
-
-
-class Engine(Protocol):
-    name: str
-
-    def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None,
-    ) -> list[Result]:
-        ...
-
-
-def make_engine(name: str, shapes: Sequence[Quad]) -> Engine:
-    if name == "native":
-        from .engines import NativeEngine
-
-        return NativeEngine(shapes)
-    if name == "pyshacl":
-        from .engines import PyshaclEngine
-
-        return PyshaclEngine(shapes)
-    raise ValueError(f"unknown validation engine {name!r}; expected one of {', '.join(ENGINES)}")
-
-
-def data_graph_for(graph: Graph) -> list[Graph]:
-    """The union that SHACL sees as the data graph when validating ``graph``."""
-    if isinstance(graph, DefaultGraph):
-        return [DefaultGraph(), ONTOLOGY_GRAPH]
-    return [graph, DefaultGraph(), ONTOLOGY_GRAPH]
-
-
-def tenant_graphs(store: Store) -> list[Graph]:
-    """The default graph and every tenant graph (not the ontology)."""
-    named = sorted((g for g in store.named_graphs() if g != ONTOLOGY_GRAPH), key=str)
-    return [DefaultGraph(), *named]
-
-
-def _validate_graphs(
-    engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
-    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-) -> list[Result]:
-    seen: set[tuple[str, ...]] = set()
-    results: list[Result] = []
-    graphs = list(graphs)
-    for i, g in enumerate(graphs, 1):
-        if progress is not None:
-            progress(f"validating graph {i}/{len(graphs)} {g}…")
-        found = engine.validate(store, g, focus=focus, scan=scan, written=written) if written else \
-            engine.validate(store, g, focus=focus, scan=scan)
-        for r in found:
-            # A node of the shared default graph is seen from every tenant: report it once.
-            k = r.key()
-            if k not in seen:
-                seen.add(k)
-                results.append(r)
-    return results
-
-
-# -- whole-store and file validation ---------------------------------------------------
-
-
-def validate_store(
-    store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = (),
-    written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-) -> Report:
-    """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``).
-
-    ``written``: the literals of the data as written where the store keeps another
-    form (the input's, see :func:`validate_files`); None judges the store's own record.
-    ``progress`` is told which graph is being validated (``memkg.store.stderr_progress()``).
-    """
-    shapes = list(builtin_shapes())
-    for path in extra_shapes:
-        shapes += read_shapes(path)
-    eng = make_engine(engine, shapes)
-    raw = store.raw
-    if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
-        raw = store.snapshot().raw  # type: ignore[attr-defined]
-    return Report(_validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
-                  engine=engine)
-
-
-def validate_files(
-    paths: Sequence[str | Path],
-    *,
-    engine: str = "native",
-    extra_shapes: Sequence[str | Path] = (),
-    format: str | None = None,
-    progress: Callable[[str], None] | None = None,
-    limits: Limits | None = None,
-) -> Report:
-    """Validate files as if they were loaded into an empty store (nothing is kept),
-    every literal judged as the files write it (not as a store would keep it).
-
-    Raises :class:`~memkg.errors.ParseError` for a file that does not parse, and
-    :class:`~memkg.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
-    """
-    from .store import MemoryStore
-
-    scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
-    loaded = scratch.load(*paths, format=format, progress=progress, limits=limits)
-    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,
-                          progress=progress)
-
+    from ..store import MemoryStore
 
 # -- validation of writes ------------------------------------------------------------
 
@@ -378,7 +82,7 @@ class WriteValidator:
             and len(focus) > SCAN_FOCUS_LIMIT
             and len(scratch) < SCAN_QUADS_PER_FOCUS_NODE * len(focus)
         )
-        return _validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
+        return validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
 
     def stage(
         self, main: Store, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()
@@ -758,16 +462,3 @@ def install(store: MemoryStore, engine: str = "native") -> MemoryStore:
     """Make ``store`` validate every write (returns it, for chaining)."""
     store.validator = WriteValidator(engine)
     return store
-
-
-__all__ = [
-    "ENGINES",
-    "Report",
-    "Result",
-    "WriteValidator",
-    "builtin_shapes",
-    "install",
-    "read_shapes",
-    "validate_files",
-    "validate_store",
-]
