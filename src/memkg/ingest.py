@@ -77,7 +77,7 @@ from .errors import MemkgError
 from .jsonlines import DEFAULT_LIMITS, JsonLimits, parse_lines, read_lines
 from .model import Attachment, Message, content_hash, decimal_literal
 from .store import MemoryStore, as_graph
-from .terms import datetime_literal, iri, new_id
+from .terms import datetime_literal, iri, new_id, parse_datetime
 from .vocab import RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
 RDF_JSON = NamedNode(RDF + "JSON")
@@ -282,7 +282,7 @@ def _event_time(value: Any, assume: tzinfo | None) -> datetime | None:
     if not isinstance(value, str):
         raise _Refused(f"'event_time' must be an ISO 8601 date-time string, got {value!r}")
     try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        t = parse_datetime(value)
     except ValueError:
         raise _Refused(f"'event_time' is not an ISO 8601 date-time: {value!r}") from None
     if t.tzinfo is None:

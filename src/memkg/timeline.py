@@ -20,6 +20,7 @@ from .errors import NotFoundError, ParseError
 from .model import datetime_literal
 from .results import term_json, terms_json
 from .store import MemoryStore
+from .terms import datetime_of
 from .vocab import PREFIXES, mem, prov
 
 Term = NamedNode | Literal | Triple
@@ -148,11 +149,9 @@ def _times(store: MemoryStore, predicates: Sequence[NamedNode], tenant: str | No
     for graph in graphs:
         for predicate in predicates:
             for q in store.quads(None, predicate, None, graph):
-                if isinstance(q.object, Literal):
-                    try:
-                        stamps.add(datetime.fromisoformat(q.object.value.replace("Z", "+00:00")))
-                    except ValueError:
-                        continue  # an ill-typed time is the validator's business, not bisect's
+                t = datetime_of(q.object)
+                if t is not None:  # an ill-typed time is the validator's business, not bisect's
+                    stamps.add(t)
     return sorted(stamps)
 
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -46,6 +45,7 @@ from .errors import NotFoundError
 from .model import datetime_literal
 from .prefixes import BUILT_IN, declared_in, expand
 from .resources import data_dir
+from .terms import parse_datetime
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
 _BINDINGS = re.compile(r"^[ \t]*#\+[ \t]*bindings[ \t]*$", re.MULTILINE)
@@ -180,7 +180,7 @@ def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = Non
         if param.type == "iri":
             return NamedNode(expand(raw, prefixes or {}))
         if param.type == "datetime":
-            return datetime_literal(datetime.fromisoformat(raw.replace("Z", "+00:00")))
+            return datetime_literal(parse_datetime(raw))
         if param.type == "decimal":
             return Literal(str(float(raw)), datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal"))
         if param.type == "integer":

@@ -13,6 +13,7 @@ from .. import views
 from ..errors import MemkgError
 from ..prefixes import expand
 from ..store import MemoryStore
+from ..terms import parse_datetime
 from ..vocab import PREFIXES
 from .exit_codes import UsageError
 
@@ -77,12 +78,10 @@ def parse_term(text: str) -> Any:
 
 
 def parse_time(text: str | None) -> Any:
-    from datetime import datetime
-
     if text is None:
         return None
     try:
-        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        t = parse_datetime(text)
     except ValueError:
         raise UsageError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
     if t.tzinfo is None:

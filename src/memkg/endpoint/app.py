@@ -18,21 +18,21 @@ import contextlib
 import dataclasses
 import email.policy
 import threading
-from datetime import datetime
-from email.parser import BytesParser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from email.parser import BytesParser
 from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
 from .. import views
-from ..errors import ParseError
+from ..errors import ParseError, UnknownFormatError
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import Limits, count_openings, guarded, nesting_depth
 from ..ontology import ONTOLOGY_GRAPH
-from ..errors import UnknownFormatError
 from ..store import MemoryStore, rdf_format
+from ..terms import parse_datetime
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
@@ -301,7 +301,7 @@ def _time_parameter(value: str | None, name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        t = parse_datetime(value)
     except ValueError:
         raise BadRequest(f"{name}={value!r} is not a date-time (write 2026-01-01T00:00:00Z)") from None
     if t.tzinfo is None:

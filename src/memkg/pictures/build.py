@@ -13,11 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, QuerySolutions
+from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
 from ..errors import NotFoundError
 from ..prefixes import short
 from ..store import MemoryStore
+from ..terms import datetime_of
 from .model import Diagram, Row, Timeline
 
 #: lineage link kinds that hold a claim up (the others only say where it came from)
@@ -33,12 +34,7 @@ def _id(term: Any) -> str:
 
 
 def _time(term: Any) -> datetime | None:
-    if not isinstance(term, Literal):
-        return None
-    try:
-        return datetime.fromisoformat(term.value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return datetime_of(term)
 
 
 def _stamp(t: datetime | None) -> str:

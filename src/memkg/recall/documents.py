@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store, Triple
 
 from ..ontology import ONTOLOGY_GRAPH
-from ..vocab import MEM, MEMX, OWL, RDF, RDFS, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs
+from ..terms import datetime_of
+from ..vocab import MEM, MEMX, OWL, RDF, RDF_REIFIES, RDF_TYPE, RDFS, mem, prov, rdfs
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 FOAF = "http://xmlns.com/foaf/0.1/"
@@ -81,11 +81,8 @@ def seconds(term: object) -> float | None:
     """An ``xsd:dateTime`` literal as POSIX seconds (None for anything else or a zoneless time)."""
     if not isinstance(term, Literal) or not term.datatype.value.endswith("#dateTime"):
         return None
-    try:
-        t = datetime.fromisoformat(term.value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t.timestamp() if t.tzinfo is not None else None
+    t = datetime_of(term)
+    return t.timestamp() if t is not None and t.tzinfo is not None else None
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
