@@ -14,12 +14,16 @@ them out. :func:`check` proves they are consistent with the data.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pyoxigraph import Quad, Store, Triple
 
 from .vocab import MEMX, RDF_REIFIES, memx
+
+if TYPE_CHECKING:
+    from .backends.base import QuadStore
 
 INDEX_PREDICATES = (memx.subject, memx.predicate, memx.object)
 
@@ -47,6 +51,30 @@ def with_index(quads: Iterable[Quad]) -> Iterator[Quad]:
 
 def is_index_quad(quad: Quad) -> bool:
     return quad.predicate.value.startswith(MEMX)
+
+
+def stale_index_quads(removed: Collection[Quad], store: QuadStore) -> list[Quad]:
+    """The index quads that removing ``removed`` (quads ``store`` holds) leaves without a source.
+
+    An index quad goes with its ``rdf:reifies`` quad, unless another ``rdf:reifies`` of the
+    same reifier in the same graph, one that stays, derives the same index quad. ``store`` is
+    read before the removal (the embedded store, a server, or a pending update's base).
+
+    >>> from pyoxigraph import Literal, NamedNode, Triple
+    >>> r, p = NamedNode("urn:ex:r"), NamedNode("urn:ex:p")
+    >>> one, two = (Quad(r, RDF_REIFIES, Triple(NamedNode("urn:ex:a"), p, Literal(v))) for v in "12")
+    >>> store = Store()
+    >>> store.extend(with_index([one, two]))
+    >>> [str(q.predicate) for q in stale_index_quads({one}, store)]  # subject and predicate stay (two has them)
+    ['<https://w3id.org/memkg/index#object>']
+    """
+    stale: dict[Quad, None] = {}
+    for q in removed:
+        for iq in index_quads(q) or ():
+            siblings = store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
+            if not any(other not in removed and iq in (index_quads(other) or ()) for other in siblings):
+                stale[iq] = None
+    return list(stale)
 
 
 @dataclass(frozen=True)

@@ -423,8 +423,8 @@ class RemoteBackend:
     def named_graphs(self) -> Iterator[NamedNode]:
         return iter(self.graphs())
 
-    def contains_named_graph(self, graph: NamedNode) -> bool:
-        return graph in self.graphs()
+    def contains_named_graph(self, graph_name: NamedNode | BlankNode | DefaultGraph) -> bool:
+        return graph_name in self.graphs()
 
     def __len__(self) -> int:
         skip = f"FILTER(!STRSTARTS(STR(?s), \"{rdf11.TRIPLE_NS}\"))" if self.dialect == "rdf11" else ""
@@ -724,16 +724,7 @@ class RemoteStore(MemoryStore):
         adding = list(claim_index.with_index(add))
         with self._write_lock:
             gone = [q for q in removing if q in self._store]
-            dropped = set(gone)
-            stale = []
-            for q in gone:
-                for iq in claim_index.index_quads(q) or ():
-                    keep = any(
-                        other not in dropped and iq in (claim_index.index_quads(other) or ())
-                        for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
-                    )
-                    if not keep:
-                        stale.append(iq)
+            stale = claim_index.stale_index_quads(set(gone), self._store)
             if adding:
                 self._validate(adding, source, visible=visible)
             self._store.apply(delete=[*gone, *stale], insert=adding)

@@ -456,16 +456,7 @@ class MemoryStore:
         adding = list(claim_index.with_index(q for q in add if not claim_index.is_index_quad(q)))
         with self._write_lock:
             gone = [q for q in removing if q in self._store]
-            dropped = set(gone)
-            stale: list[Quad] = []
-            for q in gone:
-                for iq in claim_index.index_quads(q) or ():
-                    # Another reifies of the same reifier may still need this index triple.
-                    if not any(
-                        other not in dropped and claim_index.index_quads(other) and iq in claim_index.index_quads(other)
-                        for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
-                    ):
-                        stale.append(iq)
+            stale = claim_index.stale_index_quads(set(gone), self._store)
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:

@@ -309,22 +309,13 @@ class _State:
             return self.base
         scratch = Store()
         graphs = reads if reads is not None else {DefaultGraph(), *self.base.named_graphs(), *pending}
-        stale = self._stale_index()
+        stale = set(claim_index.stale_index_quads(self.removed, self.base))
         for g in graphs:
             scratch.extend(q for q in self.base.quads_for_pattern(None, None, None, g)
                            if q not in self.removed and q not in stale)
             scratch.extend(claim_index.with_index(self.added.get(g, ())))
         return scratch
 
-    def _stale_index(self) -> set[Quad]:
-        """The index triples the pending removals make stale (as :meth:`MemoryStore.change` computes them)."""
-        stale: set[Quad] = set()
-        for q in self.removed:
-            for iq in claim_index.index_quads(q) or ():
-                others = self.base.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
-                if not any(o not in self.removed and iq in (claim_index.index_quads(o) or ()) for o in others):
-                    stale.add(iq)
-        return stale
 
 
 def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> set[Graph] | None:
