@@ -98,7 +98,7 @@ def _graph_patterns(body: str) -> str:
     return f"{{ {body} BIND(<urn:memkg:default-graph> AS ?g) }} UNION {{ GRAPH ?g {{ {body} }} }}"
 
 
-def check(store: Store, *, limit: int = 1000) -> IndexReport:
+def check(store: QuadStore, *, limit: int = 1000) -> IndexReport:
     """Compare the index triples with the ``rdf:reifies`` triples they derive from.
 
     Returns up to ``limit`` faults of each kind; an empty report means the index

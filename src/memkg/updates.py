@@ -57,6 +57,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFor
 
 from . import index as claim_index
 from .access import Forbidden, Grant, can_write_graph, require_write
+from .backends.base import QuadStore
 from .errors import MemkgError, ParseError
 from .limits import Limits
 from .ontology import ONTOLOGY_GRAPH
@@ -161,7 +162,7 @@ def plan_update(
         _check_syntax(update_text, base_iri)
     using = [_iri(u) for u in using_graphs]
     using_named = [_iri(u) for u in using_named_graphs]
-    state = _State(store if isinstance(store, Store) else store.raw, grant)
+    state = _State(store.raw if isinstance(store, MemoryStore) else store, grant)
     for op in _operations(update_text, tokens, base_iri):
         op.plan(state, using, using_named)
     return state.change()
@@ -241,7 +242,7 @@ def _iri(value: str | NamedNode) -> NamedNode:
 class _State:
     """The store as the request has changed it so far: the store plus pending removals and additions."""
 
-    def __init__(self, base: Store, grant: Grant) -> None:
+    def __init__(self, base: QuadStore, grant: Grant) -> None:
         self.base = base
         self.grant = grant
         self.removed: dict[Quad, None] = {}
@@ -298,7 +299,7 @@ class _State:
         elif quad not in self.base:
             self.added.setdefault(quad.graph_name, {})[quad] = None
 
-    def reader(self, dataset: Mapping[str, Any], *, reads_named: bool = True) -> Store:
+    def reader(self, dataset: Mapping[str, Any], *, reads_named: bool = True) -> QuadStore:
         """A store to evaluate a WHERE over ``dataset``: the store itself, or a copy with the pending change.
 
         ``reads_named`` False (the WHERE has no ``GRAPH``) limits the copy to the default graph(s).
@@ -483,7 +484,7 @@ def _where_dataset(
     return {"default_graph": default} if with_graph is not None else {}
 
 
-def _solutions(op: _Op, reader: Store, dataset: Mapping[str, Any]) -> list[dict[str, Term]]:
+def _solutions(op: _Op, reader: QuadStore, dataset: Mapping[str, Any]) -> list[dict[str, Term]]:
     query = f"SELECT * WHERE {op.where_text()}"
     try:
         result = reader.query(query, base_iri=op.prologue.base, prefixes=op.prologue.prefixes, **dataset)
