@@ -3,8 +3,6 @@ told apart by capability flags, never by type."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,8 @@ from pyoxigraph import NamedNode, Quad
 from memkg import MemoryStore
 from memkg.backends.base import Capabilities
 from memkg.backends.embedded import EmbeddedBackend
-from memkg.backends.sparql import SparqlBackend
+from memkg.backends import sparql
+from memkg.backends.sparql import ServerStore, SparqlBackend
 from memkg.errors import ValidationError
 from memkg.vocab import MEMX, RDF_TYPE, mem
 
@@ -38,12 +37,17 @@ def test_a_store_takes_a_path_or_a_backend_not_both(tmp_path) -> None:
 
 
 def test_memkg_remote_is_a_deprecated_alias() -> None:
-    sys.modules.pop("memkg.remote", None)
     with pytest.warns(DeprecationWarning, match="MemoryStore.connect"):
-        remote = importlib.import_module("memkg.remote")
-    store = remote.RemoteStore("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True)
+        from memkg.remote import RemoteStore
+    store = RemoteStore("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True)
     assert isinstance(store, MemoryStore) and isinstance(store.backend, SparqlBackend)
-    assert remote.RemoteBackend is remote.ServerStore
+    with pytest.warns(DeprecationWarning, match="memkg.backends.sparql.ServerStore"):
+        from memkg.remote import RemoteBackend
+    with pytest.warns(DeprecationWarning, match="memkg.backends.sparql.SparqlClient"):
+        from memkg.remote import SparqlClient
+    assert RemoteBackend is ServerStore and SparqlClient is sparql.SparqlClient
+    with pytest.raises(ImportError):
+        from memkg.remote import NoSuchName  # noqa: F401
 
 
 class _FarBackend(EmbeddedBackend):

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pyoxigraph import Quad, Store, Triple
+from pyoxigraph import Quad, QuerySolutions, Store, Triple
 
 from .vocab import MEMX, RDF_REIFIES, memx
 
@@ -111,16 +111,22 @@ def check(store: QuadStore, *, limit: int = 1000) -> IndexReport:
             f"?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) "
             f"FILTER NOT EXISTS {{ ?r <{MEMX}{name}> ?x FILTER(sameTerm(?x, {accessor}(?t))) }}"
         )
-        for row in store.query(f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(lacking)} }} LIMIT {limit}"):
+        for row in _solutions(store, f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(lacking)} }} LIMIT {limit}"):
             missing.append((str(row["g"]), str(row["r"]), name))
         stray = (
             f"?r <{MEMX}{name}> ?x "
             f"FILTER NOT EXISTS {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t "
             f"FILTER(isTRIPLE(?t) && sameTerm(?x, {accessor}(?t))) }}"
         )
-        for row in store.query(f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(stray)} }} LIMIT {limit}"):
+        for row in _solutions(store, f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(stray)} }} LIMIT {limit}"):
             orphaned.append((str(row["g"]), str(row["r"]), name))
     return IndexReport(missing, orphaned)
+
+
+def _solutions(store: QuadStore, select: str) -> QuerySolutions:
+    result = store.query(select)
+    assert isinstance(result, QuerySolutions)
+    return result
 
 
 REBUILD_UPDATE = f"""

@@ -2,7 +2,7 @@
 this name stays for one release.
 
 ``RemoteStore(endpoint, …)`` is ``MemoryStore.connect(endpoint, …)``: a store whose backend is a
-SPARQL server. Importing this module warns (DeprecationWarning).
+SPARQL server. Every name taken from this module warns (DeprecationWarning) and names its new home.
 """
 
 from __future__ import annotations
@@ -10,37 +10,29 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .backends.sparql import (
-    DIALECTS,
-    REGISTRY_GRAPH,
-    SHARED_GRAPH,
-    RemoteError,
-    RemoteUnsupported,
-    ServerStore,
-    SparqlBackend,
-    SparqlClient,
-    detect_dialect,
-    is_memkg_server,
-    recall_url,
-    token_from_env,
-    wait_until_up,
-)
-from .store import MemoryStore
+from .backends import sparql
 
-warnings.warn("memkg.remote is deprecated: use MemoryStore.connect(endpoint, …) and memkg.backends.sparql",
-              DeprecationWarning, stacklevel=2)
-
-#: The old name of :class:`~memkg.backends.sparql.ServerStore`.
-RemoteBackend = ServerStore
+#: The names this module had, and where they are now.
+_MOVED = {name: name for name in (
+    "DIALECTS", "REGISTRY_GRAPH", "SHARED_GRAPH", "RemoteError", "RemoteUnsupported", "SparqlClient",
+    "detect_dialect", "is_memkg_server", "recall_url", "token_from_env", "wait_until_up",
+)} | {"RemoteBackend": "ServerStore"}
 
 
-def RemoteStore(endpoint: str, **options: Any) -> MemoryStore:  # noqa: N802  (the old class name)
-    """``MemoryStore.connect(endpoint, **options)`` (deprecated name)."""
+def __getattr__(name: str) -> Any:
+    if name == "RemoteStore":
+        warnings.warn("memkg.remote.RemoteStore is deprecated: use MemoryStore.connect(endpoint, …)",
+                      DeprecationWarning, stacklevel=2)
+        return _remote_store
+    if name in _MOVED:
+        warnings.warn(f"memkg.remote.{name} is deprecated: use memkg.backends.sparql.{_MOVED[name]}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(sparql, _MOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _remote_store(endpoint: str, **options: Any) -> Any:
+    """``MemoryStore.connect(endpoint, **options)`` (the old ``RemoteStore``)."""
+    from .store import MemoryStore
+
     return MemoryStore.connect(endpoint, **options)
-
-
-__all__ = [
-    "DIALECTS", "REGISTRY_GRAPH", "SHARED_GRAPH", "RemoteBackend", "RemoteError", "RemoteStore", "RemoteUnsupported",
-    "ServerStore", "SparqlBackend", "SparqlClient", "detect_dialect", "is_memkg_server", "recall_url",
-    "token_from_env", "wait_until_up",
-]

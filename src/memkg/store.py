@@ -95,7 +95,7 @@ Validator = Callable[..., list[Violation]]
 Progress = Callable[[str], None]
 
 
-def rdf_format(path: str | Path, forced: str | RdfFormat | None = None) -> RdfFormat:
+def rdf_format(path: str | os.PathLike[str], forced: str | RdfFormat | None = None) -> RdfFormat:
     """The RDF format of ``path``: ``forced`` if given, else from its extension.
 
     >>> rdf_format("memory.trig").name
@@ -402,9 +402,9 @@ class MemoryStore:
 
     def quads(
         self,
-        subject: Term | None = None,
+        subject: NamedNode | BlankNode | Triple | None = None,
         predicate: NamedNode | None = None,
-        object: Term | None = None,
+        object: Term | Triple | None = None,
         graph: NamedNode | DefaultGraph | None = None,
         *,
         with_index: bool = False,
@@ -587,7 +587,7 @@ class MemoryStore:
         for node in nodes:
             if not any(self.raw.quads_for_pattern(node, None, None, target)):
                 raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
-        return self.add(Retraction(retracts=nodes, reason=reason), graph=target)
+        return self.add(Retraction(retracts=[*nodes], reason=reason), graph=target)
 
     def _graph_of(self, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
         """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""

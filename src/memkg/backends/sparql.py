@@ -133,7 +133,7 @@ class SparqlClient:
         elif parsed.username:
             # http://user:password@host/… : answered to the server's challenge, digest
             # (Virtuoso's /sparql-auth) or basic.
-            netloc = parsed.hostname + (f":{parsed.port}" if parsed.port else "")  # type: ignore[operator]
+            netloc = (parsed.hostname or "") + (f":{parsed.port}" if parsed.port else "")
             self.endpoint = urllib.parse.urlunsplit(parsed._replace(netloc=netloc))
             if update_url is None:
                 self.update_url = _default_update_url(self.endpoint)
