@@ -80,3 +80,10 @@ def test_the_paths_for_a_distant_backend_give_the_embedded_answers(validation: s
         (near.export(format="nquads") or b"").splitlines())  # through a copy, read at once
     assert far.check_index().consistent and near.check_index().consistent
     assert [row["c"] for row in far.view("current")] == [row["c"] for row in near.view("current")]
+
+
+def test_closing_twice_is_harmless(tmp_path: Path) -> None:
+    for store in (MemoryStore(), MemoryStore(tmp_path / "store")):
+        store.close()
+        store.close()
+    assert len(MemoryStore(tmp_path / "store", read_only=True)) > 0  # the ontology, flushed and released

@@ -85,8 +85,9 @@ class EmbeddedBackend:
             self.store.flush()
 
     def close(self) -> None:
-        self.flush()
-        del self.store  # pyoxigraph closes on drop
+        if "store" in vars(self):  # closing twice is harmless
+            self.flush()
+            del self.store  # pyoxigraph closes on drop
 
     def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
         chosen: list[NamedNode | DefaultGraph | None] = [None] if graphs is None else [DefaultGraph(), *graphs]
