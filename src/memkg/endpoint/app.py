@@ -243,7 +243,7 @@ class Endpoint:
                 visible=rights.visible_graphs(grant),
             )
             if isinstance(graph, NamedNode):
-                self.store.raw.remove_graph(graph)  # the (now empty) graph's name goes too
+                self.store.backend.remove_graph(graph)  # the (now empty) graph's name goes too
             self.snapshots.publish()
         return GraphWrite(created=False, removed=removed, added=0)
 
