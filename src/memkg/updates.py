@@ -63,10 +63,9 @@ from .limits import Limits
 from .ontology import ONTOLOGY_GRAPH
 from .sparql_lexer import Prologue, Token, hides_keyword, matching, tokenize
 from .store import MemoryStore
+from .terms import Graph, Term
 from .vocab import MEMX, PREFIXES
 
-Graph = NamedNode | DefaultGraph
-Term = NamedNode | BlankNode | Literal | Triple
 
 
 #: What a library caller's update is held to by default: the nesting the parsers survive, any size.

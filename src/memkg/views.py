@@ -43,10 +43,9 @@ from typing import Any
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from .errors import NotFoundError
-from .model import datetime_literal
 from .prefixes import BUILT_IN, declared_in, expand
 from .resources import data_dir
-from .terms import parse_datetime
+from .terms import datetime_literal, parse_datetime
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
 _BINDINGS = re.compile(r"^[ \t]*#\+[ \t]*bindings[ \t]*$", re.MULTILINE)
