@@ -562,3 +562,34 @@ def test_cli_load_and_validate_refuse_deep_and_huge_input(tmp_path: Path) -> Non
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 2, (args, done.stderr)
         assert expected in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+
+
+def test_a_workers_recall_index_follows_the_servers_writes(tmp_path: Path) -> None:
+    """A worker keeps one read-only recall index and follows the server's writes (new rows, removed
+    rows, a rebuild) without loading every vector again; what it holds is what a fresh load holds."""
+    from pyoxigraph import Store
+
+    from memkg import Message, MemoryStore
+    from memkg.recall import INDEX_FILE, HashingEmbedder, RecallIndex
+
+    embedder = HashingEmbedder(dim=32)
+    store = MemoryStore(tmp_path / "store", embedder=embedder)
+    said = [store.add(Message(content=f"message number {i} about tea")) for i in range(5)]
+    store.recall_index()
+    file = tmp_path / "store" / INDEX_FILE
+
+    def held(index: RecallIndex) -> list[int]:
+        v = index.vectors()
+        return sorted(int(i) for i in v.ids[: v.size][v.alive[: v.size]])
+
+    worker = RecallIndex(Store(), file, embedder, read_only=True)
+    assert len(held(worker)) == 5
+    store.add(Message(content="one more, about coffee"))
+    store.change(remove=list(store.quads(said[0])))
+    worker.follow()
+    fresh = RecallIndex(Store(), file, embedder, read_only=True)
+    assert held(worker) == held(fresh) and len(held(worker)) == 5
+    store.rebuild_recall_index()  # ids start again
+    worker.follow()
+    assert held(worker) == held(RecallIndex(Store(), file, embedder, read_only=True))
+    store.close()

@@ -28,6 +28,7 @@ import select
 import signal
 import threading
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
 
@@ -37,6 +38,7 @@ from ..errors import ParseError
 from ..limits import SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
 from ..updates import UnsupportedUpdate, UpdateError, plan_update
 from ..ontology import ONTOLOGY_GRAPH
+from ..recall import INDEX_FILE, RecallIndex, default_embedder
 from ..store import MemoryStore
 from ..vocab import PREFIXES
 from . import negotiation as neg
@@ -58,6 +60,22 @@ class _Snapshots:
     def __init__(self) -> None:
         self.path: str | None = None
         self.store: MemoryStore | None = None
+        self._recall: RecallIndex | None = None
+
+    def recall_index(self) -> RecallIndex:
+        """The server's recall index, read-only, kept for the worker's life and brought up to
+        date before each recall (:meth:`~memkg.recall.RecallIndex.follow`): loading its vectors
+        whole after every write would cost ~1 s a worker at 100,000 documents."""
+        if self._recall is None:
+            assert self.path is not None
+            live = (Path(self.path) / INDEX_FILE).resolve()  # the snapshot links to it
+            if not live.exists():
+                raise PermissionError("the store has no recall index yet")
+            # Ranking reads quads from the store it is given, never the index's own: an empty one.
+            self._recall = RecallIndex(Store(), live, default_embedder(), read_only=True)
+        else:
+            self._recall.follow()
+        return self._recall
 
     def open(self, path: str) -> MemoryStore:
         if path != self.path:
@@ -149,7 +167,7 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
         if isinstance(job, UpdateJob):
             return _plan(memory.raw, job)
         if isinstance(job, RecallJob):
-            return _recall(memory, job)
+            return _recall(memory, snapshots.recall_index(), job)
         if isinstance(job, PictureJob):
             return _picture(memory, job)
         return _graph(memory.raw, job)
@@ -202,11 +220,11 @@ def _plan(store: Store, job: UpdateJob) -> Plan:
     return Plan(change.remove, change.add)
 
 
-def _recall(memory: MemoryStore, job: RecallJob) -> Answer:
+def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Answer:
     from ..recall import answer
 
     found = answer(memory, job.query, tenants=job.tenants, k=job.k, valid_at=job.valid_at, known_at=job.known_at,
-                   packet=job.packet)
+                   packet=job.packet, index=index)
     return Answer(200, "application/json", json.dumps(found.to_dict()).encode())
 
 
