@@ -12,7 +12,8 @@ the machine's load falls on both alike; every loop stops by itself at its phase'
 * hostile clients (Mallory's token, her own empty tenant; and no token): runaway
   queries and updates (four-way cross joins, killed at the time limit), triple terms
   nested 100,000 deep, a 2 MiB query, SERVICE and LOAD aimed at a local listener,
-  ``"TO" * 1500``, and tokenless requests declaring a 60 MiB body.
+  ``"TO" * 1500``, 200,000 brackets the depth scan misreads, a 4,000-word recall question,
+  and tokenless requests declaring a 60 MiB body.
 
 Reports normal traffic quiet vs under attack (the goal: within 1.5x), the statuses
 the hostile requests got, the peak memory of the server and of its workers (VmHWM),
@@ -165,6 +166,10 @@ def attacks(listener_port: int) -> list[tuple[str, str, str, bytes | str, dict[s
         ("TO*1500", "POST", "/update", "TO" * 1500, {**update, **mallory}),
         ("deep brackets", "POST", "/sparql", "ASK { FILTER(" + "(" * 20000 + "1" + ")" * 20000 + ") }",
          {**query, **mallory}),
+        # the depth scan reads <?b&&'> as an IRI and the rest as a string; Oxigraph reads "<" as less-than
+        ("misread brackets", "POST", "/sparql", "SELECT * WHERE { BIND(1 AS ?a) BIND(2 AS ?b) FILTER(?a<?b&&'>'!='' "
+         "|| " + "(" * 200_000 + "1" + ")" * 200_000 + ") }", {**query, **mallory}),
+        ("recall, 4,000 words", "GET", "/recall?q=" + "+".join(f"word{i}" for i in range(4000)), None, mallory),
         ("no token, 60 MiB declared", "RAW", "/update", b"", {}),
     ]
 

@@ -207,7 +207,7 @@ def test_the_issue_query_is_refused_without_a_connection(server: Server, listene
             f"{{ GRAPH ?g {{ ?s mem:displayName ?n }} }} BIND('' AS ?z) }} #'")
     before = listener.connections
     r = server.request("POST", "/sparql", text, {"Content-Type": "application/sparql-query", **bearer("lia-read-token")})
-    assert r.status in (400, 403, 500)
+    assert r.status == 403 and "network" in r.text, r.text  # tried, and stopped by the sandbox
     assert listener.connections == before
 
 
@@ -228,8 +228,8 @@ def test_deep_triple_terms_are_refused_naming_the_limit(server: Server, depth: i
     update = f"INSERT DATA {{ GRAPH <{LIA}> {{ {nested(depth)} }} }}"
     r = server.request("POST", "/update", update, {"Content-Type": "application/sparql-update",
                                                    **bearer("lia-write-token")}, timeout=120)
-    # The nesting is measured in the worker, within --timeout (5 s here): a slow machine may run out first.
-    assert (r.status == 400 and "--max-depth" in r.text) or (depth > 3000 and r.status == 503), r.text
+    # Measured by the server before a worker is taken: no time limit to run into.
+    assert r.status == 400 and "--max-depth" in r.text, r.text
     assert server.process.poll() is None
     assert server.request("GET", "/health").status == 200
 

@@ -117,7 +117,7 @@ class Endpoint:
         limits = self.settings.limits
         # Its size, brackets and nesting are measured here, before a worker is taken: a regular
         # expression at C speed over at most --max-query bytes (memkg.limits). The worker works
-        # out its dataset: the text is read there only.
+        # out its dataset: the text is parsed there only.
         limits.check_query(text)
         confine = Confinement(grant, tuple(default_graph_uris), tuple(named_graph_uris))
         answer: Answer = self._read(

@@ -35,7 +35,7 @@ from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
 from .. import access, sandbox
 from .. import index as claim_index
 from ..errors import ParseError
-from ..limits import SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
+from ..limits import MAX_SPARQL_BRACKETS, SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
 from ..updates import UnsupportedUpdate, UpdateError, plan_update
 from ..ontology import ONTOLOGY_GRAPH
 from ..recall import INDEX_FILE, RecallIndex, default_embedder
@@ -80,7 +80,7 @@ class _Snapshots:
     def open(self, path: str) -> MemoryStore:
         if path != self.path:
             if self.store is not None:
-                self.store.close()  # release the older snapshot's files (and recall index) first
+                self.store.close()  # release the older snapshot's files first
                 self.store = None
             self.store = MemoryStore(path, read_only=True, validation=None)
             self.path = path
@@ -127,7 +127,7 @@ def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
     stack = sparql_stack(text) if text else JOB_STACK
     if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
         return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
-                                "(memkg.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=SPARQL_STACK_CAP)
+                                "(memkg.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS)
     threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
     try:
         thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
