@@ -318,14 +318,17 @@ def main() -> None:
     result = {
         "settings": vars(args), "quiet": q, "attack": a,
         "throughput_ratio": q["requests_per_s"] / a["requests_per_s"] if a["requests_per_s"] else None,
-        "p95_ratio": a["p95_ms"] / q["p95_ms"] if q["p95_ms"] else None,
+        "p95_ratio": a["p95_ms"] / q["p95_ms"] if q["p95_ms"] and a["p95_ms"] else None,  # None: nothing answered
         "server_peak_mib": server_peak / 1024, "worker_peak_mib": worker_peak / 1024,
         "hostile_statuses": statuses, "listener_connections": listener.connections, "server_alive": alive,
     }
     print(f"| phase | normal requests/s | p50 ms | p95 ms | errors |\n|---|---|---|---|---|")
     for name, s in (("quiet", q), ("under attack", a)):
         print(f"| {name} | {s['requests_per_s']:.1f} | {s['p50_ms']:.1f} | {s['p95_ms']:.1f} | {s['errors']} |")
-    print(f"\nthroughput quiet/attack: {result['throughput_ratio']:.2f}x; p95 attack/quiet: {result['p95_ratio']:.2f}x")
+    def ratio(x: float | None) -> str:
+        return "none answered" if x is None else f"{x:.2f}x"
+
+    print(f"\nthroughput quiet/attack: {ratio(result['throughput_ratio'])}; p95 attack/quiet: {ratio(result['p95_ratio'])}")
     print(f"server peak memory {result['server_peak_mib']:.0f} MiB, worker peak {result['worker_peak_mib']:.0f} MiB; "
           f"listener connections {listener.connections}; server alive through the attack: {alive}")
     print("hostile requests:", json.dumps(statuses))
