@@ -56,6 +56,7 @@ class Snapshots:
         if store.path is None:
             raise ValueError("the endpoint serves an on-disk store (snapshots are RocksDB checkpoints)")
         self.store = store
+        self.live = store.path.resolve()  #: the live store's directory, which generations link into
         self.root = snapshot_root(store.path)
         # The store's write lock is ours, so no other server uses this folder:
         # whatever is there was left by one that did not shut down cleanly.
@@ -91,7 +92,7 @@ class Snapshots:
         self.store.flush()
         self.store.raw.backup(str(path))
         for name in LINKED:  # a checkpoint holds RocksDB's files only
-            (path / name).symlink_to(self.store.path.resolve() / name)  # type: ignore[union-attr]
+            (path / name).symlink_to(self.live / name)
         with self._lock:
             generation = Generation(number, path)
             self._generations[number] = generation
