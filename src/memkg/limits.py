@@ -132,13 +132,17 @@ class Limits:
 
     # -- RDF -----------------------------------------------------------------------------
 
-    def check_rdf(self, data: str | bytes | Any, *, source: str = "the input") -> None:
+    def check_rdf(self, data: str | bytes | Any, *, source: str = "the input", whole: bool = True) -> None:
         """The triple-term nesting of Turtle, TriG, N-Triples or N-Quads text (a buffer or mmap too).
 
         An input that nests past the limit in its first 64 KiB is refused without reading on.
+        ``whole=False``: those 64 KiB only, for a caller that parses with :func:`guarded`, which
+        checks each quad as it comes out (scanning a large body whole costs nearly what parsing it does).
         """
         if len(data) > _PREFIX:
             self._check_depth(nesting_depth(_prefix(data)), source, "<<( … )>>, {| … |}", at_least=True)
+            if not whole:
+                return
         self._check_depth(nesting_depth(data), source, "<<( … )>>, {| … |}")
 
     def check_literals(self, terms: Iterable[Any], *, source: str = "the input") -> None:

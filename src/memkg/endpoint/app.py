@@ -349,10 +349,11 @@ def parse_payload(
     A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
     a Graph Store request writes the graph it names and no other.
 
-    Bounded: a body with more ``<<`` and ``{|`` than ``--max-depth`` has its nesting
-    measured before the parser sees it (a regular expression at C speed; past the
-    limit in its first 64 KiB, refused from those), so every quad parses in bounded
-    stack and time; past ``timeout`` seconds the parse stops with :class:`~.pool.QueryTimeout`
+    Bounded: a body with more ``<<`` and ``{|`` than ``--max-depth`` has the nesting of
+    its first 64 KiB measured before the parser sees it (a regular expression at C speed:
+    a deep body is refused in milliseconds); past them, each quad's depth is checked as
+    it comes out of a parser whose stack holds the body's every ``<<`` (memkg.limits.guarded),
+    and past ``timeout`` seconds the parse stops with :class:`~.pool.QueryTimeout`
     (it runs in the server, before the write lock is taken: it holds no other write).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -369,7 +370,7 @@ def parse_payload(
     quads = []
     openings = count_openings(payload)
     if openings > limits.max_depth:  # fewer cannot nest past it: most bodies are never scanned
-        limits.check_rdf(payload, source="the request body")
+        limits.check_rdf(payload, source="the request body", whole=False)  # the rest: quad by quad, in guarded
     parser = guarded(
         lambda: parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True),
         openings=openings, limits=limits, source="the request body", scan=lambda: nesting_depth(payload),
