@@ -162,15 +162,16 @@ def _exit_with_server(fd: int) -> None:
 def run(job: Job, snapshots: _Snapshots) -> Reply:
     try:
         memory = snapshots.open(job.snapshot)
+        store = memory.backend.local_store()
         if isinstance(job, QueryJob):
-            return _query(memory.raw, job)
+            return _query(store, job)
         if isinstance(job, UpdateJob):
-            return _plan(memory.raw, job)
+            return _plan(store, job)
         if isinstance(job, RecallJob):
             return _recall(memory, snapshots.recall_index(), job)
         if isinstance(job, PictureJob):
             return _picture(memory, job)
-        return _graph(memory.raw, job)
+        return _graph(store, job)
     except ParseError as err:
         return Failure("parse", err.reason, err.line, err.column, source=err.file)
     except LimitExceeded as err:
