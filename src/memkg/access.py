@@ -37,7 +37,7 @@ from typing import Any
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode
 
 from . import sparql_lexer
-from .errors import MemkgError
+from .errors import MemkgError, ParseError
 from .ontology import ONTOLOGY_GRAPH
 from .terms import GraphName
 from .views import dataset_for
@@ -256,6 +256,9 @@ def scan_query(
     return DatasetClauses(tuple(default), tuple(named))
 
 
+_FROM = re.compile(r"(?<![\w:])FROM(?![\w:])", re.IGNORECASE)
+
+
 def query_options(
     grant: Grant,
     query_text: str,
@@ -291,7 +294,16 @@ def query_options(
         if protocol_given:
             return {"default_graph": protocol_default, "named_graphs": protocol_named, "use_default_graph_as_union": False}
         return {"use_default_graph_as_union": False}
-    clauses = scan_query(query_text, prefixes=prefixes, base_iri=base_iri)
+    try:
+        clauses = scan_query(query_text, prefixes=prefixes, base_iri=base_iri)
+    except ParseError:
+        # memkg's lexer can read a valid query otherwise than Oxigraph does (``?a<?b&&'>'``:
+        # an IRI, then a string, to it). Without a FROM anywhere in the text there is no clause
+        # to read, and the dataset below confines the query whatever it says (Oxigraph lets
+        # these arguments override the text); with one, refusing beats guessing.
+        if _FROM.search(query_text):
+            raise
+        clauses = DatasetClauses((), ())
     _require_visible(grant, protocol_default, "default-graph-uri")
     _require_visible(grant, protocol_named, "named-graph-uri")
     _require_visible(grant, clauses.default, "FROM")
