@@ -44,7 +44,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import limits, model, ontology, views
+from . import first_load, limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
 from .errors import (
@@ -638,7 +638,12 @@ class MemoryStore:
                     yield quad
 
         with self._write_lock, gc_paused():
-            if total_bytes <= STREAM_THRESHOLD_BYTES:
+            if self._loads_first(total_bytes):
+                # Into a store with no data: written where it lands, judged meanwhile (memkg.first_load).
+                files = [(path, fmt, _base(path, base_iri)) for path, fmt in sources]
+                first_load.load(self._store, files, read_all, starts, target=target, validator=self.validator,
+                                report=report, strict_literals=strict_literals)
+            elif total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
                     report.parsed = len(parsed)
@@ -674,6 +679,16 @@ class MemoryStore:
                     report.added = len(self._store) - before
             prefix_names.remember(self.path, declared, self.prefixes)
         return report
+
+    def _loads_first(self, size: int) -> bool:
+        """Whether a load of ``size`` bytes is a first load (:mod:`memkg.first_load`): on disk,
+        into a store with no data, no in-memory index to keep up (support links, recall)."""
+        return (
+            self.path is not None
+            and self._support is None
+            and first_load.applies(self._store, self.validator, size)
+            and self._recall_index(create=False) is None
+        )
 
     @staticmethod
     def _refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
@@ -968,6 +983,11 @@ def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterat
             yield q
 
 
+def _base(path: Path, base_iri: str | None) -> str:
+    """The base IRI a file is read with: the one given, else the file's own URL."""
+    return base_iri or path.resolve().as_uri()
+
+
 def _parse_file(
     path: Path,
     fmt: RdfFormat,
@@ -979,7 +999,7 @@ def _parse_file(
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
-    base = base_iri or path.resolve().as_uri()
+    base = _base(path, base_iri)
     try:
         made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
 

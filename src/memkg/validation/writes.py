@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -65,8 +65,22 @@ class WriteValidator:
                 if g not in seen:
                     scratch.remove_graph(g)
             graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
-        results = self.judge(scratch, focus, graphs)
-        return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+        return _violations(self.judge(scratch, focus, graphs))
+
+    def judge_first_load(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
+        """The violations of a first load (into a store with no data), held alone in ``scratch``.
+
+        Such a write needs no context from the store (see :meth:`stage`): ``scratch``
+        gets the ontology and is validated whole, in place, graph by graph (each told to
+        ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
+        same files to the store (:mod:`memkg.first_load`).
+        """
+        graphs = [g for g in scratch.named_graphs() if g != ONTOLOGY_GRAPH]
+        if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
+            graphs.append(DefaultGraph())
+        scratch.extend(_ontology_quads())
+        graphs = sorted(graphs, key=str) or [DefaultGraph()]
+        return _violations(validate_graphs(self.engine, scratch, graphs, None, progress=progress))
 
     def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:
         """The results for the focus nodes of a staged write (see :meth:`stage`).
@@ -95,7 +109,7 @@ class WriteValidator:
         their subjects, and whatever refers to a node that loses a type, are
         judged too (see :func:`_touched_by_removal`).
         """
-        if not removed and _holds_no_data(main):
+        if not removed and holds_no_data(main):
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
@@ -151,6 +165,10 @@ class WriteValidator:
         return scratch, focus, graphs or [DefaultGraph()]
 
 
+def _violations(results: Iterable[Result]) -> list[Violation]:
+    return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+
+
 _CHUNK = 2000
 #: Beyond this many focus nodes a write is judged by scanning its scratch store
 #: (:meth:`WriteValidator.judge`), unless the store holds more than this many quads
@@ -169,7 +187,7 @@ def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
         yield q
 
 
-def _holds_no_data(main: Store) -> bool:
+def holds_no_data(main: Store) -> bool:
     """Whether the store holds nothing but (perhaps) the ontology: two index seeks."""
     if not isinstance(main, Store):
         return False  # a remote store: asking costs a request, and the general path is exact
