@@ -4,14 +4,17 @@ A load into a store holding nothing but memkg's ontology needs no context from t
 (see :meth:`memkg.validation.WriteValidator.stage`), so nothing is staged, copied or held
 as Python objects for the write. Three readers of the same files run side by side:
 
-* Oxigraph's bulk loader writes the files into the store (in Rust, the GIL released), then
-  the claim index quads (:mod:`memkg.index`) that Python found, then compacts the store;
-* a copy in memory is loaded from the files by Oxigraph (``Store.load``), with its claim
-  index, for the validator to judge where it stands
-  (:meth:`~memkg.validation.WriteValidator.judge_first_load`);
+* Oxigraph's bulk loader writes the files into the store, then the claim index quads
+  (:mod:`memkg.index`) that Python found (compacting only after several files);
+* Oxigraph loads a copy in memory (``Store.load``) with its claim index, for the validator
+  to judge where it stands (:meth:`~memkg.validation.WriteValidator.judge_first_load`);
 * Python reads the files once, the way every load does (limits, file/line/column of a
   syntax error, prefixes): it counts the literals the store rewrites
-  (:class:`memkg.literals.LiteralRewrites`) and collects the claim index quads.
+  (:class:`memkg.literals.LiteralRewrites`) and collects the claim index quads; then it
+  judges the copy.
+
+The first two run in Rust on their own threads, the GIL released, so Python's two steps
+never wait for them and never compete with them for the GIL.
 
 Nothing is half-written on refusal: a syntax error, a broken limit, a rewritten literal
 under ``strict_literals`` or a violation waits for the bulk loader to stop, then puts the
@@ -23,7 +26,6 @@ Python's names but derived by the store itself, in one update over its own terms
 
 from __future__ import annotations
 
-import io
 import queue
 import threading
 import time
@@ -91,58 +93,49 @@ def load(
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
     stack = limits.parser_stack(max(limits.count_file_openings(path) for path, _, _ in sources))
     into = None if isinstance(target, DefaultGraph) else target
-    #: From Python's read to the bulk loader: each file's index quads as text in the file's
-    #: own syntax, appended to it (one bulk load per file, so no compaction is needed after),
-    #: then whether the store must derive some itself.
-    handoff: queue.Queue[bytes | bool] = queue.Queue()
-    abandon = threading.Event()
+    #: From Python's read to the bulk loader: the index quads as N-Quads (None: refused), and
+    #: whether the store must derive some itself.
+    handoff: queue.Queue[tuple[bytes, bool] | None] = queue.Queue(maxsize=1)
     timings: dict[str, float] = {}
 
     def write() -> None:
+        # Every step in Rust, the GIL released: Python's read and the validation go on meanwhile.
         with _timed(timings, "bulk load (background)"):
             for path, fmt, base in sources:
-                with _Appended(path, handoff, abandon) as stream:
-                    raw.bulk_load(stream, format=fmt, base_iri=base, to_graph=into)
-        store_derived = _next(handoff, abandon)
-        with _timed(timings, "index and optimize (background)"):
+                raw.bulk_load(path=str(path), format=fmt, base_iri=base, to_graph=into)
+        index = handoff.get()
+        if index is None:  # refused: the store is put back
+            return
+        data, store_derived = index
+        with _timed(timings, "index (background)"):
+            if data:
+                raw.bulk_load(data, format=RdfFormat.N_QUADS)
             if store_derived:
                 raw.update(claim_index.insert_update(_STORE_DERIVED))
-            if store_derived or len(sources) > 1:
-                # As after every bulk write into a smaller store (MemoryStore._commit): several
-                # bulk loads leave overlapping files, and reads are ~3x cheaper once compacted.
+        if len(sources) > 1:
+            with _timed(timings, "optimize (background)"):
+                # As after every bulk write into a smaller store (MemoryStore._commit): the bulk
+                # loads of several files overlap, and reads are ~3x cheaper once compacted.
                 raw.optimize()
 
-    def copy_and_judge() -> list[Any]:
+    def copy() -> Store:
         with _timed(timings, "copy (background)"):
             scratch = Store()
             for path, fmt, base in sources:
                 scratch.load(path=str(path), format=fmt, base_iri=base, to_graph=into)
             scratch.update(claim_index.insert_update())
-        assert validator is not None
-        with _timed(timings, "validate (background)"):
-            return validator.judge_first_load(scratch, progress=report.progress)
+            return scratch
 
     writer = _Background("memkg-bulk-load", write, stack)
-    judge = _Background("memkg-validate", copy_and_judge, stack) if validator is not None else None
+    copier = _Background("memkg-copy", copy, stack) if validator is not None else None
+    handed = False
     try:
         index: list[Quad] = []
         store_derived = False
-        fmt_of = {str(path): fmt for path, fmt, _ in sources}
-
-        handed = 0  # files whose index text went to the bulk loader
-
-        def hand_over(files: int) -> None:
-            nonlocal handed
-            while handed < files:
-                handoff.put(_as_text(index, fmt_of[starts[handed][0]]))
-                index.clear()
-                handed += 1
 
         def noted() -> Iterator[Quad]:
             nonlocal store_derived
             for q in read():
-                if len(starts) - 1 > handed:  # a file begins: those before it are read whole
-                    hand_over(len(starts) - 1)
                 extra = claim_index.index_quads(q)
                 if extra is not None:
                     r, t = q.subject, q.object
@@ -151,17 +144,23 @@ def load(
                     else:
                         store_derived = True
                 yield q
-            hand_over(len(starts))
-            handoff.put(store_derived)
 
         with report.phase("parse"):
             report.rewrites = LiteralRewrites.scan(noted(), starts)
             report.parsed = report.rewrites.read
         if strict_literals and report.rewrites:
             raise RewrittenLiteralsError(report.rewrites)
-        if judge is not None:
+        with report.phase("index"):
+            handoff.put((serialize(index, format=RdfFormat.N_QUADS) if index else b"", store_derived))
+            handed = True
+            del index
+        if copier is not None and validator is not None:
+            # Python's GIL-bound work one step after the other (read, then judge): run side by side,
+            # they took turns at the GIL and each ran slower than both in a row on a busy machine.
             with report.phase("validate"):
-                violations = _located(judge.join, sources)
+                scratch = _located(copier.join, sources)
+                violations = validator.judge_first_load(scratch, progress=report.progress)
+                del scratch
                 if violations:
                     raise ValidationError(violations, source=", ".join(report.files))
         with report.phase("write"):
@@ -172,67 +171,15 @@ def load(
             report.added = len(raw) - len(ontology)
         report.bulk = True
     except BaseException:
-        abandon.set()
+        if not handed:
+            handoff.put(None)
         writer.wait()
-        if judge is not None:
-            judge.wait()
+        if copier is not None:
+            copier.wait()
         _put_back(raw, ontology)
         raise
     finally:
         report.seconds.update(timings)
-
-
-def _as_text(quads: list[Quad], fmt: RdfFormat) -> bytes:
-    """``quads`` written in ``fmt``, to follow a file of that format (after a line break)."""
-    if not quads:
-        return b""
-    if fmt.supports_datasets:
-        return b"\n" + serialize(quads, format=fmt)
-    # Turtle and N-Triples hold triples: these are in the graph the whole file goes to.
-    return b"\n" + serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES)
-
-
-class _Abandoned(Exception):
-    """The load was refused while the bulk loader read: it stops at its next read."""
-
-
-def _next(handoff: queue.Queue[Any], abandon: threading.Event) -> Any:
-    while True:
-        if abandon.is_set():
-            raise _Abandoned
-        try:
-            return handoff.get(timeout=0.1)
-        except queue.Empty:
-            continue
-
-
-class _Appended(io.RawIOBase):
-    """A file's bytes, then the text handed over for it (its index quads), for the bulk loader."""
-
-    def __init__(self, path: Path, handoff: queue.Queue[Any], abandon: threading.Event) -> None:
-        self._file = path.open("rb")
-        self._handoff, self._abandon = handoff, abandon
-        self._tail: bytes | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._abandon.is_set():
-            raise _Abandoned
-        if self._tail is None:
-            n = self._file.readinto(buffer)
-            if n:
-                return n
-            self._tail = _next(self._handoff, self._abandon)
-        n = min(len(buffer), len(self._tail))
-        buffer[:n] = self._tail[:n]
-        self._tail = self._tail[n:]
-        return n
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
 
 
 def _put_back(raw: Store, ontology: list[Quad]) -> None:
