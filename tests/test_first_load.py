@@ -158,3 +158,11 @@ def test_memkg_load_removes_the_store_directory_a_refused_load_created(tmp_path:
     done = memkg("--store", "new", "load", str(EXAMPLE), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     shutil.rmtree(tmp_path / "new")
+
+
+def test_every_phase_of_a_first_load_is_told(tmp_path: Path) -> None:
+    told: list[str] = []
+    MemoryStore(tmp_path / "s").load(EXAMPLE, progress=told.append)
+    for phase in ("parsing…", "validating…", "writing…", "flushing to disk…"):
+        assert phase in told, told
+    assert any(m.startswith("validating graph 1/1 <https://example.org/tenants/lia>") for m in told), told
