@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from itertools import islice
 from pathlib import Path
@@ -1007,9 +1007,13 @@ def _parse_file(
             made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
             return made[-1]
 
+        bounds = bounds or limits.DEFAULT
+        if bounds.max_literal is not None and path.stat().st_size <= bounds.max_literal:
+            # A literal never has more characters than the file has bytes: none to measure.
+            bounds = replace(bounds, max_literal=None)
         parser = limits.guarded(
             open_parser,
-            openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
+            openings=limits.count_file_openings(path), limits=bounds, source=str(path),
             scan=lambda: limits.file_nesting_depth(path),
         )
         for n, quad in enumerate(_retarget(parser, target), 1):
