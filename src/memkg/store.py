@@ -10,7 +10,9 @@ installed, and committed in one step. Nothing reaches the store half-done:
   loader, which is several times faster on disk but not transactional, and so
   only *after* the whole input has parsed and validated: only an I/O failure
   during that final write could leave part of it, and re-running the same load
-  is then safe because loads are idempotent (quads are a set).
+  is then safe because loads are idempotent (quads are a set);
+* a large load into a store with no data (:mod:`memkg.first_load`) is written by
+  the bulk loader while a copy is judged, and the store put back if it is refused.
 """
 
 from __future__ import annotations
