@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, serialize
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
 
 from . import index as claim_index
 from . import limits
@@ -138,8 +138,9 @@ def load(
             for q in read():
                 extra = claim_index.index_quads(q)
                 if extra is not None:
-                    r, t = q.subject, q.object
-                    if type(r) is NamedNode and type(t.subject) is NamedNode and type(t.object) in _NAMED:
+                    r, t = q.subject, q.object  # index_quads: t is a Triple
+                    assert isinstance(t, Triple)
+                    if type(r) is NamedNode and type(t.subject) is NamedNode and isinstance(t.object, _NAMED):
                         index.extend(extra)
                     else:
                         store_derived = True
@@ -151,7 +152,7 @@ def load(
         if strict_literals and report.rewrites:
             raise RewrittenLiteralsError(report.rewrites)
         with report.phase("index"):
-            handoff.put((serialize(index, format=RdfFormat.N_QUADS) if index else b"", store_derived))
+            handoff.put((serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b"", store_derived))
             handed = True
             del index
         if copier is not None and validator is not None:

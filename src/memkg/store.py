@@ -666,8 +666,9 @@ class MemoryStore:
             if self._loads_first(total_bytes):
                 # Into a store with no data: written where it lands, judged meanwhile (memkg.first_load).
                 files = [(path, fmt, _base(path, base_iri)) for path, fmt in sources]
+                validator = self.validator if isinstance(self.validator, WriteValidator) else None  # see _loads_first
                 first_load.load(self.backend.local_store(), files, read_all, starts, target=target,
-                                validator=self.validator, report=report, strict_literals=strict_literals)
+                                validator=validator, report=report, strict_literals=strict_literals)
             elif total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())

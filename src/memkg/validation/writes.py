@@ -77,7 +77,7 @@ class WriteValidator:
         ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
         same files to the store (:mod:`memkg.first_load`).
         """
-        graphs = [g for g in scratch.named_graphs() if g != ONTOLOGY_GRAPH]
+        graphs: list[Graph] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
         if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
             graphs.append(DefaultGraph())
         scratch.extend(_ontology_quads())
