@@ -123,6 +123,20 @@ def check(store: QuadStore, *, limit: int = 1000) -> IndexReport:
     return IndexReport(missing, orphaned)
 
 
+def insert_update(where: str = "") -> str:
+    """A SPARQL update that writes the index triples of every ``rdf:reifies`` triple (in every
+    graph) that passes ``where``, a filter over ``?r`` and ``?s ?p ?o`` (empty: all)."""
+    test = f"FILTER({where})" if where else ""
+    return f"""
+INSERT {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }}
+WHERE {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t))
+        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) {test} }} ;
+INSERT {{ GRAPH ?g {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }} }}
+WHERE {{ GRAPH ?g {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) }}
+        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) {test} }}
+"""
+
+
 def _solutions(store: QuadStore, select: str) -> QuerySolutions:
     result = store.query(select)
     assert isinstance(result, QuerySolutions)
@@ -132,13 +146,7 @@ def _solutions(store: QuadStore, select: str) -> QuerySolutions:
 REBUILD_UPDATE = f"""
 DELETE {{ ?r ?ip ?x }} WHERE {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} ;
 DELETE {{ GRAPH ?g {{ ?r ?ip ?x }} }} WHERE {{ GRAPH ?g {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} }} ;
-INSERT {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }}
-WHERE {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t))
-        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }} ;
-INSERT {{ GRAPH ?g {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }} }}
-WHERE {{ GRAPH ?g {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) }}
-        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }}
-"""
+{insert_update()}"""
 
 
 def rebuild(store: Store) -> None:

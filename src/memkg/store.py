@@ -10,7 +10,9 @@ installed, and committed in one step. Nothing reaches the store half-done:
   loader, which is several times faster on disk but not transactional, and so
   only *after* the whole input has parsed and validated: only an I/O failure
   during that final write could leave part of it, and re-running the same load
-  is then safe because loads are idempotent (quads are a set).
+  is then safe because loads are idempotent (quads are a set);
+* a large load into a store with no data (:mod:`memkg.first_load`) is written by
+  the bulk loader while a copy is judged, and the store put back if it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from itertools import islice
 from pathlib import Path
@@ -43,7 +45,7 @@ from pyoxigraph import (
 )
 
 from . import index as claim_index
-from . import limits, model, ontology, views
+from . import first_load, limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
 from .errors import (
@@ -661,7 +663,13 @@ class MemoryStore:
                     yield quad
 
         with self._write_lock, gc_paused():
-            if total_bytes <= STREAM_THRESHOLD_BYTES:
+            if self._loads_first(total_bytes):
+                # Into a store with no data: written where it lands, judged meanwhile (memkg.first_load).
+                files = [(path, fmt, _base(path, base_iri)) for path, fmt in sources]
+                validator = self.validator if isinstance(self.validator, WriteValidator) else None  # see _loads_first
+                first_load.load(self.backend.local_store(), files, read_all, starts, target=target,
+                                validator=validator, report=report, strict_literals=strict_literals)
+            elif total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
                     report.parsed = len(parsed)
@@ -697,6 +705,19 @@ class MemoryStore:
                     report.added = len(self.raw) - before
             prefix_names.remember(self.path, declared, self.prefixes)
         return report
+
+    def _loads_first(self, size: int) -> bool:
+        """Whether a load of ``size`` bytes is a first load (:mod:`memkg.first_load`): on disk,
+        into a store with no data, no in-memory index to keep up (support links, recall)."""
+        capabilities = self.capabilities
+        return (
+            self.path is not None
+            and capabilities.in_process
+            and capabilities.bulk_load
+            and self._support is None
+            and first_load.applies(self.backend.store, self.validator, size)
+            and self._recall_index(create=False) is None
+        )
 
     @staticmethod
     def _refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
@@ -930,6 +951,11 @@ def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterat
             yield q
 
 
+def _base(path: Path, base_iri: str | None) -> str:
+    """The base IRI a file is read with: the one given, else the file's own URL."""
+    return base_iri or path.resolve().as_uri()
+
+
 def _parse_file(
     path: Path,
     fmt: RdfFormat,
@@ -941,7 +967,7 @@ def _parse_file(
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
-    base = base_iri or path.resolve().as_uri()
+    base = _base(path, base_iri)
     try:
         made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
 
@@ -949,9 +975,13 @@ def _parse_file(
             made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
             return made[-1]
 
+        bounds = bounds or limits.DEFAULT
+        if bounds.max_literal is not None and path.stat().st_size <= bounds.max_literal:
+            # A literal never has more characters than the file has bytes: none to measure.
+            bounds = replace(bounds, max_literal=None)
         parser = limits.guarded(
             open_parser,
-            openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
+            openings=limits.count_file_openings(path), limits=bounds, source=str(path),
             scan=lambda: limits.file_nesting_depth(path),
         )
         for n, quad in enumerate(_retarget(parser, target), 1):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -67,8 +67,22 @@ class WriteValidator:
                 if g not in seen:
                     scratch.remove_graph(g)
             graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
-        results = self.judge(scratch, focus, graphs)
-        return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+        return _violations(self.judge(scratch, focus, graphs))
+
+    def judge_first_load(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
+        """The violations of a first load (into a store with no data), held alone in ``scratch``.
+
+        Such a write needs no context from the store (see :meth:`stage`): ``scratch``
+        gets the ontology and is validated whole, in place, graph by graph (each told to
+        ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
+        same files to the store (:mod:`memkg.first_load`).
+        """
+        graphs: list[Graph] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
+        if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
+            graphs.append(DefaultGraph())
+        scratch.extend(_ontology_quads())
+        graphs = sorted(graphs, key=str) or [DefaultGraph()]
+        return _violations(validate_graphs(self.engine, scratch, graphs, None, progress=progress))
 
     def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:
         """The results for the focus nodes of a staged write (see :meth:`stage`).
@@ -100,7 +114,7 @@ class WriteValidator:
         a request, and they are batched into queries.
         """
         # On a server, asking whether it holds data costs a request, and the general path is exact.
-        if not removed and in_process and _holds_no_data(main):
+        if not removed and in_process and holds_no_data(main):
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
@@ -156,6 +170,10 @@ class WriteValidator:
         return scratch, focus, graphs or [DefaultGraph()]
 
 
+def _violations(results: Iterable[Result]) -> list[Violation]:
+    return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+
+
 _CHUNK = 2000
 #: Beyond this many focus nodes a write is judged by scanning its scratch store
 #: (:meth:`WriteValidator.judge`), unless the store holds more than this many quads
@@ -174,7 +192,7 @@ def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
         yield q
 
 
-def _holds_no_data(main: QuadStore) -> bool:
+def holds_no_data(main: QuadStore) -> bool:
     """Whether the store holds nothing but (perhaps) the ontology: two index seeks."""
     if next(iter(main.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
         return False
