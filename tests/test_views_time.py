@@ -187,6 +187,35 @@ def test_history_runs_both_ways_oldest_first(lia: MemoryStore) -> None:
     assert list(lia.view("history", {**TENANT, "claim": EX + "nothing"})) == []
 
 
+def test_history_shows_each_versions_validity_interval(lia: MemoryStore) -> None:
+    # SPEC 3 / history.rq: each row carries the version's validFrom and validUntil (unbound where missing)
+    (row,) = lia.view("history", {**TENANT, "claim": EX + "cTrip"})
+    assert (row["validFrom"].value, row["validUntil"].value) == ("2026-03-01T00:00:00Z", "2026-03-15T00:00:00Z")
+    (row,) = lia.view("history", {**TENANT, "claim": EX + "cLisbon"})
+    assert row["validFrom"].value == "2026-03-15T00:00:00Z" and row["validUntil"] is None
+
+
+def test_versions_recorded_at_one_instant_are_listed_in_chain_order_not_by_name() -> None:
+    # history.rq: "versions recorded at the same instant in chain order (a version after
+    # the ones it supersedes), then by IRI" -- here the chain runs against the IRIs' order
+    store = new_store()
+    store.load_data(f"""
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX ex: <{EX}>
+GRAPH <{LIA_GRAPH}> {{
+  ex:z a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+  ex:y a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:coffee )>> ; mem:supersedes ex:z ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+  ex:x a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:water )>> ; mem:supersedes ex:y ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+}}""", format="trig")
+    for start in ("x", "y", "z"):
+        assert claims(store.view("history", {**TENANT, "claim": EX + start})) == [EX + "z", EX + "y", EX + "x"]
+
+
 def test_contradictions_in_the_story(lia: MemoryStore) -> None:
     rows = list(lia.view("contradictions", TENANT))
     found = {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX), r["kind"].value) for r in rows}
