@@ -233,6 +233,33 @@ def test_contradictions_in_the_story(lia: MemoryStore) -> None:
     assert list(story.view("contradictions")) == []
 
 
+def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then() -> None:
+    # SPEC 3: validity is half-open, [validFrom, validUntil); on either side of a pair
+    store = new_store()
+    store.load_data(f"""
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+PREFIX ex: <{EX}>
+GRAPH <{LIA_GRAPH}> {{
+  ex:livesIn a rdf:Property , owl:FunctionalProperty .
+  ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Lisbon )>> ;
+      mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
+  ex:b1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Porto )>> .
+  ex:a2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Lisbon )>> .
+  ex:b2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Porto )>> ;
+      mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
+}}""", format="trig")
+
+    def pairs(valid_at: str) -> set[tuple[str, str]]:
+        rows = store.view("contradictions", {**TENANT, "valid_at": valid_at})
+        return {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX)) for r in rows}
+
+    assert pairs("2026-02-28T23:59:59Z") == {("a1", "b1"), ("a2", "b2")}
+    assert pairs("2026-03-01T00:00:00Z") == set()
+
+
 def test_functional_values_are_compared_as_values() -> None:
     store = new_store()
     store.load_data(f"""
