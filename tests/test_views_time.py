@@ -187,6 +187,18 @@ def test_history_runs_both_ways_oldest_first(lia: MemoryStore) -> None:
     assert list(lia.view("history", {**TENANT, "claim": EX + "nothing"})) == []
 
 
+def lia_tenant_store(body: str) -> MemoryStore:
+    """A store holding ``body`` (Turtle, prefixes mem, xsd, rdf, owl and ex: declared) in Lia's tenant."""
+    store = new_store()
+    store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+PREFIX ex: <{EX}>
+GRAPH <{LIA_GRAPH}> {{ {body} }}""", format="trig")
+    return store
+
+
 def test_history_shows_each_versions_validity_interval(lia: MemoryStore) -> None:
     # SPEC 3 / history.rq: each row carries the version's validFrom and validUntil (unbound where missing)
     (row,) = lia.view("history", {**TENANT, "claim": EX + "cTrip"})
@@ -198,20 +210,14 @@ def test_history_shows_each_versions_validity_interval(lia: MemoryStore) -> None
 def test_versions_recorded_at_one_instant_are_listed_in_chain_order_not_by_name() -> None:
     # history.rq: "versions recorded at the same instant in chain order (a version after
     # the ones it supersedes), then by IRI" -- here the chain runs against the IRIs' order
-    store = new_store()
-    store.load_data(f"""
-PREFIX mem: <https://w3id.org/memkg#>
-PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX ex: <{EX}>
-GRAPH <{LIA_GRAPH}> {{
+    store = lia_tenant_store("""
   ex:z a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ;
       mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
   ex:y a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:coffee )>> ; mem:supersedes ex:z ;
       mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
   ex:x a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:water )>> ; mem:supersedes ex:y ;
       mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
-}}""", format="trig")
+""")
     for start in ("x", "y", "z"):
         assert claims(store.view("history", {**TENANT, "claim": EX + start})) == [EX + "z", EX + "y", EX + "x"]
 
@@ -235,14 +241,7 @@ def test_contradictions_in_the_story(lia: MemoryStore) -> None:
 
 def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then() -> None:
     # SPEC 3: validity is half-open, [validFrom, validUntil); on either side of a pair
-    store = new_store()
-    store.load_data(f"""
-PREFIX mem: <https://w3id.org/memkg#>
-PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX owl: <http://www.w3.org/2002/07/owl#>
-PREFIX ex: <{EX}>
-GRAPH <{LIA_GRAPH}> {{
+    store = lia_tenant_store("""
   ex:livesIn a rdf:Property , owl:FunctionalProperty .
   ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Lisbon )>> ;
       mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
@@ -250,7 +249,7 @@ GRAPH <{LIA_GRAPH}> {{
   ex:a2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Lisbon )>> .
   ex:b2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Porto )>> ;
       mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
-}}""", format="trig")
+""")
 
     def pairs(valid_at: str) -> set[tuple[str, str]]:
         rows = store.view("contradictions", {**TENANT, "valid_at": valid_at})
