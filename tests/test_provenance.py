@@ -642,3 +642,9 @@ def test_withdrawing_what_the_graph_does_not_hold_names_the_iri_and_the_graph(ac
 def test_an_impact_question_about_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryStore) -> None:
     with pytest.raises(ValueError, match="source must be a full IRI, got 'benchmark'"):
         P.impact(acme, "benchmark", tenant=T)
+
+
+def test_erasing_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="source must be a full IRI, got 'rerun'"):
+        P.erase(acme, "rerun", reason="consent revoked", graph=T)
+    assert any(acme.quads(n("rerun")))  # nothing was erased
