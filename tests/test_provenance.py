@@ -648,3 +648,8 @@ def test_erasing_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryS
     with pytest.raises(ValueError, match="source must be a full IRI, got 'rerun'"):
         P.erase(acme, "rerun", reason="consent revoked", graph=T)
     assert any(acme.quads(n("rerun")))  # nothing was erased
+
+
+def test_a_lineage_question_about_a_name_that_is_no_iri_says_the_claim_must_be_one(acme: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="claim must be a full IRI, got 'answer'"):
+        P.lineage(acme, "answer", tenant=T)

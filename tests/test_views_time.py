@@ -259,6 +259,22 @@ def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then(
     assert pairs("2026-03-01T00:00:00Z") == set()
 
 
+def test_claims_qualified_differently_contradict_only_when_their_contexts_are_the_same() -> None:
+    # SPEC 4: functional values contradict when "they carry the same set of mem:context qualifiers";
+    # the qualified claim is the one whose IRI sorts first, then the other one
+    store = lia_tenant_store("""
+  ex:drinks a rdf:Property , owl:FunctionalProperty .
+  ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:drinks ex:coffee )>> ; mem:context ex:morning .
+  ex:b1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:drinks ex:tea )>> .
+  ex:a2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:drinks ex:coffee )>> .
+  ex:b2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:drinks ex:tea )>> ; mem:context ex:morning .
+  ex:a3 a mem:Claim ; rdf:reifies <<( ex:Ada ex:drinks ex:coffee )>> ; mem:context ex:morning .
+  ex:b3 a mem:Claim ; rdf:reifies <<( ex:Ada ex:drinks ex:tea )>> ; mem:context ex:morning .
+""")
+    rows = store.view("contradictions", TENANT)
+    assert {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX)) for r in rows} == {("a3", "b3")}
+
+
 def test_functional_values_are_compared_as_values() -> None:
     store = new_store()
     store.load_data(f"""
