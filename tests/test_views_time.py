@@ -373,6 +373,19 @@ def test_malformed_shape_blocks_are_refused_with_the_file(tmp_path, body: str, e
     assert str(path) in str(info.value)
 
 
+def test_a_parameter_of_an_unknown_type_is_refused_naming_the_file_parameter_and_type(tmp_path) -> None:
+    path = tmp_path / "odd.rq"
+    path.write_text("# odd: a view\n#+ param when timestamp required  a time\nSELECT * WHERE {\n#+ bindings\n}\n")
+    with pytest.raises(ValueError, match=f"{path}: parameter when has unknown type 'timestamp'"):
+        views_module.list_views(tmp_path)
+
+
+def test_a_views_summary_is_its_first_comment_after_the_name_colons_included(tmp_path) -> None:
+    (tmp_path / "plain.rq").write_text("# plain: the claims: all of them\nSELECT * WHERE { ?s ?p ?o }\n")
+    (view,) = views_module.list_views(tmp_path)
+    assert view.description == "the claims: all of them"
+
+
 def test_unknown_and_missing_parameters_are_refused(lia: MemoryStore) -> None:
     with pytest.raises(ValueError, match="no parameter 'valid_at'"):
         lia.view("current", {"valid_at": "2026-01-01T00:00:00Z"})
