@@ -8,7 +8,7 @@ missing test or a change nobody could observe (an equivalent mutant).
 Two kinds of targets::
 
     python tools/mutation.py data [--only queries/current.rq ...] [--sample N] [--seed S] [--rerun-survivors]
-    python tools/mutation.py python MODULE [MODULE ...] [--functions NAME ...] [--max-children N]
+    python tools/mutation.py python MODULE [MODULE ...] [--sample N] [--seed S] [--functions NAME ...] [--max-children N]
     python tools/mutation.py list [--only FILE ...]          # the data mutants, not run
 
 ``data`` mutates the query templates (``queries/*.rq``) and the shapes
@@ -23,9 +23,10 @@ Each mutant runs the tests that read its file (``DATA_TESTS``) in a scratch copy
 of the repository, stopping at the first failure.
 
 ``python`` runs mutmut 3.8.1 over the named modules of ``src/memkg`` (e.g.
-``ingest``, ``evidence``), each with the tests in ``PYTHON_TESTS``, in a scratch
+``ingest``, ``evidence``), with the tests in ``PYTHON_TESTS``, all in one scratch
 copy whose ``pyproject.toml`` holds that selection (so the repository's own
-configuration never changes).
+configuration never changes); ``--sample N`` runs N mutants per module drawn
+uniformly (seeded) from all it generated.
 
 Results go to ``$TMPDIR/memkg-mutation/mutation-*.json`` (every mutant with
 its verdict; ``MEMKG_MUTATION_RESULTS`` moves them) and a summary table on
@@ -406,15 +407,17 @@ def run_python(modules: list[str], max_children: int, functions: list[str], test
         for line in results.splitlines():
             name, _, verdict = line.strip().rpartition(": ")
             verdict_of[name] = verdict
+        def key(module: str) -> str:
+            return module if not functions else f"{module} ({', '.join(functions)})"
+
         for module in modules:
-            key = module if not functions else f"{module} ({', '.join(functions)})"
-            report["modules"][key] = {
+            report["modules"][key(module)] = {
                 **report["modules"].pop(module), "sample": sample, "seed": seed, "tests": selection,
                 "seconds": round(took), "mutants": {n: verdict_of.get(n, "not checked") for n in chosen[module]},
             }
         save("python", report)
         for module in modules:  # each survivor's diff, for the list of survivors
-            for name, verdict in report["modules"][module if not functions else key]["mutants"].items():
+            for name, verdict in report["modules"][key(module)]["mutants"].items():
                 if verdict in ("survived", "no tests"):
                     shown = subprocess.run([*mutmut, "show", name], cwd=where, env=env, capture_output=True, text=True)
                     print(f"--- {verdict}: {name}\n{shown.stdout}", flush=True)
