@@ -588,12 +588,12 @@ def test_the_json_form_of_a_lineage_names_each_link_and_every_end() -> None:
     assert P.lineage(store, EX + "c", tenant=T).to_dict() == {
         "claim": EX + "c",
         "links": [
-            {"from": f"<{EX}c>", "kind": "group", "source": f"<{EX}copy>", "group": f"<{EX}g>", "support": True},
-            {"from": f"<{EX}c>", "kind": "group", "source": f"<{EX}ghost>", "group": f"<{EX}g>", "support": True},
-            {"from": f"<{EX}copy>", "kind": "echo", "source": f"<{EX}orig>", "group": None, "support": False},
+            {"from": EX + "c", "kind": "group", "source": EX + "copy", "group": EX + "g", "support": True},
+            {"from": EX + "c", "kind": "group", "source": EX + "ghost", "group": EX + "g", "support": True},
+            {"from": EX + "copy", "kind": "echo", "source": EX + "orig", "group": None, "support": False},
         ],
-        "grounds": [f"<{EX}orig>"],
-        "openEnds": [f"<{EX}ghost>"],
+        "grounds": [EX + "orig"],
+        "openEnds": [EX + "ghost"],
     }
 
 
@@ -607,8 +607,8 @@ def test_the_json_form_of_support_names_groups_withdrawals_and_refutations() -> 
       ex:r a mem:Retraction ; mem:retracts ex:c .
     }}""")
     got = P.support(store, EX + "c", tenant=T).to_dict()
-    assert got["groups"] == [{"group": f"<{EX}g>", "members": [f"<{EX}m>"], "stands": True, "failing": []}]
-    assert got["withdrawnBy"] == [f"<{EX}r>"] and got["refutedBy"] == [f"<{EX}probe>"]
+    assert got["groups"] == [{"group": EX + "g", "members": [EX + "m"], "stands": True, "failing": []}]
+    assert got["withdrawnBy"] == [EX + "r"] and got["refutedBy"] == [EX + "probe"]
     assert (got["claim"], got["status"], got["stands"]) == (EX + "c", "withdrawn", False)
 
 
@@ -630,7 +630,7 @@ def test_the_impact_json_names_the_echoes_that_fall_with_a_source() -> None:
       ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "v" )>> ; mem:supportedBy ex:copy .
     }}""")
     assert P.impact(store, EX + "m", tenant=T).to_dict() == {
-        "sources": [EX + "m"], "fallen": [EX + "c"], "weakened": [], "downstream": [], "fallenSources": [f"<{EX}copy>"],
+        "sources": [EX + "m"], "fallen": [EX + "c"], "weakened": [], "downstream": [], "fallenSources": [EX + "copy"],
     }
 
 
