@@ -27,6 +27,23 @@ def test_history_lists_versions_oldest_first_with_blame(lia_store: MemoryStore) 
     assert new.agents == [NamedNode(EX + "extractor")]
 
 
+def test_blame_names_only_the_agents_of_the_versions_own_activity(lia_store: MemoryStore) -> None:
+    # another extraction in the same tenant, by another agent, that did not produce cName1
+    lia_store.load_data("""
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX ex: <https://example.org/lia/>
+GRAPH <https://example.org/tenants/lia> {
+  ex:importer a mem:Extractor ; mem:displayName "CRM importer" .
+  ex:x99 a mem:Extraction ; prov:used ex:m40 ; prov:wasAssociatedWith ex:importer .
+}""", format="trig")
+    old, new = timeline.history(lia_store, EX + "cName1", tenant="https://example.org/tenants/lia")
+    assert new.generated_by == [NamedNode(EX + "x40")]
+    assert new.agents == [NamedNode(EX + "extractor")]
+    assert new.to_dict()["agents"] == [EX + "extractor"]
+    assert new.to_dict()["claim"] == EX + "cName1"
+
+
 def test_history_of_an_unknown_claim_is_not_found(lia_store: MemoryStore) -> None:
     with pytest.raises(NotFoundError):
         timeline.history(lia_store, EX + "nope")
