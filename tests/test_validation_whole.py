@@ -72,6 +72,8 @@ def test_every_phase_reports_progress(disk_store: Path) -> None:
         validate_store(store, progress=said.append)
     assert any(m.startswith("reading the store into memory") for m in said), said
     assert any(m.startswith("validating") for m in said), said
+    # Within a graph too: a long validation is never silent between two graphs.
+    assert any(m.startswith("validating graph") and ": query " in m for m in said), said
 
 
 def test_the_store_validates_like_the_files_it_was_loaded_from(disk_store: Path) -> None:
