@@ -8,9 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pyoxigraph import (
-    Store,
-)
+from pyoxigraph import Store
 
 from ..shacl.written import WrittenForms
 from .dataset import tenant_graphs
@@ -101,10 +99,9 @@ def validate_store(
     for path in extra_shapes:
         shapes += read_shapes(path)
     eng = make_engine(engine, shapes)
-    raw = store.raw
-    if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
-        raw = store.snapshot().raw  # type: ignore[attr-defined]
-    elif getattr(store, "path", None) is not None and in_memory is not False:
+    backend = store.backend
+    raw = backend.local_store()  # on a server, a local copy: the engines ask many small questions
+    if backend.capabilities.in_process and store.path is not None and in_memory is not False:
         raw = in_memory_copy(raw, budget=1 << 62 if in_memory else None, progress=progress) or raw
     return Report(validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
                   engine=engine)
