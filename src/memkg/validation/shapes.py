@@ -49,7 +49,7 @@ class Engine(Protocol):
 
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None,
+        written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
     ) -> list[Result]:
         ...
 
@@ -70,10 +70,14 @@ def validate_graphs(
     results: list[Result] = []
     graphs = list(graphs)
     for i, g in enumerate(graphs, 1):
+        options: dict[str, object] = {}
+        if written:
+            options["written"] = written
         if progress is not None:
-            progress(f"validating graph {i}/{len(graphs)} {g}…")
-        found = engine.validate(store, g, focus=focus, scan=scan, written=written) if written else \
-            engine.validate(store, g, focus=focus, scan=scan)
+            step = f"validating graph {i}/{len(graphs)} {g}"
+            progress(step + "…")
+            options["progress"] = lambda message, step=step: progress(f"{step}: {message}")  # type: ignore[misc]
+        found = engine.validate(store, g, focus=focus, scan=scan, **options)  # type: ignore[arg-type]
         for r in found:
             # A node of the shared default graph is seen from every tenant: report it once.
             k = r.key()
