@@ -3,6 +3,7 @@ index build time and size; ingest throughput with and without the recall index; 
 
     python benchmarks/bench_recall.py quality [--conversations 10]
     python benchmarks/bench_recall.py scale [--messages 100000] [--questions 200]
+    python benchmarks/bench_recall.py ingest [--conversations 20]
     python benchmarks/bench_recall.py lexical [--messages 100000]
     python benchmarks/bench_recall.py vectors [--rows 100000 1000000]
 
@@ -19,6 +20,9 @@ alone (WordLlama cosine over the same messages), all in the same run.
 ``scale`` ingests conversations up to ``--messages`` messages on disk, once with
 the recall index kept by every write and once (the first tenth) without, and
 times recall over the questions (in process, after one warm-up query).
+
+``ingest`` is the ingest comparison of ``scale`` alone, on ``--conversations``
+conversations written both ways (alternating conversation by conversation).
 
 ``vectors`` times the vector search alone on 100k and 1M rows (real embeddings of
 generated turns, with noise): float32 and float16 brute force against memkg's sign
@@ -219,25 +223,30 @@ def dir_size(path: Path, predicate: Callable[[Path], bool] = lambda p: True) -> 
 
 def _ingest_both(convs: Sequence[Conversation], baseline_convs: Sequence[Conversation], base_msgs: int,
                  total: int, workdir: Path) -> MemoryStore:
-    """Ingest the first tenth without the recall index, everything with it; print the throughputs."""
-    # Without the recall index: the first tenth.
+    """Ingest the first tenth both without and with the recall index, conversation by conversation
+    in alternating order (so a busy spell on the machine falls on both), then the rest with it;
+    print the throughputs."""
     plain = MemoryStore(workdir / "plain")
-    t_plain = sum(ingest(plain, c) for c in baseline_convs)
-    plain.close()
-    # With it, kept by every write.
     store = MemoryStore(workdir / "indexed")
     store.recall_index()
-    t_first = 0.0
-    t_all = 0.0
-    for i, c in enumerate(convs):
-        spent = ingest(store, c)
-        t_all += spent
-        if i < len(baseline_convs):
-            t_first += spent
+    load = os.getloadavg()[0]
+    t_plain = t_first = 0.0
+    for i, c in enumerate(baseline_convs):
+        if i % 2:
+            t_first += ingest(store, c)
+            t_plain += ingest(plain, c)
+        else:
+            t_plain += ingest(plain, c)
+            t_first += ingest(store, c)
+    plain.close()
+    t_all = t_first
+    for i, c in enumerate(convs[len(baseline_convs):], start=len(baseline_convs)):
+        t_all += ingest(store, c)
         if (i + 1) % 20 == 0:
             print(f"  {i + 1}/{len(convs)} conversations written ({t_all:.0f} s)", flush=True)
-    print(f"| ingest (add_all per session, validated) | messages | seconds | messages/s |")
-    print(f"|---|---|---|---|")
+    print(f"load average before/after ingest: {load:.1f} / {os.getloadavg()[0]:.1f}")
+    print("| ingest (add_all per session, validated) | messages | seconds | messages/s |")
+    print("|---|---|---|---|")
     print(f"| without the recall index | {base_msgs} | {t_plain:.1f} | {base_msgs / t_plain:.0f} |")
     print(f"| with the recall index, same messages | {base_msgs} | {t_first:.1f} | {base_msgs / t_first:.0f} |")
     print(f"| with the recall index, all | {total} | {t_all:.1f} | {total / t_all:.0f} |")
@@ -448,6 +457,8 @@ def main() -> None:
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
     s.add_argument("--reuse", action="store_true", help="with BENCH_RECALL_KEEP: time recall on the stores kept there")
+    ig = sub.add_parser("ingest")
+    ig.add_argument("--conversations", type=int, default=20)
     vx = sub.add_parser("vectors")
     vx.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     lx = sub.add_parser("lexical")
@@ -462,6 +473,10 @@ def main() -> None:
             run_quality(args.conversations, workdir, args.ablations)
         elif args.what == "scale":
             run_scale(args.messages, args.questions, workdir, args.reuse)
+        elif args.what == "ingest":
+            convs = conversations.generate(args.conversations)
+            n = sum(len(c.turns) for c in convs)
+            _ingest_both(convs, convs, n, n, workdir).close()
         elif args.what == "vectors":
             run_vectors(args.rows, workdir)
         else:

@@ -295,11 +295,13 @@ class MemoryStore:
                 self._support = None  # half applied (a bug, or an interrupt): built again on next use
                 raise
 
-    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
-        """Bring the recall index (if built) up to a write just committed."""
+    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
+                        created: Collection[Any] = ()) -> None:
+        """Bring the recall index (if built) up to a write just committed (``created``: see
+        :meth:`memkg.recall.RecallIndex.unseen`)."""
         index = self._recall_index(create=False)
         if index is not None:
-            index.apply(added=added, removed=removed)
+            index.apply(added=added, removed=removed, created=created)
 
     def _recall_index(self, *, create: bool) -> Any:
         """The recall index: the one in memory, else the store directory's file, else (with
@@ -433,9 +435,10 @@ class MemoryStore:
             self._validate(batch, source, visible=visible)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
+                created = self._recall.unseen(new) if self._recall is not None else ()
                 self._store.extend(new)
                 self._support_changed(added=new)
-                self._recall_changed(added=new)
+                self._recall_changed(added=new, created=created)
             return len(new)
 
     def change(

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..terms import datetime_of
@@ -42,6 +42,8 @@ _LINKS = {
     mem.actor: "actor",
     mem.object: "object",
 }
+_LINK_IRIS = [(p.value, role) for p, role in _LINKS.items()]
+_NAME_IRI_LIST = [p.value for p in NAME_PREDICATES]
 _NOT_VERTEX_TYPES = (RDF, RDFS, OWL, "http://www.w3.org/ns/shacl#")
 
 GraphKey = str  #: "" for the default graph, "_:label" for a blank node, else the graph's IRI
@@ -129,28 +131,37 @@ class Labeller:
         return humanize(term.value)
 
 
-def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Document | None:
-    """The document for ``node`` in ``graph``, or None when recall has nothing to say about it."""
+_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES = (
+    p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES))
+
+
+def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
+           quads: Iterable[Quad] | None = None) -> Document | None:
+    """The document for ``node`` in ``graph``, or None when recall has nothing to say about it.
+
+    ``quads``: every quad the store holds about ``node`` in ``graph``, when the caller has them
+    (a node a write has just created); otherwise they are read from the store.
+    """
     key = graph_key(graph)
     by: dict[str, list[object]] = {}
-    for q in store.quads_for_pattern(node, None, None, graph):
+    for q in store.quads_for_pattern(node, None, None, graph) if quads is None else quads:
         if not q.predicate.value.startswith(MEMX):
             by.setdefault(q.predicate.value, []).append(q.object)
     if not by:
         return None
 
-    def one(p: NamedNode) -> object:
-        values = by.get(p.value)
+    def one(p: str) -> object:
+        values = by.get(p)
         return values[0] if values else None
 
-    types = [t.value for t in by.get(RDF_TYPE.value, []) if isinstance(t, NamedNode)]
-    doc = Document(node.value, key, "", "", recorded=seconds(one(mem.recordedAt)))
-    for p, role in _LINKS.items():
-        doc.links += [(o.value, role) for o in by.get(p.value, []) if isinstance(o, NamedNode)]
-    episode = one(prov.wasGeneratedBy)
-    event = seconds(one(mem.eventTime))
-    content = one(mem.content)
-    term = next((t for t in by.get(RDF_REIFIES.value, []) if isinstance(t, Triple)), None)
+    types = [t.value for t in by.get(_TYPE, []) if isinstance(t, NamedNode)]
+    doc = Document(node.value, key, "", "", recorded=seconds(one(_RECORDED_AT)))
+    for p, role in _LINK_IRIS:
+        doc.links += [(o.value, role) for o in by.get(p, []) if isinstance(o, NamedNode)]
+    episode = one(_GENERATED_BY)
+    event = seconds(one(_EVENT_TIME))
+    content = one(_CONTENT)
+    term = next((t for t in by.get(_REIFIES, []) if isinstance(t, Triple)), None)
     if isinstance(content, Literal) and (MEM + "Message" in types or not types):
         doc.kind, doc.text = "Message", content.value
         doc.start = doc.end = event
@@ -158,8 +169,8 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Doc
     elif term is not None:
         doc.kind = "Occurrence" if MEM + "Occurrence" in types else "Claim"
         doc.text = labels(term, key)
-        start, end = seconds(one(mem.validFrom)), seconds(one(mem.validUntil))
-        source = one(mem.assertedBy)
+        start, end = seconds(one(mem.validFrom.value)), seconds(one(mem.validUntil.value))
+        source = one(mem.assertedBy.value)
         doc.source = source.value if isinstance(source, NamedNode) else None
         if start is None and end is None:
             start = end = event if event is not None else _source_time(store, source, graph)
@@ -169,8 +180,8 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Doc
         if term.predicate.value in _NAME_IRIS and isinstance(term.object, Literal) and isinstance(term.subject, NamedNode):
             doc.names.append((term.subject.value, term.object.value))
     else:
-        names = [(p, o.value) for p in NAME_PREDICATES for o in by.get(p.value, []) if isinstance(o, Literal)]
-        described = one(rdfs.comment)
+        names = [(p, o.value) for p in _NAME_IRI_LIST for o in by.get(p, []) if isinstance(o, Literal)]
+        described = one(rdfs.comment.value)
         if MEM + "Episode" in types or MEM + "Outcome" in types or MEM + "Action" in types:
             if not isinstance(described, Literal):
                 return None

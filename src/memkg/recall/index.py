@@ -21,11 +21,12 @@ segment keeps its terms, and the write-ahead log is truncated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +69,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def scope_token(graph: GraphKey) -> str:
     """The word standing for a graph in the text index, so a search keeps to its tenants inside
     FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
@@ -303,24 +305,49 @@ class RecallIndex:
             self._vectors = None
             return len(docs)
 
-    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+    def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, Graph]]:
+        """The typed subjects of ``quads`` the store holds nothing about yet, in their graphs.
+
+        Called by the store before it writes ``quads``: after the write, all such a node's
+        quads are the written ones, so :meth:`apply` derives its document from them instead
+        of reading it back (the bulk of the index's cost per message on disk).
+        """
+        seen: set[tuple[NamedNode, Graph]] = set()
+        out: set[tuple[NamedNode, Graph]] = set()
+        for q in quads:
+            if q.predicate == RDF_TYPE and isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH:
+                key = (q.subject, q.graph_name)
+                if key not in seen:
+                    seen.add(key)
+                    if next(iter(self.store.quads_for_pattern(q.subject, None, None, q.graph_name)), None) is None:
+                        out.add(key)
+        return out
+
+    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
+              created: Collection[tuple[NamedNode, Graph]] = ()) -> None:
         """Bring the index up to a write just committed to the store.
 
         Every node the write touched has its document derived again; documents
         that changed are replaced, those that are gone removed (and scrubbed).
+        ``created``: nodes the store held nothing about before this write (see
+        :meth:`unseen`), derived from ``added`` alone.
         """
         touched: dict[tuple[NamedNode, Graph], None] = {}
         renamed: dict[tuple[NamedNode, Graph], None] = {}
+        written: dict[tuple[NamedNode, Graph], list[Quad]] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
                 if not isinstance(q.subject, NamedNode) or q.graph_name == ONTOLOGY_GRAPH \
                         or q.predicate.value.startswith(MEMX):
                     continue
-                touched[(q.subject, q.graph_name)] = None
+                key = (q.subject, q.graph_name)
+                touched[key] = None
                 removing = removing or is_removal
-                if q.predicate in LABEL_PREDICATES or q.predicate == RDF_TYPE:
-                    renamed[(q.subject, q.graph_name)] = None
+                if q.predicate in LABEL_PREDICATES:
+                    renamed[key] = None
+                if not is_removal and key in created:
+                    written.setdefault(key, []).append(q)
         if not touched:
             return
         with self._lock:
@@ -330,7 +357,7 @@ class RecallIndex:
             docs: list[Document] = []
             gone: list[tuple[str, GraphKey]] = []
             for n, g in nodes:
-                d = derive(self.store, n, g, self.labels)
+                d = derive(self.store, n, g, self.labels, written.get((n, g)))
                 if d is None:
                     gone.append((n.value, graph_key(g)))
                 else:
@@ -348,9 +375,14 @@ class RecallIndex:
                 self._scrub()
 
     def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
+        wanted = set(keys)
         rows: list[tuple[int, str, str]] = []
-        for node, graph in keys:
-            rows += self.db.execute("SELECT id, text, scope FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
+        nodes = list(dict.fromkeys(node for node, _ in keys))
+        for at in range(0, len(nodes), 500):
+            chunk = nodes[at: at + 500]
+            rows += [(r[0], r[1], r[2]) for r in self.db.execute(
+                f"SELECT id, text, scope, node, graph FROM docs WHERE node IN ({','.join('?' * len(chunk))})", chunk)
+                if (r[3], r[4]) in wanted]
         if not rows:
             return []
         ids = [r[0] for r in rows]
@@ -369,17 +401,19 @@ class RecallIndex:
             chunk = self.embedder.embed([d.text for d in docs[at: at + 4096]])
             vectors = np.concatenate([vectors, chunk]) if len(vectors) else chunk
         packed = vectors.astype(np.float16)
-        ids: list[int] = []
-        for d, v in zip(docs, packed):
-            cur = self.db.execute(
-                "INSERT INTO docs(node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (d.node, d.graph, scope_token(d.graph), d.kind, d.text, d.start, d.end, d.recorded, d.episode,
-                 d.source, v.tobytes()),
-            )
-            ids.append(int(cur.lastrowid or 0))
+        # Ids assigned here, after the highest ever given (AUTOINCREMENT's counter), so the rows
+        # go in with one executemany and the in-memory vectors stay sorted by id.
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
+        first = (row[0] if row else 0) + 1
+        ids = list(range(first, first + len(docs)))
+        scopes = [scope_token(d.graph) for d in docs]
+        self.db.executemany(
+            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source, v.tobytes())
+             for i, d, scope, v in zip(ids, docs, scopes, packed)])
         self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
-                            [(i, d.text, scope_token(d.graph)) for i, d in zip(ids, docs)])
+                            [(i, d.text, scope) for i, d, scope in zip(ids, docs, scopes)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
                             [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
         names = []
