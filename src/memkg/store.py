@@ -295,6 +295,13 @@ class MemoryStore:
                 self._support = None  # half applied (a bug, or an interrupt): built again on next use
                 raise
 
+    def _recall_begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> Any:
+        """Before a write commits: tell the recall index (if any) which nodes it touches (None:
+        a bulk write), so a crash between the two commits is repaired on the next open
+        (:meth:`memkg.recall.RecallIndex.begin`). Returns the write's new nodes, None without an index."""
+        index = self._recall_index(create=False)
+        return None if index is None else index.begin(added, removed)
+
     def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
                         created: Collection[Any] = ()) -> None:
         """Bring the recall index (if built) up to a write just committed (``created``: see
@@ -435,10 +442,10 @@ class MemoryStore:
             self._validate(batch, source, visible=visible)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
             if new:
-                created = self._recall.unseen(new) if self._recall is not None else ()
+                created = self._recall_begin(new)
                 self._store.extend(new)
                 self._support_changed(added=new)
-                self._recall_changed(added=new, created=created)
+                self._recall_changed(added=new, created=created or ())
             return len(new)
 
     def change(
@@ -473,6 +480,7 @@ class MemoryStore:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
                 update, functions = _change_update([*gone, *stale], adding)
+                self._recall_begin(adding, gone)
                 self._store.update(update, custom_functions=functions)
                 self._support_changed(added=adding, removed=gone)
                 self._recall_changed(added=adding, removed=gone)
@@ -738,7 +746,7 @@ class MemoryStore:
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)
         recalled: list[Quad] = []
-        if self._recall_index(create=False) is not None:  # everything written, for the recall index
+        if self._recall_begin(None) is not None:  # everything written, for the recall index
             quads = _tee(quads, recalled, None)
         with report.phase("write"):
             if bulk:

@@ -7,6 +7,15 @@ with the nodes it touched, re-derives their documents and replaces what changed,
 so a write is searchable when its call returns. :meth:`RecallIndex.check` compares
 the index with a fresh derivation; :meth:`RecallIndex.rebuild` derives it all again.
 
+The store and this index commit separately. So that a crash between the two
+commits cannot leave the index silently behind, :meth:`RecallIndex.begin` records
+the nodes a write touches (a ``pending`` table, committed before the store
+commits) and :meth:`RecallIndex.apply` clears them in the transaction that
+brings the index up to the write. Opening an index that still holds pending
+rows re-derives those nodes from the store (or rebuilds, after an interrupted
+bulk load), and says so in the log; a read-only index reports the gap in
+:meth:`RecallIndex.check`.
+
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import re
 import sqlite3
 import threading
@@ -35,7 +45,7 @@ from pyoxigraph import NamedNode, Quad, Store
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..vocab import MEMX, RDF_TYPE
-from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key
+from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key, graph_term
 from .embedder import Embedder
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
@@ -43,7 +53,12 @@ __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
 SCHEMA_VERSION = "2"
-_TABLES = ("fts", "names", "links", "docs", "meta")
+_TABLES = ("fts", "names", "links", "docs", "meta", "pending")
+#: A pending row standing for "every node" (a bulk load: its quads stream past).
+EVERYTHING = ("*", "*")
+#: Above this many nodes, a write's pending record is EVERYTHING (repaired by a rebuild).
+PENDING_LIMIT = 10_000
+log = logging.getLogger("memkg.recall")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,6 +76,7 @@ CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, gra
                                  name TEXT NOT NULL, whole INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
+CREATE TABLE IF NOT EXISTS pending(node TEXT NOT NULL, graph TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 """
@@ -106,6 +122,9 @@ class RecallIndexReport:
 
 class Vectors:
     """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
+
+    #: The share of the scoped rows scored exactly after the sign-bit pre-scan (see similarity).
+    EXACT_SHARE = 0.004
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -181,33 +200,45 @@ class Vectors:
         """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
 
         Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
-        the ``exact`` best by that estimate, and the rows in ``also``, get the exact cosine
-        (float16 rows, float32 arithmetic, einsum: no multi-threaded BLAS call, which costs
-        more than it saves on a busy machine at these sizes).
+        the rows nearest by Hamming distance (at least ``exact``, and one in
+        :attr:`EXACT_SHARE` of the scope: the sign bits' ranking blurs as rows grow), and the
+        rows in ``also``, get the exact cosine (float16 rows, float32 arithmetic, einsum: no
+        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes).
         """
         n = self.size
         out = np.full(n, -np.inf, dtype=np.float32)
-        where = np.flatnonzero(scope[:n])
-        if where.size == 0:
+        whole = bool(scope[:n].all())
+        where = None if whole else np.flatnonzero(scope[:n])
+        count = n if where is None else where.size
+        if count == 0:
             return out
         qbits = self.pack(question)[0]
-        rows = self.bits[:n] if where.size == n else self.bits[where]
+        rows = self.bits[:n] if where is None else self.bits[where]
         # Scratch buffers kept between searches: fresh multi-megabyte arrays cost page faults.
         if self._scratch is None or len(self._scratch[0]) < len(rows):
             self._scratch = (np.empty((len(self.bits), self.words), np.uint64),
-                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.float32))
-        xor, counts, estimate = (a[: len(rows)] for a in self._scratch)
+                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.uint16))
+        xor, counts, distance = (a[: len(rows)] for a in self._scratch)
         np.bitwise_xor(rows, qbits, out=xor)
         np.bitwise_count(xor, out=counts)
-        distance = counts.sum(axis=1, dtype=np.int32)
+        # The words' counts added column by column: a reduction along a 4-wide axis is slower.
+        np.copyto(distance, counts[:, 0])
+        for w in range(1, self.words):
+            distance += counts[:, w]
         # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
-        np.multiply(distance, -2.0 / self.dim, out=estimate)
-        estimate += 1.0
-        out[where] = estimate
-        if where.size > exact:
-            best = where[np.argpartition(distance, exact - 1)[:exact]]
+        estimate = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
+        if where is None:
+            out[:] = estimate
         else:
-            best = where
+            out[where] = estimate
+        wanted = max(exact, int(count * self.EXACT_SHARE))
+        if count > wanted:
+            # The distances are small integers: a histogram gives the cut-off without sorting.
+            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
+            near = np.flatnonzero(distance <= cut)
+            best = near if where is None else where[near]
+        else:
+            best = np.arange(n) if where is None else where
         if also is not None and also.size:
             best = np.union1d(best, also[scope[also]])
         q = question.astype(np.float32)
@@ -248,6 +279,10 @@ class RecallIndex:
                 self._drop()  # an index from another version of memkg: derived data, built again
             self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA cache_size=-65536")
+        #: What opening repaired: None, the number of nodes derived again, or "rebuilt".
+        self.recovered: int | str | None = None
+        if not read_only and self.built:
+            self._recover()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -305,12 +340,54 @@ class RecallIndex:
             self._vectors = None
             return len(docs)
 
+    def begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> set[tuple[NamedNode, Graph]]:
+        """Record, before the store commits a write, the nodes it touches (``added`` None: a bulk
+        write whose quads are not known yet), so that a crash before :meth:`apply` is repaired on
+        the next open. Returns the write's new nodes (see :meth:`unseen`)."""
+        added = None if added is None else list(added)
+        created = set() if added is None else self.unseen(added)
+        if self.read_only or self.path is None:  # nothing of an in-memory store survives a crash
+            return created
+        keys: set[tuple[str, GraphKey]] | None = None
+        if added is not None:
+            keys = {(q.subject.value, graph_key(q.graph_name)) for q in (*added, *removed)
+                    if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH}
+        rows = [EVERYTHING] if keys is None or len(keys) > PENDING_LIMIT else sorted(keys)
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT INTO pending VALUES (?, ?)", rows)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        return created
+
+    def pending(self) -> list[tuple[str, GraphKey]]:
+        """The nodes of writes the store may have committed and this index not (see :meth:`begin`)."""
+        with self._lock:
+            return [(r[0], r[1]) for r in self.db.execute("SELECT DISTINCT node, graph FROM pending")]
+
+    def _recover(self) -> None:
+        gap = self.pending()
+        if not gap:
+            return
+        if EVERYTHING in gap:
+            log.warning("recall index %s: a bulk write was interrupted before the index had it; rebuilding", self.path)
+            self.rebuild()
+            self.recovered = "rebuilt"
+            return
+        log.warning("recall index %s: %d node(s) of an interrupted write derived again", self.path, len(gap))
+        keys = {(NamedNode(node), graph_term(graph)) for node, graph in gap}
+        self._refresh(dict.fromkeys(keys), dict.fromkeys(keys), {}, removing=True)
+        self.recovered = len(gap)
+
     def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, Graph]]:
         """The typed subjects of ``quads`` the store holds nothing about yet, in their graphs.
 
-        Called by the store before it writes ``quads``: after the write, all such a node's
-        quads are the written ones, so :meth:`apply` derives its document from them instead
-        of reading it back (the bulk of the index's cost per message on disk).
+        Asked before the store writes ``quads``: after the write, all such a node's quads
+        are the written ones, so :meth:`apply` derives its document from them instead of
+        reading it back (the bulk of the index's cost per message on disk).
         """
         seen: set[tuple[NamedNode, Graph]] = set()
         out: set[tuple[NamedNode, Graph]] = set()
@@ -348,12 +425,16 @@ class RecallIndex:
                     renamed[key] = None
                 if not is_removal and key in created:
                     written.setdefault(key, []).append(q)
-        if not touched:
-            return
+        self._refresh(touched, renamed, written, removing=removing)
+
+    def _refresh(self, touched: dict[tuple[NamedNode, Graph], None], renamed: dict[tuple[NamedNode, Graph], None],
+                 written: dict[tuple[NamedNode, Graph], list[Quad]], *, removing: bool) -> None:
+        """Derive ``touched`` (and the claims naming ``renamed`` vertices) again, in one
+        transaction that also clears the pending record of the write."""
         with self._lock:
             if renamed:
                 self.labels.forget()
-            nodes = affected(self.store, touched, renamed)
+            nodes = affected(self.store, touched, renamed) if touched else set()
             docs: list[Document] = []
             gone: list[tuple[str, GraphKey]] = []
             for n, g in nodes:
@@ -366,6 +447,7 @@ class RecallIndex:
             try:
                 dropped = self._delete([*gone, *((d.node, d.graph) for d in docs)])
                 self._insert(docs)
+                self.db.execute("DELETE FROM pending")
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
@@ -600,6 +682,9 @@ class RecallIndex:
                 self.db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
             except sqlite3.DatabaseError as err:
                 faults.append(IndexFault("", "", f"text index integrity: {err}"))
+            if self.db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
+                faults.append(IndexFault("", "", "a write was interrupted between the store's commit and the index's: "
+                                                 "opening the store writable repairs it"))
             if self.meta("embedder") not in (None, self.embedder.name):
                 faults.append(IndexFault("", "", f"vectors made by {self.meta('embedder')}, not {self.embedder.name}"))
         return RecallIndexReport(documents=len(held), faults=faults)
