@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -314,22 +315,36 @@ class RecallIndex:
     # -- writing -----------------------------------------------------------------------
 
     def rebuild(self) -> int:
-        """Derive every document again from the store, in one transaction; returns how many."""
+        """Derive every document again from the store, in one transaction; returns how many.
+
+        One pass over the store: its quads come grouped by graph and subject, so each node's
+        document is derived from its group as it passes (a node whose quads came in two runs
+        is read back whole), and written in chunks, so memory stays bounded at any size.
+        """
         with self._lock:
             self.labels.forget()
-            nodes: dict[tuple[NamedNode, Graph], None] = {}
-            for q in self.store.quads_for_pattern(None, None, None, None):
-                if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
-                        and not q.predicate.value.startswith(MEMX):
-                    nodes[(q.subject, q.graph_name)] = None
-            docs = [d for n, g in nodes for d in [derive(self.store, n, g, self.labels)] if d is not None]
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self._drop()
                 for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
                     if statement.strip():
                         self.db.execute(statement)
-                self._insert(docs)
+                count = 0
+                chunk: list[Document] = []
+                split: dict[tuple[NamedNode, Graph], None] = {}
+                for doc in self._derive_all(split):
+                    chunk.append(doc)
+                    if len(chunk) >= 4096:
+                        self._insert(chunk)
+                        count += len(chunk)
+                        chunk = []
+                self._insert(chunk)
+                count += len(chunk)
+                if split:  # nodes whose quads came in two runs: derived again from the store, whole
+                    count -= len(self._delete([(n.value, graph_key(g)) for n, g in split]))
+                    whole = [d for n, g in split for d in [derive(self.store, n, g, self.labels)] if d is not None]
+                    self._insert(whole)
+                    count += len(whole)
                 for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1")):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
                 self.db.execute("COMMIT")
@@ -338,7 +353,32 @@ class RecallIndex:
                 raise
             self._scrub()
             self._vectors = None
-            return len(docs)
+            return count
+
+    def _derive_all(self, split: dict[tuple[NamedNode, Graph], None]) -> Iterator[Document]:
+        """Every document the store derives, from one scan of its quads; a node met in a second
+        run of quads goes into ``split`` instead (its first document was partial)."""
+        done: set[tuple[NamedNode, Graph]] = set()
+        key: tuple[NamedNode, Graph] | None = None
+        group: list[Quad] = []
+        for q in itertools.chain(self.store.quads_for_pattern(None, None, None, None), [None]):
+            subject = None if q is None else q.subject
+            if q is not None and (not isinstance(subject, NamedNode) or q.graph_name == ONTOLOGY_GRAPH):
+                continue
+            if q is None or key is None or subject != key[0] or q.graph_name != key[1]:
+                if key is not None:
+                    if key in done:
+                        split[key] = None
+                    else:
+                        done.add(key)
+                        doc = derive(self.store, key[0], key[1], self.labels, group)
+                        if doc is not None:
+                            yield doc
+                if q is None:
+                    return
+                assert isinstance(subject, NamedNode)
+                key, group = (subject, q.graph_name), []
+            group.append(q)
 
     def begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> set[tuple[NamedNode, Graph]]:
         """Record, before the store commits a write, the nodes it touches (``added`` None: a bulk
