@@ -131,8 +131,9 @@ class Labeller:
         return humanize(term.value)
 
 
-_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES = (
-    p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES))
+_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT = (
+    p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES,
+                      mem.attachment))
 
 
 def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
@@ -164,6 +165,10 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
     term = next((t for t in by.get(_REIFIES, []) if isinstance(t, Triple)), None)
     if isinstance(content, Literal) and (MEM + "Message" in types or not types):
         doc.kind, doc.text = "Message", content.value
+        # What came with it (an image) is part of what it says: its captions are its words too.
+        captions = [c for a in by.get(_ATTACHMENT, []) if isinstance(a, NamedNode) for c in _captions(store, a, graph)]
+        if captions:
+            doc.text = " ".join([doc.text, *captions])
         doc.start = doc.end = event
         doc.episode = episode.value if isinstance(episode, NamedNode) else None
     elif term is not None:
@@ -198,6 +203,11 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
     return doc if doc.text.strip() else None
 
 
+def _captions(store: Store, attachment: NamedNode, graph: Graph) -> list[str]:
+    return [q.object.value for q in store.quads_for_pattern(attachment, mem.caption, None, graph)
+            if isinstance(q.object, Literal)]
+
+
 def _source_time(store: Store, source: object, graph: Graph) -> float | None:
     """A claim without times of its own is dated by the message that asserted it."""
     if not isinstance(source, NamedNode):
@@ -208,10 +218,16 @@ def _source_time(store: Store, source: object, graph: Graph) -> float | None:
 
 
 def affected(store: Store, subjects: Iterable[tuple[NamedNode, Graph]],
-             renamed: Iterable[tuple[NamedNode, Graph]]) -> set[tuple[NamedNode, Graph]]:
-    """The nodes whose documents a write may have changed: the subjects it touched, and
-    the claims about a vertex whose name changed (their words name it)."""
+             renamed: Iterable[tuple[NamedNode, Graph]],
+             captioned: Iterable[tuple[NamedNode, Graph]] = ()) -> set[tuple[NamedNode, Graph]]:
+    """The nodes whose documents a write may have changed: the subjects it touched, the claims
+    about a vertex whose name changed (their words name it), and the messages carrying an
+    attachment whose caption changed (its words are theirs)."""
     out = set(subjects)
+    for attachment, g in captioned:
+        for q in store.quads_for_pattern(None, mem.attachment, attachment, g):
+            if isinstance(q.subject, NamedNode):
+                out.add((q.subject, g))
     for vertex, g in renamed:
         for p in (MEMX + "subject", MEMX + "object"):
             for q in store.quads_for_pattern(None, NamedNode(p), vertex, g):

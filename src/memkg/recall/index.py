@@ -45,7 +45,7 @@ import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
 
 from ..ontology import ONTOLOGY_GRAPH
-from ..vocab import MEMX, RDF_TYPE
+from ..vocab import MEMX, RDF_TYPE, mem
 from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key, graph_term
 from .embedder import Embedder
 
@@ -83,6 +83,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 """
 
 
+CAPTION = mem.caption
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -419,7 +420,7 @@ class RecallIndex:
             return
         log.warning("recall index %s: %d node(s) of an interrupted write derived again", self.path, len(gap))
         keys = {(NamedNode(node), graph_term(graph)) for node, graph in gap}
-        self._refresh(dict.fromkeys(keys), dict.fromkeys(keys), {}, removing=True)
+        self._refresh(dict.fromkeys(keys), dict.fromkeys(keys), {}, removing=True, captioned=keys)
         self.recovered = len(gap)
 
     def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, Graph]]:
@@ -452,6 +453,7 @@ class RecallIndex:
         touched: dict[tuple[NamedNode, Graph], None] = {}
         renamed: dict[tuple[NamedNode, Graph], None] = {}
         written: dict[tuple[NamedNode, Graph], list[Quad]] = {}
+        captioned: dict[tuple[NamedNode, Graph], None] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
@@ -463,18 +465,21 @@ class RecallIndex:
                 removing = removing or is_removal
                 if q.predicate in LABEL_PREDICATES:
                     renamed[key] = None
+                elif q.predicate == CAPTION and key not in created:  # a new attachment comes with its message
+                    captioned[key] = None
                 if not is_removal and key in created:
                     written.setdefault(key, []).append(q)
-        self._refresh(touched, renamed, written, removing=removing)
+        self._refresh(touched, renamed, written, removing=removing, captioned=captioned)
 
     def _refresh(self, touched: dict[tuple[NamedNode, Graph], None], renamed: dict[tuple[NamedNode, Graph], None],
-                 written: dict[tuple[NamedNode, Graph], list[Quad]], *, removing: bool) -> None:
+                 written: dict[tuple[NamedNode, Graph], list[Quad]], *, removing: bool,
+                 captioned: Collection[tuple[NamedNode, Graph]] = ()) -> None:
         """Derive ``touched`` (and the claims naming ``renamed`` vertices) again, in one
         transaction that also clears the pending record of the write."""
         with self._lock:
             if renamed:
                 self.labels.forget()
-            nodes = affected(self.store, touched, renamed) if touched else set()
+            nodes = affected(self.store, touched, renamed, captioned) if touched else set()
             docs: list[Document] = []
             gone: list[tuple[str, GraphKey]] = []
             for n, g in nodes:
