@@ -1,6 +1,7 @@
 """Documents: what recall indexes about a node, derived from the store's quads.
 
-One node in one graph gives at most one :class:`Document`: a message's content,
+One node in one graph gives at most one :class:`Document`: a message's content
+(and its attachments' captions),
 a claim's (or occurrence's) subject, predicate and object as words, a vertex's
 names, an episode's or outcome's description. With it come the facts the other
 signals need: its times, when the store recorded it, its episode, the message

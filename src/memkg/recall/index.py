@@ -22,7 +22,7 @@ FTS5 text index, their vectors (float16) and their links to vertices. The
 vectors are also held in memory, loaded on the first search: float16 rows and
 one sign bit per dimension. A search compares the question's bits with every
 row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the best few thousand exactly (see :meth:`Vectors.similarity`, and
+scores the nearest exactly: at least 2,000 rows and 0.4 % of the scope (see :meth:`Vectors.similarity`, and
 benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
