@@ -89,3 +89,22 @@ def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:
         timeline.bisect(lia_store, "SELECT * WHERE { ?s ?p ?o }")
     with pytest.raises(ParseError):
         timeline.bisect(lia_store, "ASK { oops")
+
+
+def test_a_tenant_is_named_the_same_way_everywhere() -> None:
+    """``tenant`` takes a full IRI as text or as a node, as in provenance and views; a bare
+    token is refused rather than read as another graph (memkg.terms.tenant_iri)."""
+    from memkg import pictures
+
+    store = MemoryStore()
+    store.load(EXAMPLES / "postgres-migration.trig")
+    tenant, claim = "https://example.org/tenants/acme", "https://example.org/acme/cMigration"
+    as_text = timeline.history(store, claim, tenant=tenant)
+    assert as_text and timeline.history(store, claim, tenant=NamedNode(tenant)) == as_text
+    assert timeline.change_times(store, tenant=NamedNode(tenant)) == timeline.change_times(store, tenant=tenant)
+    assert pictures.picture(store, "support", claim, tenant=NamedNode(tenant)).to_dict() == \
+        pictures.picture(store, "support", claim, tenant=tenant).to_dict()
+    with pytest.raises(ValueError, match="tenant must be a full IRI, got 'acme'"):
+        timeline.history(store, claim, tenant="acme")
+    with pytest.raises(NotFoundError, match="no graph named <https://example.org/tenants/other>"):
+        pictures.picture(store, "support", claim, tenant=NamedNode("https://example.org/tenants/other"))

@@ -1,9 +1,10 @@
 """Who may see and change what: bearer tokens, tenants and the dataset a request runs over.
 
 SPEC section 6: with a tokens file (JSON ``{"TOKEN": {"tenants": [GRAPH-IRI, …], "write":
-bool}}``) every request needs ``Authorization: Bearer TOKEN``; a token sees its tenants'
-graphs plus the shared default graph (and the ontology graph, the shared vocabulary), and
-writes only where ``write`` is true, whatever the request names (``GRAPH``, ``FROM``,
+bool}}``) every request carries a token (over HTTP an ``Authorization: Bearer TOKEN``
+header, which the adapters read: :func:`memkg.endpoint.rights.bearer_grant`); a token sees
+its tenants' graphs plus the shared default graph (and the ontology graph, the shared
+vocabulary), and writes only where ``write`` is true, whatever the request names (``GRAPH``, ``FROM``,
 ``FROM NAMED``, ``SERVICE``, protocol parameters).
 
 This module is the one place that decides it, for the endpoint and anything else that
@@ -96,7 +97,7 @@ class Tokens:
     >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
     ...     json.dump({"s3cret-token-lia": {"tenants": ["urn:memkg:lia"], "write": True}}, f)
     >>> tokens = Tokens.load(f.name)
-    >>> sorted(str(g) for g in tokens.grant("Bearer s3cret-token-lia").tenants)
+    >>> sorted(str(g) for g in tokens.holder("s3cret-token-lia").tenants)
     ['<urn:memkg:lia>']
     """
 
@@ -120,14 +121,12 @@ class Tokens:
             raise ValueError(f'{path}: expected a JSON object {{"TOKEN": {{"tenants": [...], "write": bool}}}}')
         return cls({token: _read_entry(path, n, token, entry) for n, (token, entry) in enumerate(data.items(), 1)})
 
-    def grant(self, authorization: str | None) -> Grant:
-        """The grant of a request's ``Authorization`` header; :class:`Unauthorized` if it has none we know."""
-        if not authorization or not authorization.strip():
-            raise Unauthorized("this endpoint needs an 'Authorization: Bearer TOKEN' header")
-        scheme, _, secret = authorization.strip().partition(" ")
-        secret = secret.strip()
-        if scheme.lower() != "bearer" or not secret:
-            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+    def holder(self, secret: str) -> Grant:
+        """The grant of the token ``secret``; :class:`Unauthorized` if it is none we know.
+
+        How a request carries its token (an HTTP ``Authorization: Bearer`` header) is
+        the adapter's business (:func:`memkg.endpoint.rights.bearer_grant`).
+        """
         found: Grant | None = None
         offered = secret.encode()
         for token, grant in self._grants.items():
@@ -137,6 +136,18 @@ class Tokens:
         if found is None:
             raise Unauthorized("unknown token")
         return found
+
+    def grant(self, authorization: str | None) -> Grant:
+        """Deprecated (one release): use :func:`memkg.endpoint.rights.bearer_grant` for a
+        header, or :meth:`holder` for a token."""
+        import warnings
+
+        warnings.warn("Tokens.grant(header) is deprecated: use memkg.endpoint.rights.bearer_grant(tokens, header) "
+                      "or Tokens.holder(secret)", DeprecationWarning, stacklevel=2)
+        scheme, _, secret = (authorization or "").strip().partition(" ")
+        if scheme.lower() != "bearer" or not secret.strip():
+            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+        return self.holder(secret.strip())
 
 
 def _read_entry(path: Path, n: int, token: str, entry: Any) -> Grant:

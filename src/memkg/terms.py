@@ -62,6 +62,23 @@ def iri(value: IRI, *, kind: str = "id") -> NamedNode:
         raise ValueError(f"not a valid IRI: {value!r} ({err})") from None
 
 
+def tenant_iri(value: IRI | None) -> NamedNode | None:
+    """A ``tenant`` argument as its graph's node, or None (every graph). A tenant is
+    always named by a full IRI (text or node): a bare token is refused, never minted.
+
+    >>> tenant_iri("https://example.org/tenants/lia")
+    <NamedNode value=https://example.org/tenants/lia>
+    >>> tenant_iri("lia")
+    Traceback (most recent call last):
+    ValueError: tenant must be a full IRI, got 'lia'
+    """
+    if value is None or isinstance(value, NamedNode):
+        return value
+    if not isinstance(value, str) or ":" not in value:
+        raise ValueError(f"tenant must be a full IRI, got {value!r}")
+    return iri(value)
+
+
 def new_id(kind: str) -> NamedNode:
     """A fresh, time-ordered IRI such as ``urn:memkg:claim:0193a…``.
 

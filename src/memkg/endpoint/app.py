@@ -32,7 +32,7 @@ from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import Limits, count_openings, guarded, nesting_depth
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore, rdf_format
-from ..terms import parse_datetime
+from ..terms import Graph, parse_datetime
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
@@ -41,7 +41,6 @@ from .pool import WorkerPool, WorkerShares
 from .rights import Forbidden, Grant, UpdateSummary
 from .snapshots import Generation, Snapshots
 
-Graph = NamedNode | DefaultGraph
 
 
 #: Times an update is planned without the write lock before it is planned under it.
@@ -244,7 +243,7 @@ class Endpoint:
                 visible=rights.visible_graphs(grant),
             )
             if isinstance(graph, NamedNode):
-                self.store.raw.remove_graph(graph)  # the (now empty) graph's name goes too
+                self.store.backend.remove_graph(graph)  # the (now empty) graph's name goes too
             self.snapshots.publish()
         return GraphWrite(created=False, removed=removed, added=0)
 

@@ -81,7 +81,7 @@ def recall(
     for name, t in (("valid_at", valid_at), ("known_at", known_at), ("now", now)):
         if t is not None and t.tzinfo is None:
             raise ValueError(f"{name} {t.isoformat()} has no timezone; memkg times must carry one")
-    if not store.recall_local:  # a RemoteStore: its server recalls (see RemoteStore.recall)
+    if not store.capabilities.recall_index:  # a server's store: the server recalls (SparqlBackend.recall)
         if tenants is not None and tenant is None:
             raise ValueError("a remote store recalls in one tenant (tenant=…) or in all its token may see")
         return store.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
@@ -89,7 +89,7 @@ def recall(
     graphs = None if chosen is None else ["", *(_graph_key(t) for t in chosen)]
     index = store.recall_index()
     with store.lock():  # a consistent view of store and index while ranking
-        return rank(index, store.raw, query, graphs=graphs, k=k, now=now, valid_at=valid_at,
+        return rank(index, store.backend.local_store(), query, graphs=graphs, k=k, now=now, valid_at=valid_at,
                     known_at=known_at, config=config)
 
 

@@ -1,0 +1,1 @@
+"""Where the quads live: storage backends under one :class:`~memkg.store.MemoryStore`."""
