@@ -39,6 +39,7 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode
 from . import sparql_lexer
 from .errors import MemkgError
 from .ontology import ONTOLOGY_GRAPH
+from .terms import GraphName
 from .views import dataset_for
 from .vocab import PREFIXES
 
@@ -76,7 +77,6 @@ class Grant:
 #: The grant of every request when the server has no tokens file.
 OPEN = Grant(tenants=None, write=True)
 
-Graph = NamedNode | DefaultGraph | BlankNode
 
 
 # -- tokens ----------------------------------------------------------------------------
@@ -296,7 +296,7 @@ def query_options(
     _require_visible(grant, protocol_named, "named-graph-uri")
     _require_visible(grant, clauses.default, "FROM")
     _require_visible(grant, clauses.named, "FROM NAMED")
-    default: list[Graph]
+    default: list[GraphName]
     if protocol_given:
         default, named = list(protocol_default), protocol_named
     elif clauses.given:
@@ -329,7 +329,7 @@ def view_options(grant: Grant, tenant: NamedNode | None) -> dict[str, Any]:
 # -- writing ---------------------------------------------------------------------------
 
 
-def can_write_graph(grant: Grant, graph: Graph) -> bool:
+def can_write_graph(grant: Grant, graph: GraphName) -> bool:
     """Whether ``grant`` may add to or remove from ``graph``.
 
     A restricted grant writes only its own tenant graphs, and only with

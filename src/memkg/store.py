@@ -61,7 +61,7 @@ from .model import Claim, Item, Message, Retraction, idempotency_key
 from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
-from .terms import iri
+from .terms import Term, iri
 from .validation import WriteValidator
 from .vocab import PREFIXES, RDF_REIFIES, mem
 
@@ -89,7 +89,6 @@ FORMAT_NAMES: dict[str, RdfFormat] = {
     "nquads": RdfFormat.N_QUADS,
 }
 
-Term = NamedNode | BlankNode | Literal
 #: ``validator(store, batch)``, or ``validator(store, batch, removed=quads)`` for a change that removes quads.
 Validator = Callable[..., list[Violation]]
 Progress = Callable[[str], None]
@@ -413,7 +412,7 @@ class MemoryStore:
         self,
         subject: NamedNode | BlankNode | Triple | None = None,
         predicate: NamedNode | None = None,
-        object: Term | Triple | None = None,
+        object: Term | None = None,
         graph: NamedNode | DefaultGraph | None = None,
         *,
         with_index: bool = False,

@@ -36,6 +36,8 @@ Term = Union[NamedNode, BlankNode, Literal, Triple]
 Resource = Union[NamedNode, BlankNode]
 #: Where a write goes: a tenant's named graph, or the shared default graph.
 Graph = Union[NamedNode, DefaultGraph]
+#: Any graph name a dataset may hold (a loaded file may name a graph by a blank node).
+GraphName = Union[NamedNode, BlankNode, DefaultGraph]
 
 #: Prefix of the IRIs memkg mints when the caller gives none.
 ID_BASE = "urn:memkg:"

@@ -13,9 +13,9 @@ from .. import index as claim_index
 from .. import ontology
 from .. import prefixes as prefix_names
 from ..errors import StoreLockedError
+from ..terms import Term
 from .base import Capabilities
 
-Term = NamedNode | BlankNode | Literal
 
 
 class EmbeddedBackend:
@@ -113,7 +113,7 @@ class EmbeddedBackend:
         raise NotImplementedError("the embedded store recalls with its own index (capabilities.recall_index)")
 
 
-def sparql_term(term: Term | Triple) -> str:
+def sparql_term(term: Term) -> str:
     """A term as SPARQL 1.2 text: pyoxigraph's own serialization, triple terms as ``<<( … )>>``."""
     if isinstance(term, Triple):
         return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"

@@ -82,6 +82,7 @@ from .. import index as claim_index
 from .. import ontology, rdf11, sparql_lexer
 from ..errors import MemkgError
 from ..results import sparql_term_json
+from ..terms import Graph, Term
 from ..vocab import MEMX, PREFIXES
 from .base import Capabilities
 from .embedded import sparql_term
@@ -95,8 +96,6 @@ _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 _FIRST_PAGE = 1000
 _PROLOGUE = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
 
-Term = NamedNode | BlankNode | Literal | Triple
-Graph = NamedNode | DefaultGraph
 
 
 class RemoteError(MemkgError, OSError):
