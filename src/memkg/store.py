@@ -309,11 +309,20 @@ class MemoryStore:
                 self._support = None  # half applied (a bug, or an interrupt): built again on next use
                 raise
 
-    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
-        """Bring the recall index (if built) up to a write just committed."""
+    def _recall_begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> Any:
+        """Before a write commits: tell the recall index (if any) which nodes it touches (None:
+        a bulk write), so a crash between the two commits is repaired on the next open
+        (:meth:`memkg.recall.RecallIndex.begin`). Returns the write's new nodes, None without an index."""
+        index = self._recall_index(create=False)
+        return None if index is None else index.begin(added, removed)
+
+    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
+                        created: Collection[Any] = ()) -> None:
+        """Bring the recall index (if built) up to a write just committed (``created``: see
+        :meth:`memkg.recall.RecallIndex.unseen`)."""
         index = self._recall_index(create=False)
         if index is not None:
-            index.apply(added=added, removed=removed)
+            index.apply(added=added, removed=removed, created=created)
 
     def _recall_index(self, *, create: bool) -> Any:
         """The recall index: the one in memory, else the store directory's file, else (with
@@ -471,9 +480,10 @@ class MemoryStore:
             raw = self.raw
             new = [q for q in dict.fromkeys(batch) if q not in raw]
             if new:
+                created = self._recall_begin(new)
                 self.backend.extend(new)
                 self._support_changed(added=new)
-                self._recall_changed(added=new)
+                self._recall_changed(added=new, created=created or ())
             return len(new)
 
     def change(
@@ -499,6 +509,7 @@ class MemoryStore:
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
+                self._recall_begin(adding, gone)
                 self.backend.change(remove=[*gone, *stale], add=adding)
                 self._support_changed(added=adding, removed=gone)
                 self._recall_changed(added=adding, removed=gone)
@@ -780,7 +791,7 @@ class MemoryStore:
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)
         recalled: list[Quad] = []
-        if self._recall_index(create=False) is not None:  # everything written, for the recall index
+        if self._recall_begin(None) is not None:  # everything written, for the recall index
             quads = _tee(quads, recalled, None)
         bulk = bulk and self.capabilities.bulk_load
         with report.phase("write"):
