@@ -227,10 +227,6 @@ def test_an_attachment_caption_is_part_of_its_message(tmp_path: Path) -> None:
     hit = store.recall("kayak", k=1)[0]
     assert (hit.node, hit.kind) == (shared.value, "Message")
     assert "red kayak" in hit.text
-    store.close()
-    # (Unvalidated: the write validator judges a changed caption without the message that holds
-    # the attachment, and refuses it; that is the validator's matter, not recall's.)
-    store = MemoryStore(tmp_path / "store", validation=None)
     store.change(remove=[next(store.quads(NamedNode(EX + "photo"), mem.caption))],
                  add=[Quad(NamedNode(EX + "photo"), mem.caption, Literal("a yellow canoe"))])
     assert store.recall("canoe", k=1)[0].node == shared.value  # the caption's change reaches the message
