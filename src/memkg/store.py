@@ -47,6 +47,7 @@ from . import index as claim_index
 from . import limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
+from .cancellation import shielded
 from .errors import (
     NotFoundError,
     ParseError,
@@ -317,7 +318,8 @@ class MemoryStore:
                     raise PermissionError(f"{self.path}: no recall index, and the store is open read-only")
                 index = RecallIndex(self._store, file, self._embedder or default_embedder(), read_only=self.read_only)
                 if not index.built and not self.read_only:
-                    index.rebuild()
+                    with shielded():  # written to the store's directory: whole or not at all
+                        index.rebuild()
                 self._recall = index
             return self._recall
 
@@ -431,11 +433,12 @@ class MemoryStore:
         batch = list(claim_index.with_index(quads))
         with self._write_lock:
             self._validate(batch, source, visible=visible)
-            new = [q for q in dict.fromkeys(batch) if q not in self._store]
-            if new:
-                self._store.extend(new)
-                self._support_changed(added=new)
-                self._recall_changed(added=new)
+            with shielded():  # a call stopped at its time limit stops before this, never inside it
+                new = [q for q in dict.fromkeys(batch) if q not in self._store]
+                if new:
+                    self._store.extend(new)
+                    self._support_changed(added=new)
+                    self._recall_changed(added=new)
             return len(new)
 
     def change(
@@ -469,16 +472,20 @@ class MemoryStore:
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
-                update, functions = _change_update([*gone, *stale], adding)
-                self._store.update(update, custom_functions=functions)
-                self._support_changed(added=adding, removed=gone)
-                self._recall_changed(added=adding, removed=gone)
-                # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
-                for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
-                    if not any(self._store.quads_for_pattern(None, None, None, g)):
-                        self._store.remove_graph(g)
-                self.flush()
+                self._commit_change(gone, stale, adding)
             return len(gone)
+
+    def _commit_change(self, gone: list[Quad], stale: list[Quad], adding: list[Quad]) -> None:
+        with shielded():  # a call stopped at its time limit stops before this, never inside it
+            update, functions = _change_update([*gone, *stale], adding)
+            self._store.update(update, custom_functions=functions)
+            self._support_changed(added=adding, removed=gone)
+            self._recall_changed(added=adding, removed=gone)
+            # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
+            for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
+                if not any(self._store.quads_for_pattern(None, None, None, g)):
+                    self._store.remove_graph(g)
+            self.flush()
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
         """Remember one item (and the items nested in it) in one atomic write.
@@ -730,7 +737,10 @@ class MemoryStore:
         progress: Progress | None = None,
         report: LoadReport | None = None,
     ) -> None:
-        report = report or LoadReport()  # the phases of a load_data are not kept
+        with shielded():
+            self._commit_all(quads, bulk=bulk, compact=compact, report=report or LoadReport())
+
+    def _commit_all(self, quads: Iterable[Quad], *, bulk: bool, compact: bool, report: LoadReport) -> None:
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)

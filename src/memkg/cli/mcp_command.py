@@ -42,7 +42,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
         server = build_server(MemoryTools(store, limits=limits), callers)
         if address is None:
-            serve_stdio(server)
+            serve_stdio(server, limits)
         else:
             serve_http(server, *address, tokens=tokens, limits=limits,
                        ready=lambda url: print(f"memkg mcp: serving {url}", file=sys.stderr, flush=True))
