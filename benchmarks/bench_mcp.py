@@ -164,13 +164,96 @@ async def measure(paths: dict[str, Path], tokens: Path, calls: int, warmup: int)
     return out
 
 
+NOOP = str(Path(__file__).with_name("mcp_noop_server.py"))
+#: The floor: a no-op tool on the SDK alone, beside memkg's cheapest call (current_claims, empty store).
+FLOOR_PATHS = {
+    "stdio": [("SDK MCPServer, SDK stdio", ["mcpserver", "stdio"]), ("SDK Server, SDK stdio", ["lowlevel", "stdio"]),
+              ("SDK Server, memkg stdio", ["lowlevel", "memkg-stdio"]), ("memkg mcp", None)],
+    "http": [("SDK MCPServer, JSON responses", ["mcpserver", "http"]), ("SDK Server, JSON responses", ["lowlevel", "http"]),
+             ("memkg mcp --http", None)],
+}
+
+
+async def measure_floor(store: Path, calls: int, warmup: int) -> dict:
+    """Latency and CPU (client, server) per call of a no-op tool on the SDK alone, and of memkg's
+    current_claims on an empty store (and the same call through the Python API), interleaved."""
+    from contextlib import AsyncExitStack
+
+    rng = random.Random(2)
+    args = {"content": "note 1: tea coffee", "event_id": "e-1", "tenant": TENANT}
+    paths: dict[str, dict] = {}
+    async with AsyncExitStack() as stack:
+        for transport, configs in FLOOR_PATHS.items():
+            for name, noop in configs:
+                label = f"{transport}: {name}"
+                command = None if noop is None else [NOOP, *noop]
+                if transport == "stdio":
+                    client = await stack.enter_async_context(stdio_client(store, command=command))
+                    pid = server_pid(store) if noop is None else int(subprocess.run(
+                        ["pgrep", "-f", "--", " ".join(command)], capture_output=True, text=True).stdout.split()[0])
+                else:
+                    server = stack.enter_context(HttpServer(store, command=command) if noop is None else
+                                                 HttpServer(store, command=command))
+                    client = await stack.enter_async_context(http_client(server.url))
+                    pid = server.process.pid
+                tool, arguments = ("noop", args) if noop is not None else ("current_claims", {"limit": 1})
+                paths[label] = {"client": client, "pid": pid, "tool": tool, "args": arguments,
+                                "wall": [], "client_cpu": 0.0, "server_cpu": 0.0}
+            if transport == "stdio":
+                store = store.with_name(store.name + "-http")  # a store is held by one process
+        tools = MemoryTools(MemoryStore())
+        api = {"wall": [], "cpu": 0.0}
+        for i in range(warmup + calls):
+            order = [*paths, "api"]
+            rng.shuffle(order)
+            for label in order:
+                started, started_cpu = time.perf_counter(), time.process_time()
+                if label == "api":
+                    tools.claims(OPEN, "current", limit=1)
+                    if i >= warmup:
+                        api["wall"].append(time.perf_counter() - started)
+                        api["cpu"] += time.process_time() - started_cpu
+                    continue
+                path = paths[label]
+                server_cpu = process_cpu(path["pid"])
+                result(await path["client"].call_tool(path["tool"], path["args"]))
+                if i >= warmup:
+                    path["wall"].append(time.perf_counter() - started)
+                    path["client_cpu"] += time.process_time() - started_cpu
+                    path["server_cpu"] += process_cpu(path["pid"]) - server_cpu
+    out = {"api": {"p50": summary(api["wall"])["p50"], "cpu_ms": api["cpu"] / calls * 1000}}
+    for label, path in paths.items():
+        out[label] = {"p50": summary(path["wall"])["p50"], "client_cpu_ms": path["client_cpu"] / calls * 1000,
+                      "server_cpu_ms": path["server_cpu"] / calls * 1000}
+    return out
+
+
+def print_floor(floor: dict) -> None:
+    print("| path | p50 ms | client CPU ms/call | server CPU ms/call |")
+    print("|---|---:|---:|---:|")
+    api = floor["api"]
+    print(f"| Python API: current_claims, empty store | {api['p50']:.2f} | {api['cpu_ms']:.2f} | |")
+    for label, f in floor.items():
+        if label != "api":
+            print(f"| {label} | {f['p50']:.2f} | {f['client_cpu_ms']:.2f} | {f['server_cpu_ms']:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--json", type=Path, help="write the figures here too")
+    ap.add_argument("--floor", action="store_true",
+                    help="instead: a no-op tool on the SDK alone beside memkg's cheapest call (per-call CPU too)")
     args = ap.parse_args(argv)
+    if args.floor:
+        with tempfile.TemporaryDirectory(prefix="bench-mcp-floor-") as tmp:
+            floor = asyncio.run(measure_floor(Path(tmp) / "store", args.calls, args.warmup))
+        print_floor(floor)
+        if args.json:
+            args.json.write_text(json.dumps(floor, indent=2))
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         paths = {name: Path(tmp) / name for name in ("python", "stdio", "http")}
         report: dict = {"messages": args.messages, "calls": args.calls, "build": build(paths["python"], args.messages)}

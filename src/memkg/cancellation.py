@@ -33,7 +33,7 @@ import ctypes
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from .errors import MemkgError
 
@@ -53,14 +53,14 @@ class Cancelled(MemkgError, TimeoutError):
         super().__init__(message)
 
 
-class Call:
+class Call(Generic[T]):
     """One function run on a thread of its own, which :meth:`cancel` stops (see the module doc).
 
     ``on_done`` is called from that thread when the function has returned, raised or
     stopped (an event loop passes ``loop.call_soon_threadsafe``-wrapped setter).
     """
 
-    def __init__(self, fn: Callable[[], Any], *, on_done: Callable[[], None] | None = None) -> None:
+    def __init__(self, fn: Callable[[], T], *, on_done: Callable[[], None] | None = None) -> None:
         self.fn, self.on_done = fn, on_done
         self.lock = threading.Lock()
         self.thread_id = 0
@@ -70,7 +70,7 @@ class Call:
         self.finished = threading.Event()
         self._outcome: tuple[bool, Any] = (False, None)
 
-    def start(self) -> "Call":
+    def start(self) -> "Call[T]":
         thread = threading.Thread(target=self._body, name="memkg-call", daemon=True)
         thread.start()
         self.thread_id = thread.ident or 0  # known once start() returns; cancel() comes later
@@ -106,14 +106,14 @@ class Call:
     def _clear_pending(self) -> None:
         _set_async_exc(self.thread_id, ctypes.py_object())  # NULL: drop an exception not yet raised
 
-    def outcome(self, timeout: float | None) -> Any:
+    def outcome(self, timeout: float | None) -> T:
         """The function's result (or its exception, raised); :class:`Cancelled` if it was stopped
         or (not finished yet) is still stopping."""
         if not self.finished.is_set():
             raise Cancelled(f"stopped after {timeout:g} s (still unwinding): it has written nothing and will write nothing")
         ok, value = self._outcome
         if ok:
-            return value
+            return cast(T, value)
         if isinstance(value, Cancelled):
             raise Cancelled(f"stopped after {timeout:g} s: the time limit ran out before anything was written") from None
         raise value
@@ -122,7 +122,7 @@ class Call:
 @contextmanager
 def shielded() -> Iterator[None]:
     """A commit: entered only if the call was not cancelled, then never cut short."""
-    call: Call | None = getattr(_local, "call", None)
+    call: Call[Any] | None = getattr(_local, "call", None)
     if call is None:
         yield
         return
@@ -147,4 +147,4 @@ def run(fn: Callable[[], T], *, timeout: float | None, grace: float = 5.0) -> T:
     if not call.finished.wait(timeout):
         call.cancel()
         call.finished.wait(grace)
-    return call.outcome(timeout)  # type: ignore[no-any-return]
+    return call.outcome(timeout)

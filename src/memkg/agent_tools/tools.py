@@ -27,7 +27,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal as KindName
 
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import NamedNode
 
 from .. import provenance, timeline, views
 from ..access import Forbidden, Grant, Unauthorized, view_options
@@ -257,7 +257,7 @@ class MemoryTools:
         claim.id = claim_for_event(graph, event_id)
         with self.store.lock():  # look up, then write, as one step: concurrent retries meet here
             try:
-                stored, _ = self.store.get_claim(claim.id, graph=graph if graph is not None else DefaultGraph())
+                stored, _ = self.store.get_claim(claim.id, graph=graph)
             except NotFoundError:
                 return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
         if stored.triple() != claim.triple():
