@@ -2,6 +2,7 @@
 same calls through the Python API, on one store of N messages.
 
     python benchmarks/bench_mcp.py [--messages 100000] [--calls 200] [--json out.json]
+    python benchmarks/bench_mcp.py --floor [--calls 200]     # the SDK's own cost: a no-op tool
 
 Three paths, each on its own copy of one store (a store is held by one process): the Python API
 (:class:`memkg.agent_tools.MemoryTools`, the very methods the tools call, in this process),
@@ -135,6 +136,7 @@ async def measure(paths: dict[str, Path], tokens: Path, calls: int, warmup: int)
     rng = random.Random(1)
     samples: dict[str, dict[str, list[float]]] = {p: {"remember_message": [], "recall": []} for p in paths}
     cpu = {p: 0.0 for p in paths}  # CPU seconds of the measured calls: this process (python), each server
+    client_cpu = {p: 0.0 for p in paths if p != "python"}  # this process's CPU in each path's MCP calls
     with MemoryStore(paths["python"]) as store, HttpServer(paths["http"], "--tokens", str(tokens)) as server:
         async with stdio_client(paths["stdio"]) as stdio, http_client(server.url, TOKEN) as http:
             pids = {"stdio": server_pid(paths["stdio"]), "http": server.process.pid}
@@ -152,8 +154,11 @@ async def measure(paths: dict[str, Path], tokens: Path, calls: int, warmup: int)
                             samples[path][tool].append(time.perf_counter() - started)
                             if path == "python":
                                 cpu["python"] += time.process_time() - started_cpu
+                            else:
+                                client_cpu[path] += time.process_time() - started_cpu
             cpu.update({p: cpu[p] + process_cpu(pid) for p, pid in pids.items()})
-    out: dict = {"cpu_ms_per_call": {p: c / (2 * calls) * 1000 for p, c in cpu.items()}}
+    out: dict = {"cpu_ms_per_call": {p: c / (2 * calls) * 1000 for p, c in cpu.items()},
+                 "client_cpu_ms_per_call": {p: c / (2 * calls) * 1000 for p, c in client_cpu.items()}}
     for path, by_tool in samples.items():
         out[path] = {}
         for tool, xs in by_tool.items():
@@ -274,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\nCPU per call (both tools, averaged): " + ", ".join(
         f"{p} {per_call[p]:.2f} ms" + ("" if p == "python" else f" (server process, {per_call[p] - per_call['python']:+.2f})")
         for p in ("python", "stdio", "http")))
+    print("client CPU per MCP call (the SDK's client, this process): " + ", ".join(
+        f"{p} {c:.2f} ms" for p, c in phases["client_cpu_ms_per_call"].items()))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 0

@@ -1,13 +1,13 @@
 """How much one agent-tool call may ask for: sizes, list lengths, result sizes and time.
 
 The endpoint's hostile-input rules, for the agent tools, in one place. The tools take no RDF or
-SPARQL text, so :mod:`memkg.limits` (nesting depth, query and update size) has nothing to parse
-here; its literal bound still holds: a message's content, a literal, may not pass
-``memkg.limits.Limits().max_literal``. The
-sizes become ``maxLength`` / ``maxItems`` / ``maximum`` in the tools' input
-schemas (so a model sees them before it calls) and are enforced by the SDK's
-argument validation; the time limit and the number of calls running at once are
-enforced by :mod:`memkg.agent_tools.server`; the HTTP body size by the transport.
+SPARQL text, so :mod:`memkg.limits`' RDF and SPARQL nesting has nothing to parse here; its literal
+bound still holds: a message's content, a literal, may not pass
+``memkg.limits.Limits().max_literal``. The sizes become ``maxLength`` / ``maxItems`` / ``maximum``
+in the tools' input schemas (so a model sees them before it calls) and are enforced by each
+tool's argument validator; the JSON nesting of a request (:func:`memkg.limits.json_depth`) by
+:mod:`memkg.agent_tools.wire` before the SDK parses it; the time limit and the number of calls
+running at once by :mod:`memkg.agent_tools.server`; the request size by the transport.
 
 >>> DEFAULT_LIMITS.max_content
 1000000

@@ -1,11 +1,14 @@
-"""The agent tools served over the Model Context Protocol (the official SDK's ``MCPServer``).
+"""The agent tools served over the Model Context Protocol (the official SDK's low-level ``Server``).
 
 Each tool is a typed signature (its input schema, with the limits of
 :mod:`memkg.agent_tools.limits` as ``maxLength``/``maxItems``/``maximum``) over one
-:class:`~memkg.agent_tools.tools.MemoryTools` method, run on a worker thread
-within the time limit, a bounded number at once. A refusal is a tool error
-(``is_error``) whose text names the broken rule and the node; anything
-unexpected is the SDK's generic tool error (the traceback goes to the log).
+:class:`~memkg.agent_tools.tools.MemoryTools` method; :class:`ToolSpec` builds its
+schema and validator once. A call runs on a thread of its own, a bounded number at
+once, and past the time limit it is stopped (:mod:`memkg.cancellation`: before its
+commit, nothing written). A refusal is a tool error (``isError``) whose text names
+the broken rule and the node; anything unexpected is a generic tool error (the
+traceback goes to the log). Requests nested too deep are answered before the SDK
+parses them (:mod:`memkg.agent_tools.wire`).
 
 Who is calling: :class:`Callers` turns a call into a :class:`~memkg.access.Grant`:
 over stdio, the one tenant of ``--tenant`` (or the whole store); over HTTP, the
@@ -15,7 +18,7 @@ known token is answered 401 before it reaches the protocol (:class:`BearerGate`)
 """
 
 # No `from __future__ import annotations`: the tools' signatures use types built in build_server
-# (their limits), which the SDK must evaluate where they are defined.
+# (their limits), which ToolSpec evaluates where they are defined.
 
 import asyncio
 import functools
