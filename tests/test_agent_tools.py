@@ -253,6 +253,9 @@ def test_malformed_arguments_are_tool_errors_and_the_server_keeps_serving(memory
                                                                             "erase": True}))
             assert "valid string" in error(await call("remember_message", {"content": nested(50)}))
             await refused_as_too_deep(call)
+            from mcp import MCPError
+            with pytest.raises(MCPError, match=f"longer than {Limits().max_body:,} bytes, the limit"):
+                await call("remember_message", {"content": "x" * Limits().max_body}, read_timeout_seconds=30)
             assert "not found" in error(await call("explain_claim", {"claim": "urn:x:nothing"}))
             unknown = await call("no_such_tool", {})
             assert unknown.is_error
@@ -277,6 +280,21 @@ def test_stdio_tenant_confines_every_call_whatever_the_arguments_say(memory) -> 
             assert result(await call("current_claims", {"subject": bob["person"]}))["claims"] == []
 
     run(body)
+
+
+def test_stdio_answers_a_line_too_deep_or_too_long_before_the_sdk_reads_it(tmp_path: Path) -> None:
+    """Raw lines, no client: 100,000 levels deep (the id is found past the nesting) and 5 MB long;
+    each is answered at once, in order, and end of input ends the server."""
+    deep = (b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"recall","arguments":{"query":'
+            + b"[" * 100_000 + b"]" * 100_000 + b'}},"id":9}\n')
+    long = b'{"jsonrpc":"2.0","id":"req-10","method":"tools/call","params":{"x":"' + b"y" * 5_000_000 + b'"}}\n'
+    done = subprocess.run([sys.executable, "-m", "memkg", "--store", str(tmp_path / "s"), "mcp"], input=deep + long,
+                          capture_output=True, env=ENV, timeout=LIMIT)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [9, "req-10"], done.stderr.decode()[-2000:]
+    assert "100,003 levels deep, past the limit of 64 (max_json_depth)" in answers[0]["error"]["message"]
+    assert "longer than 4,194,304 bytes, the limit (max_body)" in answers[1]["error"]["message"]
+    assert done.returncode == 0
 
 
 # -- streamable HTTP -----------------------------------------------------------------------

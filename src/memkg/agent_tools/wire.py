@@ -7,7 +7,9 @@ client waited for its timeout. Here every message is measured first
 :attr:`~memkg.agent_tools.Limits.max_json_depth` is answered at once with a
 JSON-RPC error that carries the request's id and names the limit
 (:func:`depth_refusal`), and never reaches the SDK: over stdio by
-:func:`stdio_streams`, over HTTP by :class:`DepthGate`.
+:func:`stdio_streams`, over HTTP by :class:`DepthGate`. Over stdio a line longer
+than ``max_body`` is answered likewise (:func:`too_long`); over HTTP the SDK
+answers such a body with 413.
 
 :func:`stdio_streams` is also the fast stdio transport: the SDK's own reads and
 writes each line through a worker thread (three thread hops per call); these are
@@ -75,24 +77,68 @@ def _request_id(raw: bytes) -> Any:
 
 
 class _Lines:
-    """The SDK's ``stdin``: lines read on the event loop; a too-deep one is answered, not passed on."""
+    """The SDK's ``stdin``: lines read on the event loop. One nested too deep, or longer than
+    ``max_line`` bytes, is answered here with an error and not passed on."""
 
-    def __init__(self, reader: asyncio.StreamReader, out: "_Out", max_depth: int) -> None:
-        self.reader, self.out, self.max_depth = reader, out, max_depth
+    def __init__(self, reader: asyncio.StreamReader, out: "_Out", max_depth: int, max_line: int) -> None:
+        self.reader, self.out, self.max_depth, self.max_line = reader, out, max_depth, max_line
+        self.buffer = bytearray()
+        self.searched = 0  # the buffer holds no newline before this offset
+        self.dropping = False  # the rest of an over-long line is still arriving
 
     def __aiter__(self) -> "_Lines":
         return self
 
     async def __anext__(self) -> str:
         while True:
-            line = await self.reader.readline()
-            if not line:
+            end = self.buffer.find(b"\n", self.searched)
+            if end >= 0:
+                line = bytes(self.buffer[: end + 1])
+                del self.buffer[: end + 1]
+                self.searched = 0
+                if self.dropping:
+                    self.dropping = False
+                    continue
+                if len(line) > self.max_line + 1:
+                    await self._answer(too_long(line[:65536], self.max_line))
+                    continue
+                refusal = depth_refusal(line, self.max_depth)
+                if refusal is None:
+                    return line.decode("utf-8", "replace")
+                await self._answer(refusal)
+                continue
+            self.searched = len(self.buffer)
+            if len(self.buffer) > self.max_line:
+                if not self.dropping:
+                    await self._answer(too_long(bytes(self.buffer[:65536]), self.max_line))
+                self.buffer.clear()
+                self.searched = 0
+                self.dropping = True
+            chunk = await self.reader.read(1 << 16)
+            if not chunk:
+                if self.buffer and not self.dropping:  # a last line without its newline
+                    self.buffer += b"\n"
+                    continue
                 raise StopAsyncIteration
-            refusal = depth_refusal(line, self.max_depth)
-            if refusal is None:
-                return line.decode("utf-8", "replace")
-            await self.out.write(refusal.decode() + "\n")
-            await self.out.flush()
+            self.buffer += chunk
+
+    async def _answer(self, refusal: bytes) -> None:
+        await self.out.write(refusal.decode() + "\n")
+        await self.out.flush()
+
+
+_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+def too_long(head: bytes, limit: int) -> bytes:
+    """The JSON-RPC error answering a line longer than ``limit`` bytes; its id is read from the
+    line's first bytes (JSON-RPC clients write it before the parameters), else null."""
+    found = _ID.search(head)
+    request_id = json.loads(found.group(1)) if found else None
+    message = (f"the request is longer than {limit:,} bytes, the limit (max_body): nothing was done; "
+               "send less content in one call")
+    error = {"code": INVALID_REQUEST, "message": message, "data": {"limit": "max_body", "value": limit}}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 
 
 class _Out:
@@ -122,7 +168,7 @@ async def stdio_streams(max_depth: int, max_line: int) -> AsyncIterator[tuple[_L
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=max_line)
+    reader = asyncio.StreamReader()
     read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
                                                      os.fdopen(wire_in, "rb", buffering=0))
     write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
@@ -130,7 +176,7 @@ async def stdio_streams(max_depth: int, max_line: int) -> AsyncIterator[tuple[_L
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
     out = _Out(writer)
     try:
-        yield _Lines(reader, out, max_depth), out
+        yield _Lines(reader, out, max_depth, max_line), out
     finally:
         read_transport.close()
         write_transport.close()

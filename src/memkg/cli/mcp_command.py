@@ -66,7 +66,8 @@ def register(command: AddCommand) -> None:
     )
     tenant_option(p, "confine every call to this tenant's graph (stdio's one caller)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="answer a tool call running longer than this with an error (default: 30; 0: no limit)")
+                   help="stop a tool call running longer than this, before it writes, and answer with an error "
+                   "(default: 30; 0: no limit)")
 
 
 MCP_EPILOG = """\
