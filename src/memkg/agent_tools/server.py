@@ -3,7 +3,7 @@
 Each tool is a typed signature (its input schema, with the limits of
 :mod:`memkg.agent_tools.limits` as ``maxLength``/``maxItems``/``maximum``) over one
 :class:`~memkg.agent_tools.tools.MemoryTools` method; :class:`ToolSpec` builds its
-schema and validator once. A call runs on a thread of its own, a bounded number at
+schema and validator once. A call runs on a worker thread, a bounded number at
 once, and past the time limit it is stopped (:mod:`memkg.cancellation`: before its
 commit, nothing written). A refusal is a tool error (``isError``) whose text names
 the broken rule and the node; anything unexpected is a generic tool error (the
@@ -184,7 +184,7 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         return register
 
     async def run(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """``fn`` on a thread of its own; past the time limit it is stopped (memkg.cancellation).
+        """``fn`` on a worker thread; past the time limit it is stopped (memkg.cancellation).
 
         Plain asyncio (the SDK serves on asyncio): a future the thread resolves, a semaphore
         for the calls at once; anyio's events and limiters cost more per call."""
