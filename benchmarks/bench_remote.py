@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memkg import MemoryStore  # noqa: E402
-from memkg.remote import RemoteStore  # noqa: E402
 from tests.remote_servers import start_oxigraph, start_virtuoso  # noqa: E402
 from tests.test_remote import FILES, VIEW_CASES  # noqa: E402
 
@@ -47,7 +46,7 @@ def main() -> None:
                 continue
             servers.append(server)
             print(f"{name}: started in {server.startup_seconds:.2f} s")
-            stores[name] = RemoteStore(server.endpoint)
+            stores[name] = MemoryStore.connect(server.endpoint)
             loads[name] = timed(lambda s=stores[name]: s.load(*FILES))
         try:
             per_call: dict[str, list[float]] = {name: [] for name in stores}

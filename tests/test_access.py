@@ -22,6 +22,7 @@ from memkg.access import (
     query_options,
     view_options,
 )
+from memkg.endpoint.rights import bearer_grant
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import PREFIXES
 
@@ -114,10 +115,10 @@ def test_tokens_load_and_grant(tmp_path: Path) -> None:
     }))
     tokens = Tokens.load(path)
     assert len(tokens) == 2
-    lia = tokens.grant("Bearer lia-secret-0123456789")
+    lia = bearer_grant(tokens, "Bearer lia-secret-0123456789")
     assert lia.tenants == frozenset({A}) and lia.write and lia.restricted
     assert "secret" not in (lia.token_name or "")
-    reader = tokens.grant("bearer   reader-secret-0123456 ")
+    reader = bearer_grant(tokens, "bearer   reader-secret-0123456 ")
     assert reader.tenants == frozenset({A, NamedNode("https://example.org/t/b")})
     assert not reader.write and reader.token_name == "dash"
 
@@ -127,7 +128,16 @@ def test_tokens_load_and_grant(tmp_path: Path) -> None:
 def test_tokens_refuse_missing_or_unknown(tmp_path: Path, header: str | None) -> None:
     tokens = Tokens.load(write_tokens(tmp_path, '{"lia-secret-0123456789": {"tenants": [], "write": false}}'))
     with pytest.raises(Unauthorized):
-        tokens.grant(header)
+        bearer_grant(tokens, header)
+
+
+def test_the_library_takes_a_token_and_the_deprecated_header_form_still_works(tmp_path: Path) -> None:
+    tokens = Tokens.load(write_tokens(tmp_path, '{"lia-secret-0123456789": {"tenants": ["urn:t:a"], "write": true}}'))
+    assert tokens.holder("lia-secret-0123456789").tenants == frozenset({A})
+    with pytest.raises(Unauthorized):
+        tokens.holder("Bearer lia-secret-0123456789")  # the header form is the adapter's to read
+    with pytest.warns(DeprecationWarning, match="bearer_grant"):
+        assert tokens.grant("Bearer lia-secret-0123456789").tenants == frozenset({A})
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -277,3 +277,16 @@ def test_a_summary_of_an_echo_is_not_independent_of_the_message_it_echoes() -> N
       ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "c" )>> ; mem:supportedBy ex:m1 , ex:d .
     """)
     assert E.assess(store, EX + "c", tenant=T).evidence == pytest.approx(1 - 0.2 * 0.2)
+
+
+def test_a_tie_recorded_in_another_tenant_does_not_merge_this_tenants_evidence() -> None:
+    """SPEC 5: a tenant's assessment reads its graph and the shared ones; another tenant's
+    record that ``d`` echoes ``m1`` does not make this tenant's two legs one."""
+    store = load("""
+      ex:m1 a mem:Message ; mem:sourceReliability 0.8 .
+      ex:d a mem:Message ; mem:sourceReliability 0.8 .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "c" )>> ; mem:supportedBy ex:m1 , ex:d .
+    """)
+    other = "GRAPH <https://example.org/tenants/other> { ex:m1 a mem:Message . ex:d a mem:Message ; mem:echoOf ex:m1 . }"
+    store.load_data(HEAD + other, format="trig")
+    assert E.assess(store, EX + "c", tenant=T).evidence == pytest.approx(1 - 0.2 * 0.2)

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from memkg import MemoryStore, NotFoundError
 from memkg.cli import main
-from memkg.remote import RemoteStore
 
 from .conftest import EX, EXAMPLES, LIA, LIA_GRAPH
 from .endpoint_server import Server, make_store
@@ -187,7 +186,7 @@ def served(tmp_path_factory):
 def test_views_on_a_memkg_server_answer_as_the_embedded_store(served: Server, view: str, params: dict) -> None:
     embedded = MemoryStore()
     embedded.load(*BOTH)
-    remote = RemoteStore(served.url + "/sparql", read_only=True)
+    remote = MemoryStore.connect(served.url + "/sparql", read_only=True)
 
     def rows(results) -> set:
         return {tuple(str(r[v.value]) for v in results.variables) for r in results}
@@ -212,7 +211,7 @@ def test_every_read_command_on_a_memkg_server_answers_as_on_the_store(served: Se
             embedded, remote = sorted(embedded.splitlines()), sorted(remote.splitlines())
         assert remote == embedded, command
     with pytest.raises(NotFoundError, match="no graph named <https://example.org/tenants/nobody>"):
-        RemoteStore(served.url + "/sparql", read_only=True).view("current", {"tenant": "https://example.org/tenants/nobody"})
+        MemoryStore.connect(served.url + "/sparql", read_only=True).view("current", {"tenant": "https://example.org/tenants/nobody"})
 
 
 # -- pictures ------------------------------------------------------------------------------

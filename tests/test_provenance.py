@@ -514,9 +514,11 @@ def test_results_serialise_for_every_adapter(acme: MemoryStore) -> None:
     done = P.withdraw(acme, EX + "benchmark", reason="bad host", graph=T).to_dict()
     assert done["retraction"].startswith("urn:memkg:") and done["fallen"] == hit["fallen"]
     gone = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T).to_dict()
-    assert gone["removed"][0] == f"<{EX}rerun>" and gone["quadsRemoved"] > 0
+    assert gone["removed"][0] == EX + "rerun" and gone["quadsRemoved"] > 0
     for result in (lin, as_dict, hit, done, gone):
         assert json.loads(json.dumps(result)) == result
+        # One term style everywhere (memkg.results.term_json): an IRI is its bare text, never <…>.
+        assert "<" not in json.dumps(result), result
 
 
 @pytest.mark.parametrize("kind", ["Message", "Occurrence", "Outcome", "Action", "Episode", "Entity"])
@@ -538,3 +540,118 @@ def test_the_lineage_view_marks_raw_sources_by_class(kind: str) -> None:
     )
     (row,) = [r for r in store.view("lineage", {"claim": EX + "c", "tenant": T}) if r["source"] == n("origin")]
     assert (row["end"].value, row["raw"].value) == ("true", "true" if kind != "Entity" else "false")
+
+
+# -- found by mutation testing (tools/mutation.py; benchmarks/mutation-survivors.md) ---------
+
+OTHER = "https://example.org/tenants/other"
+PRELUDE = """PREFIX mem: <https://w3id.org/memkg#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX ex: <https://example.org/acme/>
+"""
+
+
+def _store(trig: str) -> MemoryStore:
+    store = MemoryStore()
+    store.load_data(PRELUDE + trig, format="trig")
+    return store
+
+
+def test_lineage_and_dependents_of_a_tenant_stay_in_that_tenant() -> None:
+    # SPEC 5: a tenant's question reads its graph and the shared ones, never another tenant's
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "here" )>> ; mem:supportedBy ex:m .
+    }}
+    GRAPH <{OTHER}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message . ex:elsewhere a mem:Message .
+      ex:c prov:wasDerivedFrom ex:elsewhere .
+      ex:d a mem:Claim ; rdf:reifies <<( ex:x ex:p "there" )>> ; mem:supportedBy ex:m .
+    }}""")
+    lin = P.lineage(store, EX + "c", tenant=T)
+    assert names(link.source for link in lin.links) == {"m"}
+    assert names(lin.grounds) == {"m"}
+    assert names(P.dependents(store, EX + "m", tenant=T)) == {"c"}
+    assert names(P.dependents(store, EX + "m", tenant=OTHER)) == {"d"}
+
+
+def test_the_json_form_of_a_lineage_names_each_link_and_every_end() -> None:
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity .
+      ex:orig a mem:Message . ex:copy a mem:Message ; mem:echoOf ex:orig .
+      ex:g a mem:SupportGroup ; mem:member ex:copy , ex:ghost .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p ex:x )>> ; mem:supportGroup ex:g .
+    }}""")
+    assert P.lineage(store, EX + "c", tenant=T).to_dict() == {
+        "claim": EX + "c",
+        "links": [
+            {"from": EX + "c", "kind": "group", "source": EX + "copy", "group": EX + "g", "support": True},
+            {"from": EX + "c", "kind": "group", "source": EX + "ghost", "group": EX + "g", "support": True},
+            {"from": EX + "copy", "kind": "echo", "source": EX + "orig", "group": None, "support": False},
+        ],
+        "grounds": [EX + "orig"],
+        "openEnds": [EX + "ghost"],
+    }
+
+
+def test_the_json_form_of_support_names_groups_withdrawals_and_refutations() -> None:
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message . ex:probe a mem:Message .
+      ex:g a mem:SupportGroup ; mem:member ex:m .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "v" )>> ; mem:supportGroup ex:g .
+      ex:probe mem:refutes ex:c .
+      ex:r a mem:Retraction ; mem:retracts ex:c .
+    }}""")
+    got = P.support(store, EX + "c", tenant=T).to_dict()
+    assert got["groups"] == [{"group": EX + "g", "members": [EX + "m"], "stands": True, "failing": []}]
+    assert got["withdrawnBy"] == [EX + "r"] and got["refutedBy"] == [EX + "probe"]
+    assert (got["claim"], got["status"], got["stands"]) == (EX + "c", "withdrawn", False)
+
+
+def test_every_node_a_way_of_support_needs_is_listed_but_not_the_claim_itself() -> None:
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message .
+      ex:mid a mem:Claim ; rdf:reifies <<( ex:x ex:p "mid" )>> ; mem:supportedBy ex:m .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "top" )>> ; mem:supportedBy ex:mid .
+    }}""")
+    assert P.minimal_support(store, EX + "c", tenant=T, grounds_only=False) == [frozenset({n("mid"), n("m")})]
+    assert P.minimal_support(store, EX + "c", tenant=T) == [frozenset({n("m")})]
+
+
+def test_the_impact_json_names_the_echoes_that_fall_with_a_source() -> None:
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message . ex:copy a mem:Message ; mem:echoOf ex:m .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "v" )>> ; mem:supportedBy ex:copy .
+    }}""")
+    assert P.impact(store, EX + "m", tenant=T).to_dict() == {
+        "sources": [EX + "m"], "fallen": [EX + "c"], "weakened": [], "downstream": [], "fallenSources": [EX + "copy"],
+    }
+
+
+def test_withdrawing_what_the_graph_does_not_hold_names_the_iri_and_the_graph(acme: MemoryStore) -> None:
+    with pytest.raises(NotFoundError, match=f"{EX}nothing.*{T}"):
+        P.withdraw(acme, EX + "nothing", graph=T)
+    with pytest.raises(ValueError, match="source must be a full IRI"):
+        P.withdraw(acme, "benchmark", graph=T)
+
+
+def test_an_impact_question_about_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="source must be a full IRI, got 'benchmark'"):
+        P.impact(acme, "benchmark", tenant=T)
+
+
+def test_erasing_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="source must be a full IRI, got 'rerun'"):
+        P.erase(acme, "rerun", reason="consent revoked", graph=T)
+    assert any(acme.quads(n("rerun")))  # nothing was erased
+
+
+def test_a_lineage_question_about_a_name_that_is_no_iri_says_the_claim_must_be_one(acme: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="claim must be a full IRI, got 'answer'"):
+        P.lineage(acme, "answer", tenant=T)

@@ -1,4 +1,4 @@
-"""``GET /recall`` on ``memkg serve`` under tokens, and recall through ``--endpoint`` (a RemoteStore)."""
+"""``GET /recall`` on ``memkg serve`` under tokens, and recall through ``--endpoint`` (a store over a SPARQL backend)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from memkg import MemoryStore, Message, Vertex
 from memkg.cli import main
-from memkg.remote import RemoteError, RemoteStore, recall_url
+from memkg.backends.sparql import RemoteError, recall_url
 from memkg.vocab import mem
 
 from .endpoint_server import Server
@@ -78,7 +78,7 @@ def test_the_packet_comes_with_the_hits(server: Server) -> None:
 
 
 def test_recall_through_a_remote_store_asks_the_server(server: Server) -> None:
-    remote = RemoteStore(server.url + "/sparql", token="token-a")
+    remote = MemoryStore.connect(server.url + "/sparql", token="token-a")
     hits = remote.recall("who drinks green tea?", k=5)
     assert hits and hits[0].node in (EX + "lia-said", EX + "shared")
     assert all(h.graph in (A, None) for h in hits)
@@ -99,7 +99,7 @@ def test_a_plain_sparql_server_answers_no_recall(tmp_path: Path) -> None:
         pytest.skip(f"no Oxigraph server to try: {started}")
     try:
         with pytest.raises(RemoteError, match="only `memkg serve` keeps"):
-            RemoteStore(started.endpoint).recall("tea")
+            MemoryStore.connect(started.endpoint).recall("tea")
     finally:
         started.stop()
 

@@ -23,7 +23,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store,
 from memkg import MemoryStore
 from memkg import rdf11
 from memkg.cli import main
-from memkg.remote import RemoteStore, SparqlClient
+from memkg.backends.sparql import SparqlClient
 
 from .conftest import EXAMPLES
 from .remote_servers import Server, start_oxigraph, start_virtuoso
@@ -113,7 +113,7 @@ def _literal_value(term: Literal) -> object:
 
 
 def test_every_view_returns_the_same_rows_on_every_store(embedded: MemoryStore, server: Server) -> None:
-    remote = RemoteStore(server.endpoint, read_only=True)
+    remote = MemoryStore.connect(server.endpoint, read_only=True)
     differ = []
     for view, params in VIEW_CASES:
         expected, found = rows(embedded.view(view, params)), rows(remote.view(view, params))
@@ -124,13 +124,13 @@ def test_every_view_returns_the_same_rows_on_every_store(embedded: MemoryStore, 
 
 
 def test_the_dialect_is_detected(oxigraph: Server, virtuoso: Server) -> None:
-    assert RemoteStore(oxigraph.endpoint, read_only=True).dialect == "rdf12"
-    assert RemoteStore(virtuoso.endpoint, read_only=True).dialect == "rdf11"
+    assert MemoryStore.connect(oxigraph.endpoint, read_only=True).backend.dialect == "rdf12"
+    assert MemoryStore.connect(virtuoso.endpoint, read_only=True).backend.dialect == "rdf11"
 
 
 def test_a_triple_term_query_reads_the_same_on_every_store(embedded: MemoryStore, server: Server) -> None:
     query = "SELECT ?c ?t ?s WHERE { GRAPH ?g { ?c rdf:reifies ?t . ?c rdf:reifies <<( ?s ?p ?o )>> FILTER(isTRIPLE(?t)) } }"
-    remote = RemoteStore(server.endpoint, read_only=True)
+    remote = MemoryStore.connect(server.endpoint, read_only=True)
     expected = rows(embedded.query(query))
     assert len(expected) > 10
     assert rows(remote.query(query)) == expected
@@ -182,7 +182,7 @@ def test_the_claim_index_on_the_server_is_consistent(server: Server, capsys) -> 
 
 
 def test_a_write_through_the_endpoint_is_validated_and_atomic(server: Server, tmp_path: Path, monkeypatch, capsys) -> None:
-    store = RemoteStore(server.endpoint)
+    store = MemoryStore.connect(server.endpoint)
     before = len(store)
     sent: list[str] = []
     real_update = SparqlClient.update
@@ -216,7 +216,7 @@ def test_a_write_through_the_endpoint_is_validated_and_atomic(server: Server, tm
 
 
 def test_the_shared_default_graph_lives_in_its_own_named_graph(embedded: MemoryStore, server: Server) -> None:
-    store = RemoteStore(server.endpoint)
+    store = MemoryStore.connect(server.endpoint)
     shared = Quad(NamedNode(LX + "sharedTea"), NamedNode(rdf11.RDF + "type"), NamedNode("https://w3id.org/memkg#Entity"))
     store.write([shared])
     try:
@@ -224,7 +224,7 @@ def test_the_shared_default_graph_lives_in_its_own_named_graph(embedded: MemoryS
         assert shared in store
         # on the server it is a quad of <urn:memkg:default-graph>, which a plain query sees as its default graph
         on_server = f"ASK {{ GRAPH <urn:memkg:default-graph> {{ <{LX}sharedTea> a <https://w3id.org/memkg#Entity> }} }}"
-        assert bool(store.raw._run(on_server, [("named-graph-uri", "urn:memkg:default-graph")]))
+        assert bool(store.raw.run(on_server, [("named-graph-uri", "urn:memkg:default-graph")]))
         ask = f"SELECT ?t WHERE {{ <{LX}sharedTea> a ?t }}"
         assert [r["t"] for r in store.query(ask)] == [NamedNode("https://w3id.org/memkg#Entity")]
         # a tenant's dataset includes the shared graph; union queries see everything, as embedded

@@ -15,7 +15,6 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Triple
 from memkg import MemoryStore
 from memkg import provenance as P
 from memkg.access import OPEN
-from memkg.remote import RemoteStore
 from memkg.support_index import SupportIndex
 from memkg.updates import apply_update
 
@@ -157,7 +156,7 @@ def test_default_graph_links_are_kept_apart_from_the_tenant() -> None:
 
 
 def test_remote_stores_keep_no_index() -> None:
-    assert RemoteStore("http://127.0.0.1:9/sparql").support_index() is None
+    assert MemoryStore.connect("http://127.0.0.1:9/sparql").support_index() is None
 
 
 def test_an_index_update_that_fails_drops_the_index(store: MemoryStore, monkeypatch) -> None:

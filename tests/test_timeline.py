@@ -27,6 +27,23 @@ def test_history_lists_versions_oldest_first_with_blame(lia_store: MemoryStore) 
     assert new.agents == [NamedNode(EX + "extractor")]
 
 
+def test_blame_names_only_the_agents_of_the_versions_own_activity(lia_store: MemoryStore) -> None:
+    # another extraction in the same tenant, by another agent, that did not produce cName1
+    lia_store.load_data("""
+PREFIX mem: <https://w3id.org/memkg#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX ex: <https://example.org/lia/>
+GRAPH <https://example.org/tenants/lia> {
+  ex:importer a mem:Extractor ; mem:displayName "CRM importer" .
+  ex:x99 a mem:Extraction ; prov:used ex:m40 ; prov:wasAssociatedWith ex:importer .
+}""", format="trig")
+    old, new = timeline.history(lia_store, EX + "cName1", tenant="https://example.org/tenants/lia")
+    assert new.generated_by == [NamedNode(EX + "x40")]
+    assert new.agents == [NamedNode(EX + "extractor")]
+    assert new.to_dict()["agents"] == [EX + "extractor"]
+    assert new.to_dict()["claim"] == EX + "cName1"
+
+
 def test_history_of_an_unknown_claim_is_not_found(lia_store: MemoryStore) -> None:
     with pytest.raises(NotFoundError):
         timeline.history(lia_store, EX + "nope")
@@ -89,3 +106,22 @@ def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:
         timeline.bisect(lia_store, "SELECT * WHERE { ?s ?p ?o }")
     with pytest.raises(ParseError):
         timeline.bisect(lia_store, "ASK { oops")
+
+
+def test_a_tenant_is_named_the_same_way_everywhere() -> None:
+    """``tenant`` takes a full IRI as text or as a node, as in provenance and views; a bare
+    token is refused rather than read as another graph (memkg.terms.tenant_iri)."""
+    from memkg import pictures
+
+    store = MemoryStore()
+    store.load(EXAMPLES / "postgres-migration.trig")
+    tenant, claim = "https://example.org/tenants/acme", "https://example.org/acme/cMigration"
+    as_text = timeline.history(store, claim, tenant=tenant)
+    assert as_text and timeline.history(store, claim, tenant=NamedNode(tenant)) == as_text
+    assert timeline.change_times(store, tenant=NamedNode(tenant)) == timeline.change_times(store, tenant=tenant)
+    assert pictures.picture(store, "support", claim, tenant=NamedNode(tenant)).to_dict() == \
+        pictures.picture(store, "support", claim, tenant=tenant).to_dict()
+    with pytest.raises(ValueError, match="tenant must be a full IRI, got 'acme'"):
+        timeline.history(store, claim, tenant="acme")
+    with pytest.raises(NotFoundError, match="no graph named <https://example.org/tenants/other>"):
+        pictures.picture(store, "support", claim, tenant=NamedNode("https://example.org/tenants/other"))

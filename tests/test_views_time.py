@@ -187,6 +187,41 @@ def test_history_runs_both_ways_oldest_first(lia: MemoryStore) -> None:
     assert list(lia.view("history", {**TENANT, "claim": EX + "nothing"})) == []
 
 
+def lia_tenant_store(body: str) -> MemoryStore:
+    """A store holding ``body`` (Turtle, prefixes mem, xsd, rdf, owl and ex: declared) in Lia's tenant."""
+    store = new_store()
+    store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+PREFIX ex: <{EX}>
+GRAPH <{LIA_GRAPH}> {{ {body} }}""", format="trig")
+    return store
+
+
+def test_history_shows_each_versions_validity_interval(lia: MemoryStore) -> None:
+    # SPEC 3 / history.rq: each row carries the version's validFrom and validUntil (unbound where missing)
+    (row,) = lia.view("history", {**TENANT, "claim": EX + "cTrip"})
+    assert (row["validFrom"].value, row["validUntil"].value) == ("2026-03-01T00:00:00Z", "2026-03-15T00:00:00Z")
+    (row,) = lia.view("history", {**TENANT, "claim": EX + "cLisbon"})
+    assert row["validFrom"].value == "2026-03-15T00:00:00Z" and row["validUntil"] is None
+
+
+def test_versions_recorded_at_one_instant_are_listed_in_chain_order_not_by_name() -> None:
+    # history.rq: "versions recorded at the same instant in chain order (a version after
+    # the ones it supersedes), then by IRI" -- here the chain runs against the IRIs' order
+    store = lia_tenant_store("""
+  ex:z a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+  ex:y a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:coffee )>> ; mem:supersedes ex:z ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+  ex:x a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:water )>> ; mem:supersedes ex:y ;
+      mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+""")
+    for start in ("x", "y", "z"):
+        assert claims(store.view("history", {**TENANT, "claim": EX + start})) == [EX + "z", EX + "y", EX + "x"]
+
+
 def test_contradictions_in_the_story(lia: MemoryStore) -> None:
     rows = list(lia.view("contradictions", TENANT))
     found = {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX), r["kind"].value) for r in rows}
@@ -202,6 +237,42 @@ def test_contradictions_in_the_story(lia: MemoryStore) -> None:
     story = new_store()
     story.load(LIA)
     assert list(story.view("contradictions")) == []
+
+
+def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then() -> None:
+    # SPEC 3: validity is half-open, [validFrom, validUntil); on either side of a pair
+    store = lia_tenant_store("""
+  ex:livesIn a rdf:Property , owl:FunctionalProperty .
+  ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Lisbon )>> ;
+      mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
+  ex:b1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Porto )>> .
+  ex:a2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Lisbon )>> .
+  ex:b2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:livesIn ex:Porto )>> ;
+      mem:validUntil "2026-03-01T00:00:00Z"^^xsd:dateTime .
+""")
+
+    def pairs(valid_at: str) -> set[tuple[str, str]]:
+        rows = store.view("contradictions", {**TENANT, "valid_at": valid_at})
+        return {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX)) for r in rows}
+
+    assert pairs("2026-02-28T23:59:59Z") == {("a1", "b1"), ("a2", "b2")}
+    assert pairs("2026-03-01T00:00:00Z") == set()
+
+
+def test_claims_qualified_differently_contradict_only_when_their_contexts_are_the_same() -> None:
+    # SPEC 4: functional values contradict when "they carry the same set of mem:context qualifiers";
+    # the qualified claim is the one whose IRI sorts first, then the other one
+    store = lia_tenant_store("""
+  ex:drinks a rdf:Property , owl:FunctionalProperty .
+  ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:drinks ex:coffee )>> ; mem:context ex:morning .
+  ex:b1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:drinks ex:tea )>> .
+  ex:a2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:drinks ex:coffee )>> .
+  ex:b2 a mem:Claim ; rdf:reifies <<( ex:Noa ex:drinks ex:tea )>> ; mem:context ex:morning .
+  ex:a3 a mem:Claim ; rdf:reifies <<( ex:Ada ex:drinks ex:coffee )>> ; mem:context ex:morning .
+  ex:b3 a mem:Claim ; rdf:reifies <<( ex:Ada ex:drinks ex:tea )>> ; mem:context ex:morning .
+""")
+    rows = store.view("contradictions", TENANT)
+    assert {(r["claim"].value.removeprefix(EX), r["other"].value.removeprefix(EX)) for r in rows} == {("a3", "b3")}
 
 
 def test_functional_values_are_compared_as_values() -> None:
@@ -300,6 +371,19 @@ def test_malformed_shape_blocks_are_refused_with_the_file(tmp_path, body: str, e
     with pytest.raises(ValueError, match=error) as info:
         views_module.list_views(tmp_path)
     assert str(path) in str(info.value)
+
+
+def test_a_parameter_of_an_unknown_type_is_refused_naming_the_file_parameter_and_type(tmp_path) -> None:
+    path = tmp_path / "odd.rq"
+    path.write_text("# odd: a view\n#+ param when timestamp required  a time\nSELECT * WHERE {\n#+ bindings\n}\n")
+    with pytest.raises(ValueError, match=f"{path}: parameter when has unknown type 'timestamp'"):
+        views_module.list_views(tmp_path)
+
+
+def test_a_views_summary_is_its_first_comment_after_the_name_colons_included(tmp_path) -> None:
+    (tmp_path / "plain.rq").write_text("# plain: the claims: all of them\nSELECT * WHERE { ?s ?p ?o }\n")
+    (view,) = views_module.list_views(tmp_path)
+    assert view.description == "the claims: all of them"
 
 
 def test_unknown_and_missing_parameters_are_refused(lia: MemoryStore) -> None:

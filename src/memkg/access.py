@@ -1,9 +1,10 @@
 """Who may see and change what: bearer tokens, tenants and the dataset a request runs over.
 
 SPEC section 6: with a tokens file (JSON ``{"TOKEN": {"tenants": [GRAPH-IRI, …], "write":
-bool}}``) every request needs ``Authorization: Bearer TOKEN``; a token sees its tenants'
-graphs plus the shared default graph (and the ontology graph, the shared vocabulary), and
-writes only where ``write`` is true, whatever the request names (``GRAPH``, ``FROM``,
+bool}}``) every request carries a token (over HTTP an ``Authorization: Bearer TOKEN``
+header, which the adapters read: :func:`memkg.endpoint.rights.bearer_grant`); a token sees
+its tenants' graphs plus the shared default graph (and the ontology graph, the shared
+vocabulary), and writes only where ``write`` is true, whatever the request names (``GRAPH``, ``FROM``,
 ``FROM NAMED``, ``SERVICE``, protocol parameters).
 
 This module is the one place that decides it, for the endpoint and anything else that
@@ -36,8 +37,9 @@ from typing import Any
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode
 
 from . import sparql_lexer
-from .errors import MemkgError
+from .errors import MemkgError, ParseError
 from .ontology import ONTOLOGY_GRAPH
+from .terms import GraphName
 from .views import dataset_for
 from .vocab import PREFIXES
 
@@ -75,7 +77,6 @@ class Grant:
 #: The grant of every request when the server has no tokens file.
 OPEN = Grant(tenants=None, write=True)
 
-Graph = NamedNode | DefaultGraph | BlankNode
 
 
 # -- tokens ----------------------------------------------------------------------------
@@ -96,7 +97,7 @@ class Tokens:
     >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
     ...     json.dump({"s3cret-token-lia": {"tenants": ["urn:memkg:lia"], "write": True}}, f)
     >>> tokens = Tokens.load(f.name)
-    >>> sorted(str(g) for g in tokens.grant("Bearer s3cret-token-lia").tenants)
+    >>> sorted(str(g) for g in tokens.holder("s3cret-token-lia").tenants)
     ['<urn:memkg:lia>']
     """
 
@@ -120,14 +121,12 @@ class Tokens:
             raise ValueError(f'{path}: expected a JSON object {{"TOKEN": {{"tenants": [...], "write": bool}}}}')
         return cls({token: _read_entry(path, n, token, entry) for n, (token, entry) in enumerate(data.items(), 1)})
 
-    def grant(self, authorization: str | None) -> Grant:
-        """The grant of a request's ``Authorization`` header; :class:`Unauthorized` if it has none we know."""
-        if not authorization or not authorization.strip():
-            raise Unauthorized("this endpoint needs an 'Authorization: Bearer TOKEN' header")
-        scheme, _, secret = authorization.strip().partition(" ")
-        secret = secret.strip()
-        if scheme.lower() != "bearer" or not secret:
-            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+    def holder(self, secret: str) -> Grant:
+        """The grant of the token ``secret``; :class:`Unauthorized` if it is none we know.
+
+        How a request carries its token (an HTTP ``Authorization: Bearer`` header) is
+        the adapter's business (:func:`memkg.endpoint.rights.bearer_grant`).
+        """
         found: Grant | None = None
         offered = secret.encode()
         for token, grant in self._grants.items():
@@ -137,6 +136,18 @@ class Tokens:
         if found is None:
             raise Unauthorized("unknown token")
         return found
+
+    def grant(self, authorization: str | None) -> Grant:
+        """Deprecated (one release): use :func:`memkg.endpoint.rights.bearer_grant` for a
+        header, or :meth:`holder` for a token."""
+        import warnings
+
+        warnings.warn("Tokens.grant(header) is deprecated: use memkg.endpoint.rights.bearer_grant(tokens, header) "
+                      "or Tokens.holder(secret)", DeprecationWarning, stacklevel=2)
+        scheme, _, secret = (authorization or "").strip().partition(" ")
+        if scheme.lower() != "bearer" or not secret.strip():
+            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+        return self.holder(secret.strip())
 
 
 def _read_entry(path: Path, n: int, token: str, entry: Any) -> Grant:
@@ -245,6 +256,9 @@ def scan_query(
     return DatasetClauses(tuple(default), tuple(named))
 
 
+_FROM = re.compile(r"(?<![\w:])FROM(?![\w:])", re.IGNORECASE)
+
+
 def query_options(
     grant: Grant,
     query_text: str,
@@ -280,12 +294,21 @@ def query_options(
         if protocol_given:
             return {"default_graph": protocol_default, "named_graphs": protocol_named, "use_default_graph_as_union": False}
         return {"use_default_graph_as_union": False}
-    clauses = scan_query(query_text, prefixes=prefixes, base_iri=base_iri)
+    try:
+        clauses = scan_query(query_text, prefixes=prefixes, base_iri=base_iri)
+    except ParseError:
+        # memkg's lexer can read a valid query otherwise than Oxigraph does (``?a<?b&&'>'``:
+        # an IRI, then a string, to it). Without a FROM anywhere in the text there is no clause
+        # to read, and the dataset below confines the query whatever it says (Oxigraph lets
+        # these arguments override the text); with one, refusing beats guessing.
+        if _FROM.search(query_text):
+            raise
+        clauses = DatasetClauses((), ())
     _require_visible(grant, protocol_default, "default-graph-uri")
     _require_visible(grant, protocol_named, "named-graph-uri")
     _require_visible(grant, clauses.default, "FROM")
     _require_visible(grant, clauses.named, "FROM NAMED")
-    default: list[Graph]
+    default: list[GraphName]
     if protocol_given:
         default, named = list(protocol_default), protocol_named
     elif clauses.given:
@@ -318,7 +341,7 @@ def view_options(grant: Grant, tenant: NamedNode | None) -> dict[str, Any]:
 # -- writing ---------------------------------------------------------------------------
 
 
-def can_write_graph(grant: Grant, graph: Graph) -> bool:
+def can_write_graph(grant: Grant, graph: GraphName) -> bool:
     """Whether ``grant`` may add to or remove from ``graph``.
 
     A restricted grant writes only its own tenant graphs, and only with

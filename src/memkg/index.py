@@ -14,12 +14,16 @@ them out. :func:`check` proves they are consistent with the data.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pyoxigraph import Quad, Store, Triple
+from pyoxigraph import Quad, QuerySolutions, Store, Triple
 
 from .vocab import MEMX, RDF_REIFIES, memx
+
+if TYPE_CHECKING:
+    from .backends.base import QuadStore
 
 INDEX_PREDICATES = (memx.subject, memx.predicate, memx.object)
 
@@ -49,6 +53,30 @@ def is_index_quad(quad: Quad) -> bool:
     return quad.predicate.value.startswith(MEMX)
 
 
+def stale_index_quads(removed: Collection[Quad], store: QuadStore) -> list[Quad]:
+    """The index quads that removing ``removed`` (quads ``store`` holds) leaves without a source.
+
+    An index quad goes with its ``rdf:reifies`` quad, unless another ``rdf:reifies`` of the
+    same reifier in the same graph, one that stays, derives the same index quad. ``store`` is
+    read before the removal (the embedded store, a server, or a pending update's base).
+
+    >>> from pyoxigraph import Literal, NamedNode, Triple
+    >>> r, p = NamedNode("urn:ex:r"), NamedNode("urn:ex:p")
+    >>> one, two = (Quad(r, RDF_REIFIES, Triple(NamedNode("urn:ex:a"), p, Literal(v))) for v in "12")
+    >>> store = Store()
+    >>> store.extend(with_index([one, two]))
+    >>> [str(q.predicate) for q in stale_index_quads({one}, store)]  # subject and predicate stay (two has them)
+    ['<https://w3id.org/memkg/index#object>']
+    """
+    stale: dict[Quad, None] = {}
+    for q in removed:
+        for iq in index_quads(q) or ():
+            siblings = store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
+            if not any(other not in removed and iq in (index_quads(other) or ()) for other in siblings):
+                stale[iq] = None
+    return list(stale)
+
+
 @dataclass(frozen=True)
 class IndexReport:
     """What :func:`check` found: reifier facts without index triples, and the reverse."""
@@ -70,7 +98,7 @@ def _graph_patterns(body: str) -> str:
     return f"{{ {body} BIND(<urn:memkg:default-graph> AS ?g) }} UNION {{ GRAPH ?g {{ {body} }} }}"
 
 
-def check(store: Store, *, limit: int = 1000) -> IndexReport:
+def check(store: QuadStore, *, limit: int = 1000) -> IndexReport:
     """Compare the index triples with the ``rdf:reifies`` triples they derive from.
 
     Returns up to ``limit`` faults of each kind; an empty report means the index
@@ -83,28 +111,42 @@ def check(store: Store, *, limit: int = 1000) -> IndexReport:
             f"?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) "
             f"FILTER NOT EXISTS {{ ?r <{MEMX}{name}> ?x FILTER(sameTerm(?x, {accessor}(?t))) }}"
         )
-        for row in store.query(f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(lacking)} }} LIMIT {limit}"):
+        for row in _solutions(store, f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(lacking)} }} LIMIT {limit}"):
             missing.append((str(row["g"]), str(row["r"]), name))
         stray = (
             f"?r <{MEMX}{name}> ?x "
             f"FILTER NOT EXISTS {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t "
             f"FILTER(isTRIPLE(?t) && sameTerm(?x, {accessor}(?t))) }}"
         )
-        for row in store.query(f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(stray)} }} LIMIT {limit}"):
+        for row in _solutions(store, f"SELECT DISTINCT ?g ?r WHERE {{ {_graph_patterns(stray)} }} LIMIT {limit}"):
             orphaned.append((str(row["g"]), str(row["r"]), name))
     return IndexReport(missing, orphaned)
+
+
+def insert_update(where: str = "") -> str:
+    """A SPARQL update that writes the index triples of every ``rdf:reifies`` triple (in every
+    graph) that passes ``where``, a filter over ``?r`` and ``?s ?p ?o`` (empty: all)."""
+    test = f"FILTER({where})" if where else ""
+    return f"""
+INSERT {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }}
+WHERE {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t))
+        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) {test} }} ;
+INSERT {{ GRAPH ?g {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }} }}
+WHERE {{ GRAPH ?g {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) }}
+        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) {test} }}
+"""
+
+
+def _solutions(store: QuadStore, select: str) -> QuerySolutions:
+    result = store.query(select)
+    assert isinstance(result, QuerySolutions)
+    return result
 
 
 REBUILD_UPDATE = f"""
 DELETE {{ ?r ?ip ?x }} WHERE {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} ;
 DELETE {{ GRAPH ?g {{ ?r ?ip ?x }} }} WHERE {{ GRAPH ?g {{ ?r ?ip ?x VALUES ?ip {{ <{MEMX}subject> <{MEMX}predicate> <{MEMX}object> }} }} }} ;
-INSERT {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }}
-WHERE {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t))
-        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }} ;
-INSERT {{ GRAPH ?g {{ ?r <{MEMX}subject> ?s ; <{MEMX}predicate> ?p ; <{MEMX}object> ?o }} }}
-WHERE {{ GRAPH ?g {{ ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t FILTER(isTRIPLE(?t)) }}
-        BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) }}
-"""
+{insert_update()}"""
 
 
 def rebuild(store: Store) -> None:

@@ -42,6 +42,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad
+
 from .errors import MemkgError
 
 MiB = 1 << 20
@@ -116,14 +118,33 @@ class Limits:
         self._check_sparql_depth(text, "the update")
 
     def _check_sparql_depth(self, text: str, what: str) -> None:
+        openings = count_sparql_openings(text)
         # Fewer brackets than the limit cannot nest past it: most requests are never scanned.
-        if sum(text.count(b) for b in _SPARQL_OPEN) > self.max_depth:
+        if openings > self.max_depth:
+            if len(text) > _PREFIX:  # deep from the start: refused without reading the rest
+                self._check_depth(sparql_depth(_prefix(text)), what, "brackets ( { [ <<", at_least=True)
             self._check_depth(sparql_depth(text), what, "brackets ( { [ <<")
+        if openings > MAX_SPARQL_BRACKETS:
+            raise LimitExceeded(
+                f"{what} has {openings:,} opening brackets ( {{ [ <<, past the {MAX_SPARQL_BRACKETS:,} a query "
+                f"worker's stack is sized for (memkg.limits.MAX_SPARQL_BRACKETS: all are counted, in strings too, "
+                f"so that no reading of '<' can hide one); split the request",
+                limit="max_query", value=MAX_SPARQL_BRACKETS,
+            )
 
     # -- RDF -----------------------------------------------------------------------------
 
-    def check_rdf(self, data: str | bytes | Any, *, source: str = "the input") -> None:
-        """The triple-term nesting of Turtle, TriG, N-Triples or N-Quads text (a buffer or mmap too)."""
+    def check_rdf(self, data: str | bytes | Any, *, source: str = "the input", whole: bool = True) -> None:
+        """The triple-term nesting of Turtle, TriG, N-Triples or N-Quads text (a buffer or mmap too).
+
+        An input that nests past the limit in its first 64 KiB is refused without reading on.
+        ``whole=False``: those 64 KiB only, for a caller that parses with :func:`guarded`, which
+        checks each quad as it comes out (scanning a large body whole costs nearly what parsing it does).
+        """
+        if len(data) > _PREFIX:
+            self._check_depth(nesting_depth(_prefix(data)), source, "<<( … )>>, {| … |}", at_least=True)
+            if not whole:
+                return
         self._check_depth(nesting_depth(data), source, "<<( … )>>, {| … |}")
 
     def check_literals(self, terms: Iterable[Any], *, source: str = "the input") -> None:
@@ -132,6 +153,12 @@ class Limits:
             return
         limit = self.max_literal
         for term in terms:
+            if type(term) is Quad:  # the common case, spelled out: a literal is only ever an object
+                o = term.object
+                if type(o) is NamedNode or type(o) is BlankNode:
+                    continue
+                if type(o) is Literal and len(o.value) <= limit:
+                    continue
             todo = [term]
             while todo:  # a loop, not recursion: terms nest
                 t = todo.pop()
@@ -145,16 +172,66 @@ class Limits:
                         limit="max_literal", value=limit,
                     )
 
-    def _check_depth(self, depth: int, what: str, brackets: str) -> None:
+    def _check_depth(self, depth: int, what: str, brackets: str, *, at_least: bool = False) -> None:
         if depth > self.max_depth:
             raise LimitExceeded(
-                f"{what} nests {depth:,} deep ({brackets}), past the limit of {self.max_depth} ({OPTIONS['max_depth']})",
+                f"{what} nests {'at least ' if at_least else ''}{depth:,} deep ({brackets}), past the limit of "
+                f"{self.max_depth} ({OPTIONS['max_depth']})",
                 limit="max_depth", value=self.max_depth,
             )
 
 
 #: The limits used when none are given.
 DEFAULT = Limits()
+_PREFIX = 64 << 10
+
+
+def _prefix(data: Any) -> Any:
+    """The first 64 KiB of ``data``, cut after a space or line end where there is one: no IRI
+    spans it, and a string or comment cut there hides what it hides in the whole text, so
+    the prefix nests as deep as the whole does up to there."""
+    head = data[:_PREFIX]
+    cut = max(head.rfind(c) for c in ((" ", "\n") if isinstance(head, str) else (b" ", b"\n")))
+    return head[: cut + 1] if cut > _PREFIX // 2 else head
+
+# -- the stack a SPARQL request needs ---------------------------------------------------------
+#
+# Oxigraph's SPARQL parser and evaluator recurse per nesting level: measured, up to 4 KiB of
+# stack a level (``{{{…``; ``((…`` 1.9 KiB), so an 8 MiB stack overflows at a few thousand.
+# The depth check above reads brackets as the scan reads the text, which can differ from the
+# parser's reading of ``<`` (see the nesting section); the count of every opening bracket,
+# in strings and comments too, bounds the parser's depth whatever the reading. A worker runs
+# each request on a thread with that much stack (virtual memory: only what a deep request
+# touches is used), and no request may have more brackets than MAX_SPARQL_BRACKETS.
+
+#: Stack per opening bracket, twice the most measured.
+SPARQL_STACK_PER_BRACKET = 8 << 10
+#: The stack every request gets, however few its brackets.
+SPARQL_STACK_BASE = 256 * MiB
+#: The most stack a request's thread gets (virtual; 1 GiB) …
+SPARQL_STACK_CAP = 1 << 30
+#: … and so the most opening brackets a SPARQL request may have.
+MAX_SPARQL_BRACKETS = (SPARQL_STACK_CAP - SPARQL_STACK_BASE) // SPARQL_STACK_PER_BRACKET
+
+
+def count_sparql_openings(text: str) -> int:
+    """Every ``( { [ <<`` in ``text``, in strings and comments too: an upper bound of its nesting
+    under any reading.
+
+    >>> count_sparql_openings("SELECT * WHERE { FILTER(?a < ?b || '((' = '') }")
+    4
+    """
+    return sum(text.count(b) for b in _SPARQL_OPEN)
+
+
+def sparql_stack(text: str) -> int:
+    """Bytes of stack that parsing and evaluating the SPARQL ``text`` can need, whatever the
+    reading of its ``<`` (at most :data:`SPARQL_STACK_CAP` for a request within the limits).
+
+    >>> sparql_stack("ASK { FILTER(?a < 1) }") - SPARQL_STACK_BASE == 2 * SPARQL_STACK_PER_BRACKET
+    True
+    """
+    return SPARQL_STACK_BASE + count_sparql_openings(text) * SPARQL_STACK_PER_BRACKET
 
 
 def parser_token_error(err: MemoryError, source: str) -> LimitExceeded:
@@ -172,18 +249,24 @@ def _utf8_length(text: str) -> int:
 
 # -- nesting ---------------------------------------------------------------------------------
 #
-# One regular expression deletes everything but the brackets that nest (strings, IRIs,
-# comments and escapes are matched whole, so a bracket inside them does not count), at C
-# speed; the depth is then the running sum's maximum. It reads the lexical rules the
-# parsers share: Turtle's and SPARQL's strings, IRIs and comments are the same.
-# An IRI is matched only when it is a valid IRIREF, so a bracket is never hidden in one.
+# One regular expression cuts the text into bracket tokens and runs of everything else
+# (strings, IRIs, comments and escapes are matched whole, so a bracket inside them does not
+# count), at C speed; the brackets alone, back to back, are then summed by numpy. It reads
+# the lexical rules the parsers share: Turtle's and SPARQL's strings, IRIs and comments are
+# the same. An IRI is matched only when it is a valid IRIREF (\u escapes included), so a
+# bracket is never hidden in one.
+#
+# In SPARQL, ``<`` is also an operator, and only the parser knows which one it is: a scan
+# can misread ``FILTER(?a<?b&&'>' …`` (an IRI ``<?b&&'>``, then a string that hides what
+# follows). The scan's depth is what refusals name; what keeps a worker alive whatever the
+# reading is :func:`sparql_stack`, sized from a count that no reading can exceed.
 
 _SKIP = (
     r'"""(?:[^"\\]++|\\.|"(?!""))*+(?:"""|\Z)'  # long strings, closed or not
     r"|'''(?:[^'\\]++|\\.|'(?!''))*+(?:'''|\Z)"
     r'|"(?:[^"\\\n\r]++|\\.)*+"?'  # short strings
     r"|'(?:[^'\\\n\r]++|\\.)*+'?"
-    r'|<[^<>"{}|^`\\\x00-\x20]*+>'  # IRIREF
+    r'|<(?:[^<>"{}|^`\\\x00-\x20]++|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*+>'  # IRIREF
     r"|#[^\n\r]*+"  # comments
     r"|\\."  # escapes in prefixed names (ex:a\'b)
 )
@@ -192,8 +275,8 @@ _SPARQL_OPEN, _SPARQL_CLOSE = ("<<", "(", "{", "["), (">>", ")", "}", "]")
 
 
 def _pattern(opening: tuple[str, ...], closing: tuple[str, ...], as_bytes: bool) -> re.Pattern[Any]:
+    """A bracket token (group 1), or a run of anything else (possessive: no backtracking)."""
     brackets = "|".join(re.escape(b) for b in (*opening, *closing))
-    # Everything between two brackets is one match, without backtracking (possessive).
     other = r"""[^"'<>#\\{}()\[\]|]++"""
     text = f"({brackets})|(?:{_SKIP}|{other}|(?!{brackets}).)++"
     return re.compile(text.encode() if as_bytes else text, re.DOTALL)
@@ -204,22 +287,30 @@ _PATTERNS = {
     for kind, opening, closing in (("rdf", _RDF_OPEN, _RDF_CLOSE), ("sparql", _SPARQL_OPEN, _SPARQL_CLOSE))
     for as_bytes in (False, True)
 }
+#: The two-character brackets as one byte each (cut left to right, as the tokens were).
+_PAIRS = {
+    "rdf": ((b"<<", b"\x01"), (b"{|", b"\x01"), (b">>", b"\x02"), (b"|}", b"\x02")),
+    "sparql": ((b"<<", b"\x01"), (b">>", b"\x02")),
+}
+_STEP = {b: 1 for b in b"\x01({["} | {b: -1 for b in b"\x02)}]"}
 
 
-def _depth(data: str | bytes | Any, kind: str, opening: tuple[str, ...]) -> int:
+def _depth(data: str | bytes | Any, kind: str) -> int:
     as_bytes = not isinstance(data, str)
-    brackets = _PATTERNS[kind, as_bytes].sub(r"\1".encode() if as_bytes else r"\1", data)
+    tokens = _PATTERNS[kind, as_bytes].findall(data)  # "" for each run between brackets
+    brackets: bytes = b"".join(tokens) if as_bytes else "".join(tokens).encode("ascii")
     if not brackets:
         return 0
-    text: str = brackets.decode("ascii") if isinstance(brackets, bytes) else str(brackets)
-    steps = [1 if m.group() in opening else -1 for m in _BRACKET[kind].finditer(text)]
-    return max(0, max(accumulate(steps)))
+    for pair, byte in _PAIRS[kind]:
+        brackets = brackets.replace(pair, byte)
+    if len(brackets) < 4096:
+        return max(0, max(accumulate(_STEP.get(b, 0) for b in brackets)))
+    import numpy as np  # a long run of brackets: summed in C
 
-
-_BRACKET = {
-    "rdf": re.compile("<<|>>|\\{\\||\\|\\}"),
-    "sparql": re.compile("<<|>>|[(){}\\[\\]]"),
-}
+    table = np.zeros(256, dtype=np.int64)
+    for b, step in _STEP.items():
+        table[b] = step
+    return max(0, int(np.cumsum(table[np.frombuffer(brackets, dtype=np.uint8)]).max()))
 
 
 def nesting_depth(data: str | bytes | Any) -> int:
@@ -233,7 +324,7 @@ def nesting_depth(data: str | bytes | Any) -> int:
             return 0
     elif data.find(b"<<") < 0 and data.find(b"{|") < 0:
         return 0
-    return _depth(data, "rdf", _RDF_OPEN)
+    return _depth(data, "rdf")
 
 
 def sparql_depth(text: str) -> int:
@@ -242,7 +333,7 @@ def sparql_depth(text: str) -> int:
     >>> sparql_depth("SELECT * WHERE { FILTER((1 > 0)) }")
     3
     """
-    return _depth(text, "sparql", _SPARQL_OPEN)
+    return _depth(text, "sparql")
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?')
@@ -276,15 +367,24 @@ def json_depth(data: bytes, *, over: int = 0) -> int:
 # nesting costs ~0.5 s per MB in Python, so it is done only when it must be: the number of
 # "<<" and "{|" in the text bounds its depth from above and is counted at C speed; the parse
 # runs on a thread whose stack holds that many levels (virtual memory: only the pages a deep
-# input touches are used), and each quad's depth is measured as it comes out, before any
-# other code touches it. Only an input with more openings than a stack of STACK_CAP holds
-# is scanned first.
+# input touches are used). When it has more openings than the depth limit, its text is
+# scanned first (given a ``scan``; ordinary data scans at ~15 MB/s, where measuring every
+# quad took three times as long), and only when the scan finds brackets nested past the
+# limit is each quad's depth measured as it comes out, before any other code touches it.
+# An input with more openings than a stack of STACK_CAP holds must be scanned.
 
 #: Stack per nesting level, with a margin (measured: under 840 bytes).
 _STACK_PER_LEVEL = 1024
 _STACK_BASE = 16 * MiB
 STACK_CAP = 1 << 30
 _BATCH = 4096
+
+
+def parser_stack(openings: int) -> int:
+    """The thread stack (bytes) on which a parser can read an input with ``openings``
+    (:func:`count_openings`) without overflowing, at most :data:`STACK_CAP`: run every
+    parser of untrusted RDF on such a thread (``threading.stack_size``)."""
+    return min(_STACK_BASE + openings * _STACK_PER_LEVEL, STACK_CAP)
 
 
 def count_openings(data: bytes | str) -> int:
@@ -367,15 +467,19 @@ def guarded(
     ...
     memkg.limits.LimitExceeded: the input nests triple terms more than 1 deep (<<( … )>>), past the limit (--max-depth)
     """
-    stack = _STACK_BASE + openings * _STACK_PER_LEVEL
-    if stack > STACK_CAP:
-        if scan is None:
-            raise ValueError("an input this large needs a scan of its nesting")
-        limits._check_depth(scan(), source, "<<( … )>>, {| … |}")
-        stack = STACK_CAP
+    stack = parser_stack(openings)
+    check_depth = openings > limits.max_depth  # fewer openings cannot nest deeper
+    if check_depth and scan is not None:
+        # One scan of the text bounds every quad's depth (its brackets nest at least as deep):
+        # within the limit, no quad needs measuring (a third of a large load's parse time).
+        depth = scan()
+        if stack >= STACK_CAP:
+            limits._check_depth(depth, source, "<<( … )>>, {| … |}")
+        check_depth = depth > limits.max_depth
+    elif stack >= STACK_CAP:
+        raise ValueError("an input this large needs a scan of its nesting")
     out: queue.Queue[Any] = queue.Queue(maxsize=4)
     stop = threading.Event()
-    check_depth = openings > limits.max_depth  # fewer openings cannot nest deeper
 
     def produce() -> None:
         batch: list[Any] = []

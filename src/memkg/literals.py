@@ -88,7 +88,7 @@ class LiteralRewrites:
             block = list(islice(quads, chunk))
             if not block:
                 break
-            written = WrittenForms.of(block)
+            written = WrittenForms.of(block, complete=False)  # counted, not kept
             count += len(written)
             found += [(read + i, q, kept) for i, q, kept in written.rewritten[: EXAMPLES - len(found)]]
             read += len(block)

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
+from typing import TYPE_CHECKING
 
-from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, Store, parse, serialize
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse, serialize
 
 from .resources import ontology_path
+
+if TYPE_CHECKING:
+    from .backends.base import QuadStore, UpdatableQuadStore
 
 ONTOLOGY_IRI = "https://w3id.org/memkg"
 ONTOLOGY_GRAPH = NamedNode(ONTOLOGY_IRI)
@@ -37,12 +41,12 @@ def ontology_quads() -> list[Quad]:
     return [Quad(q.subject, q.predicate, q.object, ONTOLOGY_GRAPH) for q in triples]
 
 
-def is_current(store: Store) -> bool:
+def is_current(store: QuadStore) -> bool:
     marker = Quad(ONTOLOGY_GRAPH, _FINGERPRINT, Literal(fingerprint()), ONTOLOGY_GRAPH)
     return marker in store
 
 
-def install(store: Store) -> None:
+def install(store: UpdatableQuadStore) -> None:
     """Put the current ontology in ``store``'s ontology graph, replacing an older copy atomically."""
     if is_current(store):
         return

@@ -52,6 +52,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
 from . import sparql_lexer
 from .errors import MemkgError
+from .terms import Term
 from .vocab import RDF
 
 TRIPLE_NS = "urn:memkg:triple:"
@@ -62,7 +63,6 @@ RDF_PREDICATE = NamedNode(RDF + "predicate")
 RDF_OBJECT = NamedNode(RDF + "object")
 _PARTS = (RDF_SUBJECT, RDF_PREDICATE, RDF_OBJECT)
 
-Term = NamedNode | BlankNode | Literal | Triple
 
 
 class Rdf11Unsupported(MemkgError, ValueError):

@@ -10,7 +10,9 @@ installed, and committed in one step. Nothing reaches the store half-done:
   loader, which is several times faster on disk but not transactional, and so
   only *after* the whole input has parsed and validated: only an I/O failure
   during that final write could leave part of it, and re-running the same load
-  is then safe because loads are idempotent (quads are a set).
+  is then safe because loads are idempotent (quads are a set);
+* a large load into a store with no data (:mod:`memkg.first_load`) is written by
+  the bulk loader while a copy is judged, and the store put back if it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from itertools import islice
 from pathlib import Path
@@ -37,32 +39,32 @@ from pyoxigraph import (
     QuerySolutions,
     QueryTriples,
     RdfFormat,
-    Store,
     Triple,
     parse,
     serialize,
 )
 
 from . import index as claim_index
-from . import limits, model, ontology, views
+from . import first_load, limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
 from .cancellation import shielded
 from .errors import (
     NotFoundError,
     ParseError,
-    StoreLockedError,
     UnknownFormatError,
     ValidationError,
     Violation,
 )
+from .backends.base import Backend, Capabilities, QuadStore
+from .backends.embedded import EmbeddedBackend, sparql_term  # noqa: F401  (sparql_term: its old home)
 from .limits import Limits
 from .literals import LiteralRewrites, RewrittenLiteralsError
 from .model import Claim, Item, Message, Retraction, idempotency_key
 from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
 from .support_index import SupportIndex
-from .terms import iri
+from .terms import Term, iri
 from .validation import WriteValidator
 from .vocab import PREFIXES, RDF_REIFIES, mem
 
@@ -90,13 +92,12 @@ FORMAT_NAMES: dict[str, RdfFormat] = {
     "nquads": RdfFormat.N_QUADS,
 }
 
-Term = NamedNode | BlankNode | Literal
 #: ``validator(store, batch)``, or ``validator(store, batch, removed=quads)`` for a change that removes quads.
 Validator = Callable[..., list[Violation]]
 Progress = Callable[[str], None]
 
 
-def rdf_format(path: str | Path, forced: str | RdfFormat | None = None) -> RdfFormat:
+def rdf_format(path: str | os.PathLike[str], forced: str | RdfFormat | None = None) -> RdfFormat:
     """The RDF format of ``path``: ``forced`` if given, else from its extension.
 
     >>> rdf_format("memory.trig").name
@@ -206,33 +207,37 @@ class MemoryStore:
     Raises :class:`~memkg.errors.StoreLockedError` when another process has the
     directory open for writing.
 
+    The quads live in a ``backend`` (:mod:`memkg.backends`): by default the embedded
+    Oxigraph store at ``path``; :meth:`connect` opens a SPARQL server instead. The store
+    asks the backend's :attr:`capabilities`, never its type.
+
     With ``support_index=True`` the store keeps its support links in memory once
     asked for them (:mod:`memkg.support_index`): :func:`memkg.provenance.dependents`
     then reads no cone from Oxigraph. For long-lived processes that ask often.
     """
 
-    #: The support links in memory (see support_index()); class defaults, for subclasses
-    #: (RemoteStore) that never keep them.
-    _support_wanted: bool = False
-    _support: SupportIndex | None = None
     _prefixes: dict[str, str] | None = None
-    #: The recall index (memkg.recall): None until built or found on disk; never for a RemoteStore.
+    #: The recall index (memkg.recall): None until built or found on disk; never without
+    #: ``capabilities.recall_index``.
     _recall: Any = None
-    _embedder: Any = None
-    #: Whether this store keeps its recall index itself (a RemoteStore asks its server).
-    recall_local: bool = True
 
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
         *,
+        backend: Backend | None = None,
         read_only: bool = False,
         clock: Clock | None = None,
         validation: str | None = "native",
         support_index: bool = False,
         embedder: Any = None,
     ) -> None:
-        self.path = Path(path) if path is not None else None
+        if backend is not None and path is not None:
+            raise ValueError("give a store path or a backend, not both")
+        #: Where the quads live (:mod:`memkg.backends`).
+        self.backend: Backend = backend if backend is not None else EmbeddedBackend(path, read_only=read_only)
+        self.path = self.backend.path
+        read_only = read_only or self.backend.read_only
         #: The recall embedder (memkg.recall.Embedder); None: the default, loaded when needed.
         self._embedder = embedder
         #: Whether to hold the support links in memory (memkg.support_index) once asked for
@@ -247,28 +252,37 @@ class MemoryStore:
         if validation is not None and not read_only:
             self.validator = WriteValidator(validation)
         self._write_lock = threading.RLock()
-        try:
-            if self.path is None:
-                self._store = Store()
-            elif read_only:
-                self._store = Store.read_only(str(self.path))
-            else:
-                self._store = Store(str(self.path))
-            if not read_only:
-                ontology.install(self._store)
-        except OSError as err:
-            if "lock" in str(err).lower():
-                raise StoreLockedError(
-                    f"{self.path}: the store is open for writing in another process "
-                    f"(a running `memkg serve`?); stop it, or reach the store through that server"
-                ) from err
-            raise
+
+    @classmethod
+    def connect(cls, endpoint: str, *, clock: Clock | None = None, validation: str | None = "native",
+                **server: Any) -> MemoryStore:
+        """The memory on a SPARQL server: a store over a :class:`memkg.backends.sparql.SparqlBackend`,
+        ``server`` its options (``update_url``, ``dialect``, ``token``, ``timeout``, ``read_only``,
+        ``view_evaluation``). Every method works as on the embedded store; nothing is asked of
+        the server before the first read or write.
+
+        >>> MemoryStore.connect("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).capabilities.in_process
+        False
+        """
+        from .backends.sparql import SparqlBackend
+
+        return cls(backend=SparqlBackend(endpoint, **server), clock=clock, validation=validation)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the backend can do (:class:`memkg.backends.base.Capabilities`)."""
+        return self.backend.capabilities
+
+    @property
+    def recall_local(self) -> bool:
+        """Whether this store keeps its recall index itself (else its server recalls)."""
+        return self.capabilities.recall_index
 
     @property
     def prefixes(self) -> dict[str, str]:
         """memkg's prefixes plus those the files loaded here declared (see :mod:`memkg.prefixes`)."""
         if self._prefixes is None:
-            self._prefixes = {**prefix_names.BUILT_IN, **prefix_names.read(self.path)}
+            self._prefixes = {**prefix_names.BUILT_IN, **self.backend.declared_prefixes()}
         return self._prefixes
 
     def lock(self) -> threading.RLock:
@@ -280,11 +294,11 @@ class MemoryStore:
 
         Read it holding :meth:`lock`: every write updates it in place.
         """
-        if not self._support_wanted:
+        if not self._support_wanted or not self.capabilities.memory_indexes:
             return None
         with self._write_lock:
             if self._support is None:
-                self._support = SupportIndex.build(self._store)
+                self._support = SupportIndex.build(self.raw)
             return self._support
 
     def _support_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
@@ -305,7 +319,7 @@ class MemoryStore:
     def _recall_index(self, *, create: bool) -> Any:
         """The recall index: the one in memory, else the store directory's file, else (with
         ``create``) a new one built from the store. None when there is none and none is wanted."""
-        if self._recall is not None or not self.recall_local:
+        if self._recall is not None or not self.capabilities.recall_index:
             return self._recall
         from .recall import INDEX_FILE, RecallIndex, default_embedder
 
@@ -316,7 +330,7 @@ class MemoryStore:
             if self._recall is None:
                 if self.read_only and not RecallIndex.exists(file):
                     raise PermissionError(f"{self.path}: no recall index, and the store is open read-only")
-                index = RecallIndex(self._store, file, self._embedder or default_embedder(), read_only=self.read_only)
+                index = RecallIndex(self.backend.local_store(), file, self._embedder or default_embedder(), read_only=self.read_only)
                 if not index.built and not self.read_only:
                     with shielded():  # written to the store's directory: whole or not at all
                         index.rebuild()
@@ -343,6 +357,8 @@ class MemoryStore:
         ``tenant`` keeps to one tenant's graph (plus the shared default graph); without it
         every graph is searched. Never returns a node the store does not hold.
         """
+        if not self.capabilities.recall_index:
+            return self.backend.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
         from .recall import recall
 
         return recall(self, query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
@@ -350,15 +366,16 @@ class MemoryStore:
     # -- reading ---------------------------------------------------------------------
 
     @property
-    def raw(self) -> Store:
-        """The underlying pyoxigraph Store, for reads the API does not cover. Do not write to it."""
-        return self._store
+    def raw(self) -> QuadStore:
+        """The quads, for reads the API does not cover: the pyoxigraph Store of an embedded
+        store, a :class:`~memkg.backends.sparql.ServerStore` for a server. Do not write to it."""
+        return self.backend.store
 
     def __len__(self) -> int:
-        return len(self._store)
+        return len(self.raw)
 
     def __contains__(self, quad: Quad) -> bool:
-        return quad in self._store
+        return quad in self.raw
 
     def query(
         self,
@@ -375,7 +392,7 @@ class MemoryStore:
         computes them for a request's grant. Raises :class:`~memkg.errors.ParseError` for a query that does not parse.
         """
         try:
-            return self._store.query(
+            return self.raw.query(
                 sparql,
                 prefixes=PREFIXES,
                 substitutions=substitutions,
@@ -388,7 +405,7 @@ class MemoryStore:
 
     def quads(
         self,
-        subject: Term | None = None,
+        subject: NamedNode | BlankNode | Triple | None = None,
         predicate: NamedNode | None = None,
         object: Term | None = None,
         graph: NamedNode | DefaultGraph | None = None,
@@ -396,13 +413,13 @@ class MemoryStore:
         with_index: bool = False,
     ) -> Iterator[Quad]:
         """The quads matching a pattern (None matches anything); index triples only if asked."""
-        for q in self._store.quads_for_pattern(subject, predicate, object, graph):
+        for q in self.raw.quads_for_pattern(subject, predicate, object, graph):
             if with_index or not claim_index.is_index_quad(q):
                 yield q
 
     def named_graphs(self) -> list[NamedNode]:
         """The tenants' graphs (the ontology graph, memkg's own, left out)."""
-        graphs = (g for g in self._store.named_graphs() if isinstance(g, NamedNode))
+        graphs = (g for g in self.raw.named_graphs() if isinstance(g, NamedNode))
         return sorted((g for g in graphs if g != ontology.ONTOLOGY_GRAPH), key=str)
 
     def view(
@@ -415,9 +432,23 @@ class MemoryStore:
         []
         """
         bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
-        if bound.tenant is not None and not self._store.contains_named_graph(bound.tenant):
+        if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, self.named_graphs())
+        site = self.backend.view_site
+        if site == "server":
+            return self.backend.server_view(name, dict(params or {}))
+        if site == "copy":
+            graphs = None if bound.tenant is None else [bound.tenant, ontology.ONTOLOGY_GRAPH]
+            return self.snapshot(graphs=graphs).view(name, params)
         return self.query(bound.text, **views.dataset_for(bound.tenant, ontology.ONTOLOGY_GRAPH))
+
+    def snapshot(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> MemoryStore:
+        """The memory copied into an in-memory store (unvalidated), for whole-store work such
+        as export and validation on a server: every graph, or the shared graph plus ``graphs``.
+        A server is read in one query."""
+        copy = EmbeddedBackend()
+        copy.extend(self.backend.copy(with_index=with_index, graphs=graphs))
+        return MemoryStore(backend=copy, validation=None)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -434,9 +465,16 @@ class MemoryStore:
         with self._write_lock:
             self._validate(batch, source, visible=visible)
             with shielded():  # a call stopped at its time limit stops before this, never inside it
-                new = [q for q in dict.fromkeys(batch) if q not in self._store]
+                if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
+                    if not batch:
+                        return 0
+                    before = len(self.raw)
+                    self.backend.extend(dict.fromkeys(batch))
+                    return len(self.raw) - before
+                raw = self.raw
+                new = [q for q in dict.fromkeys(batch) if q not in raw]
                 if new:
-                    self._store.extend(new)
+                    self.backend.extend(new)
                     self._support_changed(added=new)
                     self._recall_changed(added=new)
             return len(new)
@@ -458,34 +496,18 @@ class MemoryStore:
         removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
         adding = list(claim_index.with_index(q for q in add if not claim_index.is_index_quad(q)))
         with self._write_lock:
-            gone = [q for q in removing if q in self._store]
-            dropped = set(gone)
-            stale: list[Quad] = []
-            for q in gone:
-                for iq in claim_index.index_quads(q) or ():
-                    # Another reifies of the same reifier may still need this index triple.
-                    if not any(
-                        other not in dropped and claim_index.index_quads(other) and iq in claim_index.index_quads(other)
-                        for other in self._store.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
-                    ):
-                        stale.append(iq)
+            raw = self.raw
+            gone = [q for q in removing if q in raw]
+            stale = claim_index.stale_index_quads(set(gone), raw)
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
-                self._commit_change(gone, stale, adding)
+                with shielded():  # a call stopped at its time limit stops before this, never inside it
+                    self.backend.change(remove=[*gone, *stale], add=adding)
+                    self._support_changed(added=adding, removed=gone)
+                    self._recall_changed(added=adding, removed=gone)
+                    self.flush()
             return len(gone)
-
-    def _commit_change(self, gone: list[Quad], stale: list[Quad], adding: list[Quad]) -> None:
-        with shielded():  # a call stopped at its time limit stops before this, never inside it
-            update, functions = _change_update([*gone, *stale], adding)
-            self._store.update(update, custom_functions=functions)
-            self._support_changed(added=adding, removed=gone)
-            self._recall_changed(added=adding, removed=gone)
-            # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
-            for g in {q.graph_name for q in gone if isinstance(q.graph_name, NamedNode)}:
-                if not any(self._store.quads_for_pattern(None, None, None, g)):
-                    self._store.remove_graph(g)
-            self.flush()
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
         """Remember one item (and the items nested in it) in one atomic write.
@@ -547,10 +569,10 @@ class MemoryStore:
         """
         node = iri(claim, kind="claim")
         graphs = [as_graph(graph)] if graph is not None else [
-            q.graph_name for q in self._store.quads_for_pattern(node, RDF_REIFIES, None, None)
+            q.graph_name for q in self.raw.quads_for_pattern(node, RDF_REIFIES, None, None)
         ]
         for g in graphs:
-            quads = list(self._store.quads_for_pattern(node, None, None, g))
+            quads = list(self.raw.quads_for_pattern(node, None, None, g))
             terms = [q.object for q in quads if q.predicate == RDF_REIFIES and isinstance(q.object, Triple)]
             if terms:
                 return model.claim_from_quads(node, quads), g
@@ -568,13 +590,13 @@ class MemoryStore:
         nodes = [iri(t, kind="claim") for t in targets]
         target = as_graph(graph) if graph is not None else self._graph_of(nodes)
         for node in nodes:
-            if not any(self._store.quads_for_pattern(node, None, None, target)):
+            if not any(self.raw.quads_for_pattern(node, None, None, target)):
                 raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
-        return self.add(Retraction(retracts=nodes, reason=reason), graph=target)
+        return self.add(Retraction(retracts=[*nodes], reason=reason), graph=target)
 
     def _graph_of(self, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
         """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
-        graphs = {q.graph_name for n in nodes for q in self._store.quads_for_pattern(n, None, None, None)
+        graphs = {q.graph_name for n in nodes for q in self.raw.quads_for_pattern(n, None, None, None)
                   if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
         graphs.discard(ontology.ONTOLOGY_GRAPH)
         if len(graphs) == 1:
@@ -586,13 +608,13 @@ class MemoryStore:
                          "with --tenant (graph=)")
 
     def _find_event(self, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
-        for q in self._store.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
+        for q in self.raw.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
             if isinstance(q.subject, NamedNode):
                 return q.subject
         return None
 
     def _require_claim(self, node: NamedNode, graph: NamedNode | DefaultGraph) -> None:
-        if not any(self._store.quads_for_pattern(node, RDF_REIFIES, None, graph)):
+        if not any(self.raw.quads_for_pattern(node, RDF_REIFIES, None, graph)):
             raise NotFoundError(f"{node}: no claim by that IRI in graph {graph}")
 
     def load(
@@ -645,7 +667,13 @@ class MemoryStore:
                     yield quad
 
         with self._write_lock, gc_paused():
-            if total_bytes <= STREAM_THRESHOLD_BYTES:
+            if self._loads_first(total_bytes):
+                # Into a store with no data: written where it lands, judged meanwhile (memkg.first_load).
+                files = [(path, fmt, _base(path, base_iri)) for path, fmt in sources]
+                validator = self.validator if isinstance(self.validator, WriteValidator) else None  # see _loads_first
+                first_load.load(self.backend.local_store(), files, read_all, starts, target=target,
+                                validator=validator, report=report, strict_literals=strict_literals)
+            elif total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
                     report.parsed = len(parsed)
@@ -667,7 +695,7 @@ class MemoryStore:
                 # Too big to hold as Python objects: a first pass proves the input
                 # parses (and is counted), a second streams it to the bulk loader.
                 with report.phase("count"):
-                    before = len(self._store)
+                    before = len(self.raw)
                 with report.phase("parse"):
                     report.rewrites = LiteralRewrites.scan(read_all(), starts)
                     report.parsed = report.rewrites.read
@@ -678,9 +706,22 @@ class MemoryStore:
                 self._commit(claim_index.with_index(read_all()), bulk=True, compact=report.parsed >= before,
                              progress=progress, report=report)
                 with report.phase("count"):
-                    report.added = len(self._store) - before
+                    report.added = len(self.raw) - before
             prefix_names.remember(self.path, declared, self.prefixes)
         return report
+
+    def _loads_first(self, size: int) -> bool:
+        """Whether a load of ``size`` bytes is a first load (:mod:`memkg.first_load`): on disk,
+        into a store with no data, no in-memory index to keep up (support links, recall)."""
+        capabilities = self.capabilities
+        return (
+            self.path is not None
+            and capabilities.in_process
+            and capabilities.bulk_load
+            and self._support is None
+            and first_load.applies(self.backend.store, self.validator, size)
+            and self._recall_index(create=False) is None
+        )
 
     @staticmethod
     def _refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
@@ -719,13 +760,14 @@ class MemoryStore:
         The store is counted only up to the write's size; a store that big is asked,
         before the write, which of the write's quads it lacks.
         """
-        if not isinstance(self._store, Store):  # a remote store: a count is one request
-            before = len(self._store)
-            return _Added(before < len(batch), lambda: len(self._store) - before)
-        held = sum(1 for _ in islice(self._store, len(batch)))
+        raw = self.raw
+        if not self.capabilities.in_process:  # a count is one request, a lookup per quad many
+            before = len(raw)
+            return _Added(before < len(batch), lambda: len(raw) - before)
+        held = sum(1 for _ in islice(raw, len(batch)))
         if held < len(batch):
-            return _Added(True, lambda: len(self._store) - held)
-        new = sum(1 for q in dict.fromkeys(batch) if q not in self._store)
+            return _Added(True, lambda: len(raw) - held)
+        new = sum(1 for q in dict.fromkeys(batch) if q not in raw)
         return _Added(False, lambda: new)
 
     def _commit(
@@ -747,11 +789,12 @@ class MemoryStore:
         recalled: list[Quad] = []
         if self._recall_index(create=False) is not None:  # everything written, for the recall index
             quads = _tee(quads, recalled, None)
+        bulk = bulk and self.capabilities.bulk_load
         with report.phase("write"):
             if bulk:
-                self._store.bulk_extend(quads)
+                self.backend.bulk_extend(quads)
             else:
-                self._store.extend(quads)
+                self.backend.extend(quads)
         self._support_changed(added=written)
         with report.phase("recall index"):
             self._recall_changed(added=recalled)
@@ -761,10 +804,10 @@ class MemoryStore:
                 # subject-selective views ~3x cheaper at 1M claims (benchmarks/bench_views.py).
                 # But it rewrites the whole store: after a write smaller than what the store
                 # held (an append) it is left to RocksDB and `memkg compact` (see compact()).
-                self._store.optimize()
+                self.backend.optimize()
         if self.path is not None:
             with report.phase("flush"):
-                self._store.flush()
+                self.backend.flush()
 
     def _validate(
         self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = (),
@@ -808,6 +851,9 @@ class MemoryStore:
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
         graph: name it with ``graph`` when the store has named graphs.
         """
+        if not self.capabilities.in_process:  # read in one query, not a request per pattern
+            return self.snapshot(with_index=True).export(output, format=format, graph=graph, with_index=with_index,
+                                                         with_ontology=with_ontology)
         fmt = rdf_format("", format)
         target = as_graph(graph) if graph is not None else None
         if not fmt.supports_datasets and target is None:
@@ -826,13 +872,13 @@ class MemoryStore:
 
     def check_index(self) -> claim_index.IndexReport:
         """Prove the claim index matches the data (see :func:`memkg.index.check`)."""
-        return claim_index.check(self._store)
+        return claim_index.check(self.backend.local_store())
 
     def rebuild_index(self) -> None:
         """Derive the claim index again from the data, atomically."""
         self._check_writable()
         with self._write_lock:
-            claim_index.rebuild(self._store)
+            self.backend.rebuild_index()
 
     def check_recall_index(self) -> Any:
         """Prove the recall index matches the data (:meth:`memkg.recall.RecallIndex.check`);
@@ -854,34 +900,26 @@ class MemoryStore:
         by :meth:`load` itself; a load smaller than the store it joins is not)."""
         self._check_writable()
         with self._write_lock:
-            self._store.optimize()
+            self.backend.optimize()
             self.flush()
 
     def flush(self) -> None:
-        if self.path is not None and not self.read_only:
-            self._store.flush()
+        if not self.read_only:
+            self.backend.flush()
 
     def close(self) -> None:
         """Flush and release the store (the directory can then be opened elsewhere)."""
-        self.flush()
         self._support = None
         if self._recall is not None:
             self._recall.close()
             self._recall = None
-        self._store = None  # type: ignore[assignment]  # pyoxigraph closes on drop
+        self.backend.close()
 
     def __enter__(self) -> "MemoryStore":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def sparql_term(term: Term | Triple) -> str:
-    """A term as SPARQL 1.2 text: pyoxigraph's own serialization, triple terms as ``<<( … )>>``."""
-    if isinstance(term, Triple):
-        return f"<<( {sparql_term(term.subject)} {term.predicate} {sparql_term(term.object)} )>>"
-    return str(term)
 
 
 def _tee(quads: Iterable[Quad], into: list[Quad], predicates: Collection[NamedNode] | None) -> Iterator[Quad]:
@@ -909,64 +947,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _data_block(quads: Iterable[Quad]) -> str:
-    """Quads as the body of INSERT/DELETE DATA, each term serialized by pyoxigraph (never pasted text)."""
-    parts = []
-    for q in quads:
-        triple = f"{sparql_term(q.subject)} {q.predicate} {sparql_term(q.object)} ."
-        parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
-    return "\n".join(parts)
-
-
-_CHANGE = "urn:memkg:change:"
-
-
-def _has_blank(term: Any) -> bool:
-    if isinstance(term, BlankNode):
-        return True
-    if isinstance(term, (Triple, Quad)):
-        parts = (term.subject, term.predicate, term.object) + ((term.graph_name,) if isinstance(term, Quad) else ())
-        return any(_has_blank(t) for t in parts)
-    return False
-
-
-def _change_update(remove: Sequence[Quad], add: Sequence[Quad]) -> tuple[str, dict[NamedNode, Callable[..., Any]]]:
-    """One SPARQL update (so one transaction) that removes, then adds, these quads.
-
-    Quads without blank nodes go as DELETE DATA / INSERT DATA. A blank node
-    written in update text would be a new node (and DELETE DATA refuses them), so
-    quads holding one are looked up by row number through custom functions that
-    hand Oxigraph the very terms, identity included.
-    """
-    table: list[Quad] = []
-    operations: list[str] = []
-
-    def by_reference(verb: str, quads: list[Quad]) -> None:
-        for in_default in (True, False):
-            rows = [q for q in quads if isinstance(q.graph_name, DefaultGraph) == in_default]
-            if not rows:
-                continue
-            first = len(table)
-            table.extend(rows)
-            numbers = " ".join(str(n) for n in range(first, len(table)))
-            pattern = "?s ?p ?o" if in_default else "GRAPH ?g { ?s ?p ?o }"
-            binds = " ".join(f"BIND(<{_CHANGE}{v}>(?i) AS ?{v})" for v in ("spog" if not in_default else "spo"))
-            operations.append(f"{verb} {{ {pattern} }} WHERE {{ VALUES ?i {{ {numbers} }} {binds} }}")
-
-    for verb, quads in (("DELETE", remove), ("INSERT", add)):
-        plain = [q for q in quads if not _has_blank(q)]
-        if plain:
-            operations.append(f"{verb} DATA {{ {_data_block(plain)} }}")
-        by_reference(verb, [q for q in quads if _has_blank(q)])
-
-    def component(index: int) -> Callable[[Literal], Any]:
-        return lambda i: (table[int(i.value)].subject, table[int(i.value)].predicate,
-                          table[int(i.value)].object, table[int(i.value)].graph_name)[index]
-
-    functions = {NamedNode(f"{_CHANGE}{v}"): component(k) for k, v in enumerate("spog")}
-    return " ;\n".join(operations), functions
-
-
 def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
     if isinstance(target, DefaultGraph):
         yield from quads
@@ -976,6 +956,11 @@ def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterat
             yield Quad(q.subject, q.predicate, q.object, target)
         else:
             yield q
+
+
+def _base(path: Path, base_iri: str | None) -> str:
+    """The base IRI a file is read with: the one given, else the file's own URL."""
+    return base_iri or path.resolve().as_uri()
 
 
 def _parse_file(
@@ -989,7 +974,7 @@ def _parse_file(
 ) -> Iterator[Quad]:
     # pyoxigraph parses lazily: syntax errors surface while iterating, so the
     # whole iteration sits inside the try.
-    base = base_iri or path.resolve().as_uri()
+    base = _base(path, base_iri)
     try:
         made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
 
@@ -997,9 +982,13 @@ def _parse_file(
             made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
             return made[-1]
 
+        bounds = bounds or limits.DEFAULT
+        if bounds.max_literal is not None and path.stat().st_size <= bounds.max_literal:
+            # A literal never has more characters than the file has bytes: none to measure.
+            bounds = replace(bounds, max_literal=None)
         parser = limits.guarded(
             open_parser,
-            openings=limits.count_file_openings(path), limits=bounds or limits.DEFAULT, source=str(path),
+            openings=limits.count_file_openings(path), limits=bounds, source=str(path),
             scan=lambda: limits.file_nesting_depth(path),
         )
         for n, quad in enumerate(_retarget(parser, target), 1):

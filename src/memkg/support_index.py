@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
 from .vocab import mem
+from .backends.base import QuadStore
 
 #: The predicates held, by the name the index uses for them.
 LINKS = {
@@ -66,7 +67,7 @@ class SupportIndex:
         self.terms: dict[str, object] = {}  # the terms of "~" keys
 
     @classmethod
-    def build(cls, raw: Store) -> "SupportIndex":
+    def build(cls, raw: QuadStore) -> "SupportIndex":
         """The index of every support link in ``raw`` (all graphs)."""
         index = cls()
         for predicate in LINKS:

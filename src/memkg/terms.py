@@ -36,6 +36,8 @@ Term = Union[NamedNode, BlankNode, Literal, Triple]
 Resource = Union[NamedNode, BlankNode]
 #: Where a write goes: a tenant's named graph, or the shared default graph.
 Graph = Union[NamedNode, DefaultGraph]
+#: Any graph name a dataset may hold (a loaded file may name a graph by a blank node).
+GraphName = Union[NamedNode, BlankNode, DefaultGraph]
 
 #: Prefix of the IRIs memkg mints when the caller gives none.
 ID_BASE = "urn:memkg:"
@@ -60,6 +62,23 @@ def iri(value: IRI, *, kind: str = "id") -> NamedNode:
         return NamedNode(value)
     except ValueError as err:
         raise ValueError(f"not a valid IRI: {value!r} ({err})") from None
+
+
+def tenant_iri(value: IRI | None) -> NamedNode | None:
+    """A ``tenant`` argument as its graph's node, or None (every graph). A tenant is
+    always named by a full IRI (text or node): a bare token is refused, never minted.
+
+    >>> tenant_iri("https://example.org/tenants/lia")
+    <NamedNode value=https://example.org/tenants/lia>
+    >>> tenant_iri("lia")
+    Traceback (most recent call last):
+    ValueError: tenant must be a full IRI, got 'lia'
+    """
+    if value is None or isinstance(value, NamedNode):
+        return value
+    if not isinstance(value, str) or ":" not in value:
+        raise ValueError(f"tenant must be a full IRI, got {value!r}")
+    return iri(value)
 
 
 def new_id(kind: str) -> NamedNode:

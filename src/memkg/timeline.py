@@ -17,13 +17,11 @@ from typing import Any
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from .errors import NotFoundError, ParseError
-from .model import datetime_literal
 from .results import term_json, terms_json
 from .store import MemoryStore
-from .terms import datetime_of
+from .terms import IRI, Term, datetime_literal, datetime_of, tenant_iri
 from .vocab import PREFIXES, mem, prov
 
-Term = NamedNode | Literal | Triple
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ def _objects(
     return sorted({q.object for q in quads if isinstance(q.object, NamedNode)}, key=str)
 
 
-def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = None) -> list[Version]:
+def history(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = None) -> list[Version]:
     """Every version in ``claim``'s supersession chain, oldest first, with blame.
 
     Raises :class:`~memkg.errors.NotFoundError` when ``claim`` is no claim.
@@ -70,9 +68,10 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = 
     params = {"claim": claim.value if isinstance(claim, NamedNode) else claim}
     # Blame is read where the view reads: the tenant's graph and the shared one, never another tenant's.
     graphs: list[NamedNode | DefaultGraph] | None = None
-    if tenant:
-        params["tenant"] = tenant
-        graphs = [NamedNode(tenant), DefaultGraph()]
+    node = tenant_iri(tenant)
+    if node is not None:
+        params["tenant"] = node.value
+        graphs = [node, DefaultGraph()]
     versions = []
 
     def objects(subject: NamedNode, predicate: NamedNode) -> list[NamedNode]:
@@ -105,12 +104,13 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = 
 Row = tuple[NamedNode, Term, NamedNode, Term]
 
 
-def known_at(store: MemoryStore, t: datetime, *, tenant: str | None = None) -> set[Row]:
+def known_at(store: MemoryStore, t: datetime, *, tenant: IRI | None = None) -> set[Row]:
     """Current knowledge as the store had it at transaction time ``t``."""
     stamp = datetime_literal(t).value
     params = {"known_at": stamp, "valid_at": stamp}
-    if tenant:
-        params["tenant"] = tenant
+    node = tenant_iri(tenant)
+    if node is not None:
+        params["tenant"] = node.value
     return {(r["claim"], r["subject"], r["predicate"], r["object"]) for r in store.view("audit", params)}
 
 
@@ -122,19 +122,19 @@ class Diff:
     removed: list[Row]
 
 
-def diff(store: MemoryStore, t1: datetime, t2: datetime, *, tenant: str | None = None) -> Diff:
+def diff(store: MemoryStore, t1: datetime, t2: datetime, *, tenant: IRI | None = None) -> Diff:
     """What current knowledge gained and lost from ``t1`` to ``t2``."""
     before, after = known_at(store, t1, tenant=tenant), known_at(store, t2, tenant=tenant)
     order = lambda rows: sorted(rows, key=lambda r: tuple(str(x) for x in r))  # noqa: E731
     return Diff(added=order(after - before), removed=order(before - after))
 
 
-def transaction_times(store: MemoryStore, *, tenant: str | None = None) -> list[datetime]:
+def transaction_times(store: MemoryStore, *, tenant: IRI | None = None) -> list[datetime]:
     """Every distinct ``mem:recordedAt`` in the store (or one tenant), in order."""
     return _times(store, (mem.recordedAt,), tenant)
 
 
-def change_times(store: MemoryStore, *, tenant: str | None = None) -> list[datetime]:
+def change_times(store: MemoryStore, *, tenant: IRI | None = None) -> list[datetime]:
     """Every time at which current knowledge (``known_at = valid_at = T``) can change, in order:
     each ``mem:recordedAt`` (a claim learned, superseded or retracted) and each
     ``mem:validFrom`` and ``mem:validUntil`` (a claim starting or ceasing to hold). Between
@@ -142,9 +142,10 @@ def change_times(store: MemoryStore, *, tenant: str | None = None) -> list[datet
     return _times(store, (mem.recordedAt, mem.validFrom, mem.validUntil), tenant)
 
 
-def _times(store: MemoryStore, predicates: Sequence[NamedNode], tenant: str | None) -> list[datetime]:
+def _times(store: MemoryStore, predicates: Sequence[NamedNode], tenant: IRI | None) -> list[datetime]:
     # A tenant's view also reads the shared default graph, so its times count too.
-    graphs: list[NamedNode | DefaultGraph | None] = [NamedNode(tenant), DefaultGraph()] if tenant else [None]
+    node = tenant_iri(tenant)
+    graphs: list[NamedNode | DefaultGraph | None] = [node, DefaultGraph()] if node is not None else [None]
     stamps = set()
     for graph in graphs:
         for predicate in predicates:
@@ -155,7 +156,7 @@ def _times(store: MemoryStore, predicates: Sequence[NamedNode], tenant: str | No
     return sorted(stamps)
 
 
-def ask_at(store: MemoryStore, ask: str, t: datetime, *, tenant: str | None = None) -> bool:
+def ask_at(store: MemoryStore, ask: str, t: datetime, *, tenant: IRI | None = None) -> bool:
     """Answer ``ask`` over current knowledge at ``t``: the claims then known and
     valid, asserted as plain triples in the default graph of a scratch store."""
     scratch = Store()
@@ -197,7 +198,7 @@ class Bisection:
     times: int = 0  #: how many times the answer can change at (``change_times``)
 
 
-def bisect(store: MemoryStore, ask: str, *, tenant: str | None = None,
+def bisect(store: MemoryStore, ask: str, *, tenant: IRI | None = None,
            max_questions: int = MAX_QUESTIONS) -> Bisection:
     """Every time at which ``ask`` (over current knowledge, the audit view) flips.
 

@@ -57,15 +57,15 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFor
 
 from . import index as claim_index
 from .access import Forbidden, Grant, can_write_graph, require_write
+from .backends.base import QuadStore
 from .errors import MemkgError, ParseError
 from .limits import Limits
 from .ontology import ONTOLOGY_GRAPH
 from .sparql_lexer import Prologue, Token, hides_keyword, matching, tokenize
 from .store import MemoryStore
+from .terms import Graph, Term
 from .vocab import MEMX, PREFIXES
 
-Graph = NamedNode | DefaultGraph
-Term = NamedNode | BlankNode | Literal | Triple
 
 
 #: What a library caller's update is held to by default: the nesting the parsers survive, any size.
@@ -161,7 +161,7 @@ def plan_update(
         _check_syntax(update_text, base_iri)
     using = [_iri(u) for u in using_graphs]
     using_named = [_iri(u) for u in using_named_graphs]
-    state = _State(store if isinstance(store, Store) else store.raw, grant)
+    state = _State(store.raw if isinstance(store, MemoryStore) else store, grant)
     for op in _operations(update_text, tokens, base_iri):
         op.plan(state, using, using_named)
     return state.change()
@@ -241,7 +241,7 @@ def _iri(value: str | NamedNode) -> NamedNode:
 class _State:
     """The store as the request has changed it so far: the store plus pending removals and additions."""
 
-    def __init__(self, base: Store, grant: Grant) -> None:
+    def __init__(self, base: QuadStore, grant: Grant) -> None:
         self.base = base
         self.grant = grant
         self.removed: dict[Quad, None] = {}
@@ -298,7 +298,7 @@ class _State:
         elif quad not in self.base:
             self.added.setdefault(quad.graph_name, {})[quad] = None
 
-    def reader(self, dataset: Mapping[str, Any], *, reads_named: bool = True) -> Store:
+    def reader(self, dataset: Mapping[str, Any], *, reads_named: bool = True) -> QuadStore:
         """A store to evaluate a WHERE over ``dataset``: the store itself, or a copy with the pending change.
 
         ``reads_named`` False (the WHERE has no ``GRAPH``) limits the copy to the default graph(s).
@@ -309,22 +309,13 @@ class _State:
             return self.base
         scratch = Store()
         graphs = reads if reads is not None else {DefaultGraph(), *self.base.named_graphs(), *pending}
-        stale = self._stale_index()
+        stale = set(claim_index.stale_index_quads(self.removed, self.base))
         for g in graphs:
             scratch.extend(q for q in self.base.quads_for_pattern(None, None, None, g)
                            if q not in self.removed and q not in stale)
             scratch.extend(claim_index.with_index(self.added.get(g, ())))
         return scratch
 
-    def _stale_index(self) -> set[Quad]:
-        """The index triples the pending removals make stale (as :meth:`MemoryStore.change` computes them)."""
-        stale: set[Quad] = set()
-        for q in self.removed:
-            for iq in claim_index.index_quads(q) or ():
-                others = self.base.quads_for_pattern(q.subject, q.predicate, None, q.graph_name)
-                if not any(o not in self.removed and iq in (claim_index.index_quads(o) or ()) for o in others):
-                    stale.add(iq)
-        return stale
 
 
 def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> set[Graph] | None:
@@ -492,7 +483,7 @@ def _where_dataset(
     return {"default_graph": default} if with_graph is not None else {}
 
 
-def _solutions(op: _Op, reader: Store, dataset: Mapping[str, Any]) -> list[dict[str, Term]]:
+def _solutions(op: _Op, reader: QuadStore, dataset: Mapping[str, Any]) -> list[dict[str, Term]]:
     query = f"SELECT * WHERE {op.where_text()}"
     try:
         result = reader.query(query, base_iri=op.prologue.base, prefixes=op.prologue.prefixes, **dataset)

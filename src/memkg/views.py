@@ -38,14 +38,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from .errors import NotFoundError
-from .model import datetime_literal
 from .prefixes import BUILT_IN, declared_in, expand
 from .resources import data_dir
-from .terms import parse_datetime
+from .terms import datetime_literal, parse_datetime
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
 _BINDINGS = re.compile(r"^[ \t]*#\+[ \t]*bindings[ \t]*$", re.MULTILINE)
@@ -233,7 +233,7 @@ def require_graph(tenant: NamedNode, known: Collection[NamedNode]) -> None:
         raise NotFoundError(f"no graph named {tenant} (known: {names})")
 
 
-def dataset_for(tenant: NamedNode | None, ontology_graph: NamedNode) -> dict[str, object]:
+def dataset_for(tenant: NamedNode | None, ontology_graph: NamedNode) -> dict[str, Any]:
     """Query options giving a view its dataset: one tenant (plus shared graphs), or everything."""
     if tenant is None:
         return {"use_default_graph_as_union": True}

@@ -6,7 +6,7 @@ import pytest
 
 from memkg.shacl import ShapeError
 
-from .helpers import check, shapes
+from .helpers import check, shapes, store
 
 
 def prop(constraints: str, path: str = "ex:p", target: str = "sh:targetClass ex:T") -> str:
@@ -105,3 +105,14 @@ def test_language_in_and_unique_lang() -> None:
     assert {f for f, _, _ in check(prop('sh:languageIn ( "en" "de" )'), data)} == {"ex:b", "ex:c", "ex:d"}
     found = check(prop("sh:uniqueLang true"), data)
     assert found == {("ex:d", "-", "UniqueLang"): 1}, "language tags compare case-insensitively; untagged values do not count"
+
+
+def test_a_repeated_language_tag_is_reported_in_words() -> None:
+    data = 'ex:d a ex:T ; ex:p "u"@de, "v"@de .'
+    (result,) = shapes(prop("sh:uniqueLang true")).validate(store(data)).results
+    assert result.message.value == "Language tag used by more than one value"
+
+
+def test_a_range_bound_given_twice_is_a_shape_error_not_a_crash() -> None:
+    with pytest.raises(ShapeError, match="minInclusive"):
+        shapes(prop("sh:minInclusive 1, 2"))

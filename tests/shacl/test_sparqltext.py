@@ -6,13 +6,38 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memkg.errors import ParseError
 from memkg.shacl import ShapeError
 from memkg.shacl.sparqltext import UserQuery, tokenize
 
 
+_TERMINALS = ["SELECT", "ASK", "WHERE", "{", "}", "(", ")", "$this", "?v", "ex:p", ":q", "<http://e/a>",
+              '"x y"', "'#'", '"""a\nb"""', "_:b1", "12", "1.5e3", "@en", "<<(", ")>>", "{|", "|}", ".", ";",
+              "&&", "!=", "<", "^^", "a", "FILTER", "BOUND", "'\\u0041'"]
+_LAYOUT = [" ", "\n", "\t", " # a comment <http://x> 'q\n", "  \r\n"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_TERMINALS), st.sampled_from(_LAYOUT))))
+def test_tokens_rebuild_the_text(parts: list[tuple[str, str]]) -> None:
+    text = "".join(token + layout for token, layout in parts)
+    tokens = tokenize(text)
+    assert "".join(t.text for t in tokens) == text
+    assert [t.text for t in tokens if t.kind not in ("ws", "comment")] == [token for token, _ in parts]
+
+
 @given(st.text())
-def test_tokens_rebuild_the_text(text: str) -> None:
-    assert "".join(t.text for t in tokenize(text)) == text
+def test_any_text_rebuilds_or_is_refused_naming_the_spot(text: str) -> None:
+    try:
+        tokens = tokenize(text)
+    except ParseError as err:
+        assert err.line is not None and err.line >= 1 and err.column is not None and err.column >= 1
+        return
+    assert "".join(t.text for t in tokens) == text
+
+
+def test_a_query_that_does_not_lex_is_a_shape_error_naming_line_and_column() -> None:
+    with pytest.raises(ShapeError, match=r"not SPARQL \(line 2, column 15: unterminated string\)"):
+        UserQuery.parse('SELECT $this\nWHERE { ?x ?p "open }', {})
 
 
 def test_strings_iris_and_comments_are_opaque() -> None:

@@ -45,6 +45,7 @@ from pydantic_core import to_json
 
 from .. import __version__, cancellation
 from ..access import OPEN, Grant, Tokens, Unauthorized
+from ..endpoint.rights import bearer_grant
 from . import wire
 from .limits import DEFAULT_LIMITS, Limits
 from .tools import MemoryTools, ToolRefusal, refusal
@@ -92,7 +93,7 @@ class Callers:
         if self.tokens is None:
             return self.fixed
         authorization = headers.get("authorization") if headers is not None else None
-        return self.tokens.grant(authorization)  # Unauthorized without a known token
+        return bearer_grant(self.tokens, authorization)  # Unauthorized without a known token
 
 
 class BearerGate:
@@ -106,7 +107,7 @@ class BearerGate:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
             try:
-                self.tokens.grant(headers.get("authorization"))
+                bearer_grant(self.tokens, headers.get("authorization"))
             except Unauthorized as err:
                 body = json.dumps({"error": str(err)}).encode()
                 await send({"type": "http.response.start", "status": 401, "headers": [

@@ -23,12 +23,12 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     read-only open *undefined behaviour* while another process writes, whereas a
     read-write open fails cleanly (StoreLockedError) when a server holds the store."""
     if getattr(args, "endpoint", None):
-        from ..remote import RemoteStore, token_from_env
+        from ..backends.sparql import SparqlBackend, token_from_env
 
-        remote = RemoteStore(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
-                             token=token_from_env(args.token), read_only=not write)
-        args.store = remote.client.endpoint  # messages name where the data went (never a password)
-        return _checked_tenant(args, remote, write=write)
+        server = SparqlBackend(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
+                               token=token_from_env(args.token), read_only=not write)
+        args.store = server.endpoint  # messages name where the data went (never a password)
+        return _checked_tenant(args, MemoryStore(backend=server), write=write)
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")

@@ -18,13 +18,13 @@ def cmd_index(args: argparse.Namespace) -> int:
         with open_store(args, write=True) as store:
             store.rebuild_index()
             print("claim index rebuilt")
-            if store.recall_local:
+            if store.capabilities.recall_index:
                 documents = store.rebuild_recall_index()
                 print(f"recall index rebuilt: {documents} documents")
         return EXIT_OK
     with open_store(args, write=False) as store:
         report = store.check_index()
-        recall = store.check_recall_index() if store.recall_local else None
+        recall = store.check_recall_index() if store.capabilities.recall_index else None
     for g, r, part in report.missing:
         print(f"missing: {r} in {g}: no index triple for its {part}")
     for g, r, part in report.orphaned:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from collections.abc import Sequence
@@ -22,9 +23,16 @@ if TYPE_CHECKING:
 
 def cmd_load(args: argparse.Namespace) -> int:
     progress = stderr_progress()
-    with open_store(args, write=True) as store:
-        report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
-                            strict_literals=args.strict_literals, limits=limits_from(args))
+    # A refused load leaves nothing: not even the store directory it would have created.
+    created = None if getattr(args, "endpoint", None) or Path(args.store).exists() else Path(args.store)
+    try:
+        with open_store(args, write=True) as store:
+            report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
+                                strict_literals=args.strict_literals, limits=limits_from(args))
+    except BaseException:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
+        raise
     if progress:
         sys.stderr.write("\r\x1b[K")
     if report.rewrites:  # never silent: the store keeps these literals in another form

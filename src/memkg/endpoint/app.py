@@ -1,6 +1,7 @@
 """What the endpoint does, apart from HTTP: queries, views, updates and the Graph Store.
 
-Reads go to the worker pool, each on the current snapshot; writes happen here,
+Reads (queries, views, recall, pictures) go to the worker pool, each on the current
+snapshot; writes happen here,
 in the server process (the only one with the store open read-write), through
 the store's validated write path, under its write lock, and publish a new
 snapshot before the lock is released, so the next query sees the write.
@@ -18,6 +19,7 @@ import contextlib
 import dataclasses
 import email.policy
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,16 +34,15 @@ from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import Limits, count_openings, guarded, nesting_depth
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore, rdf_format
-from ..terms import parse_datetime
+from ..terms import Graph, parse_datetime
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
-from .jobs import Answer, Confinement, Failure, GraphJob, Job, Plan, QueryJob, UpdateJob
-from .pool import WorkerPool, WorkerShares
+from .jobs import Answer, Confinement, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, UpdateJob
+from .pool import QueryTimeout, WorkerPool, WorkerShares
 from .rights import Forbidden, Grant, UpdateSummary
 from .snapshots import Generation, Snapshots
 
-Graph = NamedNode | DefaultGraph
 
 
 #: Times an update is planned without the write lock before it is planned under it.
@@ -113,9 +114,11 @@ class Endpoint:
         if not neg.accepts_any(accept, format):
             raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
         limits = self.settings.limits
-        limits.check_size("max_query", len(text.encode("utf-8", "surrogatepass")), "the query")
-        # The worker checks its nesting and works out its dataset: the text is read there only.
-        confine = Confinement(grant, limits, tuple(default_graph_uris), tuple(named_graph_uris))
+        # Its size, brackets and nesting are measured here, before a worker is taken: a regular
+        # expression at C speed over at most --max-query bytes (memkg.limits). The worker works
+        # out its dataset: the text is parsed there only.
+        limits.check_query(text)
+        confine = Confinement(grant, tuple(default_graph_uris), tuple(named_graph_uris))
         answer: Answer = self._read(
             lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant
         )
@@ -152,15 +155,14 @@ class Endpoint:
         return reply
 
     def recall(self, grant: Grant, query: str, *, tenant: str | None = None, k: str = "10",
-               valid_at: str | None = None, known_at: str | None = None, packet: str = "false") -> dict[str, object]:
+               valid_at: str | None = None, known_at: str | None = None, packet: str = "false") -> Answer:
         """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
-        default graph), in this process: the text and vector indexes live beside the live store."""
-        from ..recall import answer
-
+        default graph), in a worker like a query (killed past ``--timeout``), on the current
+        snapshot and the recall index it links to."""
         if grant.restricted and tenant is not None and NamedNode(_iri_parameter(tenant, "tenant")) not in (grant.tenants or ()):
             raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
-        tenants = [_iri_parameter(tenant, "tenant")] if tenant is not None else (
-            sorted(t.value for t in grant.tenants or ()) if grant.restricted else None)
+        tenants = (_iri_parameter(tenant, "tenant"),) if tenant is not None else (
+            tuple(sorted(t.value for t in grant.tenants or ())) if grant.restricted else None)
         if packet not in ("true", "false"):
             raise BadRequest(f"packet is true or false, not {packet!r}")
         try:
@@ -169,9 +171,18 @@ class Endpoint:
             raise BadRequest(f"k is a whole number, not {k!r}") from None
         if not 1 <= count <= 1000:
             raise BadRequest(f"k must be between 1 and 1000, got {count}")
-        result = answer(self.store, query, tenants=tenants, k=count, valid_at=_time_parameter(valid_at, "valid_at"),
-                        known_at=_time_parameter(known_at, "known_at"), packet=packet == "true")
-        return result.to_dict()
+        self.settings.limits.check_size("max_query", len(query.encode("utf-8", "surrogatepass")), "the question")
+        valid, known = _time_parameter(valid_at, "valid_at"), _time_parameter(known_at, "known_at")
+        # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
+        self.store.recall_index()
+        answer: Answer = self._read(
+            lambda gen: RecallJob(str(gen.path), query, tenants, count, valid, known, packet == "true"), "recall", grant)
+        return answer
+
+    def picture(self, grant: Grant, kind: str, params: dict[str, list[str]]) -> Answer:
+        """``GET /pictures[/KIND]`` (:mod:`.pictures_route`), in a worker like a query."""
+        answer: Answer = self._read(lambda gen: PictureJob(str(gen.path), grant, kind, params), "picture", grant)
+        return answer
 
     # -- writing (here, serialized by the store's write lock) ----------------------------------
 
@@ -186,8 +197,8 @@ class Endpoint:
     ) -> UpdateSummary:
         self._check_writes(grant)
         limits = self.settings.limits
-        limits.check_size("max_update", len(text.encode("utf-8", "surrogatepass")), "the update")
-        job = UpdateJob("", text, grant, limits, tuple(using_graphs), tuple(using_named_graphs), base_iri)
+        limits.check_update(text)  # size, brackets and nesting, as for a query
+        job = UpdateJob("", text, grant, tuple(using_graphs), tuple(using_named_graphs), base_iri)
         # Planned without the write lock, on the snapshot current when planning starts: a
         # runaway update never holds the lock (it is stopped at --timeout before taking it).
         # A plan is applied only if no write committed meanwhile; else it is planned again,
@@ -210,7 +221,8 @@ class Endpoint:
     def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
         """Replace ``graph`` with the payload, in one atomic, validated write."""
         self._check_graph(grant, graph)
-        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
+                              timeout=self.settings.timeout)
         with self.store.lock():
             existed = self._exists(graph)
             old = list(self.store.quads(graph=graph))
@@ -225,7 +237,8 @@ class Endpoint:
     ) -> GraphWrite:
         """Add the payload to ``graph`` (or, for None, a TriG/N-Quads payload to its own graphs)."""
         self._check_writes(grant)
-        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
+                              timeout=self.settings.timeout)
         for target in {q.graph_name for q in quads} | ({graph} if graph is not None else set()):
             self._check_graph(grant, target)
         with self.store.lock():
@@ -244,7 +257,7 @@ class Endpoint:
                 visible=rights.visible_graphs(grant),
             )
             if isinstance(graph, NamedNode):
-                self.store.raw.remove_graph(graph)  # the (now empty) graph's name goes too
+                self.store.backend.remove_graph(graph)  # the (now empty) graph's name goes too
             self.snapshots.publish()
         return GraphWrite(created=False, removed=removed, added=0)
 
@@ -327,30 +340,45 @@ def payload_format(content_type: str | None) -> RdfFormat:
 
 
 def parse_payload(
-    payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None, limits: Limits = DEFAULT_LIMITS
+    payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None, limits: Limits = DEFAULT_LIMITS,
+    timeout: float | None = None,
 ) -> list[Quad]:
     """The quads of a Graph Store body: its triples go ``into`` the target graph.
 
     A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
     a Graph Store request writes the graph it names and no other.
+
+    Bounded: a body with more ``<<`` and ``{|`` than ``--max-depth`` has the nesting of
+    its first 64 KiB measured before the parser sees it (a regular expression at C speed:
+    a deep body is refused in milliseconds); past them, each quad's depth is checked as
+    it comes out of a parser whose stack holds the body's every ``<<`` (memkg.limits.guarded),
+    and past ``timeout`` seconds the parse stops with :class:`~.pool.QueryTimeout`
+    (it runs in the server, before the write lock is taken: it holds no other write).
     """
+    deadline = None if timeout is None else time.monotonic() + timeout
     if content_type and content_type.split(";")[0].strip().lower() == "multipart/form-data":
         quads = []
         for part_type, part, name in _form_parts(payload, content_type):
             try:
-                quads += parse_payload(part, part_type, base_iri=base_iri, into=into, limits=limits)
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                quads += parse_payload(part, part_type, base_iri=base_iri, into=into, limits=limits, timeout=left)
             except ParseError as err:  # say which part of the form is wrong
                 raise ParseError(err.reason, file=f"<form part {name}>", line=err.line, column=err.column) from None
         return quads
     fmt = payload_format(content_type)
     quads = []
+    openings = count_openings(payload)
+    if openings > limits.max_depth:  # fewer cannot nest past it: most bodies are never scanned
+        limits.check_rdf(payload, source="the request body", whole=False)  # the rest: quad by quad, in guarded
     parser = guarded(
         lambda: parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True),
-        openings=count_openings(payload), limits=limits, source="the request body",
-        scan=lambda: nesting_depth(payload),
+        openings=openings, limits=limits, source="the request body", scan=lambda: nesting_depth(payload),
     )
     try:
         for q in parser:
+            if deadline is not None and len(quads) % 4096 == 0 and time.monotonic() > deadline:
+                assert timeout is not None
+                raise QueryTimeout(timeout, "parse of the request body")
             if into is not None and q.graph_name != into:
                 if not isinstance(q.graph_name, DefaultGraph):
                     raise BadRequest(

@@ -32,7 +32,6 @@ from pyoxigraph import DefaultGraph, NamedNode
 
 from .. import views
 from ..access import Forbidden, Grant
-from . import pictures_route
 from .app import Endpoint, GraphWrite
 from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
 from .jobs import Answer
@@ -203,9 +202,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if path == "/pictures" or path.startswith("/pictures/"):
             self._allow(method, path, ("GET",))
-            content_type, body = pictures_route.answer(endpoint.store, self._grant(), path[len("/pictures/"):],
-                                                       self.params)
-            self._send(200, content_type, body)
+            self._answer(method, endpoint.picture(self._grant(), path[len("/pictures/"):], self.params))
             return
         if path not in ALLOWED:
             raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views, /pictures or /health")
@@ -229,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
         grant = self._grant()
         optional = {name: self._one(name) for name in ("tenant", "k", "valid_at", "known_at", "packet")
                     if name in self.params}
-        self._json(self.server.endpoint.recall(grant, self._one("q"), **optional))
+        self._answer("GET", self.server.endpoint.recall(grant, self._one("q"), **optional))
 
     # -- SPARQL 1.1 Protocol ---------------------------------------------------------------
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pickle
 import select
 from dataclasses import dataclass, field
+from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad
 
 from ..access import Grant
-from ..limits import Limits
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class QueryJob:
     accept: str | None = None
     format: str | None = None  #: a ``format=`` override of ``accept``
     base_iri: str | None = None  #: what relative IRIs in the query resolve against
-    #: set for a request's own query: the worker checks its size and nesting, reads its
-    #: dataset clauses for ``grant`` (memkg.access) and then fills ``dataset`` itself,
-    #: so that no reading of untrusted text happens in the server process
+    #: set for a request's own query (its size and nesting checked by the server): the
+    #: worker reads its dataset clauses for ``grant`` (memkg.access) and then fills
+    #: ``dataset`` itself, so that no parsing of untrusted text happens in the server process
     confine: Confinement | None = None
 
 
@@ -40,7 +40,6 @@ class Confinement:
     """Who sent a query, and the protocol's dataset parameters: the worker works out its dataset."""
 
     grant: Grant
-    limits: Limits
     default_graph_uris: tuple[str, ...] = ()
     named_graph_uris: tuple[str, ...] = ()
 
@@ -56,7 +55,6 @@ class UpdateJob:
     snapshot: str
     update: str
     grant: Grant
-    limits: Limits
     using_graphs: tuple[str, ...] = ()
     using_named_graphs: tuple[str, ...] = ()
     base_iri: str | None = None
@@ -82,6 +80,32 @@ class GraphJob:
 
 
 @dataclass(frozen=True)
+class RecallJob:
+    """``GET /recall`` (:func:`memkg.recall.answer`) on one snapshot, answered as JSON.
+
+    The snapshot holds a link to the live recall index (:mod:`.snapshots`); the
+    parameters were checked by the server, the tenants against the token."""
+
+    snapshot: str
+    query: str
+    tenants: tuple[str, ...] | None  #: None: every graph (a token without tenants)
+    k: int = 10
+    valid_at: datetime | None = None
+    known_at: datetime | None = None
+    packet: bool = False
+
+
+@dataclass(frozen=True)
+class PictureJob:
+    """``GET /pictures/KIND`` (:func:`memkg.endpoint.pictures_route.answer`) on one snapshot."""
+
+    snapshot: str
+    grant: Grant
+    kind: str
+    params: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
 class Answer:
     status: int
     content_type: str
@@ -102,7 +126,7 @@ class Failure:
     value: int | None = None
 
 
-Job = QueryJob | GraphJob | UpdateJob
+Job = QueryJob | GraphJob | UpdateJob | RecallJob | PictureJob
 Reply = Answer | Failure | Plan
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import queue
+import signal
 import sys
 import threading
 import time
@@ -57,7 +58,7 @@ class ServerBusy(MemkgError, RuntimeError):
 
 
 class WorkerCrashed(MemkgError, RuntimeError):
-    """A worker died while running a query (HTTP 500); a new one replaces it."""
+    """A worker died while running a query (HTTP 500, the message says how); a new one replaces it."""
 
 
 @dataclass(eq=False)  # identity: the pool keeps them in a set
@@ -88,6 +89,22 @@ def start_worker(sandboxed: bool = False) -> Worker:
             raise SandboxUnavailable(said)
         raise RuntimeError("a query worker did not start")
     return Worker(process, ours)
+
+
+def _death(w: Worker) -> str:
+    """How a worker whose pipe broke ended: its signal or exit code, as a reader can take it."""
+    w.process.join(1)
+    code = w.process.exitcode
+    if code is None:
+        return "its pipe broke"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = {"SIGSEGV": "a crash", "SIGKILL": "killed, by the system's memory limit perhaps", "SIGABRT": "an abort"}
+        return f"{name}: {why.get(name, 'a signal')}"
+    return f"exit code {code}"
 
 
 class WorkerPool:
@@ -150,11 +167,13 @@ class WorkerPool:
             jobs.send(w.conn, job)
             finished = jobs.ready(w.conn, timeout)
             reply = jobs.receive(w.conn) if finished else None
-        except (EOFError, OSError) as err:
+        except (EOFError, OSError):
+            how = _death(w)
             self._replace(w)
             if self._closing:
                 raise ServerBusy("the server shut down while the query ran") from None
-            raise WorkerCrashed(f"the worker died while running the {what} ({err or 'no reply'})") from None
+            raise WorkerCrashed(f"the worker running this {what} died ({how}) and was replaced; "
+                                f"the {what} was not answered and nothing was written") from None
         if not finished:
             assert timeout is not None  # poll(None) waits for ever
             self._replace(w)

@@ -23,12 +23,12 @@ from ..updates import UnsupportedUpdate
 
 __all__ = [
     "OPEN", "Forbidden", "Grant", "Unauthorized", "UnsupportedUpdate",
-    "TokenCheck", "load_tokens", "query_options", "view_options", "can_write_graph", "visible_graphs",
+    "TokenCheck", "bearer_grant", "load_tokens", "query_options", "view_options", "can_write_graph", "visible_graphs",
 ]
 
 
 class TokenCheck(Protocol):
-    def grant(self, authorization: str | None) -> Grant: ...
+    def holder(self, secret: str) -> Grant: ...
 
 
 def load_tokens(path: str | Path | None) -> TokenCheck | None:
@@ -36,9 +36,31 @@ def load_tokens(path: str | Path | None) -> TokenCheck | None:
     return None if path is None else access.Tokens.load(path)
 
 
+def bearer_grant(tokens: TokenCheck, authorization: str | None) -> Grant:
+    """The grant of an HTTP ``Authorization: Bearer TOKEN`` header (RFC 6750 §2.1; the
+    scheme is case-insensitive); :class:`Unauthorized` without one we know. The agent
+    tools' HTTP transport uses the same rule.
+
+    >>> from memkg.access import Tokens
+    >>> tokens = Tokens({"s3cret-token-lia": OPEN})
+    >>> bearer_grant(tokens, "bearer  s3cret-token-lia ") is OPEN
+    True
+    >>> bearer_grant(tokens, "Basic czNjcmV0")
+    Traceback (most recent call last):
+    memkg.access.Unauthorized: the Authorization header must be 'Bearer TOKEN'
+    """
+    if not authorization or not authorization.strip():
+        raise Unauthorized("this endpoint needs an 'Authorization: Bearer TOKEN' header")
+    scheme, _, secret = authorization.strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+    return tokens.holder(secret)
+
+
 def grant(tokens: TokenCheck | None, authorization: str | None) -> Grant:
     """What a request may do; :class:`Unauthorized` without a known token."""
-    return OPEN if tokens is None else tokens.grant(authorization)
+    return OPEN if tokens is None else bearer_grant(tokens, authorization)
 
 
 def query_options(

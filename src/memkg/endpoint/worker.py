@@ -12,51 +12,77 @@ A worker serving tokens is *sandboxed* (:mod:`memkg.sandbox`): before its first
 job it forbids itself every socket but Unix ones, so no SPARQL it runs (SERVICE,
 LOAD, however spelled) reaches the network. It also plans updates
 (:class:`~.jobs.UpdateJob`): the server applies the plan, never the text. Jobs run
-on a thread with a large stack: Oxigraph's parsers recurse, and a request's
-nesting is bounded (:mod:`memkg.limits`) well below what that stack holds.
+on a thread with a large stack: Oxigraph's parsers recurse, so a request's thread
+gets the stack its count of opening brackets could need whatever the reading of
+its text (:func:`memkg.limits.sparql_stack`), not what a scan of it says.
+
+Recall and pictures run here too (:class:`~.jobs.RecallJob`, :class:`~.jobs.PictureJob`):
+memkg's own code over the snapshot, killed past ``--timeout`` like a query.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
 import threading
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
 
 from .. import access, sandbox
 from .. import index as claim_index
 from ..errors import ParseError
-from ..limits import LimitExceeded
+from ..limits import MAX_SPARQL_BRACKETS, SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
 from ..updates import UnsupportedUpdate, UpdateError, plan_update
 from ..ontology import ONTOLOGY_GRAPH
+from ..recall import INDEX_FILE, RecallIndex, default_embedder
+from ..store import MemoryStore
 from ..vocab import PREFIXES
 from . import negotiation as neg
 from . import jobs
-from .jobs import Answer, Failure, GraphJob, Job, Plan, QueryJob, Reply, UpdateJob
+from .jobs import Answer, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, Reply, UpdateJob
 
 #: The first message a worker sends: it has imported everything and is ready.
 READY = "ready"
-#: The stack of the thread that runs jobs (virtual memory: pages are used as it grows).
-#: Nesting within memkg.limits' bound needs a few MiB; this leaves a wide margin.
-JOB_STACK = 256 << 20
+#: The stack of the thread that runs a job without SPARQL text (virtual memory: pages are
+#: used as it grows); a SPARQL job's is memkg.limits.sparql_stack of its text.
+JOB_STACK = SPARQL_STACK_BASE
 #: Seconds after which a job runs at the lowest CPU priority (nice 19).
 LONG_JOB = 0.5
 
 
 class _Snapshots:
-    """The one snapshot this worker has open."""
+    """The one snapshot this worker has open, as a read-only :class:`~memkg.MemoryStore`."""
 
     def __init__(self) -> None:
         self.path: str | None = None
-        self.store: Store | None = None
+        self.store: MemoryStore | None = None
+        self._recall: RecallIndex | None = None
 
-    def open(self, path: str) -> Store:
+    def recall_index(self) -> RecallIndex:
+        """The server's recall index, read-only, kept for the worker's life and brought up to
+        date before each recall (:meth:`~memkg.recall.RecallIndex.follow`): loading its vectors
+        whole after every write would cost ~1 s a worker at 100,000 documents."""
+        if self._recall is None:
+            assert self.path is not None
+            live = (Path(self.path) / INDEX_FILE).resolve()  # the snapshot links to it
+            if not live.exists():
+                raise PermissionError("the store has no recall index yet")
+            # Ranking reads quads from the store it is given, never the index's own: an empty one.
+            self._recall = RecallIndex(Store(), live, default_embedder(), read_only=True)
+        else:
+            self._recall.follow()
+        return self._recall
+
+    def open(self, path: str) -> MemoryStore:
         if path != self.path:
-            self.store = None  # release the older snapshot's files first
-            self.store = Store.read_only(path)
+            if self.store is not None:
+                self.store.close()  # release the older snapshot's files first
+                self.store = None
+            self.store = MemoryStore(path, read_only=True, validation=None)
             self.path = path
         assert self.store is not None
         return self.store
@@ -74,7 +100,6 @@ def main(conn: Connection, sandboxed: bool = False) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_exit_with_server, args=(conn.fileno(),), name="memkg-orphan-check", daemon=True).start()
-    threading.stack_size(JOB_STACK)
     _serve(conn)
 
 
@@ -98,8 +123,17 @@ def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
     (stopped at ``--timeout`` anyway) takes CPU only from what nobody else wants. The
     thread ends with the job: the next one starts at the normal priority again."""
     replies: list[Reply] = []
-    thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
-    thread.start()
+    text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
+    stack = sparql_stack(text) if text else JOB_STACK
+    if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
+        return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
+                                "(memkg.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS)
+    threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
+    try:
+        thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
+        thread.start()
+    finally:
+        threading.stack_size(0)
     thread.join(LONG_JOB)
     if thread.is_alive() and thread.native_id is not None and hasattr(os, "setpriority"):
         try:
@@ -127,11 +161,16 @@ def _exit_with_server(fd: int) -> None:
 
 def run(job: Job, snapshots: _Snapshots) -> Reply:
     try:
-        store = snapshots.open(job.snapshot)
+        memory = snapshots.open(job.snapshot)
+        store = memory.backend.local_store()
         if isinstance(job, QueryJob):
             return _query(store, job)
         if isinstance(job, UpdateJob):
             return _plan(store, job)
+        if isinstance(job, RecallJob):
+            return _recall(memory, snapshots.recall_index(), job)
+        if isinstance(job, PictureJob):
+            return _picture(memory, job)
         return _graph(store, job)
     except ParseError as err:
         return Failure("parse", err.reason, err.line, err.column, source=err.file)
@@ -156,9 +195,8 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
 
 def _query(store: Store, job: QueryJob) -> Answer:
     dataset = job.dataset
-    if job.confine is not None:
+    if job.confine is not None:  # its size and nesting were checked by the server
         c = job.confine
-        c.limits.check_query(job.query)
         dataset = access.query_options(
             c.grant, job.query, default_graph_uris=c.default_graph_uris, named_graph_uris=c.named_graph_uris,
             base_iri=job.base_iri,
@@ -176,12 +214,26 @@ def _query(store: Store, job: QueryJob) -> Answer:
 
 
 def _plan(store: Store, job: UpdateJob) -> Plan:
-    job.limits.check_update(job.update)
     change = plan_update(
         store, job.update, grant=job.grant, using_graphs=job.using_graphs,
         using_named_graphs=job.using_named_graphs, base_iri=job.base_iri, limits=None,
     )
     return Plan(change.remove, change.add)
+
+
+def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Answer:
+    from ..recall import answer
+
+    found = answer(memory, job.query, tenants=job.tenants, k=job.k, valid_at=job.valid_at, known_at=job.known_at,
+                   packet=job.packet, index=index)
+    return Answer(200, "application/json", json.dumps(found.to_dict()).encode())
+
+
+def _picture(memory: MemoryStore, job: PictureJob) -> Answer:
+    from . import pictures_route
+
+    content_type, body = pictures_route.answer(memory, job.grant, job.kind, job.params)
+    return Answer(200, content_type, body)
 
 
 def _graph(store: Store, job: GraphJob) -> Answer:

@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..terms import IRI
 from .build import history_timeline, packet_diagram, provenance_diagram
 from .dot import to_dot
 from .model import Diagram, Edge, Node, Picture, Row, Timeline
@@ -32,7 +33,7 @@ FORMATS = ("svg", "dot", "json")
 CONTENT_TYPES = {"svg": "image/svg+xml", "dot": "text/vnd.graphviz; charset=utf-8", "json": "application/json"}
 
 
-def picture(store: Any, kind: str, claim: str | Sequence[str], *, tenant: str | None = None,
+def picture(store: Any, kind: str, claim: str | Sequence[str], *, tenant: IRI | None = None,
             prefixes: Mapping[str, str] | None = None, **packet_options: Any) -> Picture:
     """The picture of ``kind`` (one of :data:`KINDS`) for ``claim`` (for ``packet``, one or more
     claims; ``packet_options`` are :func:`memkg.evidence.packet`'s budgets)."""

@@ -18,7 +18,7 @@ from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 from ..errors import NotFoundError
 from ..prefixes import short
 from ..store import MemoryStore
-from ..terms import datetime_of
+from ..terms import IRI, datetime_of, tenant_iri
 from .model import Diagram, Row, Timeline
 
 #: lineage link kinds that hold a claim up (the others only say where it came from)
@@ -41,10 +41,11 @@ def _stamp(t: datetime | None) -> str:
     return "" if t is None else t.isoformat().replace("+00:00", "Z")
 
 
-def _dataset(tenant: str | None) -> dict[str, Any]:
-    if tenant is None:
+def _dataset(tenant: IRI | None) -> dict[str, Any]:
+    node = tenant_iri(tenant)
+    if node is None:
         return {"use_default_graph_as_union": True}
-    return {"default_graph": [NamedNode(tenant), DefaultGraph()]}
+    return {"default_graph": [node, DefaultGraph()]}
 
 
 _ENDERS = """
@@ -57,7 +58,7 @@ SELECT ?claim ?ender ?how ?at ?why WHERE {
 }"""
 
 
-def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = None,
+def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = None,
                      prefixes: Mapping[str, str] | None = None) -> Timeline:
     """``claim``'s versions on a time line: valid time, transaction time (from ``recordedAt``
     to the first superseder's or retraction's), and what ended each.
@@ -99,7 +100,7 @@ def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: str 
                            "version or a retraction is recorded"])
 
 
-def _types(store: MemoryStore, nodes: Iterable[Any], tenant: str | None) -> dict[Any, set[str]]:
+def _types(store: MemoryStore, nodes: Iterable[Any], tenant: IRI | None) -> dict[Any, set[str]]:
     named = [n for n in dict.fromkeys(nodes) if isinstance(n, NamedNode)]
     if not named:
         return {}
@@ -145,7 +146,7 @@ def _support_structure(diagram: Diagram, owner: str, alternatives: Sequence[tupl
             diagram.edge(gid, m, "member", "member")
 
 
-def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: str | None = None,
+def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = None,
                        prefixes: Mapping[str, str] | None = None, links: str = "lineage") -> Diagram:
     """``claim``'s support (AND inside a group, OR across groups and legs), echoes and, with
     ``links="lineage"``, where each piece came from (derivation, assertion, generation, use).
@@ -164,7 +165,8 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: st
     labels = {_id(n): short(n, prefixes) for n in everyone}
     kinds = {n: _kind(t) for n, t in _types(store, everyone, tenant).items()}
     if node not in kinds:
-        where = f" in {tenant} or the shared graph" if tenant else ""
+        tenant_node = tenant_iri(tenant)
+        where = f" in {tenant_node.value} or the shared graph" if tenant_node is not None else ""
         raise NotFoundError(f"{node}: no claim by that IRI{where}")
     diagram = Diagram(title=f"{'lineage' if links == 'lineage' else 'support'} of {labels[_id(node)]}")
     root_note = f"{sup.status}, {'stands' if sup.stands else 'does not stand'}"

@@ -14,11 +14,13 @@ from pyoxigraph import (
 from .. import views
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore
-from ..terms import iri
+from ..terms import IRI as IRI  # re-exported: the provenance modules' argument type
+from ..terms import Resource, iri, tenant_iri
+
+#: A node of a lineage or support graph: an IRI or a blank node.
+Node = Resource
 
 #: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
-Node = NamedNode | BlankNode
-IRI = str | NamedNode
 
 
 # -- datasets -----------------------------------------------------------------------
@@ -33,7 +35,7 @@ def as_node(value: IRI, what: str = "IRI") -> NamedNode:
 
 
 def tenant_node(tenant: IRI | None) -> NamedNode | None:
-    return None if tenant is None else as_node(tenant, "tenant")
+    return tenant_iri(tenant)
 
 
 def dataset(tenant: IRI | None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pyoxigraph import (
 
 from ..errors import NotFoundError
 from ..model import Retraction
+from ..results import terms_json
 from ..store import MemoryStore
 from ..terms import IRI as _IRI
 from ..terms import new_id
@@ -40,8 +41,8 @@ class Erasure:
     quads_removed: int
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the record's IRI, what was removed (N-Triples form), what was kept."""
-        return {"record": self.record.value, "removed": [str(n) for n in self.removed],
+        """JSON-ready (IRIs as text): the record, what was removed, what was kept."""
+        return {"record": self.record.value, "removed": terms_json(self.removed),
                 "kept": [n.value for n in self.kept], "quadsRemoved": self.quads_removed}
 
 

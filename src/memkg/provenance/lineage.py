@@ -9,6 +9,7 @@ from pyoxigraph import (
     NamedNode,
 )
 
+from ..results import term_json, terms_json
 from ..store import MemoryStore
 from .datasets import IRI, Node, as_node, tenant_node
 
@@ -60,14 +61,14 @@ class Lineage:
         return tuple(dict.fromkeys(link.source for link in self.links))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the claim's IRI, each link (nodes in N-Triples form), grounds and open ends."""
+        """JSON-ready (:func:`memkg.results.term_json`: IRIs as text): the claim, each link, grounds and open ends."""
         return {
             "claim": self.claim.value,
-            "links": [{"from": str(k.node), "kind": k.kind, "source": str(k.source),
-                       "group": None if k.group is None else str(k.group), "support": k.is_support}
+            "links": [{"from": term_json(k.node), "kind": k.kind, "source": term_json(k.source),
+                       "group": term_json(k.group), "support": k.is_support}
                       for k in self.links],
-            "grounds": [str(n) for n in self.grounds],
-            "openEnds": [str(n) for n in self.open_ends],
+            "grounds": terms_json(self.grounds),
+            "openEnds": terms_json(self.open_ends),
         }
 
 

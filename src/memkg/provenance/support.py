@@ -10,6 +10,7 @@ from pyoxigraph import (
     NamedNode,
 )
 
+from ..results import term_json, terms_json
 from ..store import MemoryStore
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph
@@ -46,13 +47,13 @@ class Support:
     refuted_by: tuple[Node, ...] = ()
 
     def to_dict(self, minimal: Iterable[Iterable[Node]] | None = None) -> dict[str, Any]:
-        """JSON-ready (nodes in N-Triples form); ``minimal``: the sets :func:`minimal_support` found."""
+        """JSON-ready (:func:`memkg.results.term_json`: IRIs as text); ``minimal``: the sets :func:`minimal_support` found."""
         return {
             "claim": self.claim.value, "status": self.status, "stands": self.stands,
-            "groups": [{"group": None if g.node is None else str(g.node), "members": [str(m) for m in g.members],
-                        "stands": g.stands, "failing": [str(m) for m in g.failing]} for g in self.groups],
-            "withdrawnBy": [str(w) for w in self.withdrawn_by], "refutedBy": [str(r) for r in self.refuted_by],
-            **({"minimal": [sorted(str(m) for m in ms) for ms in minimal]} if minimal is not None else {}),
+            "groups": [{"group": term_json(g.node), "members": terms_json(g.members),
+                        "stands": g.stands, "failing": terms_json(g.failing)} for g in self.groups],
+            "withdrawnBy": terms_json(self.withdrawn_by), "refutedBy": terms_json(self.refuted_by),
+            **({"minimal": [sorted(terms_json(ms)) for ms in minimal]} if minimal is not None else {}),
         }
 
 

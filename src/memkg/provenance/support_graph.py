@@ -13,7 +13,6 @@ from pyoxigraph import (
     NamedNode,
     QueryResultsFormat,
     RdfFormat,
-    Store,
     parse,
 )
 
@@ -539,7 +538,7 @@ class SupportGraph:
             with store.lock():  # every write updates the index in place
                 graph._read_indexed(index, options, roots)
             return graph
-        if FAST_CONE and isinstance(store.raw, Store):
+        if FAST_CONE and store.capabilities.in_process:
             graph = cls()
             if graph._read_cone(store, options, roots):
                 graph._read_withdrawals(store, options, roots)

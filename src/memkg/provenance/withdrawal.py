@@ -13,6 +13,7 @@ from pyoxigraph import (
 from ..errors import NotFoundError
 from ..model import Retraction
 from ..ontology import ONTOLOGY_GRAPH
+from ..results import terms_json
 from ..store import MemoryStore, gc_paused
 from ..vocab import mem, rdf
 from .datasets import IRI, Node, as_node, dataset, select, values_block
@@ -49,7 +50,7 @@ class Impact:
         """JSON-ready: IRIs as text."""
         return {"sources": [n.value for n in self.sources], "fallen": [n.value for n in self.fallen],
                 "weakened": [n.value for n in self.weakened], "downstream": [n.value for n in self.downstream],
-                "fallenSources": [str(n) for n in self.fallen_sources]}
+                "fallenSources": terms_json(self.fallen_sources)}
 
 
 def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[NamedNode]:

@@ -66,6 +66,7 @@ def recall(
     known_at: datetime | None = None,
     now: datetime | None = None,
     config: RecallConfig | None = None,
+    index: RecallIndex | None = None,
 ) -> list[Hit]:
     """The ``k`` best hits for ``query``, best first.
 
@@ -74,22 +75,24 @@ def recall(
     ``known_at`` recalls what the store knew then (later records, supersessions
     and retractions unseen); ``valid_at`` is the time claims are judged current
     at. Relative periods in the question ("last week") count back from ``now``,
-    which defaults to ``known_at``, then ``valid_at``, then the present.
+    which defaults to ``known_at``, then ``valid_at``, then the present. ``index``: the recall
+    index to rank with instead of the store's own (a query worker's, which follows the
+    server's index while the store is one snapshot after another).
     """
     if not isinstance(query, str) or not query.strip():
         raise ValueError("recall needs a question (a non-empty string)")
     for name, t in (("valid_at", valid_at), ("known_at", known_at), ("now", now)):
         if t is not None and t.tzinfo is None:
             raise ValueError(f"{name} {t.isoformat()} has no timezone; memkg times must carry one")
-    if not store.recall_local:  # a RemoteStore: its server recalls (see RemoteStore.recall)
+    if not store.capabilities.recall_index:  # a server's store: the server recalls (SparqlBackend.recall)
         if tenants is not None and tenant is None:
             raise ValueError("a remote store recalls in one tenant (tenant=…) or in all its token may see")
         return store.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
     chosen = [tenant] if tenant is not None else list(tenants) if tenants is not None else None
     graphs = None if chosen is None else ["", *(_graph_key(t) for t in chosen)]
-    index = store.recall_index()
+    index = index or store.recall_index()
     with store.lock():  # a consistent view of store and index while ranking
-        return rank(index, store.raw, query, graphs=graphs, k=k, now=now, valid_at=valid_at,
+        return rank(index, store.backend.local_store(), query, graphs=graphs, k=k, now=now, valid_at=valid_at,
                     known_at=known_at, config=config)
 
 
@@ -115,11 +118,12 @@ def answer(
     known_at: datetime | None = None,
     packet: bool = False,
     max_vertices: int = 50,
+    index: RecallIndex | None = None,
 ) -> RecallAnswer:
     """:func:`recall` as a :class:`RecallAnswer`; with ``packet``, the evidence packet seeded by
     the hits (:func:`memkg.evidence.packet`) over the same scope, which must then be one tenant
     (``tenant``, or a single entry in ``tenants``) or every graph."""
-    hits = recall(store, query, tenant=tenant, tenants=tenants, k=k, valid_at=valid_at, known_at=known_at)
+    hits = recall(store, query, tenant=tenant, tenants=tenants, k=k, valid_at=valid_at, known_at=known_at, index=index)
     evidence = None
     if packet and hits:
         from ..evidence import packet as make_packet

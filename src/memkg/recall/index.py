@@ -21,13 +21,16 @@ segment keeps its terms, and the write-ahead log is truncated.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
@@ -229,6 +232,7 @@ class RecallIndex:
         self.read_only = read_only
         self._lock = threading.RLock()
         self._vectors: Vectors | None = None
+        self._rebuilt: str | None = None  #: the rebuild mark the vectors were loaded under
         self.labels = Labeller(store)
         if path is None:
             uri, flags = ":memory:", {}
@@ -293,7 +297,9 @@ class RecallIndex:
                     if statement.strip():
                         self.db.execute(statement)
                 self._insert(docs)
-                for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1")):
+                rebuilt = uuid.uuid4().hex  # ids start again: a reader that follows (follow()) reloads
+                for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1"),
+                                   ("rebuilt", rebuilt)):
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
                 self.db.execute("COMMIT")
             except BaseException:
@@ -408,14 +414,58 @@ class RecallIndex:
         with self._lock:
             if self._vectors is None:
                 v = Vectors(self.embedder.dim)
-                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
-                if rows:
-                    blob = b"".join(r[5] for r in rows)
-                    matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1)
-                    v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
-                             [r[3] for r in rows], [r[4] for r in rows])
+                with self._reading():
+                    self._rebuilt = self.meta("rebuilt")
+                    rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                self._append(v, rows)
                 self._vectors = v
             return self._vectors
+
+    def follow(self) -> None:
+        """Bring the in-memory vectors of an index another process writes (``read_only``) up to
+        its database, reading only what changed, as a query worker does before each recall.
+
+        A write replaces a changed document by a new row (ids only grow), so the rows past
+        the newest one held are new, and held ids the database no longer has are gone (looked
+        for only when the counts say some are). A rebuild starts the ids again: its mark
+        (meta ``rebuilt``) changes, and the vectors are loaded whole on the next search.
+        """
+        with self._lock:
+            v = self._vectors
+            if v is None:
+                return
+            live = v.ids[: v.size][v.alive[: v.size]]
+            newest = int(v.ids[v.size - 1]) if v.size else 0
+            with self._reading():
+                if self.meta("rebuilt") != self._rebuilt:
+                    self._vectors = None
+                    return
+                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
+                                       (newest,)).fetchall()
+                (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
+                held = None
+                if count != len(live) + len(rows):
+                    held = np.fromiter((r[0] for r in self.db.execute("SELECT id FROM docs WHERE id <= ?", (newest,))),
+                                       dtype=np.int64)
+            if held is not None:
+                v.remove(np.setdiff1d(live, held, assume_unique=True))
+            self._append(v, rows)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """One read transaction: every statement in it sees the same committed state."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
+    @staticmethod
+    def _append(v: Vectors, rows: Sequence[tuple[Any, ...]]) -> None:
+        if rows:
+            matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+            v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
+                     [r[3] for r in rows], [r[4] for r in rows])
 
     def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
         """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is

@@ -23,24 +23,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import sparql_lexer
+from ..errors import ParseError
 from .errors import ShapeError
 from .vocab import SHACL_SPEC
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<string>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''|"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*')
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<var>[?$][A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)
-  | (?P<bnode>_:[A-Za-z0-9_\u00C0-\uFFFF](?:[A-Za-z0-9_.\-\u00B7\u00C0-\uFFFF]*[A-Za-z0-9_\-\u00B7\u00C0-\uFFFF])?)
-  | (?P<pname>(?:[A-Za-z\u00C0-\uFFFF](?:[A-Za-z0-9_.\-\u00B7\u00C0-\uFFFF]*[A-Za-z0-9_\-\u00B7\u00C0-\uFFFF])?)?:(?:[A-Za-z0-9_\-:%\u00B7\u00C0-\uFFFF]|\\[^\s]|\.(?=[A-Za-z0-9_\-:%\\\u00B7\u00C0-\uFFFF]))*)
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)
-  | (?P<punct>\^\^|&&|\|\||!=|<=|>=|<<\(|\)>>|<<|>>|\{\||\|\}|.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+# Token kinds of memkg's one SPARQL lexer (:mod:`memkg.sparql_lexer`), as this module names them.
+_KINDS = {"IRI": "iri", "STRING": "string", "BNODE": "bnode", "VAR": "var", "PNAME": "pname",
+          "LANGTAG": "langtag", "NUMBER": "number", "WORD": "name", "PUNCT": "punct"}
+# What lies between two tokens: white space and comments, kept so that the text can be re-emitted.
+_LAYOUT = re.compile(r"(?P<ws>[ \t\r\n]+)|(?P<comment>#[^\r\n]*)")
 
 _RULE = "SHACL §5.6.1 pre-bound variables"
 _LINK = SHACL_SPEC + "#pre-binding"
@@ -67,10 +59,26 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     """Split SPARQL text into tokens; joining their texts gives the text back.
 
+    The terminals are those of :func:`memkg.sparql_lexer.tokenize` (memkg reads SPARQL
+    with one lexer); white space and comments between them are kept as ``ws`` and
+    ``comment`` tokens. Raises :class:`~memkg.errors.ParseError` where no SPARQL
+    terminal can start (an unterminated string).
+
     >>> [t.text for t in tokenize('ASK { ?x a "y" }') if t.kind != "ws"]
     ['ASK', '{', '?x', 'a', '"y"', '}']
     """
-    return [Token(m.lastgroup or "punct", m.group()) for m in _TOKEN.finditer(text)]
+    out: list[Token] = []
+    pos = 0
+    for terminal in sparql_lexer.tokenize(text):
+        out.extend(_layout(text, pos, terminal.start))
+        out.append(Token(_KINDS[terminal.kind], terminal.text))
+        pos = terminal.end
+    out.extend(_layout(text, pos, len(text)))
+    return out
+
+
+def _layout(text: str, start: int, end: int) -> list[Token]:
+    return [Token(m.lastgroup or "ws", m.group()) for m in _LAYOUT.finditer(text, start, end)]
 
 
 _PN_ESCAPE = re.compile(r"\\(.)")
@@ -91,7 +99,11 @@ class UserQuery:
 
         Raises :class:`ShapeError` for an unknown prefix or a query that is not SELECT/ASK.
         """
-        tokens = tokenize(text)
+        try:
+            tokens = tokenize(text)
+        except ParseError as err:
+            raise ShapeError(f"{where} is not SPARQL (line {err.line}, column {err.column}: {err.reason})",
+                             shape=shape) from None
         known = dict(prefixes)
         out: list[Token] = []
         i = 0
@@ -107,12 +119,12 @@ class UserQuery:
                 j = _skip_ws(tokens, i + 1)
                 k = _skip_ws(tokens, j + 1)
                 if j >= n or k >= n or tokens[j].kind != "pname" or tokens[k].kind != "iri":
-                    raise ShapeError(f"malformed PREFIX declaration in {where}", shape=shape)  # type: ignore[arg-type]
+                    raise ShapeError(f"malformed PREFIX declaration in {where}", shape=shape)
                 known[tokens[j].text[:-1]] = tokens[k].text[1:-1]
                 i = k + 1
                 continue
             if kw == "BASE":
-                raise ShapeError(f"BASE is not supported in {where}; use absolute IRIs", shape=shape)  # type: ignore[arg-type]
+                raise ShapeError(f"BASE is not supported in {where}; use absolute IRIs", shape=shape)
             break
         form = None
         for t in tokens[i:]:
@@ -121,7 +133,7 @@ class UserQuery:
                 if prefix not in known:
                     raise ShapeError(
                         f"{where} uses the undeclared prefix {prefix!r}; declare it with sh:prefixes/sh:declare",
-                        shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",  # type: ignore[arg-type]
+                        shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
                     )
                 out.append(Token("iri", "<" + known[prefix] + _PN_ESCAPE.sub(r"\1", local) + ">"))
                 continue
@@ -129,7 +141,7 @@ class UserQuery:
                 form = t.keyword
             out.append(t)
         if form not in ("SELECT", "ASK"):
-            raise ShapeError(f"{where} must be a SELECT or ASK query", shape=shape)  # type: ignore[arg-type]
+            raise ShapeError(f"{where} must be a SELECT or ASK query", shape=shape)
         query = cls("".join(t.text for t in out), out, form)
         query._projection = query._top_projection()
         return query
@@ -184,13 +196,13 @@ class UserQuery:
         for i, t in enumerate(toks):
             kw = t.keyword
             if kw in ("MINUS", "VALUES", "SERVICE"):
-                raise ShapeError(f"{where} must not contain {kw}", shape=shape, rule=_RULE, link=_LINK)  # type: ignore[arg-type]
+                raise ShapeError(f"{where} must not contain {kw}", shape=shape, rule=_RULE, link=_LINK)
             if kw == "AS":
                 j = _skip_ws(toks, i + 1)
                 if j < len(toks) and toks[j].kind == "var" and toks[j].text[1:] in prebound:
                     raise ShapeError(
                         f"{where} must not bind the pre-bound variable {toks[j].text} with AS",
-                        shape=shape, rule=_RULE, link=_LINK,  # type: ignore[arg-type]
+                        shape=shape, rule=_RULE, link=_LINK,
                     )
         depth = 0
         first_select = True
@@ -210,7 +222,7 @@ class UserQuery:
                     if var in self.variables() and var not in names:
                         raise ShapeError(
                             f"a sub-query in {where} must project the pre-bound variable ${var}",
-                            shape=shape, rule=_RULE, link=_LINK,  # type: ignore[arg-type]
+                            shape=shape, rule=_RULE, link=_LINK,
                         )
 
     # -- rewriting -------------------------------------------------------------------

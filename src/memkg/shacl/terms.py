@@ -22,9 +22,12 @@ from typing import Union
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-Term = Union[NamedNode, BlankNode, Literal, Triple]
-Subject = Union[NamedNode, BlankNode]
-Graph = Union[NamedNode, BlankNode, DefaultGraph]
+from ..terms import GraphName, Resource
+from ..terms import Term as Term
+
+# The engine's names for memkg.terms' types (any graph name a data graph holds; a focus subject).
+Graph = GraphName
+Subject = Resource
 
 
 class BlankNodeInQuery(ValueError):

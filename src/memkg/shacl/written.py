@@ -167,9 +167,10 @@ class WrittenForms:
         self.rewritten: list[tuple[int, Quad, Quad]] = []
 
     @classmethod
-    def of(cls, quads: Sequence[Quad]) -> "WrittenForms":
+    def of(cls, quads: Sequence[Quad], *, complete: bool = True) -> "WrittenForms":
         """The written forms in ``quads``: one pass to find the suspect objects, one
-        store round trip for them, and a second pass only if some were rewritten."""
+        store round trip for them, and a second pass only if some were rewritten.
+        ``complete=False`` skips that pass: only :attr:`rewritten` is wanted (a load's count)."""
         out = cls()
         suspects = _suspect_quads(quads)
         if not suspects:
@@ -179,7 +180,7 @@ class WrittenForms:
             kept = _rebuild(q.object, stored)
             if kept != q.object:
                 out._add(i, q, kept)
-        if out.rewritten:
+        if out.rewritten and complete:
             out._add_unchanged(quads)
         return out
 

@@ -17,6 +17,7 @@ from ..terms import datetime_literal, datetime_of, iri, new_id
 from ..vocab import RDF_TYPE, mem
 
 if TYPE_CHECKING:
+    from ..backends.base import QuadStore
     from ..policy import Policy
     from ..store import MemoryStore
 
@@ -109,7 +110,7 @@ class Tags:
         self._lock = store.lock()
 
     @property
-    def _raw(self) -> Store:
+    def _raw(self) -> QuadStore:
         return self.store.raw
 
     # -- reading versions -------------------------------------------------------------

@@ -10,6 +10,7 @@ from pyoxigraph import DefaultGraph, Store
 
 from ..ontology import ONTOLOGY_GRAPH
 from .results import Graph
+from ..backends.base import QuadStore
 
 
 def data_graph_for(graph: Graph) -> list[Graph]:
@@ -19,7 +20,7 @@ def data_graph_for(graph: Graph) -> list[Graph]:
     return [graph, DefaultGraph(), ONTOLOGY_GRAPH]
 
 
-def tenant_graphs(store: Store) -> list[Graph]:
+def tenant_graphs(store: QuadStore) -> list[Graph]:
     """The default graph and every tenant graph (not the ontology)."""
     named = sorted((g for g in store.named_graphs() if g != ONTOLOGY_GRAPH), key=str)
     return [DefaultGraph(), *named]

@@ -18,14 +18,14 @@ from pyoxigraph import (
 )
 
 from ..errors import Violation
+from ..terms import Graph as Graph  # re-exported for the validation modules
+from ..terms import Term as Term
 from ..vocab import MEM, MEMX, PROV, RDF, SH, rdf
 
 if TYPE_CHECKING:
     pass
 
 ENGINES = ("native", "pyshacl")
-Term = NamedNode | BlankNode | Literal | Triple
-Graph = NamedNode | DefaultGraph
 
 
 # -- results ------------------------------------------------------------------------

@@ -6,10 +6,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pyoxigraph import (
-    Store,
-)
-
 from ..shacl.written import WrittenForms
 from .dataset import tenant_graphs
 from .results import Report
@@ -36,9 +32,7 @@ def validate_store(
     for path in extra_shapes:
         shapes += read_shapes(path)
     eng = make_engine(engine, shapes)
-    raw = store.raw
-    if not isinstance(raw, Store):  # a remote store: validate a local copy, exactly
-        raw = store.snapshot().raw  # type: ignore[attr-defined]
+    raw = store.backend.local_store()  # on a server, a local copy: the engines ask many small questions
     return Report(validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
                   engine=engine)
 

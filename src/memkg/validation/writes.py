@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pyoxigraph import (
     BlankNode,
     DefaultGraph,
     NamedNode,
     Quad,
+    QuerySolutions,
     Store,
     Triple,
 )
@@ -22,6 +23,7 @@ from .results import Graph, Result, Term
 from .shapes import Engine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
+    from ..backends.base import QuadStore
     from ..store import MemoryStore
 
 # -- validation of writes ------------------------------------------------------------
@@ -58,15 +60,29 @@ class WriteValidator:
         tenant isolation (invariant 7) across tenants is left to ``memkg validate`` and to
         writes made without a token.
         """
-        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed)
+        scratch, focus, graphs = self.stage(store.raw, batch, removed=removed, in_process=store.capabilities.in_process)
         if visible is not None:
             seen = {*visible, ONTOLOGY_GRAPH, DefaultGraph()}
             for g in list(scratch.named_graphs()):
                 if g not in seen:
                     scratch.remove_graph(g)
             graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
-        results = self.judge(scratch, focus, graphs)
-        return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+        return _violations(self.judge(scratch, focus, graphs))
+
+    def judge_first_load(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
+        """The violations of a first load (into a store with no data), held alone in ``scratch``.
+
+        Such a write needs no context from the store (see :meth:`stage`): ``scratch``
+        gets the ontology and is validated whole, in place, graph by graph (each told to
+        ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
+        same files to the store (:mod:`memkg.first_load`).
+        """
+        graphs: list[Graph] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
+        if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
+            graphs.append(DefaultGraph())
+        scratch.extend(_ontology_quads())
+        graphs = sorted(graphs, key=str) or [DefaultGraph()]
+        return _violations(validate_graphs(self.engine, scratch, graphs, None, progress=progress))
 
     def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:
         """The results for the focus nodes of a staged write (see :meth:`stage`).
@@ -85,7 +101,7 @@ class WriteValidator:
         return validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
 
     def stage(
-        self, main: Store, batch: Iterable[Quad], *, removed: Sequence[Quad] = ()
+        self, main: QuadStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (), in_process: bool = True,
     ) -> tuple[Store, list[Term] | None, list[Graph]]:
         """A scratch store holding the write and the context needed to judge it.
 
@@ -93,9 +109,12 @@ class WriteValidator:
         no context had to be copied) and the graphs to validate. ``removed``
         quads are taken out of the scratch store after the context is copied;
         their subjects, and whatever refers to a node that loses a type, are
-        judged too (see :func:`_touched_by_removal`).
+        judged too (see :func:`_touched_by_removal`). ``in_process``: whether ``main`` answers
+        lookups in this process (:class:`memkg.backends.base.Capabilities`); else each lookup is
+        a request, and they are batched into queries.
         """
-        if not removed and _holds_no_data(main):
+        # On a server, asking whether it holds data costs a request, and the general path is exact.
+        if not removed and in_process and holds_no_data(main):
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
@@ -118,8 +137,8 @@ class WriteValidator:
         context: set[Quad] = set()
         # Direct look-ups, not "is the store empty?" first: on an empty store they are as
         # cheap as that question, and on a full one it would be asked for nothing.
-        known = _read_subjects(main, subjects)
-        described = _describe(main, subjects, graphs, known)
+        known = _read_subjects(main, subjects) if in_process else {}
+        described = _describe(main, subjects, graphs, known, in_process=in_process)
         for node in touched:  # blank nodes too, which the SPARQL lookups of _describe cannot name
             if not isinstance(node, NamedNode):
                 for g in [DefaultGraph(), *graphs]:
@@ -129,7 +148,7 @@ class WriteValidator:
         # Chains matter to cycles through a touched node and to support-group members:
         # they start at the touched nodes and at what those point to through a chain.
         links = [q.object for q in (*batch, *described) if q.predicate in _CHAIN_STARTS and isinstance(q.object, NamedNode)]
-        context |= _chains(main, [*subjects, *links], known)
+        context |= _chains(main, [*subjects, *links], known, in_process=in_process)
         context |= _event_id_holders(main, batch)
         # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
         nodes = list(dict.fromkeys([*subjects, *objects]))
@@ -151,6 +170,10 @@ class WriteValidator:
         return scratch, focus, graphs or [DefaultGraph()]
 
 
+def _violations(results: Iterable[Result]) -> list[Violation]:
+    return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+
+
 _CHUNK = 2000
 #: Beyond this many focus nodes a write is judged by scanning its scratch store
 #: (:meth:`WriteValidator.judge`), unless the store holds more than this many quads
@@ -169,16 +192,14 @@ def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
         yield q
 
 
-def _holds_no_data(main: Store) -> bool:
+def holds_no_data(main: QuadStore) -> bool:
     """Whether the store holds nothing but (perhaps) the ontology: two index seeks."""
-    if not isinstance(main, Store):
-        return False  # a remote store: asking costs a request, and the general path is exact
     if next(iter(main.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
         return False
     return all(g == ONTOLOGY_GRAPH for g in main.named_graphs())
 
 
-def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
     """The nodes a removal can make invalid, and the graphs they are described in.
 
     The subject of every removed quad (it may lose a required property), and,
@@ -205,7 +226,7 @@ def _touched_by_removal(main: Store, removed: Sequence[Quad]) -> tuple[list[Term
 _LEG_LINKS = (prov.wasDerivedFrom, mem.echoOf)
 
 
-def _groups_above(main: Store, batch: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
     """The support groups a new derivation or echo link can make invalid, and their graphs.
 
     Invariant 11 is judged at the group: a link ``a -> b`` makes a member rest on another
@@ -245,6 +266,13 @@ def _groups_above(main: Store, batch: Sequence[Quad]) -> tuple[list[Term], set[G
     return list(groups), graphs
 
 
+def _solutions(main: QuadStore, select: str) -> QuerySolutions:
+    """The rows of a SELECT."""
+    result = main.query(select)
+    assert isinstance(result, QuerySolutions)
+    return result
+
+
 def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
     """``VALUES`` rows of serialized IRIs, a chunk at a time (terms, never pasted strings)."""
     for i in range(0, len(nodes), _CHUNK):
@@ -255,7 +283,7 @@ def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
 Known = dict[Term, list[Quad]]
 
 
-def _read_subjects(main: Store, subjects: Sequence[Term]) -> Known:
+def _read_subjects(main: QuadStore, subjects: Sequence[Term]) -> Known:
     """Every quad about each of a small write's subjects, in every graph, in one look-up.
 
     Their descriptions, types and chain links are all read from this: one index seek
@@ -263,18 +291,19 @@ def _read_subjects(main: Store, subjects: Sequence[Term]) -> Known:
     so each seek reads cold index blocks, ~0.1 ms at 1M claims). Read for this write
     only, never kept: the next write may have changed them.
     """
-    if len(subjects) > _LOOKUP_LIMIT or not isinstance(main, Store):
+    if len(subjects) > _LOOKUP_LIMIT:
         return {}
     return {node: list(main.quads_for_pattern(node, None, None, None)) for node in subjects}
 
 
-def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph], known: Known | None = None) -> set[Quad]:
+def _describe(main: QuadStore, nodes: Sequence[Term], graphs: Sequence[Graph], known: Known | None = None, *,
+              in_process: bool = True) -> set[Quad]:
     """Every quad about ``nodes`` in the written graphs and the shared default graph."""
     out: set[Quad] = set()
     named = [g for g in graphs if isinstance(g, NamedNode)]
     # A local store answers direct look-ups for any number of nodes (they are index seeks);
     # a remote one gets a query per graph and chunk, since each look-up would be a request.
-    if len(nodes) <= _LOOKUP_LIMIT or isinstance(main, Store):
+    if len(nodes) <= _LOOKUP_LIMIT or in_process:
         wanted = {DefaultGraph(), *named}
         for node in nodes:
             if known is not None and node in known:
@@ -284,17 +313,17 @@ def _describe(main: Store, nodes: Sequence[Term], graphs: Sequence[Graph], known
                 out.update(main.quads_for_pattern(node, None, None, g))
         return out
     for rows in _chunks(nodes):
-        for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} ?s ?p ?o }}"):
+        for r in _solutions(main, f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} ?s ?p ?o }}"):
             out.add(Quad(r["s"], r["p"], r["o"], DefaultGraph()))
         for g in named:
             # One graph at a time, named in the text: Oxigraph joins "VALUES ?g {…} GRAPH ?g"
             # by scanning every graph (1.9 s against 2 ms for 200 nodes at 20k claims).
-            for r in main.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} GRAPH {g} {{ ?s ?p ?o }} }}"):
+            for r in _solutions(main, f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} GRAPH {g} {{ ?s ?p ?o }} }}"):
                 out.add(Quad(r["s"], r["p"], r["o"], g))
     return out
 
 
-def _types(main: Store, nodes: Sequence[Term], known: Known | None = None) -> set[Quad]:
+def _types(main: QuadStore, nodes: Sequence[Term], known: Known | None = None) -> set[Quad]:
     """The ``rdf:type`` quads of ``nodes`` in every graph."""
     out: set[Quad] = set()
     if len(nodes) <= _LOOKUP_LIMIT:
@@ -307,12 +336,12 @@ def _types(main: Store, nodes: Sequence[Term], known: Known | None = None) -> se
             f"SELECT ?x ?t ?g WHERE {{ VALUES ?x {{ {rows} }} "
             f"{{ ?x a ?t }} UNION {{ GRAPH ?g {{ ?x a ?t }} FILTER(?g != <{ONTOLOGY_GRAPH.value}>) }} }}"
         )
-        for r in main.query(query):
+        for r in _solutions(main, query):
             out.add(Quad(r["x"], rdf.type, r["t"], r["g"] if r["g"] is not None else DefaultGraph()))
     return out
 
 
-def _hierarchy(main: Store, classes: Sequence[Term]) -> set[Quad]:
+def _hierarchy(main: QuadStore, classes: Sequence[Term]) -> set[Quad]:
     """The ``rdfs:subClassOf`` quads above ``classes`` in the data (the ontology's are copied whole)."""
     out: set[Quad] = set()
     seen = set(classes)
@@ -343,10 +372,13 @@ _CHAIN_STARTS = frozenset((*_CHAIN_PREDICATES, mem.member))
 _WALK_LIMIT = 500
 
 
-def _chains(main: Store, nodes: Sequence[Term], known: Known | None = None) -> set[Quad]:
+def _chains(main: QuadStore, nodes: Sequence[Term], known: Known | None = None, *,
+            in_process: bool = True) -> set[Quad]:
     """The version, lineage and echo chains that start at ``nodes`` (invariants 8 and 11)."""
     starts = list(dict.fromkeys(nodes))
     if len(starts) <= _WALK_LIMIT:
+        if not in_process:
+            return _walk_chains_by_query(main, starts)
         return _walk_chains(main, starts, known or {})
     out: set[Quad] = set()
     for rows in _chunks(starts):
@@ -355,14 +387,12 @@ def _chains(main: Store, nodes: Sequence[Term], known: Known | None = None) -> s
             f"SELECT ?a ?p ?b ?g WHERE {{ VALUES ?x {{ {rows} }} "
             f"{{ {body} }} UNION {{ GRAPH ?g {{ {body} }} }} }}"
         )
-        for r in main.query(query):
+        for r in _solutions(main, query):
             out.add(Quad(r["a"], r["p"], r["b"], r["g"] if r["g"] is not None else DefaultGraph()))
     return out
 
 
-def _walk_chains(main: Store, starts: Sequence[Term], known: Known) -> set[Quad]:
-    if not isinstance(main, Store):
-        return _walk_chains_by_query(main, starts)
+def _walk_chains(main: QuadStore, starts: Sequence[Term], known: Known) -> set[Quad]:
     out: set[Quad] = set()
     seen = set(starts)
     frontier = list(starts)
@@ -384,9 +414,9 @@ def _walk_chains(main: Store, starts: Sequence[Term], known: Known) -> set[Quad]
     return out
 
 
-def _walk_chains_by_query(main: Any, starts: Sequence[Term]) -> set[Quad]:
-    """The same walk, one query per step for a whole frontier: a remote store
-    (:class:`memkg.remote.RemoteBackend`) answers each lookup with a request."""
+def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
+    """The same walk, one query per step for a whole frontier: a server
+    (:class:`memkg.backends.sparql.ServerStore`) answers each lookup with a request."""
     out: set[Quad] = set()
     seen = set(starts)
     frontier = list(starts)
@@ -398,7 +428,7 @@ def _walk_chains_by_query(main: Any, starts: Sequence[Term]) -> set[Quad]:
                 f"SELECT ?a ?p ?b ?g WHERE {{ VALUES ?a {{ {rows} }} VALUES ?p {{ {predicates} }} "
                 f"{{ ?a ?p ?b }} UNION {{ GRAPH ?g {{ ?a ?p ?b }} FILTER(?g != <{ONTOLOGY_GRAPH.value}>) }} }}"
             )
-            for r in main.query(query):
+            for r in _solutions(main, query):
                 out.add(Quad(r["a"], r["p"], r["b"], r["g"] if r["g"] is not None else DefaultGraph()))
                 # a server's blank nodes cannot be named in the next request's VALUES
                 if isinstance(r["b"], NamedNode) and r["b"] not in seen:
@@ -408,7 +438,7 @@ def _walk_chains_by_query(main: Any, starts: Sequence[Term]) -> set[Quad]:
     return out
 
 
-def _event_id_holders(main: Store, batch: Sequence[Quad]) -> set[Quad]:
+def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> set[Quad]:
     """Other holders of the write's event ids, with their types (invariant 9)."""
     out: set[Quad] = set()
     for q in batch:

@@ -1,0 +1,168 @@
+"""A first load (memkg.first_load): written where it lands, judged meanwhile, undone on refusal.
+
+Every test lowers ``first_load.MIN_BYTES`` so that small files take that path, and compares
+it with the general path (an in-memory store, which never takes it) where the outcome must
+be the same.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyoxigraph import BlankNode, NamedNode, Quad, Triple
+
+from memkg import MemoryStore, ValidationError
+from memkg import first_load
+from memkg import index as claim_index
+from memkg.errors import ParseError
+from memkg.limits import LimitExceeded, Limits
+from memkg.literals import RewrittenLiteralsError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "lia-tea.trig"
+INVALID = ROOT / "tests" / "fixtures" / "invalid"
+VALID = ROOT / "tests" / "fixtures" / "valid"
+
+
+@pytest.fixture(autouse=True)
+def every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_load, "MIN_BYTES", 0)
+
+
+def named(quads: set[Quad]) -> set[Quad]:
+    """The quads without a blank node anywhere (each parser names blank nodes afresh)."""
+
+    def blank(t: object) -> bool:
+        return isinstance(t, BlankNode) or isinstance(t, Triple) and (blank(t.subject) or blank(t.object))
+
+    return {q for q in quads if not (blank(q.subject) or blank(q.object))}
+
+
+def general(*files: Path, **options: object) -> set[Quad]:
+    store = MemoryStore(validation=None)  # in memory: always the general path
+    store.load(*files, **options)  # type: ignore[arg-type]
+    return set(store.raw)
+
+
+def test_a_first_load_writes_what_the_general_path_writes(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "s")
+    report = store.load(EXAMPLE)
+    assert report.bulk and "bulk load (background)" in report.seconds  # it took the first-load path
+    assert report.parsed > 0 and report.added == len(store.raw) - len(MemoryStore().raw)
+    assert set(store.raw) == general(EXAMPLE)
+    assert store.check_index().consistent
+    assert store.prefixes["ex"] == "https://example.org/lia/"  # the files' prefixes are remembered
+
+
+def test_several_files_and_formats_into_a_tenant_graph(tmp_path: Path) -> None:
+    tenant = "https://example.org/tenants/t"
+    turtle = tmp_path / "a.ttl"
+    turtle.write_text(
+        'VERSION "1.2"\nPREFIX ex: <http://e/>\nex:r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> '
+        '<<( ex:s ex:p "1.50"^^<http://www.w3.org/2001/XMLSchema#decimal> )>> .\n'
+        "ex:s ex:p ex:o {| ex:by ex:x |} .\n"
+        "ex:q <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:s ex:p <<( ex:a ex:b ex:c )>> )>> .\n"
+        "_:b <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( _:c ex:p ex:o )>> .\n"
+        "# a comment without a line break at the end"
+    )
+    empty = tmp_path / "empty.nt"
+    empty.write_text("")
+    quads = tmp_path / "b.nq"
+    quads.write_text('<http://e/r2> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <http://e/s> <http://e/p> "x" )>> <http://e/g> .')
+    files = (turtle, empty, quads, VALID / "episode-and-occurrences.trig")
+    store = MemoryStore(tmp_path / "s", validation=None)
+    report = store.load(*files, graph=tenant)
+    assert "bulk load (background)" in report.seconds
+    assert report.rewrites.count == 1 and report.rewrites.examples[0].file == str(turtle)
+    expected = general(*files, graph=tenant)
+    assert len(store.raw) == len(expected) and named(set(store.raw)) == named(expected)
+    assert store.check_index().consistent  # blank and nested reifiers too, derived by the store
+    assert claim_index.check(store.raw).consistent
+    graphs = {q.graph_name for q in store.raw.quads_for_pattern(NamedNode("http://e/r"), None, None, None)}
+    assert graphs == {NamedNode(tenant)}
+
+
+def ontology_only(path: Path) -> set[Quad]:
+    store = MemoryStore(path, validation=None)
+    try:
+        return set(store.raw)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("fixture", ["inv2-untyped-vertex.trig", "inv9-duplicate-event-id.trig", "inv7-cross-tenant-link.trig"])
+def test_a_refused_first_load_leaves_the_store_as_it_was(tmp_path: Path, fixture: str) -> None:
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(ValidationError) as info:
+        store.load(EXAMPLE, INVALID / fixture)
+    assert "nothing was written" in str(info.value)
+    with pytest.raises(ValidationError) as general_info:  # the same judgement as the general path
+        MemoryStore().load(EXAMPLE, INVALID / fixture)
+    assert {v.shape for v in info.value.violations} == {v.shape for v in general_info.value.violations}
+    assert set(store.raw) == before
+    store.load(EXAMPLE)  # and it is still a store with no data: a first load again
+    assert set(store.raw) == general(EXAMPLE)
+
+
+def test_a_syntax_error_names_the_place_and_writes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.trig"
+    bad.write_text(EXAMPLE.read_text() + "\n<http://e/a> <http://e/b> .\n")
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(ParseError) as info:
+        store.load(bad)
+    assert info.value.file == str(bad) and info.value.line == EXAMPLE.read_text().count("\n") + 2
+    assert set(store.raw) == before
+
+
+def test_strict_literals_and_limits_refuse_a_first_load_whole(tmp_path: Path) -> None:
+    data = tmp_path / "d.ttl"
+    data.write_text('<http://e/a> <http://e/p> 1.50, "' + "x" * 100 + '" .\n')
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s", validation=None)
+    with pytest.raises(RewrittenLiteralsError):
+        store.load(data, strict_literals=True)
+    assert set(store.raw) == before
+    with pytest.raises(LimitExceeded):
+        store.load(data, limits=Limits(max_literal=10))
+    assert set(store.raw) == before
+    assert store.load(data).rewrites.count == 1 and len(store.raw) == len(before) + 2
+
+
+def test_a_store_with_data_takes_the_general_path(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "s")
+    store.load(VALID / "two-tenants.trig")
+    report = store.load(EXAMPLE)
+    assert "bulk load (background)" not in report.seconds and "validate" in report.seconds
+
+
+def memkg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from memkg import first_load; first_load.MIN_BYTES = 0; from memkg.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_memkg_load_removes_the_store_directory_a_refused_load_created(tmp_path: Path) -> None:
+    done = memkg("--store", "new", "load", str(EXAMPLE), str(INVALID / "inv2-untyped-vertex.trig"), cwd=tmp_path)
+    assert done.returncode == 1 and "nothing was written" in done.stderr
+    assert not (tmp_path / "new").exists()
+    # An existing store stays, unchanged.
+    before = ontology_only(tmp_path / "old")
+    done = memkg("--store", "old", "load", str(INVALID / "inv2-untyped-vertex.trig"), cwd=tmp_path)
+    assert done.returncode == 1 and (tmp_path / "old").is_dir()
+    assert ontology_only(tmp_path / "old") == before
+    done = memkg("--store", "new", "load", str(EXAMPLE), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shutil.rmtree(tmp_path / "new")
+
+
+def test_every_phase_of_a_first_load_is_told(tmp_path: Path) -> None:
+    told: list[str] = []
+    MemoryStore(tmp_path / "s").load(EXAMPLE, progress=told.append)
+    for phase in ("parsing…", "validating…", "writing…", "flushing to disk…"):
+        assert phase in told, told
+    assert any(m.startswith("validating graph 1/1 <https://example.org/tenants/lia>") for m in told), told
