@@ -48,6 +48,7 @@ from . import index as claim_index
 from . import first_load, limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
+from .cancellation import shielded
 from .errors import (
     NotFoundError,
     ParseError,
@@ -340,7 +341,8 @@ class MemoryStore:
                     raise PermissionError(f"{self.path}: no recall index, and the store is open read-only")
                 index = RecallIndex(self.backend.local_store(), file, self._embedder or default_embedder(), read_only=self.read_only)
                 if not index.built and not self.read_only:
-                    index.rebuild()
+                    with shielded():  # written to the store's directory: whole or not at all
+                        index.rebuild()
                 self._recall = index
             return self._recall
 
@@ -471,19 +473,20 @@ class MemoryStore:
         batch = list(claim_index.with_index(quads))
         with self._write_lock:
             self._validate(batch, source, visible=visible)
-            if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
-                if not batch:
-                    return 0
-                before = len(self.raw)
-                self.backend.extend(dict.fromkeys(batch))
-                return len(self.raw) - before
-            raw = self.raw
-            new = [q for q in dict.fromkeys(batch) if q not in raw]
-            if new:
-                created = self._recall_begin(new)
-                self.backend.extend(new)
-                self._support_changed(added=new)
-                self._recall_changed(added=new, created=created or ())
+            with shielded():  # a call stopped at its time limit stops before this, never inside it
+                if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
+                    if not batch:
+                        return 0
+                    before = len(self.raw)
+                    self.backend.extend(dict.fromkeys(batch))
+                    return len(self.raw) - before
+                raw = self.raw
+                new = [q for q in dict.fromkeys(batch) if q not in raw]
+                if new:
+                    created = self._recall_begin(new)
+                    self.backend.extend(new)
+                    self._support_changed(added=new)
+                    self._recall_changed(added=new, created=created or ())
             return len(new)
 
     def change(
@@ -509,11 +512,12 @@ class MemoryStore:
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
-                self._recall_begin(adding, gone)
-                self.backend.change(remove=[*gone, *stale], add=adding)
-                self._support_changed(added=adding, removed=gone)
-                self._recall_changed(added=adding, removed=gone)
-                self.flush()
+                with shielded():  # a call stopped at its time limit stops before this, never inside it
+                    self._recall_begin(adding, gone)
+                    self.backend.change(remove=[*gone, *stale], add=adding)
+                    self._support_changed(added=adding, removed=gone)
+                    self._recall_changed(added=adding, removed=gone)
+                    self.flush()
             return len(gone)
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
@@ -786,7 +790,10 @@ class MemoryStore:
         progress: Progress | None = None,
         report: LoadReport | None = None,
     ) -> None:
-        report = report or LoadReport()  # the phases of a load_data are not kept
+        with shielded():
+            self._commit_all(quads, bulk=bulk, compact=compact, report=report or LoadReport())
+
+    def _commit_all(self, quads: Iterable[Quad], *, bulk: bool, compact: bool, report: LoadReport) -> None:
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)
