@@ -3,6 +3,7 @@
     python benchmarks/bench_validation.py                           # (a) at 100k claims, (b) at 1M
     python benchmarks/bench_validation.py --claims 20000 --store-claims 100000 --writes 500
     python benchmarks/bench_validation.py --skip-whole --json out.json
+    python benchmarks/bench_validation.py --skip-whole --skip-incremental --file-and-store 100000 --repeat 1
 
 (a) **Whole store.** A synthetic memory of ``--claims`` claims
 (``benchmarks/synthetic.py``, valid by construction) is loaded once into an
@@ -41,6 +42,12 @@ entity, asserted by an existing message), it times two things:
 
 The claims ``store.add`` wrote are erased again afterwards, so the cached store
 stays as built.
+
+(c) **A file against its store** (``--file-and-store CLAIMS``). ``validate_files``
+of the synthetic TriG (parse, then judge every literal as written) and
+``validate_store`` of the on-disk store built from it, alternating in one process;
+with ``--on-disk``, the store also validated without the in-memory copy. Goals: the
+store at least as fast as the file; >= 20k claims/s at 100k claims for both.
 
 Markdown tables go to stdout, progress to stderr; ``--json`` also writes every
 figure (``-`` for stdout). Timings are wall clock with CPU time beside them: on a
@@ -88,6 +95,7 @@ TENANT_ISOLATION = "https://w3id.org/memkg#TenantIsolationShape"
 ENTITY_PREDICATES = [p for p, _, kind, functional, _ in synthetic.CLAIM_PREDICATES if kind == "entity" and not functional]
 GOAL_RATIO = 20.0
 GOAL_P95_MS = 2.0
+GOAL_CLAIMS_PER_S = 20_000
 
 
 def log(message: str) -> None:
@@ -115,8 +123,11 @@ def timed() -> Any:
 # -- the stores -------------------------------------------------------------------------------
 
 
-def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) -> tuple[Path, dict[str, Any]]:
-    """An on-disk memkg store of the synthetic memory, built once (validation=None) and cached by size."""
+def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False,
+                keep_file: bool = False) -> tuple[Path, dict[str, Any]]:
+    """An on-disk memkg store of the synthetic memory, built once (validation=None) and cached by size.
+
+    ``keep_file``: keep the generated TriG beside it (``memory.trig``; generated again if missing)."""
     digest = hashlib.sha256(Path(synthetic.__file__).read_bytes()).hexdigest()[:10]
     key = folder / f"validation-c{claims}-s{seed}-g{synthetic.GENERATOR_VERSION}-{digest}"
     marker = key / "built.json"
@@ -124,6 +135,9 @@ def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) 
         info = json.loads(marker.read_text())
         log(f"reusing the store of {claims:,} claims in {key} (built in {info['build_s']:.0f} s)")
         info["cached"] = True
+        if keep_file and not (key / "memory.trig").exists():
+            log(f"generating {claims:,} claims -> {key / 'memory.trig'} again (the same bytes)")
+            synthetic.generate(claims, key / "memory.trig", seed=seed)
         return key / "store", info
     if key.exists():
         shutil.rmtree(key)
@@ -137,7 +151,8 @@ def built_store(claims: int, seed: int, folder: Path, *, rebuild: bool = False) 
         with MemoryStore(key / "store", validation=None) as store:
             report = store.load(trig)
             quads = len(store)
-    trig.unlink()
+    if not keep_file:
+        trig.unlink()
     info = dict(claims=claims, seed=seed, people=stats.people, entities=stats.entities, messages=stats.messages,
                 quads=quads, added=report.added, bulk=report.bulk, generate_s=round(gen["wall"], 1),
                 load_s=round(load["wall"], 1), build_s=round(gen["wall"] + load["wall"], 1))
@@ -297,6 +312,50 @@ def _whole_store(store: MemoryStore, info: dict[str, Any], claims: int, repeat: 
         native_only=sorted(n - p)[:20], pyshacl_only=sorted(p - n)[:20],
         loadavg_during_pyshacl=[load_before, os.getloadavg()[0]],
     )
+
+
+# -- (c) a file against the store it loads into -------------------------------------------------------
+
+
+def file_and_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, on_disk: bool) -> dict[str, Any]:
+    """``memkg validate FILE`` against ``memkg validate`` of the same data in an on-disk store,
+    in this process, alternating, ``repeat`` times each (median); optionally the store validated
+    on disk, without the in-memory copy (the way before it: the baseline)."""
+    from memkg.validation import validate_files
+
+    path, info = built_store(claims, seed, folder, rebuild=rebuild, keep_file=True)
+    trig = path.parent / "memory.trig"
+    runs: dict[str, list[dict[str, float]]] = {"file": [], "store": []}
+    if on_disk:
+        runs["store on disk"] = []
+    results: dict[str, list[tuple[str, ...]]] = {}
+
+    def run(kind: str) -> None:
+        with timed() as t:
+            if kind == "file":
+                report = validate_files([trig])
+            else:
+                with MemoryStore(path, validation=None, read_only=True) as store:
+                    report = validate_store(store, in_memory=None if kind == "store" else False)
+        runs[kind].append(t)
+        results[kind] = sorted(r.key() for r in report.results)
+        log(f"  {kind}: {t['wall']:.1f} s wall, {t['cpu']:.1f} s CPU, {len(report.results)} result(s)")
+
+    for i in range(repeat):
+        log(f"  round {i + 1}/{repeat}")
+        for kind in runs:
+            run(kind)
+    out: dict[str, Any] = dict(claims=claims, quads=info["quads"], bytes=trig.stat().st_size, repeat=repeat,
+                               loadavg=os.getloadavg()[0])
+    for kind, rs in runs.items():
+        wall, cpu = statistics.median(r["wall"] for r in rs), statistics.median(r["cpu"] for r in rs)
+        out[kind] = dict(wall_s=round(wall, 2), cpu_s=round(cpu, 2), claims_per_s_wall=round(claims / wall),
+                         claims_per_s_cpu=round(claims / cpu), results=len(results[kind]),
+                         runs=[{k: round(v, 2) for k, v in r.items()} for r in rs])
+    out["store_over_file_wall"] = round(out["store"]["wall_s"] / out["file"]["wall_s"], 2)
+    out["store_over_file_cpu"] = round(out["store"]["cpu_s"] / out["file"]["cpu_s"], 2)
+    out["same_results"] = len({tuple(v) for v in results.values()}) == 1
+    return out
 
 
 # -- (b) one write ---------------------------------------------------------------------------------
@@ -462,6 +521,27 @@ def markdown(record: dict[str, Any]) -> str:
             f"native runs and pySHACL's: the CPU ratio is the steadier one).",
             "",
         ]
+    c = record.get("file_and_store")
+    if c:
+        lines += [
+            f"### (c) `memkg validate FILE` against `memkg validate` of the same data in an on-disk store, "
+            f"{c['claims']:,} claims ({c['quads']:,} quads in the store, {c['bytes'] / 1e6:.0f} MB of TriG)",
+            "",
+            f"Median of {c['repeat']}, alternating in one process; load average {c['loadavg']:.1f} at the end.",
+            "",
+            "| validation of | wall s | CPU s | claims/s (wall) | claims/s (CPU) | results |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        names = {"file": "the file (parse, then validate as written)",
+                 "store": "the store (copied into memory)", "store on disk": "the store, on disk (no copy)"}
+        for kind, name in names.items():
+            if kind in c:
+                k = c[kind]
+                lines.append(f"| {name} | {k['wall_s']:.1f} | {k['cpu_s']:.1f} | {k['claims_per_s_wall']:,} | "
+                             f"{k['claims_per_s_cpu']:,} | {k['results']} |")
+        lines += ["", f"Store / file: **{c['store_over_file_wall']:.2f}x** wall, **{c['store_over_file_cpu']:.2f}x** CPU "
+                      f"(goal <= 1). Same results: **{'yes' if c['same_results'] else 'NO'}**. "
+                      f"Goal >= {GOAL_CLAIMS_PER_S:,} claims/s at 100k claims.", ""]
     b = record.get("incremental")
     if b:
         st = b["store"]
@@ -518,6 +598,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rebuild", action="store_true", help="build the stores again even if cached")
     ap.add_argument("--skip-whole", action="store_true", help="skip (a)")
     ap.add_argument("--skip-incremental", action="store_true", help="skip (b)")
+    ap.add_argument("--file-and-store", type=int, nargs="?", const=20_000, metavar="CLAIMS",
+                    help="(c): validate a file of CLAIMS claims and the store it loads into, same process (default 20000)")
+    ap.add_argument("--on-disk", action="store_true", help="for (c): also validate the store on disk, without the copy")
     ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
     ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
     args = ap.parse_args(argv)
@@ -529,6 +612,10 @@ def main(argv: list[str] | None = None) -> int:
         log(f"(a) whole-store validation at {args.claims:,} claims")
         record["whole"] = whole_store(args.claims, args.seed, args.dir, args.repeat, args.rebuild, args.pyshacl_mode,
                                       args.violations)
+    if args.file_and_store:
+        log(f"(c) a file against its store at {args.file_and_store:,} claims")
+        record["file_and_store"] = file_and_store(args.file_and_store, args.seed, args.dir, args.repeat, args.rebuild,
+                                                  args.on_disk)
     if not args.skip_incremental:
         log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
         record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,

@@ -23,11 +23,16 @@ logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per reque
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
-def stdio_client(store: Path, *args: str) -> Client:
-    """The SDK's client over stdio, launching ``python -m memkg --store STORE mcp ARGS…``."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "memkg", "--store", str(store), "mcp", *args],
-                                   env=ENV)
-    return Client(params, read_timeout_seconds=60)
+def stdio_client(store: Path, *args: str, command: list[str] | None = None, src: Path | None = None) -> Client:
+    """The SDK's client over stdio, launching ``python -m memkg --store STORE mcp ARGS…``
+    (or ``python COMMAND…``; ``src``: memkg from that source tree)."""
+    argv = command or ["-m", "memkg", "--store", str(store), "mcp", *args]
+    return Client(StdioServerParameters(command=sys.executable, args=argv, env=env(src)), read_timeout_seconds=60)
+
+
+def env(src: Path | None) -> dict[str, str]:
+    """The servers' environment: memkg from this checkout's ``src``, or from ``src``."""
+    return ENV if src is None else {**ENV, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
 def http_client(url: str, token: str | None = None) -> Client:
@@ -38,12 +43,15 @@ def http_client(url: str, token: str | None = None) -> Client:
 
 
 class HttpServer:
-    """``python -m memkg --store STORE mcp --http 127.0.0.1:0 ARGS…``, read for its URL, stopped on close."""
+    """``python -m memkg --store STORE mcp --http 127.0.0.1:0 ARGS…`` (or ``python COMMAND…``, which
+    prints "serving URL" likewise), read for its URL, stopped on close."""
 
-    def __init__(self, store: Path, *args: str, timeout: float = 60) -> None:
+    def __init__(self, store: Path, *args: str, timeout: float = 60, command: list[str] | None = None,
+                 src: Path | None = None) -> None:
+        argv = command or ["-m", "memkg", "--store", str(store), "mcp", "--http", "127.0.0.1:0", *args]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "memkg", "--store", str(store), "mcp", "--http", "127.0.0.1:0", *args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+            [sys.executable, *argv],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env(src),
         )
         found: list[str] = []
         done = threading.Event()

@@ -85,6 +85,18 @@ def nested(depth: int) -> Any:
     return value
 
 
+async def refused_as_too_deep(call: Any) -> None:
+    """JSON nested past max_json_depth, below and beyond the ~200 levels where the SDK's parser
+    stops: answered at once with an error naming the limit (before, stdio dropped it unanswered)."""
+    from mcp import MCPError
+
+    for depth in (Limits().max_json_depth + 1, 250):  # the SDK's client serialises at most ~250
+        started = time.monotonic()
+        with pytest.raises(MCPError, match=f"past the limit of {Limits().max_json_depth} \\(max_json_depth\\)"):
+            await call("remember_message", {"content": nested(depth)}, read_timeout_seconds=20)
+        assert time.monotonic() - started < 10
+
+
 def _graph(tenant: str) -> Any:
     from pyoxigraph import NamedNode
     return NamedNode(tenant)
@@ -239,11 +251,11 @@ def test_malformed_arguments_are_tool_errors_and_the_server_keeps_serving(memory
             assert "at most" in error(await call("remember_message", {"content": "x", "recipients": ["urn:x:a"] * 65}))
             assert "erasure needs a reason" in error(await call("forget", {"target": seeded["lia"]["message"],
                                                                             "erase": True}))
-            assert "valid string" in error(await call("remember_message", {"content": nested(150)}))
-            # Deeper than the SDK's JSON parser goes (~200): the message is dropped unanswered
-            # (the SDK sends no parse error over stdio), the caller times out, the server lives on.
-            with pytest.raises(Exception, match="timed out"):
-                await call("remember_message", {"content": nested(250)}, read_timeout_seconds=3)
+            assert "valid string" in error(await call("remember_message", {"content": nested(50)}))
+            await refused_as_too_deep(call)
+            from mcp import MCPError
+            with pytest.raises(MCPError, match=f"longer than {Limits().max_body:,} bytes, the limit"):
+                await call("remember_message", {"content": "x" * Limits().max_body}, read_timeout_seconds=30)
             assert "not found" in error(await call("explain_claim", {"claim": "urn:x:nothing"}))
             unknown = await call("no_such_tool", {})
             assert unknown.is_error
@@ -270,6 +282,21 @@ def test_stdio_tenant_confines_every_call_whatever_the_arguments_say(memory) -> 
     run(body)
 
 
+def test_stdio_answers_a_line_too_deep_or_too_long_before_the_sdk_reads_it(tmp_path: Path) -> None:
+    """Raw lines, no client: 100,000 levels deep (the id is found past the nesting) and 5 MB long;
+    each is answered at once, in order, and end of input ends the server."""
+    deep = (b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"recall","arguments":{"query":'
+            + b"[" * 100_000 + b"]" * 100_000 + b'}},"id":9}\n')
+    long = b'{"jsonrpc":"2.0","id":"req-10","method":"tools/call","params":{"x":"' + b"y" * 5_000_000 + b'"}}\n'
+    done = subprocess.run([sys.executable, "-m", "memkg", "--store", str(tmp_path / "s"), "mcp"], input=deep + long,
+                          capture_output=True, env=ENV, timeout=LIMIT)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [9, "req-10"], done.stderr.decode()[-2000:]
+    assert "100,003 levels deep, past the limit of 64 (max_json_depth)" in answers[0]["error"]["message"]
+    assert "longer than 4,194,304 bytes, the limit (max_body)" in answers[1]["error"]["message"]
+    assert done.returncode == 0
+
+
 # -- streamable HTTP -----------------------------------------------------------------------
 
 
@@ -293,6 +320,7 @@ def test_http_tokens_confine_each_caller_to_its_tenants(memory, tokens) -> None:
                 assert "TenantIsolationShape" in text and bob["message"] in text
                 hits = result(await call("recall", {"query": "bob prefers tea", "k": 20}))["hits"]
                 assert hits and all(h["node"] not in (bob["message"], bob["claim"], bob["person"]) for h in hits)
+                await refused_as_too_deep(call)  # answered before the protocol: the session lives on
                 said = result(await call("remember_message", {"content": "only for lia", "event_id": "h-1"}))
                 assert said["tenant"] == LIA
             async with http_client(server.url, BOB_TOKEN) as bob_client:
@@ -321,6 +349,16 @@ def test_http_without_a_known_token_is_401(memory, tokens) -> None:
                 urllib.request.urlopen(request, timeout=30)
             assert raised.value.code == 401
             assert raised.value.headers["WWW-Authenticate"].startswith("Bearer")
+
+        # 100,000 levels, sent raw: answered with the error for its id, in bounded time.
+        deep = b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"recall","arguments":{"query":' + \
+            b"[" * 100_000 + b"]" * 100_000 + b"}}}"
+        request = urllib.request.Request(server.url, data=deep, method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {LIA_TOKEN}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            said = json.loads(answer.read())
+        assert said["id"] == 41 and "100,003 levels deep, past the limit of 64" in said["error"]["message"]
 
         async def body() -> None:
             with pytest.raises(Exception):
@@ -365,38 +403,97 @@ def test_http_concurrent_calls_and_concurrent_retries(memory, tokens) -> None:
 # -- in process: time limit, the library adapter, the command line ---------------------------
 
 
-class SlowTools(MemoryTools):
-    """explain_claim waits until the test lets it go: a call that outlives the time limit."""
+class SlowStore(MemoryStore):
+    """A store whose writes first take as long as the test says (Python steps, like validation)."""
 
     release = threading.Event()
+    steps: list[str] = []
+    ticks = 0  # turns of the slow step: they stop when the call is stopped
 
-    def explain(self, grant: Any, **kwargs: Any) -> dict[str, Any]:
-        self.release.wait(LIMIT)
-        return super().explain(grant, **kwargs)
+    def write(self, quads: Any, **kwargs: Any) -> int:
+        quads = list(quads)
+        self.steps.append("validating")
+        while not self.release.is_set():
+            SlowStore.ticks += 1
+            time.sleep(0.005)
+        self.steps.append("writing")
+        return super().write(quads, **kwargs)
 
 
-def test_a_call_past_the_time_limit_is_an_error_and_the_server_keeps_serving() -> None:
+def test_a_call_past_the_time_limit_is_stopped_with_nothing_written_and_the_server_keeps_serving() -> None:
     from mcp import Client
 
     from memkg.agent_tools.server import build_server
     from memkg.recall.embedder import HashingEmbedder
 
-    tools = SlowTools(MemoryStore(embedder=HashingEmbedder()), limits=Limits(timeout=1.0))
+    store = SlowStore(embedder=HashingEmbedder())
+    store.release.set()
+    tools = MemoryTools(store, limits=Limits(timeout=1.0))
     server = build_server(tools)
+    before = len(store)
 
     async def body() -> None:
         async with Client(server) as client:
             assert result(await client.call_tool("remember_message", {"content": "before"}))["message"]
+            store.steps.clear()
+            store.release.clear()
             started = time.monotonic()
-            text = error(await client.call_tool("explain_claim", {"claim": "urn:x:c"}))
-            assert "longer than 1 s" in text and time.monotonic() - started < LIMIT / 2
+            text = error(await client.call_tool("remember_message", {"content": "too slow", "event_id": "slow-1"}))
+            assert "stopped after 1 s" in text and "before anything was written" in text, text
+            assert time.monotonic() - started < LIMIT / 2
+            # Stopped for real: the slow step turns no more, it never reached the write, and
+            # letting it go now writes nothing.
+            stopped_at = SlowStore.ticks
+            time.sleep(0.3)
+            assert SlowStore.ticks == stopped_at
+            store.release.set()
+            time.sleep(0.2)
+            assert store.steps == ["validating"]
+            assert "too slow" not in store.export(format="nquads").decode()
+            assert result(await client.call_tool("remember_message", {"content": "too slow", "event_id": "slow-1"}))[
+                "duplicate"] is False  # the retry is the first write
             assert result(await client.call_tool("remember_message", {"content": "after"}))["message"]
-            tools.release.set()
 
     try:
         run(body)
     finally:
-        tools.release.set()
+        store.release.set()
+    assert len(store) > before
+
+
+def test_a_claim_retried_concurrently_under_one_event_id_is_stored_once(memory, tokens) -> None:
+    store, seeded = memory
+    lia = seeded["lia"]
+    claim = {"subject": lia["person"], "predicate": lia["prefers"], "object_value": "oolong",
+             "asserted_by": lia["message"], "event_id": "claim-7"}
+
+    async def body() -> None:
+        with HttpServer(store, "--tokens", str(tokens)) as server:
+            async with http_client(server.url, LIA_TOKEN) as client:
+                answers: list[dict[str, Any]] = []
+
+                async def remember() -> None:
+                    answers.append(result(await client.call_tool("remember_claim", claim)))
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(16):
+                        group.start_soon(remember)
+                assert len({a["claim"] for a in answers}) == 1
+                assert sorted(a["duplicate"] for a in answers) == [False] + [True] * 15
+                other = error(await client.call_tool("remember_claim", {**claim, "object_value": "sencha"}))
+                assert "claim-7" in other and "another proposition" in other and answers[0]["claim"] in other
+            async with http_client(server.url, BOB_TOKEN) as bob:  # the same key in another tenant is another claim
+                bobs = seeded["bob"]
+                mine = result(await bob.call_tool("remember_claim", {
+                    **claim, "subject": bobs["person"], "predicate": bobs["prefers"], "asserted_by": bobs["message"]}))
+                assert mine["duplicate"] is False and mine["claim"] != answers[0]["claim"]
+
+    run(body)
+    with MemoryStore(store) as opened:
+        from pyoxigraph import Literal
+        from memkg.vocab import RDF_REIFIES
+        held = [q for q in opened.quads(None, RDF_REIFIES, None, _graph(LIA)) if q.object.object == Literal("oolong")]
+        assert len(held) == 1 and "sencha" not in opened.export(format="nquads").decode()
 
 
 def test_tenant_resolution_for_a_caller_with_several_tenants() -> None:

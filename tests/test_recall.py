@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode, Quad
 
 from memkg import Claim, Episode, Message, MemoryStore, Predicate, Vertex, erase
 from memkg.cli import main
@@ -214,6 +214,25 @@ def test_a_write_is_searchable_when_it_returns_on_every_path(tmp_path: Path) -> 
     reopened = MemoryStore(tmp_path / "store")  # the index file persists beside the data
     assert reopened.recall("axolotl", k=1)[0].node == EX + "w4"
     reopened.close()
+
+
+def test_an_attachment_caption_is_part_of_its_message(tmp_path: Path) -> None:
+    from memkg import Attachment
+
+    store = MemoryStore(tmp_path / "store")
+    conversation(store)
+    assert store.recall("tea")  # builds the index
+    photo = Attachment(id=EX + "photo", url="https://example.org/kayak.jpg", caption="a red kayak on the lake")
+    shared = store.add(Message(id=EX + "look", content="Look what I bought!", sender=EX + "lia", attachments=[photo]))
+    hit = store.recall("kayak", k=1)[0]
+    assert (hit.node, hit.kind) == (shared.value, "Message")
+    assert "red kayak" in hit.text
+    store.change(remove=[next(store.quads(NamedNode(EX + "photo"), mem.caption))],
+                 add=[Quad(NamedNode(EX + "photo"), mem.caption, Literal("a yellow canoe"))])
+    assert store.recall("canoe", k=1)[0].node == shared.value  # the caption's change reaches the message
+    assert all("kayak" not in h.text for h in store.recall("kayak", k=5))
+    assert store.check_recall_index().consistent
+    store.close()
 
 
 def test_after_erase_no_hit_and_no_trace_in_any_index_file(tmp_path: Path) -> None:

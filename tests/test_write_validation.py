@@ -165,3 +165,25 @@ def test_removing_a_quad_of_a_blank_node_retraction_is_judged_with_what_it_names
     (reason,) = store.quads(None, mem.reason, Literal("wrong"))
     assert store.change(remove=[reason]) == 1
     assert reason not in store
+
+
+def test_a_node_is_judged_with_what_points_at_it_where_a_shape_looks_backwards(store: MemoryStore) -> None:
+    """An attachment belongs to a message (sh:inversePath mem:attachment): changing its caption
+    alone is judged with the message that holds it, so the write is accepted and stored; an
+    attachment that no message holds is still refused."""
+    from pyoxigraph import Literal, Quad
+
+    from memkg import Attachment
+
+    store.add(Message(id=EX + "look", content="Look!", attachments=[
+        Attachment(id=EX + "photo", url="https://example.org/kayak.jpg", caption="a red kayak")]), graph=A)
+    photo, tenant = NamedNode(EX + "photo"), NamedNode(A)
+    old = next(store.quads(photo, mem.caption))
+    new = Quad(photo, mem.caption, Literal("a yellow canoe"), tenant)
+    store.change(remove=[old], add=[new])
+    assert [q.object for q in store.quads(photo, mem.caption)] == [Literal("a yellow canoe")]
+    orphan = NamedNode(EX + "orphan")
+    refused(store, "AttachmentShape", lambda: store.write([
+        Quad(orphan, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), mem.Attachment, tenant),
+        Quad(orphan, mem.url, Literal("https://example.org/x.jpg",
+                                      datatype=NamedNode("http://www.w3.org/2001/XMLSchema#anyURI")), tenant)]))

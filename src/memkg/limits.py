@@ -336,6 +336,30 @@ def sparql_depth(text: str) -> int:
     return _depth(text, "sparql")
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?')
+_JSON_STEP = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))  # +1, -1 (as int8), 0
+
+
+def json_depth(data: bytes, *, over: int = 0) -> int:
+    """How deep arrays and objects nest in JSON text; brackets inside strings do not count.
+
+    A text with at most ``over`` brackets cannot nest deeper than ``over``: it is not
+    scanned and 0 is returned (the common case). The scan runs at C speed (a regular
+    expression drops the strings, numpy sums the brackets): ~10 ms per MB.
+
+    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}')
+    3
+    >>> json_depth(b'{"a": [1, 2]}', over=2)
+    0
+    """
+    if data.count(b"[") + data.count(b"{") <= over:
+        return 0
+    import numpy
+
+    steps = numpy.frombuffer(_JSON_STRING.sub(b"", data).translate(_JSON_STEP), dtype=numpy.int8)
+    return int(max(0, numpy.cumsum(steps, dtype=numpy.int64).max(initial=0)))
+
+
 # -- parsing untrusted RDF -------------------------------------------------------------------
 #
 # The RDF parsers recurse once per nesting level, a few hundred bytes of stack each (an

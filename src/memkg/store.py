@@ -48,6 +48,7 @@ from . import index as claim_index
 from . import first_load, limits, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
+from .cancellation import shielded
 from .errors import (
     NotFoundError,
     ParseError,
@@ -309,11 +310,20 @@ class MemoryStore:
                 self._support = None  # half applied (a bug, or an interrupt): built again on next use
                 raise
 
-    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
-        """Bring the recall index (if built) up to a write just committed."""
+    def _recall_begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> Any:
+        """Before a write commits: tell the recall index (if any) which nodes it touches (None:
+        a bulk write), so a crash between the two commits is repaired on the next open
+        (:meth:`memkg.recall.RecallIndex.begin`). Returns the write's new nodes, None without an index."""
+        index = self._recall_index(create=False)
+        return None if index is None else index.begin(added, removed)
+
+    def _recall_changed(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
+                        created: Collection[Any] = ()) -> None:
+        """Bring the recall index (if built) up to a write just committed (``created``: see
+        :meth:`memkg.recall.RecallIndex.unseen`)."""
         index = self._recall_index(create=False)
         if index is not None:
-            index.apply(added=added, removed=removed)
+            index.apply(added=added, removed=removed, created=created)
 
     def _recall_index(self, *, create: bool) -> Any:
         """The recall index: the one in memory, else the store directory's file, else (with
@@ -331,7 +341,8 @@ class MemoryStore:
                     raise PermissionError(f"{self.path}: no recall index, and the store is open read-only")
                 index = RecallIndex(self.backend.local_store(), file, self._embedder or default_embedder(), read_only=self.read_only)
                 if not index.built and not self.read_only:
-                    index.rebuild()
+                    with shielded():  # written to the store's directory: whole or not at all
+                        index.rebuild()
                 self._recall = index
             return self._recall
 
@@ -462,18 +473,20 @@ class MemoryStore:
         batch = list(claim_index.with_index(quads))
         with self._write_lock:
             self._validate(batch, source, visible=visible)
-            if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
-                if not batch:
-                    return 0
-                before = len(self.raw)
-                self.backend.extend(dict.fromkeys(batch))
-                return len(self.raw) - before
-            raw = self.raw
-            new = [q for q in dict.fromkeys(batch) if q not in raw]
-            if new:
-                self.backend.extend(new)
-                self._support_changed(added=new)
-                self._recall_changed(added=new)
+            with shielded():  # a call stopped at its time limit stops before this, never inside it
+                if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
+                    if not batch:
+                        return 0
+                    before = len(self.raw)
+                    self.backend.extend(dict.fromkeys(batch))
+                    return len(self.raw) - before
+                raw = self.raw
+                new = [q for q in dict.fromkeys(batch) if q not in raw]
+                if new:
+                    created = self._recall_begin(new)
+                    self.backend.extend(new)
+                    self._support_changed(added=new)
+                    self._recall_changed(added=new, created=created or ())
             return len(new)
 
     def change(
@@ -499,10 +512,12 @@ class MemoryStore:
             if adding or gone:
                 self._validate(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
-                self.backend.change(remove=[*gone, *stale], add=adding)
-                self._support_changed(added=adding, removed=gone)
-                self._recall_changed(added=adding, removed=gone)
-                self.flush()
+                with shielded():  # a call stopped at its time limit stops before this, never inside it
+                    self._recall_begin(adding, gone)
+                    self.backend.change(remove=[*gone, *stale], add=adding)
+                    self._support_changed(added=adding, removed=gone)
+                    self._recall_changed(added=adding, removed=gone)
+                    self.flush()
             return len(gone)
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
@@ -775,12 +790,15 @@ class MemoryStore:
         progress: Progress | None = None,
         report: LoadReport | None = None,
     ) -> None:
-        report = report or LoadReport()  # the phases of a load_data are not kept
+        with shielded():
+            self._commit_all(quads, bulk=bulk, compact=compact, report=report or LoadReport())
+
+    def _commit_all(self, quads: Iterable[Quad], *, bulk: bool, compact: bool, report: LoadReport) -> None:
         written: list[Quad] = []
         if self._support is not None:  # the support links written, for the index
             quads = _tee(quads, written, SUPPORT_LINKS)
         recalled: list[Quad] = []
-        if self._recall_index(create=False) is not None:  # everything written, for the recall index
+        if self._recall_begin(None) is not None:  # everything written, for the recall index
             quads = _tee(quads, recalled, None)
         bulk = bulk and self.capabilities.bulk_load
         with report.phase("write"):

@@ -4,9 +4,10 @@ A thin adapter over the library, like the command line and the endpoint:
 
 * :mod:`.tools` – :class:`MemoryTools`, one library call per tool, confined to the caller's
   tenant, returning the library results' JSON (``to_dict()``); refusals as :class:`ToolRefusal`;
-* :mod:`.server` – the tools on the official MCP SDK (``MCPServer``): typed input schemas,
-  who is calling (:class:`Callers`: ``--tenant`` over stdio, bearer tokens over HTTP), time
-  limits, stdio and streamable HTTP;
+* :mod:`.server` – the tools on the official MCP SDK (its low-level ``Server``): typed input
+  schemas built once, who is calling (:class:`Callers`: ``--tenant`` over stdio, bearer tokens
+  over HTTP), time limits that stop a call (:mod:`memkg.cancellation`), stdio and streamable HTTP;
+* :mod:`.wire` – stdio on the event loop, and requests nested too deep answered before the SDK;
 * :mod:`.limits` – how much one call may ask for.
 
 The SDK is imported only by :mod:`.server`: ``pip install 'memkg[mcp]'`` (see docs/agent-tools.md).

@@ -1,11 +1,14 @@
-"""The agent tools served over the Model Context Protocol (the official SDK's ``MCPServer``).
+"""The agent tools served over the Model Context Protocol (the official SDK's low-level ``Server``).
 
 Each tool is a typed signature (its input schema, with the limits of
 :mod:`memkg.agent_tools.limits` as ``maxLength``/``maxItems``/``maximum``) over one
-:class:`~memkg.agent_tools.tools.MemoryTools` method, run on a worker thread
-within the time limit, a bounded number at once. A refusal is a tool error
-(``is_error``) whose text names the broken rule and the node; anything
-unexpected is the SDK's generic tool error (the traceback goes to the log).
+:class:`~memkg.agent_tools.tools.MemoryTools` method; :class:`ToolSpec` builds its
+schema and validator once. A call runs on a worker thread, a bounded number at
+once, and past the time limit it is stopped (:mod:`memkg.cancellation`: before its
+commit, nothing written). A refusal is a tool error (``isError``) whose text names
+the broken rule and the node; anything unexpected is a generic tool error (the
+traceback goes to the log). Requests nested too deep are answered before the SDK
+parses them (:mod:`memkg.agent_tools.wire`).
 
 Who is calling: :class:`Callers` turns a call into a :class:`~memkg.access.Grant`:
 over stdio, the one tenant of ``--tenant`` (or the whole store); over HTTP, the
@@ -15,28 +18,44 @@ known token is answered 401 before it reaches the protocol (:class:`BearerGate`)
 """
 
 # No `from __future__ import annotations`: the tools' signatures use types built in build_server
-# (their limits), which the SDK must evaluate where they are defined.
+# (their limits), which ToolSpec evaluates where they are defined.
 
+import asyncio
 import functools
+import inspect
 import json
+import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import AwareDatetime, Field
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from mcp_types import (
+    CallToolRequestParams,
+    ListToolsResult,
+    Tool,
+    ToolAnnotations,
+)
+from pydantic import AwareDatetime, BaseModel, Field, ValidationError, create_model
+from pydantic_core import to_json
 
-from .. import __version__
+from .. import __version__, cancellation
 from ..access import OPEN, Grant, Tokens, Unauthorized
 from ..endpoint.rights import bearer_grant
+from . import wire
 from .limits import DEFAULT_LIMITS, Limits
-from .tools import MemoryTools, refusal
+from .tools import MemoryTools, ToolRefusal, refusal
 
-__all__ = ["BearerGate", "Callers", "build_server", "serve_http", "serve_stdio"]
+__all__ = ["BearerGate", "Callers", "ToolSpec", "build_server", "serve_http", "serve_stdio"]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds a stopped call may take to unwind before the caller is answered anyway.
+GRACE = 5.0
 
 INSTRUCTIONS = """\
 memkg is your long-term memory, kept as a knowledge graph with provenance and time.
@@ -101,30 +120,118 @@ class BearerGate:
 
 # -- the server ----------------------------------------------------------------------------
 
+#: Every tool returns a JSON object (the library results' ``to_dict()``, see docs/agent-tools.md).
+OUTPUT_SCHEMA = {"type": "object", "additionalProperties": True}
 
-def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServer:
-    """An ``MCPServer`` offering the memory's tools; ``callers`` says who each call is."""
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: what a model reads (name, description, input schema, annotations) and what runs.
+
+    The input schema and the argument validator are built once, from ``fn``'s signature
+    (after its first parameter, the caller's grant), not per call."""
+
+    fn: Callable[..., dict[str, Any]]
+    annotations: ToolAnnotations
+    arguments: type[BaseModel]
+    listed: Tool
+
+    @classmethod
+    def of(cls, fn: Callable[..., dict[str, Any]], annotations: ToolAnnotations) -> "ToolSpec":
+        params = list(inspect.signature(fn).parameters.values())[1:]
+        fields: dict[str, Any] = {
+            p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in params}
+        model = create_model(f"{fn.__name__}Arguments", **fields)
+        listed = Tool(name=fn.__name__, description=inspect.cleandoc(fn.__doc__ or ""),
+                      input_schema=model.model_json_schema(), output_schema=OUTPUT_SCHEMA, annotations=annotations)
+        return cls(fn, annotations, model, listed)
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The validated keyword arguments; :class:`ToolRefusal` naming each bad argument."""
+        try:
+            return dict(self.arguments.model_validate(arguments))
+        except ValidationError as err:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in err.errors())
+            raise ToolRefusal(f"invalid arguments for {self.listed.name}, nothing was done: {problems}") from None
+
+
+# Results go out in their wire form (a dict): the SDK validates a tool result once, against the
+# protocol's schema, as it serialises it; a CallToolResult model would be built, then dumped, first.
+# ("resultType" is the 2026-era field the model fills in; older protocol versions drop it.)
+
+
+def _answer(out: dict[str, Any]) -> dict[str, Any]:
+    # The text block is the same JSON, once, compact (for hosts without structured output);
+    # pydantic-core's encoder is ~5x the standard library's on a recall packet.
+    return {"resultType": "complete", "content": [{"type": "text", "text": to_json(out).decode()}],
+            "structuredContent": out}
+
+
+def _refused(text: str) -> dict[str, Any]:
+    return {"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": True}
+
+
+def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
+    """The SDK's low-level ``Server`` offering the memory's tools; ``callers`` says who each call is."""
     callers = callers or Callers()
     limits: Limits = tools.limits
-    server = MCPServer("memkg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
-    slots = anyio.CapacityLimiter(limits.max_concurrent)
+    specs: dict[str, ToolSpec] = {}
+    slots = asyncio.Semaphore(limits.max_concurrent)
 
-    async def run(ctx: Context, method: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., dict[str, Any]]], Any]:
+        def register(fn: Callable[..., dict[str, Any]]) -> Any:
+            specs[fn.__name__] = ToolSpec.of(fn, annotations)
+            return fn
+        return register
+
+    async def run(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``fn`` on a worker thread; past the time limit it is stopped (memkg.cancellation).
+
+        Plain asyncio (the SDK serves on asyncio): a future the thread resolves, a semaphore
+        for the calls at once; anyio's events and limiters cost more per call."""
+        async with slots:
+            loop = asyncio.get_running_loop()
+            finished = loop.create_future()
+
+            def resolve() -> None:
+                if not finished.done():
+                    finished.set_result(None)
+
+            def done() -> None:
+                loop.call_soon_threadsafe(resolve)
+
+            call = cancellation.Call(fn, on_done=done).start()
+            try:
+                await asyncio.wait((finished,), timeout=limits.timeout)
+                if not finished.done():
+                    call.cancel()
+                    await asyncio.wait((finished,), timeout=GRACE)
+            except BaseException:  # the request was cancelled, or the connection closed
+                call.cancel()
+                raise
+            return call.outcome(limits.timeout)
+
+    async def list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
+        return listing
+
+    async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> dict[str, Any]:
+        spec = specs.get(params.name)
+        if spec is None:
+            return _refused(f"no tool named {params.name!r}: the tools are {', '.join(specs)}")
         try:
-            grant = callers.grant(ctx.headers)
+            grant = callers.grant(getattr(ctx.request, "headers", None))
+            kwargs = spec.validate(params.arguments or {})
+            return _answer(await run(functools.partial(spec.fn, grant, **kwargs)))
         except Unauthorized as err:
-            raise ToolError(f"not allowed: {err}") from None
-        call = functools.partial(method, grant, *args, **kwargs)
-        try:
-            with anyio.fail_after(limits.timeout):
-                return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=slots)
-        except TimeoutError:
-            raise ToolError(
-                f"the call took longer than {limits.timeout:g} s and was abandoned; "
-                "a write either happened whole or not at all: check with a read before retrying"
-            ) from None
-        except Exception as err:  # noqa: BLE001 - library errors become refusals; the rest re-raise
-            raise ToolError(str(refusal(err))) from None
+            return _refused(f"not allowed: {err}")
+        except cancellation.Cancelled as err:
+            return _refused(f"{err}; the memory is unchanged by this call")
+        except Exception as err:  # noqa: BLE001 - library errors become refusals; the rest is logged
+            try:
+                return _refused(str(refusal(err)))
+            except Exception:  # noqa: BLE001
+                logger.exception("tool %s failed", params.name)
+                return _refused(f"{params.name} failed unexpectedly (the server's log says why)")
 
     # Argument types with their limits: the input schemas a model reads.
     IRI = Annotated[str, Field(min_length=1, max_length=limits.max_iri)]
@@ -144,10 +251,10 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
     write = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
     read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                              open_world_hint=False))
-    async def remember_message(
-        ctx: Context,
+    def remember_message(
+        grant: Grant,
         content: Annotated[str, Field(max_length=limits.max_content, description="the message, verbatim")],
         event_id: Annotated[Text | None, Field(description=(
             "the message's id in its source (chat message id, email Message-ID); retrying with the same "
@@ -163,13 +270,13 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         Use it for anything a user or tool told you that you may need to remember. Returns the
         message's IRI (cite it as asserted_by when you record a claim drawn from it). A retry with
         the same event_id returns the message already stored, with duplicate: true."""
-        return await run(ctx, tools.remember_message, content=content, sender=sender, recipients=recipients,
+        return tools.remember_message(grant, content=content, sender=sender, recipients=recipients,
                          event_id=event_id, episode=episode, event_time=event_time, tenant=tenant)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                              open_world_hint=False))
-    async def remember_entity(
-        ctx: Context,
+    def remember_entity(
+        grant: Grant,
         id: Annotated[IRI, Field(description="the node's IRI, e.g. urn:memkg:person:lia")],
         kind: Annotated[Literal["Person", "Agent", "Entity", "Context", "Predicate"], Field(description=(
             "Person (a human), Agent (an AI or software agent), Entity (a thing talked about), Context "
@@ -182,11 +289,11 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         """Declare who or what a node is, or declare a predicate, before claims or messages use it.
 
         Claims may only link typed nodes with declared predicates; declaring the same node twice is harmless."""
-        return await run(ctx, tools.remember_entity, id=id, kind=kind, name=name, functional=functional, tenant=tenant)
+        return tools.remember_entity(grant, id=id, kind=kind, name=name, functional=functional, tenant=tenant)
 
-    @server.tool(annotations=write)
-    async def remember_claim(
-        ctx: Context,
+    @tool(write)
+    def remember_claim(
+        grant: Grant,
         subject: Annotated[IRI, Field(description="what the claim is about (a declared node's IRI)")],
         predicate: Annotated[IRI, Field(description="the relation (a declared predicate's IRI)")],
         object_iri: ObjectIri = None,
@@ -197,20 +304,24 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         valid_from: From = None,
         valid_until: Until = None,
         context: Annotated[IRIs | None, Field(description="qualifiers (Context IRIs), e.g. 'at night'")] = None,
+        event_id: Annotated[Text | None, Field(description=(
+            "a key you choose for this claim (e.g. the source message's id plus a number); retrying with "
+            "the same event_id stores nothing twice"))] = None,
         tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Record something you concluded (subject, predicate, object), with the message it came from.
 
         A claim needs a source: asserted_by (a message IRI from remember_message) or supported_by.
-        Returns the claim's IRI. To change a claim later use correct_claim, not a second claim."""
-        return await run(ctx, tools.remember_claim, subject=subject, predicate=predicate, object_iri=object_iri,
+        Returns the claim's IRI. A retry with the same event_id returns the claim already stored,
+        with duplicate: true. To change a claim later use correct_claim, not a second claim."""
+        return tools.remember_claim(grant, subject=subject, predicate=predicate, object_iri=object_iri,
                          object_value=object_value, confidence=confidence, valid_from=valid_from,
                          valid_until=valid_until, asserted_by=asserted_by, supported_by=supported_by,
-                         context=context, tenant=tenant)
+                         context=context, event_id=event_id, tenant=tenant)
 
-    @server.tool(annotations=read)
-    async def recall(
-        ctx: Context,
+    @tool(read)
+    def recall(
+        grant: Grant,
         query: Annotated[Text, Field(min_length=1, description="what you want to remember, in words")],
         k: Annotated[int, Field(ge=1, le=limits.max_k, description="how many hits")] = 10,
         valid_at: Annotated[AwareDatetime | None, Field(description="ask about this time instead of now")] = None,
@@ -222,23 +333,23 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
 
         With packet (the default) also returns the evidence packet: each hit's support, sources,
         and competing or superseding claims, with their status. Cite the IRIs you use."""
-        return await run(ctx, tools.recall, query=query, k=k, valid_at=valid_at, known_at=known_at,
+        return tools.recall(grant, query=query, k=k, valid_at=valid_at, known_at=known_at,
                          packet=packet, tenant=tenant)
 
-    @server.tool(annotations=read)
-    async def explain_claim(
-        ctx: Context,
+    @tool(read)
+    def explain_claim(
+        grant: Grant,
         claim: Annotated[IRI, Field(description="the claim's IRI")],
         tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Why you believe a claim, and whether you still should: every version of it (history),
         where it came from (lineage), what supports it and whether that still stands, and whether
         it holds now (current) or was replaced (currentVersions)."""
-        return await run(ctx, tools.explain, claim=claim, tenant=tenant)
+        return tools.explain(grant, claim=claim, tenant=tenant)
 
-    @server.tool(annotations=write)
-    async def correct_claim(
-        ctx: Context,
+    @tool(write)
+    def correct_claim(
+        grant: Grant,
         claim: Annotated[IRI, Field(description="the claim to correct (its IRI)")],
         object_iri: ObjectIri = None,
         object_value: ObjectValue = None,
@@ -251,14 +362,14 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         """Record a new version of a claim that replaces it (the old one is kept as history).
 
         Give only what changed; the rest is carried over. Returns the new claim's IRI."""
-        return await run(ctx, tools.correct, claim=claim, object_iri=object_iri, object_value=object_value,
+        return tools.correct(grant, claim=claim, object_iri=object_iri, object_value=object_value,
                          confidence=confidence, valid_from=valid_from, valid_until=valid_until,
                          asserted_by=asserted_by, tenant=tenant)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                                              open_world_hint=False))
-    async def forget(
-        ctx: Context,
+    def forget(
+        grant: Grant,
         target: Annotated[IRI, Field(description="the claim or source (message, document) to forget")],
         erase: Annotated[bool, Field(description=(
             "false: withdraw it (kept for the record, no longer believed); true: delete its content and "
@@ -269,49 +380,60 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> MCPServe
         """Stop believing a claim or source (withdraw), or erase it for good.
 
         Returns the retraction recorded and the claims that fell or weakened with it (review those)."""
-        return await run(ctx, tools.forget, target=target, erase=erase, reason=reason, tenant=tenant)
+        return tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
 
     Subject = Annotated[IRI | None, Field(description="only claims about this node (its IRI)")]
     Limit = Annotated[int, Field(ge=1, le=limits.max_rows, description="at most this many rows")]
 
-    @server.tool(annotations=read)
-    async def current_claims(ctx: Context, subject: Subject = None, limit: Limit = 100,
+    @tool(read)
+    def current_claims(grant: Grant, subject: Subject = None, limit: Limit = 100,
                              tenant: Tenant = None) -> dict[str, Any]:
         """What you hold true now: the claims known now and valid now, about subject if given."""
-        return await run(ctx, tools.claims, "current", subject=subject, limit=limit, tenant=tenant)
+        return tools.claims(grant, "current", subject=subject, limit=limit, tenant=tenant)
 
-    @server.tool(annotations=read)
-    async def claims_valid_at(
-        ctx: Context, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
+    @tool(read)
+    def claims_valid_at(
+        grant: Grant, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """What held at a past (or future) time, by today's knowledge, about subject if given."""
-        return await run(ctx, tools.claims, "historical", subject=subject, valid_at=valid_at, limit=limit,
+        return tools.claims(grant, "historical", subject=subject, valid_at=valid_at, limit=limit,
                          tenant=tenant)
 
-    @server.tool(annotations=read)
-    async def claims_known_at(
-        ctx: Context, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
+    @tool(read)
+    def claims_known_at(
+        grant: Grant, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
         valid_at: Annotated[AwareDatetime | None, Field(description="valid at this time (default: known_at)")] = None,
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Audit: what you believed at an earlier moment (before later corrections), about subject if given."""
-        return await run(ctx, tools.claims, "audit", subject=subject, known_at=known_at, valid_at=valid_at,
+        return tools.claims(grant, "audit", subject=subject, known_at=known_at, valid_at=valid_at,
                          limit=limit, tenant=tenant)
 
-    return server
+    listing = ListToolsResult(tools=[spec.listed for spec in specs.values()])
+    return Server(
+        "memkg", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+        on_call_tool=cast(Any, call_tool),  # it answers in wire form (a dict), which the SDK takes
+        get_tool_input_schema=lambda name: specs[name].listed.input_schema if name in specs else None,
+    )
 
 
 # -- running -------------------------------------------------------------------------------
 
 
-def serve_stdio(server: MCPServer) -> None:
+def serve_stdio(server: Server, limits: Limits = DEFAULT_LIMITS) -> None:
     """Serve over standard input and output until the client closes them."""
-    anyio.run(server.run_stdio_async)
+
+    async def serve() -> None:
+        async with wire.stdio_streams(limits.max_json_depth, limits.max_body) as (lines, out):
+            async with stdio_server(cast(Any, lines), cast(Any, out)) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(serve)
 
 
 def serve_http(
-    server: MCPServer, host: str, port: int, *, tokens: Tokens | None, limits: Limits = DEFAULT_LIMITS,
+    server: Server, host: str, port: int, *, tokens: Tokens | None, limits: Limits = DEFAULT_LIMITS,
     ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted; ``ready`` gets the URL
@@ -319,6 +441,7 @@ def serve_http(
     import uvicorn
 
     app: Any = server.streamable_http_app(json_response=True, max_request_body_size=limits.max_body, host=host)
+    app = wire.DepthGate(app, limits.max_json_depth, limits.max_body)
     if tokens is not None:
         app = BearerGate(app, tokens)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -330,7 +453,7 @@ def serve_http(
     sock.bind((host, port))
     sock.listen(128)  # connections wait in the backlog until uvicorn accepts: "ready" is true at once
     bound = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
     web = uvicorn.Server(config)
     if ready is not None:
         shown = f"[{host}]" if family == socket.AF_INET6 else host
@@ -339,4 +462,3 @@ def serve_http(
         web.run(sockets=[sock])
     finally:
         sock.close()
-

@@ -21,6 +21,7 @@ rule was broken, on which node, and what to do instead; nothing was written.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -35,11 +36,11 @@ from ..model import Claim, Message, Predicate, Vertex, term
 from ..ontology import ONTOLOGY_GRAPH
 from ..results import rows_json
 from ..store import MemoryStore
-from ..terms import new_id
+from ..terms import ID_BASE, new_id
 from ..vocab import mem
 from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "refusal", "tenant_for"]
+__all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "claim_for_event", "refusal", "tenant_for"]
 
 #: The kinds of thing remember_entity declares, and the class each becomes.
 ENTITY_KINDS = {"Person": mem.Person, "Agent": mem.Agent, "Entity": mem.Entity, "Context": mem.Context}
@@ -234,17 +235,36 @@ class MemoryTools:
         asserted_by: str | None = None,
         supported_by: list[str] | None = None,
         context: list[str] | None = None,
+        event_id: str | None = None,
         tenant: str | None = None,
     ) -> dict[str, Any]:
-        """Record a proposition (subject, predicate, object) attributed to its source."""
+        """Record a proposition (subject, predicate, object) attributed to its source.
+
+        With ``event_id`` (a key the caller chooses for this claim) a retry writes nothing
+        and returns the claim already stored (``duplicate``: true): the claim's IRI is
+        derived from the tenant and the key, and looked up and written under the store's
+        write lock, so concurrent retries store it once. The same key for another
+        proposition is refused."""
         graph = self._writing(grant, tenant)
         fields = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
         if "object" not in fields:
             raise ToolRefusal(_ONE_OBJECT)
         claim = Claim(subject=_iri(subject, "subject"), predicate=_iri(predicate, "predicate"),
                       supported_by=_iris(supported_by, "supported_by"), context=_iris(context, "context"), **fields)
-        node = self.store.add(claim, graph=graph)
-        return {"claim": node.value, "tenant": _tenant_text(graph)}
+        answer = {"eventId": event_id, "tenant": _tenant_text(graph)}
+        if not event_id:
+            return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
+        claim.id = claim_for_event(graph, event_id)
+        with self.store.lock():  # look up, then write, as one step: concurrent retries meet here
+            try:
+                stored, _ = self.store.get_claim(claim.id, graph=graph)
+            except NotFoundError:
+                return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
+        if stored.triple() != claim.triple():
+            raise ToolRefusal(
+                f"event_id {event_id!r} already recorded claim {claim.id.value} about another proposition "
+                f"({_said(stored.triple())}): use a new event_id for a new claim, or correct_claim to change it")
+        return {"claim": claim.id.value, "duplicate": True, **answer}
 
     def correct(
         self,
@@ -368,6 +388,25 @@ class MemoryTools:
         # The dataset comes from memkg.access, the one place that decides what a grant sees.
         bound = views.bind(views.get_view(name), params)
         return self.store.query(bound.text, **view_options(grant, tenant))
+
+
+def claim_for_event(tenant: NamedNode | None, event_id: str) -> NamedNode:
+    """The IRI of the claim recorded under ``event_id`` in ``tenant``: the same on every retry.
+
+    >>> claim_for_event(NamedNode("urn:t:lia"), "c-1") == claim_for_event(NamedNode("urn:t:lia"), "c-1")
+    True
+    >>> claim_for_event(NamedNode("urn:t:lia"), "c-1") == claim_for_event(NamedNode("urn:t:bob"), "c-1")
+    False
+    """
+    key = uuid.uuid5(_CLAIM_EVENTS, f"{tenant.value if tenant is not None else ''}\n{event_id}")
+    return NamedNode(f"{ID_BASE}claim:event-{key.hex}")
+
+
+_CLAIM_EVENTS = uuid.UUID("6f1c1a52-8d1e-4c1b-9a57-3d0f8f0b7c21")  # the namespace of claim_for_event's keys
+
+
+def _said(triple: Any) -> str:
+    return " ".join(getattr(t, "value", str(t)) for t in (triple.subject, triple.predicate, triple.object))
 
 
 _ONE_OBJECT = "give the claim's object once: object_iri for a node, or object_value for a text, number or boolean"

@@ -42,7 +42,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
         server = build_server(MemoryTools(store, limits=limits), callers)
         if address is None:
-            serve_stdio(server)
+            serve_stdio(server, limits)
         else:
             serve_http(server, *address, tokens=tokens, limits=limits,
                        ready=lambda url: print(f"memkg mcp: serving {url}", file=sys.stderr, flush=True))
@@ -66,7 +66,8 @@ def register(command: AddCommand) -> None:
     )
     tenant_option(p, "confine every call to this tenant's graph (stdio's one caller)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="answer a tool call running longer than this with an error (default: 30; 0: no limit)")
+                   help="stop a tool call running longer than this, before it writes, and answer with an error "
+                   "(default: 30; 0: no limit)")
 
 
 MCP_EPILOG = """\

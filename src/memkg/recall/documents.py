@@ -1,6 +1,7 @@
 """Documents: what recall indexes about a node, derived from the store's quads.
 
-One node in one graph gives at most one :class:`Document`: a message's content,
+One node in one graph gives at most one :class:`Document`: a message's content
+(and its attachments' captions),
 a claim's (or occurrence's) subject, predicate and object as words, a vertex's
 names, an episode's or outcome's description. With it come the facts the other
 signals need: its times, when the store recorded it, its episode, the message
@@ -16,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from ..ontology import ONTOLOGY_GRAPH
 from ..terms import datetime_of
@@ -42,6 +43,8 @@ _LINKS = {
     mem.actor: "actor",
     mem.object: "object",
 }
+_LINK_IRIS = [(p.value, role) for p, role in _LINKS.items()]
+_NAME_IRI_LIST = [p.value for p in NAME_PREDICATES]
 _NOT_VERTEX_TYPES = (RDF, RDFS, OWL, "http://www.w3.org/ns/shacl#")
 
 GraphKey = str  #: "" for the default graph, "_:label" for a blank node, else the graph's IRI
@@ -129,37 +132,51 @@ class Labeller:
         return humanize(term.value)
 
 
-def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Document | None:
-    """The document for ``node`` in ``graph``, or None when recall has nothing to say about it."""
+_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT = (
+    p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES,
+                      mem.attachment))
+
+
+def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
+           quads: Iterable[Quad] | None = None) -> Document | None:
+    """The document for ``node`` in ``graph``, or None when recall has nothing to say about it.
+
+    ``quads``: every quad the store holds about ``node`` in ``graph``, when the caller has them
+    (a node a write has just created); otherwise they are read from the store.
+    """
     key = graph_key(graph)
     by: dict[str, list[object]] = {}
-    for q in store.quads_for_pattern(node, None, None, graph):
+    for q in store.quads_for_pattern(node, None, None, graph) if quads is None else quads:
         if not q.predicate.value.startswith(MEMX):
             by.setdefault(q.predicate.value, []).append(q.object)
     if not by:
         return None
 
-    def one(p: NamedNode) -> object:
-        values = by.get(p.value)
+    def one(p: str) -> object:
+        values = by.get(p)
         return values[0] if values else None
 
-    types = [t.value for t in by.get(RDF_TYPE.value, []) if isinstance(t, NamedNode)]
-    doc = Document(node.value, key, "", "", recorded=seconds(one(mem.recordedAt)))
-    for p, role in _LINKS.items():
-        doc.links += [(o.value, role) for o in by.get(p.value, []) if isinstance(o, NamedNode)]
-    episode = one(prov.wasGeneratedBy)
-    event = seconds(one(mem.eventTime))
-    content = one(mem.content)
-    term = next((t for t in by.get(RDF_REIFIES.value, []) if isinstance(t, Triple)), None)
+    types = [t.value for t in by.get(_TYPE, []) if isinstance(t, NamedNode)]
+    doc = Document(node.value, key, "", "", recorded=seconds(one(_RECORDED_AT)))
+    for p, role in _LINK_IRIS:
+        doc.links += [(o.value, role) for o in by.get(p, []) if isinstance(o, NamedNode)]
+    episode = one(_GENERATED_BY)
+    event = seconds(one(_EVENT_TIME))
+    content = one(_CONTENT)
+    term = next((t for t in by.get(_REIFIES, []) if isinstance(t, Triple)), None)
     if isinstance(content, Literal) and (MEM + "Message" in types or not types):
         doc.kind, doc.text = "Message", content.value
+        # What came with it (an image) is part of what it says: its captions are its words too.
+        captions = [c for a in by.get(_ATTACHMENT, []) if isinstance(a, NamedNode) for c in _captions(store, a, graph)]
+        if captions:
+            doc.text = " ".join([doc.text, *captions])
         doc.start = doc.end = event
         doc.episode = episode.value if isinstance(episode, NamedNode) else None
     elif term is not None:
         doc.kind = "Occurrence" if MEM + "Occurrence" in types else "Claim"
         doc.text = labels(term, key)
-        start, end = seconds(one(mem.validFrom)), seconds(one(mem.validUntil))
-        source = one(mem.assertedBy)
+        start, end = seconds(one(mem.validFrom.value)), seconds(one(mem.validUntil.value))
+        source = one(mem.assertedBy.value)
         doc.source = source.value if isinstance(source, NamedNode) else None
         if start is None and end is None:
             start = end = event if event is not None else _source_time(store, source, graph)
@@ -169,8 +186,8 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Doc
         if term.predicate.value in _NAME_IRIS and isinstance(term.object, Literal) and isinstance(term.subject, NamedNode):
             doc.names.append((term.subject.value, term.object.value))
     else:
-        names = [(p, o.value) for p in NAME_PREDICATES for o in by.get(p.value, []) if isinstance(o, Literal)]
-        described = one(rdfs.comment)
+        names = [(p, o.value) for p in _NAME_IRI_LIST for o in by.get(p, []) if isinstance(o, Literal)]
+        described = one(rdfs.comment.value)
         if MEM + "Episode" in types or MEM + "Outcome" in types or MEM + "Action" in types:
             if not isinstance(described, Literal):
                 return None
@@ -187,6 +204,11 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller) -> Doc
     return doc if doc.text.strip() else None
 
 
+def _captions(store: Store, attachment: NamedNode, graph: Graph) -> list[str]:
+    return [q.object.value for q in store.quads_for_pattern(attachment, mem.caption, None, graph)
+            if isinstance(q.object, Literal)]
+
+
 def _source_time(store: Store, source: object, graph: Graph) -> float | None:
     """A claim without times of its own is dated by the message that asserted it."""
     if not isinstance(source, NamedNode):
@@ -197,10 +219,16 @@ def _source_time(store: Store, source: object, graph: Graph) -> float | None:
 
 
 def affected(store: Store, subjects: Iterable[tuple[NamedNode, Graph]],
-             renamed: Iterable[tuple[NamedNode, Graph]]) -> set[tuple[NamedNode, Graph]]:
-    """The nodes whose documents a write may have changed: the subjects it touched, and
-    the claims about a vertex whose name changed (their words name it)."""
+             renamed: Iterable[tuple[NamedNode, Graph]],
+             captioned: Iterable[tuple[NamedNode, Graph]] = ()) -> set[tuple[NamedNode, Graph]]:
+    """The nodes whose documents a write may have changed: the subjects it touched, the claims
+    about a vertex whose name changed (their words name it), and the messages carrying an
+    attachment whose caption changed (its words are theirs)."""
     out = set(subjects)
+    for attachment, g in captioned:
+        for q in store.quads_for_pattern(None, mem.attachment, attachment, g):
+            if isinstance(q.subject, NamedNode):
+                out.add((q.subject, g))
     for vertex, g in renamed:
         for p in (MEMX + "subject", MEMX + "object"):
             for q in store.quads_for_pattern(None, NamedNode(p), vertex, g):

@@ -7,13 +7,22 @@ with the nodes it touched, re-derives their documents and replaces what changed,
 so a write is searchable when its call returns. :meth:`RecallIndex.check` compares
 the index with a fresh derivation; :meth:`RecallIndex.rebuild` derives it all again.
 
+The store and this index commit separately. So that a crash between the two
+commits cannot leave the index silently behind, :meth:`RecallIndex.begin` records
+the nodes a write touches (a ``pending`` table, committed before the store
+commits) and :meth:`RecallIndex.apply` clears them in the transaction that
+brings the index up to the write. Opening an index that still holds pending
+rows re-derives those nodes from the store (or rebuilds, after an interrupted
+bulk load), and says so in the log; a read-only index reports the gap in
+:meth:`RecallIndex.check`.
+
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
 vectors are also held in memory, loaded on the first search: float16 rows and
 one sign bit per dimension. A search compares the question's bits with every
 row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the best few thousand exactly (see :meth:`Vectors.similarity`, and
+scores the nearest exactly: at least 2,000 rows and 0.4 % of the scope (see :meth:`Vectors.similarity`, and
 benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
@@ -22,12 +31,15 @@ segment keeps its terms, and the write-ahead log is truncated.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import itertools
+import logging
 import re
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +48,8 @@ import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
 
 from ..ontology import ONTOLOGY_GRAPH
-from ..vocab import MEMX, RDF_TYPE
-from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key
+from ..vocab import MEMX, RDF_TYPE, mem
+from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key, graph_term
 from .embedder import Embedder
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
@@ -45,7 +57,12 @@ __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
 SCHEMA_VERSION = "2"
-_TABLES = ("fts", "names", "links", "docs", "meta")
+_TABLES = ("fts", "names", "links", "docs", "meta", "pending")
+#: A pending row standing for "every node" (a bulk load: its quads stream past).
+EVERYTHING = ("*", "*")
+#: Above this many nodes, a write's pending record is EVERYTHING (repaired by a rebuild).
+PENDING_LIMIT = 10_000
+log = logging.getLogger("memkg.recall")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,14 +80,17 @@ CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, gra
                                  name TEXT NOT NULL, whole INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
+CREATE TABLE IF NOT EXISTS pending(node TEXT NOT NULL, graph TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 """
 
 
+CAPTION = mem.caption
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def scope_token(graph: GraphKey) -> str:
     """The word standing for a graph in the text index, so a search keeps to its tenants inside
     FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
@@ -107,6 +127,9 @@ class RecallIndexReport:
 
 class Vectors:
     """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
+
+    #: The share of the scoped rows scored exactly after the sign-bit pre-scan (see similarity).
+    EXACT_SHARE = 0.004
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -182,33 +205,45 @@ class Vectors:
         """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
 
         Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
-        the ``exact`` best by that estimate, and the rows in ``also``, get the exact cosine
-        (float16 rows, float32 arithmetic, einsum: no multi-threaded BLAS call, which costs
-        more than it saves on a busy machine at these sizes).
+        the rows nearest by Hamming distance (at least ``exact``, and one in
+        :attr:`EXACT_SHARE` of the scope: the sign bits' ranking blurs as rows grow), and the
+        rows in ``also``, get the exact cosine (float16 rows, float32 arithmetic, einsum: no
+        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes).
         """
         n = self.size
         out = np.full(n, -np.inf, dtype=np.float32)
-        where = np.flatnonzero(scope[:n])
-        if where.size == 0:
+        whole = bool(scope[:n].all())
+        where = None if whole else np.flatnonzero(scope[:n])
+        count = n if where is None else where.size
+        if count == 0:
             return out
         qbits = self.pack(question)[0]
-        rows = self.bits[:n] if where.size == n else self.bits[where]
+        rows = self.bits[:n] if where is None else self.bits[where]
         # Scratch buffers kept between searches: fresh multi-megabyte arrays cost page faults.
         if self._scratch is None or len(self._scratch[0]) < len(rows):
             self._scratch = (np.empty((len(self.bits), self.words), np.uint64),
-                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.float32))
-        xor, counts, estimate = (a[: len(rows)] for a in self._scratch)
+                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.uint16))
+        xor, counts, distance = (a[: len(rows)] for a in self._scratch)
         np.bitwise_xor(rows, qbits, out=xor)
         np.bitwise_count(xor, out=counts)
-        distance = counts.sum(axis=1, dtype=np.int32)
+        # The words' counts added column by column: a reduction along a 4-wide axis is slower.
+        np.copyto(distance, counts[:, 0])
+        for w in range(1, self.words):
+            distance += counts[:, w]
         # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
-        np.multiply(distance, -2.0 / self.dim, out=estimate)
-        estimate += 1.0
-        out[where] = estimate
-        if where.size > exact:
-            best = where[np.argpartition(distance, exact - 1)[:exact]]
+        estimate = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
+        if where is None:
+            out[:] = estimate
         else:
-            best = where
+            out[where] = estimate
+        wanted = max(exact, int(count * self.EXACT_SHARE))
+        if count > wanted:
+            # The distances are small integers: a histogram gives the cut-off without sorting.
+            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
+            near = np.flatnonzero(distance <= cut)
+            best = near if where is None else where[near]
+        else:
+            best = np.arange(n) if where is None else where
         if also is not None and also.size:
             best = np.union1d(best, also[scope[also]])
         q = question.astype(np.float32)
@@ -250,6 +285,10 @@ class RecallIndex:
                 self._drop()  # an index from another version of memkg: derived data, built again
             self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA cache_size=-65536")
+        #: What opening repaired: None, the number of nodes derived again, or "rebuilt".
+        self.recovered: int | str | None = None
+        if not read_only and self.built:
+            self._recover()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -281,22 +320,36 @@ class RecallIndex:
     # -- writing -----------------------------------------------------------------------
 
     def rebuild(self) -> int:
-        """Derive every document again from the store, in one transaction; returns how many."""
+        """Derive every document again from the store, in one transaction; returns how many.
+
+        One pass over the store: its quads come grouped by graph and subject, so each node's
+        document is derived from its group as it passes (a node whose quads came in two runs
+        is read back whole), and written in chunks, so memory stays bounded at any size.
+        """
         with self._lock:
             self.labels.forget()
-            nodes: dict[tuple[NamedNode, Graph], None] = {}
-            for q in self.store.quads_for_pattern(None, None, None, None):
-                if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH \
-                        and not q.predicate.value.startswith(MEMX):
-                    nodes[(q.subject, q.graph_name)] = None
-            docs = [d for n, g in nodes for d in [derive(self.store, n, g, self.labels)] if d is not None]
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self._drop()
                 for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
                     if statement.strip():
                         self.db.execute(statement)
-                self._insert(docs)
+                count = 0
+                chunk: list[Document] = []
+                split: dict[tuple[NamedNode, Graph], None] = {}
+                for doc in self._derive_all(split):
+                    chunk.append(doc)
+                    if len(chunk) >= 4096:
+                        self._insert(chunk)
+                        count += len(chunk)
+                        chunk = []
+                self._insert(chunk)
+                count += len(chunk)
+                if split:  # nodes whose quads came in two runs: derived again from the store, whole
+                    count -= len(self._delete([(n.value, graph_key(g)) for n, g in split]))
+                    whole = [d for n, g in split for d in [derive(self.store, n, g, self.labels)] if d is not None]
+                    self._insert(whole)
+                    count += len(whole)
                 rebuilt = uuid.uuid4().hex  # ids start again: a reader that follows (follow()) reloads
                 for key, value in (("schema", SCHEMA_VERSION), ("embedder", self.embedder.name), ("built", "1"),
                                    ("rebuilt", rebuilt)):
@@ -307,36 +360,136 @@ class RecallIndex:
                 raise
             self._scrub()
             self._vectors = None
-            return len(docs)
+            return count
 
-    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+    def _derive_all(self, split: dict[tuple[NamedNode, Graph], None]) -> Iterator[Document]:
+        """Every document the store derives, from one scan of its quads; a node met in a second
+        run of quads goes into ``split`` instead (its first document was partial)."""
+        done: set[tuple[NamedNode, Graph]] = set()
+        key: tuple[NamedNode, Graph] | None = None
+        group: list[Quad] = []
+        for q in itertools.chain(self.store.quads_for_pattern(None, None, None, None), [None]):
+            subject = None if q is None else q.subject
+            if q is not None and (not isinstance(subject, NamedNode) or q.graph_name == ONTOLOGY_GRAPH):
+                continue
+            if q is None or key is None or subject != key[0] or q.graph_name != key[1]:
+                if key is not None:
+                    if key in done:
+                        split[key] = None
+                    else:
+                        done.add(key)
+                        doc = derive(self.store, key[0], key[1], self.labels, group)
+                        if doc is not None:
+                            yield doc
+                if q is None:
+                    return
+                assert isinstance(subject, NamedNode)
+                key, group = (subject, q.graph_name), []
+            group.append(q)
+
+    def begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> set[tuple[NamedNode, Graph]]:
+        """Record, before the store commits a write, the nodes it touches (``added`` None: a bulk
+        write whose quads are not known yet), so that a crash before :meth:`apply` is repaired on
+        the next open. Returns the write's new nodes (see :meth:`unseen`)."""
+        added = None if added is None else list(added)
+        created = set() if added is None else self.unseen(added)
+        if self.read_only or self.path is None:  # nothing of an in-memory store survives a crash
+            return created
+        keys: set[tuple[str, GraphKey]] | None = None
+        if added is not None:
+            keys = {(q.subject.value, graph_key(q.graph_name)) for q in (*added, *removed)
+                    if isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH}
+        rows = [EVERYTHING] if keys is None or len(keys) > PENDING_LIMIT else sorted(keys)
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT INTO pending VALUES (?, ?)", rows)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        return created
+
+    def pending(self) -> list[tuple[str, GraphKey]]:
+        """The nodes of writes the store may have committed and this index not (see :meth:`begin`)."""
+        with self._lock:
+            return [(r[0], r[1]) for r in self.db.execute("SELECT DISTINCT node, graph FROM pending")]
+
+    def _recover(self) -> None:
+        gap = self.pending()
+        if not gap:
+            return
+        if EVERYTHING in gap:
+            log.warning("recall index %s: a bulk write was interrupted before the index had it; rebuilding", self.path)
+            self.rebuild()
+            self.recovered = "rebuilt"
+            return
+        log.warning("recall index %s: %d node(s) of an interrupted write derived again", self.path, len(gap))
+        keys = {(NamedNode(node), graph_term(graph)) for node, graph in gap}
+        self._refresh(dict.fromkeys(keys), dict.fromkeys(keys), {}, removing=True, captioned=keys)
+        self.recovered = len(gap)
+
+    def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, Graph]]:
+        """The typed subjects of ``quads`` the store holds nothing about yet, in their graphs.
+
+        Asked before the store writes ``quads``: after the write, all such a node's quads
+        are the written ones, so :meth:`apply` derives its document from them instead of
+        reading it back (the bulk of the index's cost per message on disk).
+        """
+        seen: set[tuple[NamedNode, Graph]] = set()
+        out: set[tuple[NamedNode, Graph]] = set()
+        for q in quads:
+            if q.predicate == RDF_TYPE and isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH:
+                key = (q.subject, q.graph_name)
+                if key not in seen:
+                    seen.add(key)
+                    if next(iter(self.store.quads_for_pattern(q.subject, None, None, q.graph_name)), None) is None:
+                        out.add(key)
+        return out
+
+    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
+              created: Collection[tuple[NamedNode, Graph]] = ()) -> None:
         """Bring the index up to a write just committed to the store.
 
         Every node the write touched has its document derived again; documents
         that changed are replaced, those that are gone removed (and scrubbed).
+        ``created``: nodes the store held nothing about before this write (see
+        :meth:`unseen`), derived from ``added`` alone.
         """
         touched: dict[tuple[NamedNode, Graph], None] = {}
         renamed: dict[tuple[NamedNode, Graph], None] = {}
+        written: dict[tuple[NamedNode, Graph], list[Quad]] = {}
+        captioned: dict[tuple[NamedNode, Graph], None] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
                 if not isinstance(q.subject, NamedNode) or q.graph_name == ONTOLOGY_GRAPH \
                         or q.predicate.value.startswith(MEMX):
                     continue
-                touched[(q.subject, q.graph_name)] = None
+                key = (q.subject, q.graph_name)
+                touched[key] = None
                 removing = removing or is_removal
-                if q.predicate in LABEL_PREDICATES or q.predicate == RDF_TYPE:
-                    renamed[(q.subject, q.graph_name)] = None
-        if not touched:
-            return
+                if q.predicate in LABEL_PREDICATES:
+                    renamed[key] = None
+                elif q.predicate == CAPTION and key not in created:  # a new attachment comes with its message
+                    captioned[key] = None
+                if not is_removal and key in created:
+                    written.setdefault(key, []).append(q)
+        self._refresh(touched, renamed, written, removing=removing, captioned=captioned)
+
+    def _refresh(self, touched: dict[tuple[NamedNode, Graph], None], renamed: dict[tuple[NamedNode, Graph], None],
+                 written: dict[tuple[NamedNode, Graph], list[Quad]], *, removing: bool,
+                 captioned: Collection[tuple[NamedNode, Graph]] = ()) -> None:
+        """Derive ``touched`` (and the claims naming ``renamed`` vertices) again, in one
+        transaction that also clears the pending record of the write."""
         with self._lock:
             if renamed:
                 self.labels.forget()
-            nodes = affected(self.store, touched, renamed)
+            nodes = affected(self.store, touched, renamed, captioned) if touched else set()
             docs: list[Document] = []
             gone: list[tuple[str, GraphKey]] = []
             for n, g in nodes:
-                d = derive(self.store, n, g, self.labels)
+                d = derive(self.store, n, g, self.labels, written.get((n, g)))
                 if d is None:
                     gone.append((n.value, graph_key(g)))
                 else:
@@ -345,6 +498,7 @@ class RecallIndex:
             try:
                 dropped = self._delete([*gone, *((d.node, d.graph) for d in docs)])
                 self._insert(docs)
+                self.db.execute("DELETE FROM pending")
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
@@ -354,9 +508,14 @@ class RecallIndex:
                 self._scrub()
 
     def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
+        wanted = set(keys)
         rows: list[tuple[int, str, str]] = []
-        for node, graph in keys:
-            rows += self.db.execute("SELECT id, text, scope FROM docs WHERE node = ? AND graph = ?", (node, graph)).fetchall()
+        nodes = list(dict.fromkeys(node for node, _ in keys))
+        for at in range(0, len(nodes), 500):
+            chunk = nodes[at: at + 500]
+            rows += [(r[0], r[1], r[2]) for r in self.db.execute(
+                f"SELECT id, text, scope, node, graph FROM docs WHERE node IN ({','.join('?' * len(chunk))})", chunk)
+                if (r[3], r[4]) in wanted]
         if not rows:
             return []
         ids = [r[0] for r in rows]
@@ -375,17 +534,19 @@ class RecallIndex:
             chunk = self.embedder.embed([d.text for d in docs[at: at + 4096]])
             vectors = np.concatenate([vectors, chunk]) if len(vectors) else chunk
         packed = vectors.astype(np.float16)
-        ids: list[int] = []
-        for d, v in zip(docs, packed):
-            cur = self.db.execute(
-                "INSERT INTO docs(node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (d.node, d.graph, scope_token(d.graph), d.kind, d.text, d.start, d.end, d.recorded, d.episode,
-                 d.source, v.tobytes()),
-            )
-            ids.append(int(cur.lastrowid or 0))
+        # Ids assigned here, after the highest ever given (AUTOINCREMENT's counter), so the rows
+        # go in with one executemany and the in-memory vectors stay sorted by id.
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
+        first = (row[0] if row else 0) + 1
+        ids = list(range(first, first + len(docs)))
+        scopes = [scope_token(d.graph) for d in docs]
+        self.db.executemany(
+            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source, v.tobytes())
+             for i, d, scope, v in zip(ids, docs, scopes, packed)])
         self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
-                            [(i, d.text, scope_token(d.graph)) for i, d in zip(ids, docs)])
+                            [(i, d.text, scope) for i, d, scope in zip(ids, docs, scopes)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
                             [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
         names = []
@@ -616,6 +777,9 @@ class RecallIndex:
                 self.db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
             except sqlite3.DatabaseError as err:
                 faults.append(IndexFault("", "", f"text index integrity: {err}"))
+            if self.db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
+                faults.append(IndexFault("", "", "a write was interrupted between the store's commit and the index's: "
+                                                 "opening the store writable repairs it"))
             if self.meta("embedder") not in (None, self.embedder.name):
                 faults.append(IndexFault("", "", f"vectors made by {self.meta('embedder')}, not {self.embedder.name}"))
         return RecallIndexReport(documents=len(held), faults=faults)

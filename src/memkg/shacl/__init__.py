@@ -34,7 +34,7 @@ A malformed shape is refused when the shapes load::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
@@ -150,6 +150,7 @@ class Shapes:
         focus: Iterable[Term] | None = None,
         scan: bool = False,
         written: WrittenForms | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ValidationReport:
         """Validate the data graph held in ``store``.
 
@@ -164,6 +165,7 @@ class Shapes:
         form (:class:`~memkg.shacl.written.WrittenForms`, from the parsed input): the
         focus nodes they touch are judged again as written, and results name the
         terms as written.
+        ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.
         Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
         ``OSError`` if the store cannot be read.
 
@@ -186,7 +188,7 @@ class Shapes:
             graphs = [default_graph]
         else:
             graphs = list(default_graph)
-        engine = Engine(self, store, graphs, written)
+        engine = Engine(self, store, graphs, written, progress)
         results = engine.validate(focus, scan=scan)
         # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
         return ValidationReport(all(r.severity in (SH.Debug, SH.Trace) for r in results), tuple(results))

@@ -158,6 +158,21 @@ class Compiler:
         text = parts[0] if len(parts) == 1 else " UNION ".join("{ " + p + " }" for p in parts)
         return None if len(text) > INLINE_LIMIT else text
 
+    def value_test(self, shape: Shape, var: str) -> str | None:
+        """An expression true iff the node in ``var`` does not conform to ``shape``, for a
+        node shape whose every constraint is a test of the value alone
+        (:meth:`Component.value_test`); None otherwise. ``EXISTS { nonconformance }``
+        says the same, but is evaluated as a pattern per value (~3x slower for
+        ``sh:or`` of datatypes, measured at 20k claims)."""
+        if shape.deactivated:
+            return "false"
+        if shape.path is not None or not shape.constraints:
+            return None
+        tests = [c.value_test(var) for c in shape.constraints]
+        if any(t is None for t in tests):
+            return None
+        return "(" + " || ".join(f"COALESCE({t}, false)" for t in tests) + ")"
+
     def root_nonconformance(self, shape: Shape) -> str | None:
         """:meth:`nonconformance` of ``shape`` at ``?_f`` (cached)."""
         key = id(shape)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
 
@@ -128,7 +128,7 @@ class Engine:
     """Executes one validation."""
 
     def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None,
-                 written: WrittenForms | None = None) -> None:
+                 written: WrittenForms | None = None, progress: Callable[[str], None] | None = None) -> None:
         self.shapes = shapes
         self.compiler: Compiler = shapes._compiler
         graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
@@ -146,6 +146,7 @@ class Engine:
         self._sparql_targets: dict[int, set[Term]] = {}
         self._vouching: set[tuple[int, Term]] = set()
         self.queries = 0
+        self._progress = progress
         self.branches = 0  #: branches run in those queries (what parsing and planning cost follows)
 
     def _with_shapes_graph(self, store: Store, graphs: list[Graph]) -> Store:
@@ -163,6 +164,8 @@ class Engine:
         """Run a SELECT on the data graph; solutions as {variable name: term}."""
         subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
         self.queries += 1
+        if self._progress is not None:
+            self._progress(f"query {self.queries}…")
         solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)
         assert isinstance(solutions, QuerySolutions)
         names = [v.value for v in solutions.variables]

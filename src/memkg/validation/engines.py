@@ -10,7 +10,7 @@ attributed to the *named* shape (the invariant) it belongs to.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
@@ -64,10 +64,10 @@ class NativeEngine:
 
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None,
+        written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
     ) -> list[Result]:
         report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan,
-                                       written=written)
+                                       written=written, progress=progress)
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
@@ -145,10 +145,13 @@ class PyshaclEngine:
 
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None,
+        written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
     ) -> list[Result]:
         """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
-        ``written``: the data's literals as written, given to pySHACL in place of the stored ones."""
+        ``written``: the data's literals as written, given to pySHACL in place of the stored ones.
+        ``progress`` is told when pySHACL starts (it reports nothing while it runs)."""
+        if progress is not None:
+            progress("pySHACL…")
         import pyshacl
         from rdflib import RDF as RDFNS
         from rdflib import Namespace

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -49,7 +49,7 @@ class Engine(Protocol):
 
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None,
+        written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
     ) -> list[Result]:
         ...
 
@@ -62,6 +62,10 @@ def make_engine(name: str, shapes: Sequence[Quad]) -> Engine:
     raise ValueError(f"unknown validation engine {name!r}; expected one of {', '.join(ENGINES)}")
 
 
+def _within(progress: Callable[[str], None], step: str, message: str) -> None:
+    progress(f"{step}: {message}")
+
+
 def validate_graphs(
     engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
@@ -70,10 +74,12 @@ def validate_graphs(
     results: list[Result] = []
     graphs = list(graphs)
     for i, g in enumerate(graphs, 1):
+        told: Callable[[str], None] | None = None
         if progress is not None:
-            progress(f"validating graph {i}/{len(graphs)} {g}…")
-        found = engine.validate(store, g, focus=focus, scan=scan, written=written) if written else \
-            engine.validate(store, g, focus=focus, scan=scan)
+            step = f"validating graph {i}/{len(graphs)} {g}"
+            progress(step + "…")
+            told = partial(_within, progress, step)
+        found = engine.validate(store, g, focus=focus, scan=scan, written=written or None, progress=told)
         for r in found:
             # A node of the shared default graph is seen from every tenant: report it once.
             k = r.key()

@@ -145,6 +145,10 @@ class WriteValidator:
                     described.update(main.quads_for_pattern(node, None, None, g))
         context |= described
         objects += [q.object for q in described if isinstance(q.object, NamedNode)]
+        # Shapes that look backwards (sh:inversePath) judge a node by what points at it.
+        pointing = _referrers(main, subjects, graphs, in_process=in_process)
+        context |= pointing
+        objects += [q.subject for q in pointing if isinstance(q.subject, NamedNode)]
         # Chains matter to cycles through a touched node and to support-group members:
         # they start at the touched nodes and at what those point to through a chain.
         links = [q.object for q in (*batch, *described) if q.predicate in _CHAIN_STARTS and isinstance(q.object, NamedNode)]
@@ -320,6 +324,39 @@ def _describe(main: QuadStore, nodes: Sequence[Term], graphs: Sequence[Graph], k
             # by scanning every graph (1.9 s against 2 ms for 200 nodes at 20k claims).
             for r in _solutions(main, f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {rows} }} GRAPH {g} {{ ?s ?p ?o }} }}"):
                 out.add(Quad(r["s"], r["p"], r["o"], g))
+    return out
+
+
+@cache
+def _inverse_path_predicates() -> tuple[NamedNode, ...]:
+    """The predicates memkg's shapes follow backwards (``sh:inversePath p``)."""
+    inverse = NamedNode(SH + "inversePath")
+    return tuple(sorted({q.object for q in builtin_shapes() if q.predicate == inverse and isinstance(q.object, NamedNode)},
+                        key=str))
+
+
+def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[Graph], *, in_process: bool = True) -> set[Quad]:
+    """The quads pointing at ``nodes`` by a predicate a shape follows backwards, in the written
+    graphs and the shared default graph (an attachment is judged with its message)."""
+    out: set[Quad] = set()
+    predicates = _inverse_path_predicates()
+    if not predicates or not nodes:
+        return out
+    named = [g for g in graphs if isinstance(g, NamedNode)]
+    scopes: list[Graph] = [DefaultGraph(), *named]
+    if len(nodes) <= _LOOKUP_LIMIT or in_process:
+        for node in nodes:
+            for p in predicates:
+                for g in scopes:
+                    out.update(main.quads_for_pattern(None, p, node, g))
+        return out
+    for rows in _chunks(nodes):
+        for p in predicates:
+            for r in _solutions(main, f"SELECT ?s ?o WHERE {{ VALUES ?o {{ {rows} }} ?s <{p.value}> ?o }}"):
+                out.add(Quad(r["s"], p, r["o"], DefaultGraph()))
+            for g in named:
+                for r in _solutions(main, f"SELECT ?s ?o WHERE {{ VALUES ?o {{ {rows} }} GRAPH {g} {{ ?s <{p.value}> ?o }} }}"):
+                    out.add(Quad(r["s"], p, r["o"], g))
     return out
 
 

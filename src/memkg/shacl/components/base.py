@@ -90,6 +90,10 @@ class Ctx:
             return f"BIND({self.focus} AS {var})"
         return f"{self.focus} {self.shape.path.sparql()} {var} ."
 
+    def value_test(self, shape_node: Term, var: str) -> str | None:
+        """An expression true iff the node in ``var`` does not conform to the shape (None: use :meth:`nc`)."""
+        return self.compiler.value_test(self.compiler.shape(shape_node), var)
+
     def values_of(self, focus: str, var: str) -> str:
         """Like :meth:`values` for another focus variable."""
         if self.shape.path is None:
@@ -170,6 +174,13 @@ class Component:
 
     def fragment(self, ctx: Ctx) -> Fragment:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def value_test(self, var: str) -> str | None:
+        """A SPARQL expression over the value node in ``var`` alone, true iff it violates
+        this constraint (an error counts as false); None when no expression tells.
+        Lets a node shape made only of such constraints be tested inline, without an
+        ``EXISTS`` per value (:meth:`~memkg.shacl.compiler.Compiler.value_test`)."""
+        return None
 
     def nonconformance(self, ctx: Ctx) -> str | None:
         """Default: the violation fragment's body, when it is a plain correlated pattern."""

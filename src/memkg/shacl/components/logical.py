@@ -33,11 +33,16 @@ class _Logical(Component):
         raise NotImplementedError
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        ncs = [ctx.nc(m, ctx.value) for m in self.members]
-        if all(nc is not None for nc in ncs):
-            tests = [f"EXISTS {{ {nc} }}" for nc in ncs]
-            return Fragment(f"{ctx.values()} FILTER({self.combine(tests)})")
-        return Fragment(ctx.values(), post=self._decide_rows)
+        tests: list[str] = []
+        for m in self.members:
+            test = ctx.value_test(m, ctx.value)
+            if test is None:
+                nc = ctx.nc(m, ctx.value)
+                if nc is None:
+                    return Fragment(ctx.values(), post=self._decide_rows)
+                test = f"EXISTS {{ {nc} }}"
+            tests.append(test)
+        return Fragment(f"{ctx.values()} FILTER({self.combine(tests)})")
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         out: list[Term | None] = []

@@ -229,6 +229,9 @@ class DatatypeComponent(Component):
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER({self.condition(ctx.value)})")
 
+    def value_test(self, var: str) -> str | None:
+        return self.condition(var)
+
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return all(any(surely_wellformed(v, dt) for dt in self.params["datatypes"]) for v in values)
 
@@ -304,8 +307,11 @@ class NodeKindComponent(Component):
         return [cls(reader.shape, nodeKind=value, kinds=tuple(kinds))]
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        tests = sorted({f"{fn}({ctx.value})" for k in self.params["kinds"] for fn in _KINDS[k]})
-        return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
+        return Fragment(f"{ctx.values()} FILTER({self.value_test(ctx.value)})")
+
+    def value_test(self, var: str) -> str | None:
+        tests = sorted({f"{fn}({var})" for k in self.params["kinds"] for fn in _KINDS[k]})
+        return f"!({' || '.join(tests) or 'false'})"
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         return not self.judge(values, focus, engine)

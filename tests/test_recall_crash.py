@@ -1,0 +1,106 @@
+"""The store and the recall index commit separately: a process that dies between the two commits
+leaves a gap that the next open repairs (SPEC section 7: the index is derived data)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from memkg import MemoryStore, Message, erase
+from memkg.recall import INDEX_FILE, HashingEmbedder
+
+EX = "https://example.org/"
+
+# Runs in a child process: write through the store with the recall index built, then die (no
+# cleanup, no close) right after the store has committed and before the index commits.
+CHILD = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    from memkg import MemoryStore, Message, erase
+    from memkg.recall import HashingEmbedder, RecallIndex
+
+    path, step = Path(sys.argv[1]), sys.argv[2]
+    EX = "https://example.org/"
+    store = MemoryStore(path, embedder=HashingEmbedder())
+    store.recall_index()
+
+    def die(self, **changes):
+        os._exit(17)  # the store has committed; the index never will
+
+    RecallIndex.apply = die
+    if step == "add":
+        store.add(Message(id=EX + "late", content="the okapi sanctuary opens on Sunday"))
+    elif step == "erase":
+        erase(store, EX + "secret", reason="consent revoked")
+    elif step == "load":
+        file = path.parent / "bulk.nt"
+        file.write_text(f'<{EX}bulk> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/memkg#Message> .\\n'
+                        f'<{EX}bulk> <https://w3id.org/memkg#content> "a pangolin crossed the road" .\\n')
+        store.load(file)
+    raise SystemExit("the write returned: the crash was not simulated")
+""")
+
+
+def crash_during(path: Path, step: str) -> None:
+    """Run ``step`` in a child process that dies between the store's commit and the index's."""
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), step], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 17, done.stderr
+
+
+def seeded(path: Path) -> None:
+    with MemoryStore(path, embedder=HashingEmbedder()) as store:
+        store.add(Message(id=EX + "early", content="the build server is down again"))
+        store.add(Message(id=EX + "secret", content="my pin is zanzibarquokka 4471"))
+        store.recall_index()
+
+
+def test_a_write_the_index_missed_is_derived_on_the_next_open(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    seeded(path)
+    crash_during(path, "add")
+    with MemoryStore(path, embedder=HashingEmbedder()) as store:
+        assert store.recall("okapi sanctuary", k=1)[0].node == EX + "late"
+        assert store.recall_index().recovered == 1
+        assert store.check_recall_index().consistent
+
+
+def test_an_erasure_the_index_missed_leaves_no_trace_after_the_next_open(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    seeded(path)
+    crash_during(path, "erase")
+    with MemoryStore(path, embedder=HashingEmbedder()) as store:
+        assert EX + "secret" not in {h.node for h in store.recall("zanzibarquokka pin", k=10)}
+        assert store.check_recall_index().consistent
+    for file in (p for p in path.iterdir() if p.name.startswith(INDEX_FILE)):
+        assert b"zanzibarquokka" not in file.read_bytes(), file.name
+
+
+def test_an_interrupted_bulk_load_rebuilds_the_index(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    seeded(path)
+    crash_during(path, "load")
+    with MemoryStore(path, embedder=HashingEmbedder()) as store:
+        assert store.recall("pangolin", k=1)[0].node == EX + "bulk"
+        assert store.recall_index().recovered == "rebuilt"
+        assert store.check_recall_index().consistent
+
+
+def test_a_read_only_open_reports_the_gap(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    seeded(path)
+    crash_during(path, "add")
+    with MemoryStore(path, read_only=True, embedder=HashingEmbedder()) as store:
+        report = store.check_recall_index()
+        assert not report.consistent
+        assert any("interrupted" in f.problem for f in report.faults)
+        assert any(f.node == EX + "late" and f.problem == "missing" for f in report.faults)
+
+
+def test_a_write_that_completes_leaves_nothing_pending(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "store", embedder=HashingEmbedder()) as store:
+        store.recall_index()
+        store.add(Message(id=EX + "m", content="nothing interrupted this one"))
+        erase(store, EX + "m", reason="consent revoked")
+        assert store.recall_index().pending() == []
