@@ -23,6 +23,7 @@ from memkg.access import (
     view_options,
 )
 from memkg.endpoint.rights import bearer_grant
+from memkg.errors import ParseError
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import PREFIXES
 
@@ -239,6 +240,49 @@ def test_keywords_in_strings_iris_and_comments_are_not_keywords(query: str) -> N
 def test_restricted_refuses_dataset_clauses_it_cannot_resolve(query: str) -> None:
     with pytest.raises(Forbidden):
         query_options(TENANT_A, query)
+
+
+@pytest.mark.parametrize(("query", "params", "message"), [
+    ("SELECT * FROM <urn:t:b> { ?s ?p ?o }", {}, "FROM names graph <urn:t:b>"),
+    ("SELECT * FROM NAMED <urn:t:b> { ?s ?p ?o }", {}, "FROM NAMED names graph <urn:t:b>"),
+    ("SELECT * { ?s ?p ?o }", {"default_graph_uris": ["urn:t:b"]}, "default-graph-uri names graph <urn:t:b>"),
+    ("SELECT * { ?s ?p ?o }", {"named_graph_uris": ["urn:t:b"]}, "named-graph-uri names graph <urn:t:b>"),
+])
+def test_a_refusal_names_the_clause_or_parameter_as_the_user_wrote_it(query: str, params: dict, message: str) -> None:
+    # SPARQL's keywords and the protocol's parameter names, spelt as the user knows them.
+    with pytest.raises(Forbidden) as refused:
+        query_options(TENANT_A, query, **params)
+    assert str(refused.value).startswith(message), str(refused.value)
+
+
+@pytest.mark.parametrize("grant", [OPEN, TENANT_A])
+def test_a_named_graph_parameter_that_is_no_iri_is_refused_naming_the_parameter(grant: Grant) -> None:
+    with pytest.raises(ValueError) as refused:
+        query_options(grant, "ASK {}", named_graph_uris=["nope"])
+    assert str(refused.value) == "named-graph-uri 'nope' is not an absolute IRI"
+
+
+def test_a_relative_from_resolves_against_the_requests_base_iri() -> None:
+    # The protocol's base IRI is the one Oxigraph resolves the query with, so FROM <a> with
+    # base http://example.org/t/ names the tenant's graph …/t/a, and FROM <b> one it may not read.
+    own, other = NamedNode("http://example.org/t/a"), NamedNode("http://example.org/t/b")
+    store = Store()
+    store.extend([Quad(own, own, own, own), Quad(other, other, other, other)])
+    tenant = Grant(frozenset({own}), write=False)
+    query = "SELECT ?o FROM <a> { ?s ?p ?o }"
+    opts = query_options(tenant, query, base_iri="http://example.org/t/")
+    assert values(store.query(query, base_iri="http://example.org/t/", **opts)) == [str(own)]
+    with pytest.raises(Forbidden, match="t/b"):
+        query_options(tenant, "SELECT ?o FROM <b> { ?s ?p ?o }", base_iri="http://example.org/t/")
+
+
+def test_a_query_that_does_not_lex_is_located_as_the_endpoint_locates_query_errors() -> None:
+    # The endpoint names a query's syntax errors "<query>:LINE:COLUMN" (worker._query); the
+    # restricted scan of the dataset clauses says the same of the text it cannot read.
+    with pytest.raises(ParseError) as refused:
+        query_options(TENANT_A, 'SELECT * FROM <urn:t:a>\n{ ?s ?p "open }')
+    assert (refused.value.file, refused.value.line, refused.value.column) == ("<query>", 2, 9)
+    assert str(refused.value).startswith("<query>:2:9: unterminated string")
 
 
 # -- views ---------------------------------------------------------------------------------------

@@ -221,6 +221,25 @@ def test_retract_withdraws_a_claim_from_current_knowledge(store: MemoryStore) ->
     assert list(store.quads(c, None, None))  # the claim itself stays, for history
 
 
+def test_a_retraction_without_a_tenant_goes_to_the_one_graph_holding_the_claim(store: MemoryStore) -> None:
+    # Other tenants' data (and the shared default graph) must not make the claim's graph ambiguous.
+    other = "http://example.org/tenants/noor"
+    store.add(Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m"), graph=other)
+    c = store.add(Claim(subject=LIA, predicate=EX + "prefers", object=TEA, asserted_by=EX + "m"), graph=TENANT)
+    r = store.retract(c)
+    assert [q.graph_name for q in store.quads(r, mem.retracts, c, graph=None)] == [NamedNode(TENANT)]
+
+
+def test_superseding_a_claim_of_another_tenant_is_refused_and_writes_nothing(store: MemoryStore) -> None:
+    other = "http://example.org/tenants/noor"
+    old = store.add(Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m"), graph=other)
+    before = set(store.quads(None, None, None, graph=None))
+    with pytest.raises(NotFoundError, match=f"no claim by that IRI in graph <{TENANT}>"):
+        store.supersede(old, Claim(subject=LIA, predicate=EX + "prefers", object=TEA, asserted_by=EX + "m"),
+                        graph=TENANT)
+    assert set(store.quads(None, None, None, graph=None)) == before
+
+
 # -- who, when and where: a message's episode, turn, addressees and attachments --------------------
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode
 
-from memkg import MemoryStore, Message, NotFoundError
+from memkg import MemoryStore, Message, NotFoundError, ValidationError
 from memkg import provenance as P
 from memkg.provenance.withdrawal import is_declared
 from memkg.validation import validate_files, validate_store
@@ -655,3 +655,57 @@ def test_erasing_a_name_that_is_no_iri_says_the_source_must_be_one(acme: MemoryS
 def test_a_lineage_question_about_a_name_that_is_no_iri_says_the_claim_must_be_one(acme: MemoryStore) -> None:
     with pytest.raises(ValueError, match="claim must be a full IRI, got 'answer'"):
         P.lineage(acme, "answer", tenant=T)
+
+
+def test_erasing_a_source_removes_the_statement_its_only_occurrence_asserted() -> None:
+    # SPEC 3: erasure removes the content; an occurrence's content is the triple it asserts,
+    # unless another occurrence still asserts it. Neither touches another tenant's copy.
+    store = _store(f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:y a mem:Entity . ex:m a mem:Message . ex:n a mem:Message .
+      ex:x ex:p ex:y ~ ex:o {{| a mem:Occurrence ; prov:wasDerivedFrom ex:m |}} .
+      ex:y ex:p ex:x ~ ex:o1 {{| a mem:Occurrence ; prov:wasDerivedFrom ex:m |}}
+                     ~ ex:o2 {{| a mem:Occurrence ; prov:wasDerivedFrom ex:n |}} .
+    }}
+    GRAPH <{OTHER}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:y a mem:Entity . ex:k a mem:Message .
+      ex:x ex:p ex:y ~ ex:q {{| a mem:Occurrence ; prov:wasDerivedFrom ex:k |}} .
+    }}""")
+    done = P.erase(store, EX + "m", reason="consent revoked", graph=T)
+    assert names(done.removed) == {"m", "o", "o1"}
+    assert not any(store.quads(n("x"), n("p"), n("y"), NamedNode(T)))
+    assert any(store.quads(n("y"), n("p"), n("x"), NamedNode(T)))  # ex:o2 still asserts it
+    assert any(store.quads(n("x"), n("p"), n("y"), NamedNode(OTHER)))
+
+
+CLAIM_HERE_OCCURRENCE_THERE = f"""
+    GRAPH <{T}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:y a mem:Entity . ex:m a mem:Message .
+      ex:x ex:p ex:y .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p ex:y )>> ; prov:wasDerivedFrom ex:m .
+    }}
+    GRAPH <{OTHER}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:y a mem:Entity . ex:k a mem:Message .
+      ex:x ex:p ex:y ~ ex:c {{| a mem:Occurrence ; prov:wasDerivedFrom ex:k |}} .
+    }}"""
+
+
+def test_erasing_a_claim_keeps_the_statement_when_only_another_tenant_records_an_occurrence_of_it() -> None:
+    # In this tenant ex:c is a claim: it reifies the proposition without asserting it, so the
+    # statement asserted on its own here is not the claim's content. That another tenant's
+    # graph types the same IRI as an occurrence changes nothing here (SPEC 2.7: tenants are apart).
+    store = _store(CLAIM_HERE_OCCURRENCE_THERE)
+    # Unchecked: the erasure record's mem:retracts ex:c would be refused by invariant 7 (see
+    # the next test); what is judged here is which quads the erasure removes.
+    store.validator = None
+    done = P.erase(store, EX + "m", reason="consent revoked", graph=T)
+    assert names(done.removed) == {"m", "c"}
+    assert any(store.quads(n("x"), n("p"), n("y"), NamedNode(T)))
+    assert any(store.quads(n("x"), n("p"), n("y"), NamedNode(OTHER)))
+
+
+@pytest.mark.xfail(strict=True, raises=ValidationError, reason="open: TenantIsolationShape refuses the erasure record's mem:retracts of an "
+                   "IRI that another tenant also types (benchmarks/mutation-survivors.md)")
+def test_a_source_can_be_erased_when_another_tenant_uses_the_same_iri() -> None:
+    store = _store(CLAIM_HERE_OCCURRENCE_THERE)
+    P.erase(store, EX + "m", reason="consent revoked", graph=T)

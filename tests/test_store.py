@@ -11,6 +11,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
 
 import memkg.store as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
+from memkg.errors import Violation
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import MEMX
 
@@ -288,6 +289,27 @@ def test_the_streaming_path_validates_triple_terms_through_the_claim_index(tmp_p
     assert any(v.shape.endswith("TypedVertexShape>") and v.value == "<http://example.org/nobody>"
                for v in info.value.violations), info.value
     assert not any(True for _ in store.quads(with_index=True) if _.graph_name != ONTOLOGY_GRAPH)
+
+
+def test_a_validator_that_does_not_stream_sees_the_whole_input_on_the_streaming_path(tmp_path: Path, monkeypatch) -> None:
+    # MemoryStore.validator is any ``validator(store, batch)``; only one that declares
+    # ``streams`` takes the input as a one-pass stream: any other may read its batch twice.
+    monkeypatch.setattr(store_module, "STREAM_THRESHOLD_BYTES", 0)
+    judged: list[int] = []
+
+    def no_secrets(store: MemoryStore, batch, **options) -> list[Violation]:
+        judged.append(sum(1 for _ in batch))
+        return [Violation("ex:NoSecretsShape", str(q.subject), "no secrets here") for q in batch
+                if q.object == Literal("secret")]
+
+    store = MemoryStore(validation=None)
+    store.write([Quad(NamedNode(EX + "x"), NamedNode(EX + "p"), Literal("before"))])
+    store.validator = no_secrets
+    secret = write(tmp_path, "secret.ttl", "<http://example.org/a> <http://example.org/p> 'open' , 'secret' .")
+    with pytest.raises(ValidationError, match="NoSecretsShape"):
+        store.load(secret)
+    assert judged == [2]
+    assert not list(store.quads(NamedNode(EX + "a"), None, None, graph=None))
 
 
 def test_a_bulk_load_compacts_only_when_it_is_at_least_the_size_of_the_store(tmp_path: Path, monkeypatch) -> None:

@@ -123,6 +123,16 @@ def test_errors() -> None:
     assert not triples(store)
 
 
+def test_using_graph_uris_are_taken_as_iris_or_as_text() -> None:
+    # The signature takes str | NamedNode: a NamedNode is the same graph as its text.
+    for using in (["urn:g"], [NamedNode("urn:g")]):
+        store = MemoryStore(validation=None)
+        apply_update(store, "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:p> 1 } }", grant=OPEN)
+        apply_update(store, "INSERT { GRAPH <urn:h> { ?s ?p ?o } } WHERE { ?s ?p ?o }", grant=OPEN,
+                     using_graphs=using, using_named_graphs=using)
+        assert [q.subject for q in store.quads(None, None, None, NamedNode("urn:h"))] == [NamedNode("urn:a")]
+
+
 def test_memkg_own_triples_are_not_writable(scratch: MemoryStore) -> None:
     with pytest.raises(Forbidden, match="index"):
         apply_update(scratch, "INSERT DATA { <urn:r> <https://w3id.org/memkg/index#subject> <urn:s> }", grant=OPEN)

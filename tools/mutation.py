@@ -84,7 +84,7 @@ PYTHON_TESTS: dict[str, list[str]] = {
     "provenance.lineage": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
     "provenance.support": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
     "validation.writes": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py"],
-    "store.writes": ["tests/test_store.py", "tests/test_write_validation.py"],
+    "store.writes": ["tests/test_store.py", "tests/test_model.py", "tests/test_write_validation.py"],
     "updates": ["tests/test_updates.py"],
     "access": ["tests/test_access.py"],
     "timeline": ["tests/test_timeline.py"],

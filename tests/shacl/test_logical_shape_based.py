@@ -92,3 +92,13 @@ def test_a_value_that_fits_no_alternative_of_sh_or_is_reported_in_words() -> Non
     base = AGE + " ex:Named a sh:NodeShape ; sh:property [ sh:path ex:name ; sh:minCount 1 ] . ex:S a sh:NodeShape ; sh:targetClass ex:T ; "
     (result,) = shapes(base + "sh:or ( ex:Adult ex:Named ) .").validate(store(DATA)).results  # ex:kid
     assert result.message.value == "Value does not conform to any shape of sh:or"
+
+
+def test_qualified_min_count_counts_each_conforming_value_when_the_shape_is_decided_row_by_row() -> None:
+    # SHACL §4.7.3: the number of value nodes that conform. sh:minCount 5 is too large to
+    # spell out in SPARQL, so the qualified shape is decided over the rows in Python.
+    s = ("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path ex:p ; "
+         "sh:qualifiedValueShape [ sh:path ex:r ; sh:minCount 5 ] ; sh:qualifiedMinCount 2 ] .")
+    five = "ex:r 1, 2, 3, 4, 5"
+    assert check(s, f"ex:a ex:p ex:b1, ex:b2, ex:b3 . ex:b1 {five} . ex:b2 {five} . ex:b3 ex:r 1 .") == {}
+    assert check(s, f"ex:a ex:p ex:b1, ex:b3 . ex:b1 {five} . ex:b3 ex:r 1 .") == {("ex:a", "-", "QualifiedMinCount"): 1}

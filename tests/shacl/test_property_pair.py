@@ -6,7 +6,7 @@ import pytest
 
 from memkg.shacl import ShapeError
 
-from .helpers import check, shapes
+from .helpers import check, ex, shapes
 
 P = "ex:S a sh:NodeShape ; sh:targetClass ex:T ; sh:property [ sh:path ex:p ; {c} ] ."
 
@@ -41,3 +41,13 @@ def test_less_than_and_less_than_or_equals() -> None:
 def test_less_than_is_not_allowed_on_node_shapes() -> None:
     with pytest.raises(ShapeError, match="node shapes cannot have sh:lessThan"):
         shapes("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:lessThan ex:q .")
+
+
+def test_an_alternative_breaking_disjoint_is_not_taken_for_granted() -> None:
+    # Judging given nodes, sh:or takes a shortcut when a member surely conforms; a disjoint
+    # whose other property shares a value does not, so ex:a fits no member (SHACL §4.5.2, §4.6.2).
+    s = ("ex:S a sh:NodeShape ; sh:targetClass ex:T ; "
+         "sh:or ( [ sh:path ex:p ; sh:disjoint ex:q ] [ sh:class ex:Never ] ) .")
+    for focus in (None, [ex("a")]):  # every target, and the node alone (as a write is judged)
+        assert check(s, "ex:a a ex:T ; ex:p ex:x ; ex:q ex:x .", focus=focus) == {("ex:a", "ex:a", "Or"): 1}
+        assert check(s, "ex:a a ex:T ; ex:p ex:x ; ex:q ex:y .", focus=focus) == {}

@@ -131,3 +131,72 @@ def test_written_forms_record_only_rewritten_quads() -> None:
     assert len(written) == 1
     assert sorted(t.value for t in written.values([DefaultGraph()], s, p)) == ["03", "1", "2"]
     assert not WrittenForms.of(quads[:2])
+
+
+# -- found by mutation testing (tools/mutation.py; benchmarks/mutation-survivors.md) ---------
+# Each judges data the store would rewrite, so the engine decides it in Python as written.
+
+
+def test_min_count_counts_distinct_terms_as_written_and_reports_too_few() -> None:
+    # SHACL §4.2.1: value nodes are terms; 1 and "01"^^xsd:integer are two, which is fewer than three.
+    rep = report(prop("sh:minCount 3"), 'ex:a ex:p 1, "01"^^xsd:integer .')
+    assert [(str(r.focus), r.value) for r in rep.results] == [("<http://example.org/a>", None)]
+
+
+def test_integer_subtypes_are_ill_typed_below_their_lower_bound() -> None:
+    # XSD 1.1: xsd:byte is -128..127, xsd:short -32768..32767, xsd:int -2^31..2^31-1.
+    for dt, low in (("byte", -128), ("short", -(2**15)), ("int", -(2**31))):
+        shape = prop(f"sh:datatype xsd:{dt}")
+        assert report(shape, f'ex:a ex:p "{low}"^^xsd:{dt} .').conforms, dt
+        assert values(report(shape, f'ex:a ex:p "{low - 1}"^^xsd:{dt} .')) == [f'"{low - 1}"^^<{XSD_NS}{dt}>'], dt
+
+
+def test_equals_sees_a_rewritten_literal_on_the_shapes_own_path() -> None:
+    # The written form may be on either property: "01" on ex:p and 1 on ex:q are different terms.
+    shape = "ex:S sh:targetSubjectsOf ex:p ; sh:property [ sh:path ex:p ; sh:equals ex:q ] ."
+    assert not report(shape, 'ex:a ex:p "01"^^xsd:integer ; ex:q 1 .').conforms
+
+
+def test_disjoint_compares_terms_as_written() -> None:
+    # SHACL §4.5.2: "01"^^xsd:integer and 1 are different terms, so the sets are disjoint.
+    shape = "ex:S sh:targetSubjectsOf ex:p ; sh:property [ sh:path ex:p ; sh:disjoint ex:q ] ."
+    assert report(shape, 'ex:a ex:p "01"^^xsd:integer ; ex:q 1 .').conforms
+    assert values(report(shape, 'ex:a ex:p "01"^^xsd:integer ; ex:q "01"^^xsd:integer .')) == [
+        f'"01"^^<{XSD_NS}integer>']
+
+
+def test_pair_constraints_against_a_path_compare_the_terms_at_its_end() -> None:
+    # SHACL 1.2: sh:equals may name a path; the written "01" at both ends is one term.
+    shape = "ex:S sh:targetSubjectsOf ex:p ; sh:property [ sh:path ex:p ; sh:equals ( ex:q ex:r ) ] ."
+    assert report(shape, 'ex:a ex:p "01"^^xsd:integer ; ex:q ex:b . ex:b ex:r "01"^^xsd:integer .').conforms
+
+
+def test_language_in_reports_only_the_values_without_a_listed_language() -> None:
+    rep = report(prop('sh:languageIn ( "en" )'), 'ex:a ex:p "hi"@en, "01"^^xsd:integer .')
+    assert values(rep) == [f'"01"^^<{XSD_NS}integer>']
+
+
+def test_xone_accepts_a_value_that_fits_exactly_one_member_as_written() -> None:
+    # "5"^^xsd:int is an xsd:int, not an xsd:integer (the datatype is compared as written).
+    shape = prop("sh:xone ( [ sh:datatype xsd:int ] [ sh:datatype xsd:integer ] )")
+    assert report(shape, 'ex:a ex:p "5"^^xsd:int .').conforms
+    assert not report(prop("sh:xone ( [ sh:datatype xsd:int ] [ sh:datatype xsd:int ] )"), 'ex:a ex:p "5"^^xsd:int .').conforms
+
+
+def test_a_nested_property_shape_is_judged_from_its_own_focus_nodes() -> None:
+    # SHACL §4.7.2: the inner shape's focus nodes are the values of ex:p (ex:b), not ex:a.
+    shape = ("ex:S sh:targetSubjectsOf ex:p ; sh:property [ sh:path ex:p ; "
+             "sh:property [ sh:path ex:q ; sh:maxCount 1 ] ] .")
+    assert report(shape, 'ex:a ex:p ex:b ; ex:q 1, "01"^^xsd:integer . ex:b ex:q 2 .').conforms
+    rep = report(shape, 'ex:a ex:p ex:b ; ex:q "01"^^xsd:integer . ex:b ex:q 1, 2 .')
+    assert [str(r.focus) for r in rep.results] == ["<http://example.org/b>"]
+
+
+def test_a_literal_conforms_to_a_member_whose_nested_property_shape_it_meets() -> None:
+    # A literal has no ex:q values, so sh:maxCount 0 holds; its datatype as written is xsd:int.
+    shape = prop("sh:or ( [ sh:datatype xsd:int ; sh:property [ sh:path ex:q ; sh:maxCount 0 ] ] "
+                 "[ sh:datatype xsd:string ] )")
+    assert report(shape, 'ex:a ex:p "5"^^xsd:int .').conforms
+    shape = prop("sh:or ( [ sh:datatype xsd:int ; sh:property [ sh:path ex:q ; sh:minCount 1 ] ] "
+                 "[ sh:datatype xsd:string ] )")
+    assert values(report(shape, 'ex:a ex:p "5"^^xsd:int .')) == [f'"5"^^<{XSD_NS}int>']
