@@ -593,3 +593,43 @@ def test_a_workers_recall_index_follows_the_servers_writes(tmp_path: Path) -> No
     worker.follow()
     assert held(worker) == held(RecallIndex(Store(), file, embedder, read_only=True))
     store.close()
+
+
+def test_a_write_is_validated_within_the_time_limit_and_holds_no_one_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write's validation runs under the write lock: past ``--timeout`` it stops with a 503
+    naming the limit, and nothing is written (it is checked before every validation query)."""
+    from pyoxigraph import NamedNode
+
+    from memkg import MemoryStore
+    from memkg.access import OPEN
+    from memkg.endpoint.app import Endpoint, Settings
+    from memkg.endpoint.failures import to_http
+    from memkg.validation.writes import WriteTimeout
+
+    class Published:
+        def publish(self) -> None:
+            raise AssertionError("a stopped write was published")
+
+    class InProcess(Endpoint):
+        def __init__(self, timeout: float) -> None:  # a store and nothing else: no pool, no snapshots
+            self.settings = Settings(timeout=timeout)
+            self.store = MemoryStore()
+            self.snapshots = Published()  # type: ignore[assignment]
+
+    from memkg.validation.writes import WriteValidator
+
+    staged = WriteValidator.stage
+
+    def slow_stage(self: WriteValidator, *args: object, **kwargs: object) -> object:
+        time.sleep(1.0)  # reading the write's context from a large store
+        return staged(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(WriteValidator, "stage", slow_stage)
+    body = f"<{LIA}#lia> a <https://w3id.org/memkg#Person> .".encode()
+    endpoint = InProcess(timeout=0.5)
+    before = set(endpoint.store.quads())
+    with pytest.raises(WriteTimeout) as stopped:
+        endpoint.post_graph(OPEN, NamedNode(LIA), body, "text/turtle", base_iri=LIA)
+    assert set(endpoint.store.quads()) == before and not endpoint.store.lock()._is_owned()  # type: ignore[attr-defined]
+    answer = to_http(stopped.value)
+    assert answer.status == 503 and "time limit of 0.5 s" in answer.message and "nothing was written" in answer.message

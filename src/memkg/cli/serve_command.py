@@ -118,7 +118,8 @@ Results follow the Accept header (q-values honoured; 406 if nothing fits) or ?fo
 Writes are validated like every memkg write (400 with the violations, nothing written).
 Queries, recall and pictures run in worker processes on snapshots of the store; one past --timeout is
 killed. Updates are planned there too, then applied here; one past --timeout is killed and nothing is
-written. A Graph Store body is parsed here, within --timeout, before the write lock is taken.
+written. A Graph Store body is parsed here, within --timeout, before the write lock is taken; a
+write's validation under the lock stops at --timeout too (503, nothing written).
 With --tokens every route needs a token (/health without one answers only {"status": "ok"}), and the
 workers run in a network sandbox (seccomp): no SERVICE or LOAD reaches the network. Without seccomp
 (not Linux on x86_64/aarch64), --tokens refuses to start. Limits: see docs/endpoint-security.md.

@@ -35,6 +35,7 @@ from ..limits import Limits, count_openings, guarded, nesting_depth
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore, rdf_format
 from ..terms import Graph, parse_datetime
+from ..validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
 from . import rights
 from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
@@ -208,7 +209,7 @@ class Endpoint:
             with self.store.lock() if locked else contextlib.nullcontext():
                 planned_on = self.snapshots.current.number
                 plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update", grant)
-            with self.store.lock():
+            with self._writing(), self.store.lock():
                 if self.snapshots.current.number != planned_on:
                     continue  # another write committed while this one was planned
                 removed = self.store.change(
@@ -218,12 +219,17 @@ class Endpoint:
                 return UpdateSummary(removed=removed, added=len(plan.add))
         raise AssertionError("unreachable: the last attempt plans under the write lock")
 
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        """A write holds the lock (waiting for it included) and validates within ``--timeout``:
+        past it the write stops with nothing written (503), so no write holds others' past it."""
+        return validation_time_limit(self.settings.timeout)
+
     def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
         """Replace ``graph`` with the payload, in one atomic, validated write."""
         self._check_graph(grant, graph)
         quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
                               timeout=self.settings.timeout)
-        with self.store.lock():
+        with self._writing(), self.store.lock():
             existed = self._exists(graph)
             old = list(self.store.quads(graph=graph))
             removed = self.store.change(
@@ -241,7 +247,7 @@ class Endpoint:
                               timeout=self.settings.timeout)
         for target in {q.graph_name for q in quads} | ({graph} if graph is not None else set()):
             self._check_graph(grant, target)
-        with self.store.lock():
+        with self._writing(), self.store.lock():
             existed = graph is None or self._exists(graph)
             added = self.store.write(quads, source=f"POST {_label(graph)}", visible=rights.visible_graphs(grant))
             self.snapshots.publish()
@@ -249,7 +255,7 @@ class Endpoint:
 
     def delete_graph(self, grant: Grant, graph: Graph) -> GraphWrite:
         self._check_graph(grant, graph)
-        with self.store.lock():
+        with self._writing(), self.store.lock():
             if not self._exists(graph):
                 raise LookupError(f"no graph {graph} in the store")
             removed = self.store.change(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..access import Forbidden, Unauthorized
 from ..errors import MemkgError, NotFoundError, ParseError, Refused
 from ..limits import LimitExceeded
+from ..validation.writes import WriteTimeout
 from . import negotiation as neg
 from .jobs import Failure
 from .pool import QueryTimeout, ServerBusy, WorkerCrashed
@@ -74,6 +75,7 @@ _STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (LimitExceeded, 400),  # 413 for a body: its own status (to_http)
     (UnsupportedMediaType, 415),
     (QueryTimeout, 503),
+    (WriteTimeout, 503),
     (ServerBusy, 503),
     (WorkerCrashed, 500),
     (UnsupportedUpdate, 501),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -16,7 +19,7 @@ from pyoxigraph import (
     Triple,
 )
 
-from ..errors import Violation
+from ..errors import MemkgError, Violation
 from ..ontology import ONTOLOGY_GRAPH, ontology_quads
 from ..vocab import MEMX, SH, mem, prov, rdf, rdfs
 from .results import Graph, Result, Term
@@ -27,6 +30,48 @@ if TYPE_CHECKING:
     from ..store import MemoryStore
 
 # -- validation of writes ------------------------------------------------------------
+
+class WriteTimeout(MemkgError, TimeoutError):
+    """A write's validation ran past its :func:`time_limit` and was stopped; nothing was written."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the write's validation exceeded the time limit of {seconds:g} s and was stopped; "
+                         "nothing was written")
+        self.seconds = seconds
+
+
+_time_limit: ContextVar[tuple[float, float] | None] = ContextVar("memkg_write_time_limit", default=None)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Writes validated inside this block (in this thread) stop with :class:`WriteTimeout` once
+    ``seconds`` have passed since it began, checked between validation queries; None: no limit.
+    Validation comes before the commit, so a stopped write has written nothing. The endpoint
+    holds its writes to ``--timeout`` so: one slow write never holds other tenants' writes
+    past it.
+
+    >>> from memkg import MemoryStore, Vertex, mem
+    >>> store = MemoryStore()
+    >>> with time_limit(0):
+    ...     store.add(Vertex(id="https://example.org/lia", cls=mem.Person))
+    Traceback (most recent call last):
+    memkg.validation.writes.WriteTimeout: the write's validation exceeded the time limit of 0 s and was stopped; nothing was written
+    >>> [q for q in store.quads() if q.subject.value == "https://example.org/lia"]
+    []
+    """
+    token = _time_limit.set(None if seconds is None else (time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _time_limit.reset(token)
+
+
+def _within_time_limit(_step: str = "") -> None:
+    limit = _time_limit.get()
+    if limit is not None and time.monotonic() >= limit[0]:
+        raise WriteTimeout(limit[1])
+
 
 class WriteValidator:
     """Checks a write before it is committed: refuses it whole if it breaks an invariant.
@@ -60,7 +105,9 @@ class WriteValidator:
         tenant isolation (invariant 7) across tenants is left to ``memkg validate`` and to
         writes made without a token.
         """
+        _within_time_limit()
         scratch, focus, graphs = self.stage(store.raw, batch, removed=removed, in_process=store.capabilities.in_process)
+        _within_time_limit()
         if visible is not None:
             seen = {*visible, ONTOLOGY_GRAPH, DefaultGraph()}
             for g in list(scratch.named_graphs()):
@@ -98,7 +145,8 @@ class WriteValidator:
             and len(focus) > SCAN_FOCUS_LIMIT
             and len(scratch) < SCAN_QUADS_PER_FOCUS_NODE * len(focus)
         )
-        return validate_graphs(self.engine, scratch, graphs, focus, scan=scan)
+        timed = _within_time_limit if _time_limit.get() is not None else None  # told before every query
+        return validate_graphs(self.engine, scratch, graphs, focus, scan=scan, progress=timed)
 
     def stage(
         self, main: QuadStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (), in_process: bool = True,
