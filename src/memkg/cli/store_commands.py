@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import shutil
 import sys
+import time
+import traceback
 from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -29,9 +32,12 @@ def cmd_load(args: argparse.Namespace) -> int:
         with open_store(args, write=True) as store:
             report = store.load(*args.files, graph=args.graph, format=args.format, progress=progress,
                                 strict_literals=args.strict_literals, limits=limits_from(args))
-    except BaseException:
+    except BaseException as failure:
         if created is not None:
-            shutil.rmtree(created, ignore_errors=True)
+            # The store closes when its last reference goes: this frame's and the failed load's.
+            store = None  # noqa: F841
+            traceback.clear_frames(failure.__traceback__)
+            _remove_created(created)
         raise
     if progress:
         sys.stderr.write("\r\x1b[K")
@@ -43,6 +49,17 @@ def cmd_load(args: argparse.Namespace) -> int:
         f"{report.added:,} new (index included), store {args.store}"
     )
     return EXIT_OK
+
+
+def _remove_created(directory: Path) -> None:
+    """Remove a store directory this command created, trying again for a few seconds: RocksDB
+    closes when the store's last reference goes, and its threads may write a file meanwhile."""
+    gc.collect()
+    for _ in range(50):
+        shutil.rmtree(directory, ignore_errors=True)
+        if not directory.exists():
+            return
+        time.sleep(0.1)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
