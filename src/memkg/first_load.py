@@ -43,6 +43,7 @@ from .ontology import ONTOLOGY_GRAPH
 from .validation.writes import WriteValidator, holds_no_data
 
 if TYPE_CHECKING:
+    from .backends.base import QuadStore
     from .store import LoadReport
 
 #: One file of a load: its path, format and base IRI.
@@ -60,13 +61,13 @@ _NAMED = (NamedNode, Literal)
 MIN_BYTES = 8 * 1024 * 1024
 
 
-def applies(raw: Any, validator: Any, size: int) -> bool:
-    """Whether a load of ``size`` bytes into ``raw`` (the store's Oxigraph store) is done as a
-    first load: at least :data:`MIN_BYTES`, into an on-disk store with no data yet, validated
-    by memkg's own validator or not at all."""
+def applies(raw: QuadStore, validator: Any, size: int) -> bool:
+    """Whether a load of ``size`` bytes into ``raw`` (the store's quads; the store has checked
+    that its backend is in process and bulk loads) is done as a first load: at least
+    :data:`MIN_BYTES`, into a store with no data yet, validated by memkg's own validator or
+    not at all."""
     return (
         size >= MIN_BYTES
-        and isinstance(raw, Store)
         and (validator is None or isinstance(validator, WriteValidator))
         and holds_no_data(raw)
     )
