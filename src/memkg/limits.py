@@ -485,7 +485,7 @@ def guarded(
         batch: list[Any] = []
         try:
             for quad in parse():
-                if check_depth and (depth := term_depth(quad, past=limits.max_depth)) > limits.max_depth:
+                if check_depth and term_depth(quad, past=limits.max_depth) > limits.max_depth:
                     quad = None  # freed here, on the deep stack (its drop recurses too)
                     raise LimitExceeded(
                         f"{source} nests triple terms more than {limits.max_depth} deep (<<( … )>>), past the limit "

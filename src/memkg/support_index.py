@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pyoxigraph import BlankNode, NamedNode, Quad, Store
+from pyoxigraph import BlankNode, NamedNode, Quad
 
 from .vocab import mem
 from .backends.base import QuadStore

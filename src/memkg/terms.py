@@ -74,10 +74,16 @@ def tenant_iri(value: IRI | None) -> NamedNode | None:
     Traceback (most recent call last):
     ValueError: tenant must be a full IRI, got 'lia'
     """
-    if value is None or isinstance(value, NamedNode):
+    return None if value is None else full_iri(value, "tenant")
+
+
+def full_iri(value: IRI, what: str = "IRI") -> NamedNode:
+    """An IRI argument that must be absolute (a tenant, a claim to explain): unlike
+    :func:`iri`, a bare token is refused with a ValueError naming ``what``."""
+    if isinstance(value, NamedNode):
         return value
     if not isinstance(value, str) or ":" not in value:
-        raise ValueError(f"tenant must be a full IRI, got {value!r}")
+        raise ValueError(f"{what} must be a full IRI, got {value!r}")
     return iri(value)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from .errors import NotFoundError, ParseError
 from .results import term_json, terms_json

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
 from . import index as claim_index
 from .access import Forbidden, Grant, can_write_graph, require_write
@@ -64,7 +64,7 @@ from .ontology import ONTOLOGY_GRAPH
 from .sparql_lexer import Prologue, Token, hides_keyword, matching, tokenize
 from .store import MemoryStore
 from .terms import Graph, Term
-from .vocab import MEMX, PREFIXES
+from .vocab import PREFIXES
 
 
 

@@ -64,7 +64,6 @@ from typing import Any
 from pyoxigraph import (
     BlankNode,
     DefaultGraph,
-    Literal,
     NamedNode,
     Quad,
     QueryBoolean,
@@ -82,7 +81,7 @@ from .. import index as claim_index
 from .. import ontology, rdf11, sparql_lexer
 from ..errors import MemkgError
 from ..results import sparql_term_json
-from ..terms import Graph, Term
+from ..terms import Term
 from ..vocab import MEMX, PREFIXES
 from .base import Capabilities
 from .embedded import sparql_term

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pyoxigraph import (
-    BlankNode,
     NamedNode,
     QuerySolutions,
 )
@@ -15,32 +14,22 @@ from .. import views
 from ..ontology import ONTOLOGY_GRAPH
 from ..store import MemoryStore
 from ..terms import IRI as IRI  # re-exported: the provenance modules' argument type
-from ..terms import Resource, iri, tenant_iri
+from ..terms import Resource, full_iri, tenant_iri
 
 #: A node of a lineage or support graph: an IRI or a blank node.
 Node = Resource
-
-#: A node of the support graph: claims and sources are IRIs; groups may be blank nodes.
 
 
 # -- datasets -----------------------------------------------------------------------
 
 
-def as_node(value: IRI, what: str = "IRI") -> NamedNode:
-    if isinstance(value, NamedNode):
-        return value
-    if not isinstance(value, str) or ":" not in value:
-        raise ValueError(f"{what} must be a full IRI, got {value!r}")
-    return iri(value)
-
-
-def tenant_node(tenant: IRI | None) -> NamedNode | None:
-    return tenant_iri(tenant)
+#: An IRI argument that must be absolute, as a node (:func:`memkg.terms.full_iri`).
+as_node = full_iri
 
 
 def dataset(tenant: IRI | None) -> dict[str, Any]:
     """Query options for one tenant (its graph, the shared default graph, the ontology), or all graphs."""
-    return views.dataset_for(tenant_node(tenant), ONTOLOGY_GRAPH)
+    return views.dataset_for(tenant_iri(tenant), ONTOLOGY_GRAPH)
 
 
 def select(store: MemoryStore, query: str, options: dict[str, Any]) -> QuerySolutions:

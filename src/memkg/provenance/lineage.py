@@ -11,7 +11,8 @@ from pyoxigraph import (
 
 from ..results import term_json, terms_json
 from ..store import MemoryStore
-from .datasets import IRI, Node, as_node, tenant_node
+from ..terms import tenant_iri
+from .datasets import IRI, Node, as_node
 
 # -- lineage ---------------------------------------------------------------------------
 
@@ -80,8 +81,9 @@ def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lin
     """
     node = as_node(claim, "claim")
     params = {"claim": node.value}
-    if tenant is not None:
-        params["tenant"] = tenant_node(tenant).value  # type: ignore[union-attr]
+    scope = tenant_iri(tenant)
+    if scope is not None:
+        params["tenant"] = scope.value
     links: dict[tuple[Any, ...], Link] = {}
     ends: dict[Node, bool] = {}
     for row in store.view("lineage", params):  # type: ignore[union-attr]

@@ -19,7 +19,8 @@ from pyoxigraph import (
 from ..store import MemoryStore
 from ..support_index import SupportIndex, graph_key
 from ..vocab import mem
-from .datasets import IRI, Node, as_node, chunks, select, tenant_node
+from ..terms import tenant_iri
+from .datasets import IRI, Node, as_node, chunks, select
 
 # -- the support graph ---------------------------------------------------------------
 
@@ -86,7 +87,7 @@ FAST_CONE = True
 
 
 def _structure_options(store: MemoryStore, tenant: IRI | None) -> dict[str, Any]:
-    node = tenant_node(tenant)
+    node = tenant_iri(tenant)
     if node is None:
         return {"use_default_graph_as_union": True}
     raw = store.raw

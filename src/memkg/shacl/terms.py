@@ -18,7 +18,6 @@ named in a SPARQL query (``_:b`` there is a fresh variable), so they raise
 from __future__ import annotations
 
 import threading
-from typing import Union
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 from typing import Literal as Mode
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
 
 from ..errors import NotFoundError
 from ..terms import datetime_literal, datetime_of, iri, new_id

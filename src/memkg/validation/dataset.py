@@ -6,7 +6,7 @@ with its own graph plus the shared default graph and the ontology as its data gr
 
 from __future__ import annotations
 
-from pyoxigraph import DefaultGraph, Store
+from pyoxigraph import DefaultGraph
 
 from ..ontology import ONTOLOGY_GRAPH
 from .results import Graph

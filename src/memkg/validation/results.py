@@ -13,7 +13,6 @@ from pyoxigraph import (
     NamedNode,
     Quad,
     RdfFormat,
-    Triple,
     serialize,
 )
 
