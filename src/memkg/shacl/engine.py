@@ -372,6 +372,10 @@ class Engine:
         given = None if focus is None else {canonical(n) for n in focus}
         judged: set[tuple[int, Term]] = set()
         extra: list[Row] = []
+        # Asked once per shape and node, and per node and predicate, not once per constraint:
+        # a shape's constraints on one predicate judge the same nodes and values.
+        selected: dict[tuple[int, Term], bool] = {}
+        values_of: dict[tuple[Term, NamedNode], list[Term]] = {}
         for shape in self.shapes._targeted:
             for branch in self.compiler.plan(shape):
                 comp, path = branch.component, branch.shape.path
@@ -382,8 +386,16 @@ class Engine:
                     for p in (path.iri, *comp.other_predicates()):
                         nodes |= written.subjects(self._data_graphs, p)
                     for node in nodes:
-                        if (given is None or node in given) and self.targets(shape, node):
-                            found = comp.judge(self.values_as_written(node, path.iri), node, self)
+                        if given is not None and node not in given:
+                            continue
+                        chosen = selected.get((id(shape), node))
+                        if chosen is None:
+                            chosen = selected[(id(shape), node)] = self.targets(shape, node)
+                        if chosen:
+                            as_written = values_of.get((node, path.iri))
+                            if as_written is None:
+                                as_written = values_of[(node, path.iri)] = self.values_as_written(node, path.iri)
+                            found = comp.judge(as_written, node, self)
                             if found is not None:
                                 judged.add((branch.cid, node))
                                 extra += [Row(branch, node, (), node, v, as_written=True) for v in found]
