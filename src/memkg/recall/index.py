@@ -136,7 +136,9 @@ class Vectors:
         self.ids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, dim), dtype=np.float16)
         self.words = (dim + 63) // 64  #: 64-bit words of sign bits per row
-        self.bits = np.zeros((0, self.words), dtype=np.uint64)
+        #: Sign bits, word-major (``words`` rows of one 64-bit word per document): a search reads
+        #: each word's column contiguously, a cache-sized chunk at a time.
+        self.bits = np.zeros((self.words, 0), dtype=np.uint64)
         self.graphs = np.zeros(0, dtype=np.int32)
         self.start = np.zeros(0, dtype=np.float64)
         self.end = np.zeros(0, dtype=np.float64)
@@ -144,7 +146,7 @@ class Vectors:
         self.alive = np.zeros(0, dtype=bool)
         self.size = 0
         self.graph_codes: dict[GraphKey, int] = {}
-        self._scratch: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._distance = np.zeros(0, dtype=np.uint16)  #: scratch kept between searches (no page faults)
 
     def code(self, graph: GraphKey) -> int:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
@@ -159,7 +161,7 @@ class Vectors:
             cap = max(need, 2 * len(self.ids), 1024)
             self.ids = _grow(self.ids, cap)
             self.matrix = _grow(self.matrix, cap)
-            self.bits = _grow(self.bits, cap)
+            self.bits = _grow(self.bits.T, cap).T.copy()
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
             self.end = _grow(self.end, cap)
@@ -168,7 +170,7 @@ class Vectors:
         s = slice(self.size, need)
         self.ids[s] = ids
         self.matrix[s] = vectors
-        self.bits[s] = self.pack(vectors)
+        self.bits[:, s] = self.pack(vectors).T
         self.graphs[s] = [self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
@@ -191,7 +193,7 @@ class Vectors:
         pos = self.positions(ids)
         self.alive[pos] = False
         self.matrix[pos] = 0.0
-        self.bits[pos] = 0
+        self.bits[:, pos] = 0
 
     def pack(self, vectors: np.ndarray) -> np.ndarray:
         """Sign bits of ``vectors`` (rows), as 64-bit words."""
@@ -217,25 +219,13 @@ class Vectors:
         count = n if where is None else where.size
         if count == 0:
             return out
-        qbits = self.pack(question)[0]
-        rows = self.bits[:n] if where is None else self.bits[where]
-        # Scratch buffers kept between searches: fresh multi-megabyte arrays cost page faults.
-        if self._scratch is None or len(self._scratch[0]) < len(rows):
-            self._scratch = (np.empty((len(self.bits), self.words), np.uint64),
-                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.uint16))
-        xor, counts, distance = (a[: len(rows)] for a in self._scratch)
-        np.bitwise_xor(rows, qbits, out=xor)
-        np.bitwise_count(xor, out=counts)
-        # The words' counts added column by column: a reduction along a 4-wide axis is slower.
-        np.copyto(distance, counts[:, 0])
-        for w in range(1, self.words):
-            distance += counts[:, w]
+        distance = self.hamming(self.pack(question)[0], where)
         # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
-        estimate = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
         if where is None:
-            out[:] = estimate
+            np.multiply(distance, np.float32(-2.0 / self.dim), out=out)
+            out += np.float32(1.0)
         else:
-            out[where] = estimate
+            out[where] = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
         wanted = max(exact, int(count * self.EXACT_SHARE))
         if count > wanted:
             # The distances are small integers: a histogram gives the cut-off without sorting.
@@ -249,6 +239,30 @@ class Vectors:
         q = question.astype(np.float32)
         out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
         return out
+
+    #: Documents whose bits are compared per step: the step's buffers stay in the CPU's cache.
+    CHUNK = 32768
+
+    def hamming(self, qbits: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+        """Hamming distances of the question's sign bits to the rows at ``where`` (None: every row)."""
+        count = self.size if where is None else where.size
+        if len(self._distance) < count:
+            self._distance = np.empty(len(self.ids), dtype=np.uint16)
+        distance = self._distance[:count]
+        xor = np.empty(min(count, self.CHUNK), dtype=np.uint64)
+        ones = np.empty(len(xor), dtype=np.uint8)
+        for at in range(0, count, self.CHUNK):
+            end = min(count, at + self.CHUNK)
+            x, c, part = xor[: end - at], ones[: end - at], distance[at:end]
+            for w in range(self.words):
+                column = self.bits[w, at:end] if where is None else self.bits[w, where[at:end]]
+                np.bitwise_xor(column, qbits[w], out=x)
+                np.bitwise_count(x, out=c)
+                if w:
+                    np.add(part, c, out=part)
+                else:
+                    np.copyto(part, c)
+        return distance
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:
@@ -628,20 +642,52 @@ class RecallIndex:
             v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
                      [r[3] for r in rows], [r[4] for r in rows])
 
-    def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
+    def lexical(self, terms: Sequence[str], limit: int, graphs: Sequence[GraphKey] | None = None, *,
+                budget: int = 4000) -> list[tuple[int, float]]:
         """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
-        better), best first. ``match`` is an FTS5 query over the text column."""
-        if not match:
+        better), best first, for documents holding any of ``terms`` (words, each matched as
+        FTS5 matches a quoted phrase: stemmed).
+
+        FTS5 scores every match before it sorts (``ORDER BY bm25 … LIMIT`` has no top-k
+        pruning, and each score reads the document's length), so a word held by a tenth of a
+        large memory costs more than everything else recall does. ``budget`` bounds the matches
+        scored: the words' matches in scope are counted (each count stops past the budget),
+        and the most frequent words are left out while rarer ones fill the budget. A
+        frequent word weighs little in BM25 (its idf is low) beside the rare words kept. When
+        even the rarest word alone has more matches, only its ``budget`` newest are scored.
+        """
+        quoted = list(dict.fromkeys(f'"{t}"' for t in terms if t))
+        if not quoted:
             return []
         if graphs is not None:
             if not graphs:
                 return []
-            match = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND text : ({match})"
+            scope = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND "
+        else:
+            scope = ""
+
+        def expression(words: Sequence[str]) -> str:
+            return f"{scope}text : ({' OR '.join(words)})"
+
         with self._lock:
             try:
+                counts = [self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                          (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
+                kept, total = [], 0
+                for at in sorted(range(len(quoted)), key=counts.__getitem__):
+                    if kept and total + counts[at] > budget:
+                        break
+                    kept.append(at)
+                    total += counts[at]
+                match = expression([quoted[at] for at in sorted(kept)])
+                newest = ""
+                if total > budget:  # one word, too frequent: its newest matches only
+                    row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                                          (match, budget - 1)).fetchone()
+                    newest = f" AND rowid >= {int(row[0])}" if row else ""
                 rows = self.db.execute(
-                    "SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
-                    (match, limit),
+                    f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{newest} "
+                    "ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?", (match, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return []

@@ -47,6 +47,8 @@ class RecallConfig:
 
     #: Candidates each signal contributes before fusion.
     candidates: int = 100
+    #: Matches the lexical signal scores at most (the most frequent words give way; see RecallIndex.lexical).
+    lexical_budget: int = 2000
     #: Documents whose vectors are compared exactly (the rest by their sign bits only).
     exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
@@ -89,10 +91,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def query_terms(text: str) -> list[str]:
+    """The text's content words, as the lexical signal looks them up (stop words left out).
+
+    >>> query_terms("What does Lia's cat eat?")
+    ['lia', 'cat', 'eat']
+    """
+    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
+    return list(dict.fromkeys(terms))
+
+
 def match_expression(text: str) -> str:
     """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
-    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
-    return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+    return " OR ".join(f'"{t}"' for t in query_terms(text))
 
 
 @dataclass
@@ -150,9 +161,9 @@ def rank(
         for d, entity, role in index.linked(sorted(entities)):
             linked_roles.setdefault(d, f"{role}: {entities[entity]}")
         linked[vectors.positions(sorted(linked_roles))] = True
-    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked)
+    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
+    lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget))
     question_vector = index.embedder.embed([text])[0]
     in_period = np.zeros(n, dtype=bool)
     if periods:
@@ -327,7 +338,7 @@ def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> li
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
              in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
-             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray) -> list[Period]:
+             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray, budget: int) -> list[Period]:
     """The question's periods. An anchor ("before the move") is dated by its best lexical match
     that has a time, preferring one linked to a vertex the question names (Lia's move, not her
     cousin's)."""
@@ -335,7 +346,7 @@ def _periods(index: RecallIndex, query: str, reference: datetime,
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            found = [pos for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))
+            found = [pos for pos, _, _ in in_scope(index.lexical(query_terms(p.anchor), 20, graphs, budget=budget))
                      if not np.isnan(vectors.start[pos])]
             best = next((pos for pos in found if linked[pos]), found[0] if found else None)
             if best is not None:
