@@ -74,7 +74,8 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE TABLE IF NOT EXISTS links(doc INTEGER NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_entity ON links(entity);
+DROP INDEX IF EXISTS links_entity;
+CREATE INDEX IF NOT EXISTS links_entity_doc ON links(entity, doc);
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc);
 CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, graph TEXT NOT NULL,
                                  name TEXT NOT NULL, whole INTEGER NOT NULL);
@@ -142,11 +143,22 @@ class Vectors:
         self.graphs = np.zeros(0, dtype=np.int32)
         self.start = np.zeros(0, dtype=np.float64)
         self.end = np.zeros(0, dtype=np.float64)
+        #: A document's time as an interval for period tests (see during): open ends at -inf and
+        #: +inf, a moment (end == start) a millisecond long, untimed documents marked.
+        self.low = np.zeros(0, dtype=np.float64)
+        self.high = np.zeros(0, dtype=np.float64)
+        self.timed = np.zeros(0, dtype=bool)
         self.recorded = np.zeros(0, dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
         self.size = 0
         self.graph_codes: dict[GraphKey, int] = {}
         self._distance = np.zeros(0, dtype=np.uint16)  #: scratch kept between searches (no page faults)
+        #: The documents' links to vertices (the entity signal), in document order: the
+        #: document's position, the vertex (a code in ``entity_codes``).
+        self.link_rows = np.zeros(0, dtype=np.int64)
+        self.link_entities = np.zeros(0, dtype=np.int32)
+        self.links = 0
+        self.entity_codes: dict[str, int] = {}
 
     def code(self, graph: GraphKey) -> int:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
@@ -165,6 +177,9 @@ class Vectors:
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
             self.end = _grow(self.end, cap)
+            self.low = _grow(self.low, cap)
+            self.high = _grow(self.high, cap)
+            self.timed = _grow(self.timed, cap)
             self.recorded = _grow(self.recorded, cap)
             self.alive = _grow(self.alive, cap)
         s = slice(self.size, need)
@@ -174,13 +189,53 @@ class Vectors:
         self.graphs[s] = [self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
+        first, last = self.start[s], self.end[s]
+        self.low[s] = np.where(np.isnan(first), -np.inf, first)
+        self.high[s] = np.where(np.isnan(last), np.inf, np.where(last == first, last + 1e-3, last))
+        self.timed[s] = ~(np.isnan(first) & np.isnan(last))
         self.recorded[s] = [np.nan if t is None else t for t in recorded]
         self.alive[s] = True
         self.size = need
 
-    def positions(self, ids: Iterable[int]) -> np.ndarray:
+    def link(self, links: Sequence[tuple[int, str]]) -> None:
+        """Record links (document id, vertex IRI) of documents appended last."""
+        need = self.links + len(links)
+        if need > len(self.link_rows):
+            cap = max(need, 2 * len(self.link_rows), 1024)
+            self.link_rows = _grow(self.link_rows, cap)
+            self.link_entities = _grow(self.link_entities, cap)
+        codes = self.entity_codes
+        docs = np.fromiter((d for d, _ in links), dtype=np.int64, count=len(links))
+        self.link_rows[self.links: need] = np.searchsorted(self.ids[: self.size], docs)
+        self.link_entities[self.links: need] = [codes.setdefault(e, len(codes)) for _, e in links]
+        self.links = need
+
+    def linked(self, entities: Iterable[str]) -> np.ndarray:
+        """Positions of the live documents linked to any of ``entities`` (ascending): one pass
+        over the links in memory, however many documents a vertex has."""
+        codes = [self.entity_codes[e] for e in entities if e in self.entity_codes]
+        if not codes:
+            return np.zeros(0, dtype=np.int64)
+        wanted = np.zeros(len(self.entity_codes), dtype=bool)
+        wanted[codes] = True
+        rows = self.link_rows[: self.links][wanted[self.link_entities[: self.links]]]
+        if rows.size > 1:  # in document order: a document linked twice is next to itself
+            rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+        live: np.ndarray = rows[self.alive[rows]]
+        return live
+
+    def during(self, periods: Iterable[tuple[float, float]]) -> np.ndarray:
+        """Which rows have a time overlapping one of ``periods`` (POSIX seconds, end exclusive)."""
+        n = self.size
+        out = np.zeros(n, dtype=bool)
+        for start, end in periods:
+            out |= (self.low[:n] < end) & (self.high[:n] > start)
+        out &= self.timed[:n]
+        return out
+
+    def positions(self, ids: Iterable[int] | np.ndarray) -> np.ndarray:
         """Positions of the live documents among ``ids`` (unknown ids dropped); ids are sorted."""
-        wanted = np.fromiter(ids, dtype=np.int64)
+        wanted = ids.astype(np.int64, copy=False) if isinstance(ids, np.ndarray) else np.fromiter(ids, dtype=np.int64)
         if wanted.size == 0 or self.size == 0:
             return np.zeros(0, dtype=np.int64)
         held = self.ids[: self.size]
@@ -204,7 +259,13 @@ class Vectors:
         return words
 
     def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
-        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere): see nearest."""
+        return self.nearest(question, scope, exact, also)[0]
+
+    def nearest(self, question: np.ndarray, scope: np.ndarray, exact: int,
+                also: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere); the rows
+        scored exactly (ascending); the highest estimate among the others.
 
         Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
         the rows nearest by Hamming distance (at least ``exact``, and one in
@@ -218,27 +279,48 @@ class Vectors:
         where = None if whole else np.flatnonzero(scope[:n])
         count = n if where is None else where.size
         if count == 0:
-            return out
+            return out, np.zeros(0, dtype=np.int64), -np.inf
         distance = self.hamming(self.pack(question)[0], where)
         # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
+        step = np.float32(-2.0 / self.dim)
         if where is None:
-            np.multiply(distance, np.float32(-2.0 / self.dim), out=out)
+            np.multiply(distance, step, out=out)
             out += np.float32(1.0)
         else:
-            out[where] = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
+            out[where] = distance * step + np.float32(1.0)
         wanted = max(exact, int(count * self.EXACT_SHARE))
+        ceiling = -np.inf
         if count > wanted:
-            # The distances are small integers: a histogram gives the cut-off without sorting.
-            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
-            near = np.flatnonzero(distance <= cut)
+            near, cut = self._closest(distance, wanted)
             best = near if where is None else where[near]
+            ceiling = float(np.float32(1.0) + step * np.float32(cut))  # no row left out is nearer
         else:
             best = np.arange(n) if where is None else where
         if also is not None and also.size:
             best = np.union1d(best, also[scope[also]])
         q = question.astype(np.float32)
         out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
-        return out
+        return out, best, ceiling
+
+    def _closest(self, distance: np.ndarray, wanted: int) -> tuple[np.ndarray, int]:
+        """The positions of the ``wanted`` smallest ``distance``s (ascending; ties at the cut-off
+        broken by position), and that cut-off distance.
+
+        The distances are small integers: a histogram gives the cut-off without sorting. It is
+        first read from every ``stride``-th row (a histogram of every row costs more than the
+        Hamming distances did), with room to spare; the rows within it are then cut exactly.
+        """
+        stride = max(1, wanted // 256)
+        histogram = np.bincount(distance[::stride], minlength=self.dim + 1)
+        cut = int(np.searchsorted(np.cumsum(histogram), 2 * wanted // stride))
+        near = np.flatnonzero(distance <= cut)
+        if near.size < wanted:  # the sample misjudged: every row's histogram
+            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
+            near = np.flatnonzero(distance <= cut)
+        held = distance[near]
+        cut = int(np.searchsorted(np.cumsum(np.bincount(held, minlength=self.dim + 1)), wanted))
+        below = near[held < cut]
+        return np.sort(np.concatenate([below, near[held == cut][: wanted - below.size]])), cut
 
     #: Documents whose bits are compared per step: the step's buffers stay in the CPU's cache.
     CHUNK = 32768
@@ -574,6 +656,7 @@ class RecallIndex:
         if self._vectors is not None:
             self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
                                  [d.end for d in docs], [d.recorded for d in docs])
+            self._vectors.link([(i, e) for i, d in zip(ids, docs) for e, _ in d.links])
 
     def _scrub(self) -> None:
         """Leave no trace of removed text: merge the FTS segments (old ones hold the removed
@@ -592,7 +675,9 @@ class RecallIndex:
                 with self._reading():
                     self._rebuilt = self.meta("rebuilt")
                     rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                    links = self.db.execute("SELECT doc, entity FROM links ORDER BY doc").fetchall()
                 self._append(v, rows)
+                v.link(links)
                 self._vectors = v
             return self._vectors
 
@@ -617,6 +702,7 @@ class RecallIndex:
                     return
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
                                        (newest,)).fetchall()
+                links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ? ORDER BY doc", (newest,)).fetchall()
                 (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
                 held = None
                 if count != len(live) + len(rows):
@@ -625,6 +711,7 @@ class RecallIndex:
             if held is not None:
                 v.remove(np.setdiff1d(live, held, assume_unique=True))
             self._append(v, rows)
+            v.link(links)
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
@@ -728,15 +815,21 @@ class RecallIndex:
                                    list(names)).fetchall()
         return [(r[0], r[1], r[2], bool(r[3])) for r in rows if graphs is None or r[2] in graphs]
 
-    def linked(self, entities: Sequence[str], limit: int = 20000) -> list[tuple[int, str, str]]:
-        """Documents linked to any of ``entities``: (document id, vertex, role)."""
-        if not entities:
-            return []
-        marks = ",".join("?" * len(entities))
+    def roles(self, docs: Sequence[int], entities: Sequence[str]) -> dict[int, tuple[str, str]]:
+        """How each of ``docs`` is linked to one of ``entities``: document id → (vertex, role)."""
+        out: dict[int, tuple[str, str]] = {}
+        if not docs or not entities:
+            return out
+        wanted = set(entities)
         with self._lock:
-            rows = self.db.execute(f"SELECT doc, entity, role FROM links WHERE entity IN ({marks}) LIMIT ?",
-                                   [*entities, limit]).fetchall()
-        return [(int(r[0]), r[1], r[2]) for r in rows]
+            for at in range(0, len(docs), 500):
+                chunk = list(docs[at: at + 500])
+                rows = self.db.execute(
+                    f"SELECT doc, entity, role FROM links WHERE doc IN ({','.join('?' * len(chunk))}) ORDER BY rowid", chunk)
+                for d, entity, role in rows:
+                    if entity in wanted:
+                        out.setdefault(int(d), (entity, role))
+        return out
 
     def senders(self, docs: Sequence[int]) -> dict[str, int]:
         """The senders of ``docs`` (vertex → rank of the first document it sent)."""

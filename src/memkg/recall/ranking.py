@@ -155,45 +155,39 @@ def rank(
 
     # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
     entities = _entities(index, query, graphs)
-    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
     linked = np.zeros(n, dtype=bool)
-    if entities:
-        for d, entity, role in index.linked(sorted(entities)):
-            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
-        linked[vectors.positions(sorted(linked_roles))] = True
+    linked_rows = vectors.linked(entities) if entities else None
+    if linked_rows is not None:
+        linked[linked_rows] = True
     periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget)
     text = strip_periods(query, periods) or query
     lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget))
     question_vector = index.embedder.embed([text])[0]
-    in_period = np.zeros(n, dtype=bool)
-    if periods:
-        start, end = vectors.start[:n], vectors.end[:n]
-        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
-        start_or_min = np.where(np.isnan(start), -np.inf, start)
-        timed = ~(np.isnan(start) & np.isnan(end))
-        for period in periods:
-            in_period |= timed & (start_or_min < period.end.timestamp()) & (end_or_start > period.start.timestamp())
+    in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
     # Exact cosines where the lists are decided: the best by sign bits, and the documents the
     # entity and time lists choose among (when they are few).
-    focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
-    few = [f for f in focus if f.size <= cfg.exact_vectors]
+    focus = {signal: rows[scope[rows]] for signal, rows in (
+        ("entity", linked_rows), ("time", None if in_period is None else np.flatnonzero(in_period))) if rows is not None}
+    few = [f for f in focus.values() if 0 < f.size <= cfg.exact_vectors]
     also = np.concatenate(few) if few else None
-    similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
+    similarity, exact, ceiling = vectors.nearest(question_vector, scope, cfg.exact_vectors, also)
 
     lists: dict[str, list[int]] = {}
     lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
-    lists["vector"] = _top(similarity, scope, cfg.candidates, vectors.ids)
+    # The best cosines are among the rows scored exactly unless an estimate elsewhere could beat them.
+    vector = _top(similarity, exact, cfg.candidates)
+    if len(vector) < cfg.candidates or similarity[vector[-1]] <= ceiling:
+        vector = _top(similarity, np.flatnonzero(scope), cfg.candidates)
+    lists["vector"] = [int(vectors.ids[row]) for row in vector]
     # Entity and time rank their documents by how well they match the question too.
     lex_score = np.zeros(n, dtype=np.float32)
     if lexical:
         best = max(score for _, _, score in lexical) or 1.0
         for row, _, score in lexical:
             lex_score[row] = score / best
-    combined = similarity + 0.5 * lex_score
-    if entities:
-        lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
-    if periods:
-        lists["time"] = _top(combined, scope & in_period, cfg.candidates, vectors.ids)
+    for signal, rows in focus.items():
+        combined = similarity[rows] + 0.5 * lex_score[rows]
+        lists[signal] = [int(vectors.ids[rows[at]]) for at in _top(combined, np.arange(rows.size), cfg.candidates)]
 
     # Fusion.
     candidates: dict[int, _Candidate] = {}
@@ -202,18 +196,19 @@ def rank(
         for r, d in enumerate(ranked):
             c = candidates.setdefault(d, _Candidate(d))
             c.contributions[signal] = weight / (cfg.rrf_k + r + 1)
-    for d, why in linked_roles.items():
-        if d in candidates:
-            candidates[d].why.append(why)
-    if entities:  # the vertex a question names is its subject, rarely its answer
+    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
+    if entities:
+        linked_candidates = [d for d, row in position.items() if linked[row]]
+        for d, (entity, role) in index.roles(linked_candidates, sorted(entities)).items():
+            candidates[d].why.append(f"{role}: {entities[entity]}")
+        # The vertex a question names is its subject, rarely its answer.
         for d in index.documents_of(sorted(entities)):
             if d in candidates:
                 candidates[d].factor *= cfg.named_vertex
-    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
     # A period dated by the memory ("before the move") is less certain than one the question dates.
     outside = cfg.outside_period if any(not x.dated_by_memory for x in periods) else cfg.outside_anchored
-    if periods and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
-        timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
+    if in_period is not None and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
+        timed_all = vectors.timed
         for d, c in candidates.items():
             at_row = position.get(d)
             if at_row is None:
@@ -323,17 +318,17 @@ def rank(
     ]
 
 
-def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> list[int]:
-    """Document ids of the ``limit`` best scores where ``mask`` holds, best first."""
-    where = np.flatnonzero(mask)
+def _top(score: np.ndarray, where: np.ndarray, limit: int) -> np.ndarray:
+    """The rows among ``where`` (ascending) of the ``limit`` best scores, best first."""
     if where.size == 0:
-        return []
+        return where
     values = score[where]
     if where.size > limit:
-        part = np.argpartition(-values, limit - 1)[:limit]
+        part = np.sort(np.argpartition(-values, limit - 1)[:limit])
         where, values = where[part], values[part]
     order = np.argsort(-values, kind="stable")
-    return [int(ids[i]) for i in where[order]]
+    result: np.ndarray = where[order]
+    return result
 
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
