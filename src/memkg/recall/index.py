@@ -159,6 +159,11 @@ class Vectors:
         self.link_entities = np.zeros(0, dtype=np.int32)
         self.links = 0
         self.entity_codes: dict[str, int] = {}
+        #: The links sorted by vertex (positions among the links, stable: document order within a
+        #: vertex), as of the first ``_sorted`` links; the later ones are scanned.
+        self._by_entity = np.zeros(0, dtype=np.int64)
+        self._sorted_codes = np.zeros(0, dtype=np.int32)
+        self._sorted = 0
 
     def code(self, graph: GraphKey) -> int:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
@@ -216,10 +221,18 @@ class Vectors:
         codes = [self.entity_codes[e] for e in entities if e in self.entity_codes]
         if not codes:
             return np.zeros(0, dtype=np.int64)
-        wanted = np.zeros(len(self.entity_codes), dtype=bool)
-        wanted[codes] = True
-        rows = self.link_rows[: self.links][wanted[self.link_entities[: self.links]]]
-        if rows.size > 1:  # in document order: a document linked twice is next to itself
+        if self.links - self._sorted > max(4096, self._sorted // 8):  # sorted again now and then
+            self._by_entity = np.argsort(self.link_entities[: self.links], kind="stable")
+            self._sorted_codes = self.link_entities[self._by_entity]
+            self._sorted = self.links
+        wanted = np.array(sorted(codes), dtype=np.int32)
+        starts = np.searchsorted(self._sorted_codes, wanted, side="left")
+        ends = np.searchsorted(self._sorted_codes, wanted, side="right")
+        parts = [self._by_entity[a:b] for a, b in zip(starts, ends) if b > a]
+        recent = self.link_entities[self._sorted: self.links]
+        parts.append(np.flatnonzero(np.isin(recent, wanted)) + self._sorted)
+        rows = np.sort(self.link_rows[np.concatenate(parts)])
+        if rows.size > 1:  # a document linked to two of the vertices (np.unique hashes: slower)
             rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
         live: np.ndarray = rows[self.alive[rows]]
         return live

@@ -164,30 +164,45 @@ def rank(
     lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget))
     question_vector = index.embedder.embed([text])[0]
     in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
+    # The rows the entity and time lists choose among.
+    focus: dict[str, np.ndarray] = {}
+    if linked_rows is not None:
+        focus["entity"] = linked & scope
+    if in_period is not None:
+        focus["time"] = in_period & scope
     # Exact cosines where the lists are decided: the best by sign bits, and the documents the
     # entity and time lists choose among (when they are few).
-    focus = {signal: rows[scope[rows]] for signal, rows in (
-        ("entity", linked_rows), ("time", None if in_period is None else np.flatnonzero(in_period))) if rows is not None}
-    few = [f for f in focus.values() if 0 < f.size <= cfg.exact_vectors]
+    few = [np.flatnonzero(m) for m in focus.values() if 0 < np.count_nonzero(m) <= cfg.exact_vectors]
     also = np.concatenate(few) if few else None
     similarity, exact, ceiling = vectors.nearest(question_vector, scope, cfg.exact_vectors, also)
-
-    lists: dict[str, list[int]] = {}
-    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
-    # The best cosines are among the rows scored exactly unless an estimate elsewhere could beat them.
-    vector = _top(similarity, exact, cfg.candidates)
-    if len(vector) < cfg.candidates or similarity[vector[-1]] <= ceiling:
-        vector = _top(similarity, np.flatnonzero(scope), cfg.candidates)
-    lists["vector"] = [int(vectors.ids[row]) for row in vector]
-    # Entity and time rank their documents by how well they match the question too.
     lex_score = np.zeros(n, dtype=np.float32)
     if lexical:
         best = max(score for _, _, score in lexical) or 1.0
         for row, _, score in lexical:
             lex_score[row] = score / best
-    for signal, rows in focus.items():
-        combined = similarity[rows] + 0.5 * lex_score[rows]
-        lists[signal] = [int(vectors.ids[rows[at]]) for at in _top(combined, np.arange(rows.size), cfg.candidates)]
+    # Every row scored above the ceiling is among these: the others' estimates are lower.
+    likely = np.union1d(exact, np.array([row for row, _, _ in lexical], dtype=np.int64))
+
+    def ranked(mask: np.ndarray, lexical_share: float) -> list[int]:
+        """Document ids of the best rows where ``mask`` holds, by cosine (plus ``lexical_share``
+        of the lexical score): found among the likely rows, unless a row outside could rank."""
+        rows = likely[mask[likely]]
+        values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
+        top = _top(values, cfg.candidates)
+        complete = top.size == cfg.candidates and values[top[-1]] > ceiling
+        if not complete and ceiling > -np.inf and rows.size < np.count_nonzero(mask):
+            rows = np.flatnonzero(mask)
+            values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
+            top = _top(values, cfg.candidates)
+        return [int(vectors.ids[rows[at]]) for at in top]
+
+    lists: dict[str, list[int]] = {}
+    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
+    # The vector list ranks the cosines computed, not the sign bits' estimates of the rest.
+    lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], cfg.candidates)]
+    # Entity and time rank their documents by how well they match the question too.
+    for signal, mask in focus.items():
+        lists[signal] = ranked(mask, 0.5)
 
     # Fusion.
     candidates: dict[int, _Candidate] = {}
@@ -318,17 +333,13 @@ def rank(
     ]
 
 
-def _top(score: np.ndarray, where: np.ndarray, limit: int) -> np.ndarray:
-    """The rows among ``where`` (ascending) of the ``limit`` best scores, best first."""
-    if where.size == 0:
-        return where
-    values = score[where]
-    if where.size > limit:
-        part = np.sort(np.argpartition(-values, limit - 1)[:limit])
-        where, values = where[part], values[part]
-    order = np.argsort(-values, kind="stable")
-    result: np.ndarray = where[order]
-    return result
+def _top(values: np.ndarray, limit: int) -> np.ndarray:
+    """The indices of the ``limit`` best ``values``, best first (ties: the lower index first)."""
+    where = np.arange(values.size)
+    if values.size > limit:
+        where = np.sort(np.argpartition(-values, limit - 1)[:limit])
+    order: np.ndarray = where[np.argsort(-values[where], kind="stable")]
+    return order
 
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
