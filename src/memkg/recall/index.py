@@ -754,7 +754,8 @@ class RecallIndex:
         scored: the words' matches in scope are counted (each count stops past the budget),
         and the most frequent words are left out while rarer ones fill the budget. A
         frequent word weighs little in BM25 (its idf is low) beside the rare words kept. When
-        even the rarest word alone has more matches, only its ``budget`` newest are scored.
+        even the rarest word alone has more matches, only its ``budget`` latest indexed are
+        scored (the highest document ids: the latest writes; after a rebuild, the store's order).
         """
         quoted = list(dict.fromkeys(f'"{t}"' for t in terms if t))
         if not quoted:
@@ -780,13 +781,13 @@ class RecallIndex:
                     kept.append(at)
                     total += counts[at]
                 match = expression([quoted[at] for at in sorted(kept)])
-                newest = ""
-                if total > budget:  # one word, too frequent: its newest matches only
+                latest = ""
+                if total > budget:  # one word, too frequent: its latest indexed matches only
                     row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                                           (match, budget - 1)).fetchone()
-                    newest = f" AND rowid >= {int(row[0])}" if row else ""
+                    latest = f" AND rowid >= {int(row[0])}" if row else ""
                 rows = self.db.execute(
-                    f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{newest} "
+                    f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{latest} "
                     "ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?", (match, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
