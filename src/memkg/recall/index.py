@@ -743,7 +743,7 @@ class RecallIndex:
                      [r[3] for r in rows], [r[4] for r in rows])
 
     def lexical(self, terms: Sequence[str], limit: int, graphs: Sequence[GraphKey] | None = None, *,
-                budget: int = 4000) -> list[tuple[int, float]]:
+                budget: int = 2000, documents: int | None = None) -> list[tuple[int, float]]:
         """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
         better), best first, for documents holding any of ``terms`` (words, each matched as
         FTS5 matches a quoted phrase: stemmed).
@@ -756,6 +756,8 @@ class RecallIndex:
         frequent word weighs little in BM25 (its idf is low) beside the rare words kept. When
         even the rarest word alone has more matches, only its ``budget`` latest indexed are
         scored (the highest document ids: the latest writes; after a rebuild, the store's order).
+        ``documents``: how many documents the scope holds, when the caller knows; at most
+        ``budget``, no match can be left out and none is counted.
         """
         quoted = list(dict.fromkeys(f'"{t}"' for t in terms if t))
         if not quoted:
@@ -772,8 +774,9 @@ class RecallIndex:
 
         with self._lock:
             try:
-                counts = [self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                          (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
+                counts = [0] * len(quoted) if documents is not None and documents <= budget else [
+                    self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                    (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
                 kept, total = [], 0
                 for at in sorted(range(len(quoted)), key=counts.__getitem__):
                     if kept and total + counts[at] > budget:

@@ -141,6 +141,7 @@ def rank(
     if graphs is not None:
         codes = [vectors.graph_codes[g] for g in graphs if g in vectors.graph_codes]
         scope &= np.isin(vectors.graphs[:n], codes)
+    held = int(np.count_nonzero(scope))  # the documents the text search may match
     if known_at is not None:
         recorded = vectors.recorded[:n]
         scope &= ~(recorded > known_at.timestamp())  # unrecorded (nan) documents stay
@@ -159,9 +160,10 @@ def rank(
     linked_rows = vectors.linked(entities) if entities else None
     if linked_rows is not None:
         linked[linked_rows] = True
-    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget)
+    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget, held)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget))
+    lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget,
+                                     documents=held))
     question_vector = index.embedder.embed([text])[0]
     in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
     # The rows the entity and time lists choose among.
@@ -344,7 +346,8 @@ def _top(values: np.ndarray, limit: int) -> np.ndarray:
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
              in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
-             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray, budget: int) -> list[Period]:
+             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray, budget: int,
+             held: int) -> list[Period]:
     """The question's periods. An anchor ("before the move") is dated by its best lexical match
     that has a time, preferring one linked to a vertex the question names (Lia's move, not her
     cousin's)."""
@@ -352,7 +355,7 @@ def _periods(index: RecallIndex, query: str, reference: datetime,
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            found = [pos for pos, _, _ in in_scope(index.lexical(query_terms(p.anchor), 20, graphs, budget=budget))
+            found = [pos for pos, _, _ in in_scope(index.lexical(query_terms(p.anchor), 20, graphs, budget=budget, documents=held))
                      if not np.isnan(vectors.start[pos])]
             best = next((pos for pos in found if linked[pos]), found[0] if found else None)
             if best is not None:
