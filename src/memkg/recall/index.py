@@ -19,10 +19,10 @@ bulk load), and says so in the log; a read-only index reports the gap in
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory, loaded on the first search: float16 rows and
-one sign bit per dimension. A search compares the question's bits with every
+vectors are also held in memory, loaded on the first search: int8 rows with a
+scale each, one sign bit per dimension, and the links. A search compares the question's bits with every
 row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the nearest exactly: at least 2,000 rows and 0.4 % of the scope (see :meth:`Vectors.similarity`, and
+scores the nearest by their rows: at least 2,000 and 0.4 % of the scope (see :meth:`Vectors.nearest`, and
 benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
@@ -135,7 +135,11 @@ class Vectors:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.ids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, dim), dtype=np.float16)
+        #: The rows as int8, each with its scale (``row * scale`` is the vector; an error of at most
+        #: half a step, ~1e-3 a component): half float16's memory, and converted for arithmetic
+        #: several times faster (numpy converts float16 element by element).
+        self.matrix = np.zeros((0, dim), dtype=np.int8)
+        self.scale = np.zeros(0, dtype=np.float32)
         self.words = (dim + 63) // 64  #: 64-bit words of sign bits per row
         #: Sign bits, word-major (``words`` rows of one 64-bit word per document): a search reads
         #: each word's column contiguously, a cache-sized chunk at a time.
@@ -178,6 +182,7 @@ class Vectors:
             cap = max(need, 2 * len(self.ids), 1024)
             self.ids = _grow(self.ids, cap)
             self.matrix = _grow(self.matrix, cap)
+            self.scale = _grow(self.scale, cap)
             self.bits = _grow(self.bits.T, cap).T.copy()
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
@@ -189,7 +194,11 @@ class Vectors:
             self.alive = _grow(self.alive, cap)
         s = slice(self.size, need)
         self.ids[s] = ids
-        self.matrix[s] = vectors
+        rows = np.asarray(vectors, dtype=np.float32)
+        peak = np.abs(rows).max(axis=1)
+        scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+        self.matrix[s] = np.rint(rows / scale[:, None])
+        self.scale[s] = scale
         self.bits[:, s] = self.pack(vectors).T
         self.graphs[s] = [self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
@@ -260,7 +269,8 @@ class Vectors:
     def remove(self, ids: Iterable[int]) -> None:
         pos = self.positions(ids)
         self.alive[pos] = False
-        self.matrix[pos] = 0.0
+        self.matrix[pos] = 0
+        self.scale[pos] = 0.0
         self.bits[:, pos] = 0
 
     def pack(self, vectors: np.ndarray) -> np.ndarray:
@@ -283,8 +293,7 @@ class Vectors:
         Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
         the rows nearest by Hamming distance (at least ``exact``, and one in
         :attr:`EXACT_SHARE` of the scope: the sign bits' ranking blurs as rows grow), and the
-        rows in ``also``, get the exact cosine (float16 rows, float32 arithmetic, einsum: no
-        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes).
+        rows in ``also``, get the exact cosine (:meth:`cosines`).
         """
         n = self.size
         out = np.full(n, -np.inf, dtype=np.float32)
@@ -312,8 +321,19 @@ class Vectors:
         if also is not None and also.size:
             best = np.union1d(best, also[scope[also]])
         q = question.astype(np.float32)
-        out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
+        out[best] = self.cosines(best, q)
         return out, best, ceiling
+
+    def rows(self, at: np.ndarray) -> np.ndarray:
+        """The vectors at positions ``at``, as float32 rows."""
+        out: np.ndarray = self.matrix[at].astype(np.float32) * self.scale[at, None]
+        return out
+
+    def cosines(self, at: np.ndarray, question: np.ndarray) -> np.ndarray:
+        """Cosine similarity of ``question`` (float32) with the rows at ``at`` (einsum: no
+        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes)."""
+        out: np.ndarray = np.einsum("ij,j->i", self.matrix[at].astype(np.float32), question) * self.scale[at]
+        return out
 
     def _closest(self, distance: np.ndarray, wanted: int) -> tuple[np.ndarray, int]:
         """The positions of the ``wanted`` smallest ``distance``s (ascending; ties at the cut-off

@@ -304,7 +304,7 @@ def rank(
     ordered.sort(key=lambda c: -c.score)
     rows = vectors.positions(c.doc for c in ordered)
     row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
-    unit = vectors.matrix[rows].astype(np.float32)
+    unit = vectors.rows(rows)
     alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
     hits: list[Hit] = []
     kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
