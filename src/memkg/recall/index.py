@@ -164,10 +164,9 @@ class Vectors:
         self.links = 0
         self.entity_codes: dict[str, int] = {}
         #: The links sorted by vertex (positions among the links, stable: document order within a
-        #: vertex), as of the first ``_sorted`` links; the later ones are scanned.
-        self._by_entity = np.zeros(0, dtype=np.int64)
-        self._sorted_codes = np.zeros(0, dtype=np.int32)
-        self._sorted = 0
+        #: vertex), their vertex codes in that order, and how many links that covers (the later
+        #: ones are scanned); one tuple, replaced whole, so a reader never mixes two versions.
+        self._by_entity: tuple[np.ndarray, np.ndarray, int] = (np.zeros(0, np.int64), np.zeros(0, np.int32), 0)
 
     def code(self, graph: GraphKey) -> int:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
@@ -225,21 +224,22 @@ class Vectors:
         self.links = need
 
     def linked(self, entities: Iterable[str]) -> np.ndarray:
-        """Positions of the live documents linked to any of ``entities`` (ascending): one pass
-        over the links in memory, however many documents a vertex has."""
+        """Positions of the live documents linked to any of ``entities`` (ascending), read from
+        the links in memory sorted by vertex: the cost follows the documents found."""
         codes = [self.entity_codes[e] for e in entities if e in self.entity_codes]
         if not codes:
             return np.zeros(0, dtype=np.int64)
-        if self.links - self._sorted > max(4096, self._sorted // 8):  # sorted again now and then
-            self._by_entity = np.argsort(self.link_entities[: self.links], kind="stable")
-            self._sorted_codes = self.link_entities[self._by_entity]
-            self._sorted = self.links
+        links = self.links
+        order, ordered_codes, done = self._by_entity
+        if links - done > max(4096, done // 8):  # sorted again now and then
+            order = np.argsort(self.link_entities[:links], kind="stable")
+            ordered_codes, done = self.link_entities[order], links
+            self._by_entity = (order, ordered_codes, done)
         wanted = np.array(sorted(codes), dtype=np.int32)
-        starts = np.searchsorted(self._sorted_codes, wanted, side="left")
-        ends = np.searchsorted(self._sorted_codes, wanted, side="right")
-        parts = [self._by_entity[a:b] for a, b in zip(starts, ends) if b > a]
-        recent = self.link_entities[self._sorted: self.links]
-        parts.append(np.flatnonzero(np.isin(recent, wanted)) + self._sorted)
+        starts = np.searchsorted(ordered_codes, wanted, side="left")
+        ends = np.searchsorted(ordered_codes, wanted, side="right")
+        parts = [order[a:b] for a, b in zip(starts, ends) if b > a]
+        parts.append(np.flatnonzero(np.isin(self.link_entities[done:links], wanted)) + done)
         rows = np.sort(self.link_rows[np.concatenate(parts)])
         if rows.size > 1:  # a document linked to two of the vertices (np.unique hashes: slower)
             rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
