@@ -797,7 +797,8 @@ class RecallIndex:
                 counts = [0] * len(quoted) if documents is not None and documents <= budget else [
                     self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
                                     (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
-                kept, total = [], 0
+                kept: list[int] = []
+                total = 0
                 for at in sorted(range(len(quoted)), key=counts.__getitem__):
                     if kept and total + counts[at] > budget:
                         break

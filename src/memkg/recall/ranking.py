@@ -185,7 +185,7 @@ def rank(
     # Every row scored above the ceiling is among these: the others' estimates are lower.
     likely = np.union1d(exact, np.array([row for row, _, _ in lexical], dtype=np.int64))
 
-    def ranked(mask: np.ndarray, lexical_share: float) -> list[int]:
+    def best_of(mask: np.ndarray, lexical_share: float) -> list[int]:
         """Document ids of the best rows where ``mask`` holds, by cosine (plus ``lexical_share``
         of the lexical score): found among the likely rows, unless a row outside could rank."""
         rows = likely[mask[likely]]
@@ -204,7 +204,7 @@ def rank(
     lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], cfg.candidates)]
     # Entity and time rank their documents by how well they match the question too.
     for signal, mask in focus.items():
-        lists[signal] = ranked(mask, 0.5)
+        lists[signal] = best_of(mask, 0.5)
 
     # Fusion.
     candidates: dict[int, _Candidate] = {}
@@ -255,7 +255,7 @@ def rank(
             if nb.contributions.get("graph", 0.0) < gain:
                 nb.contributions["graph"] = gain
                 nb.why.append(f"{link} {doc['node']}")
-            if periods and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
+            if in_period is not None and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
                 nb.factor *= 1.0 if in_period[rows[0]] else outside
     # A question that names nobody ("the person who works at Halden Labs") is often about
     # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
