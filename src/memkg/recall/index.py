@@ -157,15 +157,15 @@ class Vectors:
         self.size = 0
         self.graph_codes: dict[GraphKey, int] = {}
         self._distance = np.zeros(0, dtype=np.uint16)  #: scratch kept between searches (no page faults)
-        #: The documents' links to vertices (the entity signal), in document order: the
-        #: document's position, the vertex (a code in ``entity_codes``).
+        #: The documents' links to vertices (the entity signal): the document's position, the
+        #: vertex (a code in ``entity_codes``).
         self.link_rows = np.zeros(0, dtype=np.int64)
         self.link_entities = np.zeros(0, dtype=np.int32)
         self.links = 0
         self.entity_codes: dict[str, int] = {}
-        #: The links sorted by vertex (positions among the links, stable: document order within a
-        #: vertex), their vertex codes in that order, and how many links that covers (the later
-        #: ones are scanned); one tuple, replaced whole, so a reader never mixes two versions.
+        #: The links sorted by vertex (positions among the links), their vertex codes in that
+        #: order, and how many links that covers (the later ones are scanned); one tuple,
+        #: replaced whole, so a reader never mixes two versions.
         self._by_entity: tuple[np.ndarray, np.ndarray, int] = (np.zeros(0, np.int64), np.zeros(0, np.int32), 0)
 
     def code(self, graph: GraphKey) -> int:
@@ -193,13 +193,16 @@ class Vectors:
             self.alive = _grow(self.alive, cap)
         s = slice(self.size, need)
         self.ids[s] = ids
-        rows = np.asarray(vectors, dtype=np.float32)
-        peak = np.abs(rows).max(axis=1)
-        scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
-        self.matrix[s] = np.rint(rows / scale[:, None])
-        self.scale[s] = scale
-        self.bits[:, s] = self.pack(vectors).T
-        self.graphs[s] = [self.code(g) for g in graphs]
+        for at in range(0, n, self.CHUNK):  # a chunk at a time: no float32 copy of a million rows
+            rows = np.asarray(vectors[at: at + self.CHUNK], dtype=np.float32)
+            part = slice(self.size + at, self.size + at + len(rows))
+            peak = np.abs(rows).max(axis=1)
+            scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+            self.matrix[part] = np.rint(rows / scale[:, None])
+            self.scale[part] = scale
+            self.bits[:, part] = self.pack(rows).T
+        codes = self.graph_codes
+        self.graphs[s] = [codes[g] if g in codes else self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
         first, last = self.start[s], self.end[s]
@@ -220,7 +223,8 @@ class Vectors:
         codes = self.entity_codes
         docs = np.fromiter((d for d, _ in links), dtype=np.int64, count=len(links))
         self.link_rows[self.links: need] = np.searchsorted(self.ids[: self.size], docs)
-        self.link_entities[self.links: need] = [codes.setdefault(e, len(codes)) for _, e in links]
+        self.link_entities[self.links: need] = [
+            codes[e] if e in codes else codes.setdefault(e, len(codes)) for _, e in links]
         self.links = need
 
     def linked(self, entities: Iterable[str]) -> np.ndarray:
@@ -708,7 +712,7 @@ class RecallIndex:
                 with self._reading():
                     self._rebuilt = self.meta("rebuilt")
                     rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
-                    links = self.db.execute("SELECT doc, entity FROM links ORDER BY doc").fetchall()
+                    links = self.db.execute("SELECT doc, entity FROM links").fetchall()
                 self._append(v, rows)
                 v.link(links)
                 self._vectors = v
@@ -735,7 +739,7 @@ class RecallIndex:
                     return
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
                                        (newest,)).fetchall()
-                links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ? ORDER BY doc", (newest,)).fetchall()
+                links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ?", (newest,)).fetchall()
                 (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
                 held = None
                 if count != len(live) + len(rows):
