@@ -12,6 +12,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
 import memkg.store as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
 from memkg.errors import Violation
+from memkg.literals import RewrittenLiteralsError
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import MEMX
 
@@ -326,3 +327,18 @@ def test_a_bulk_load_compacts_only_when_it_is_at_least_the_size_of_the_store(tmp
     store.close()
     with MemoryStore(tmp_path / "store", read_only=True) as reader, pytest.raises(PermissionError):
         reader.compact()
+
+
+def test_loading_text_with_strict_literals_refuses_a_literal_the_store_would_rewrite_and_writes_nothing() -> None:
+    # load_data has load's guarantees: "01"^^xsd:integer would be stored as "1", so a strict
+    # load refuses it whole; a lenient one stores it and counts the rewrite.
+    text = ('<http://example.org/a> <http://example.org/code> "01"^^<http://www.w3.org/2001/XMLSchema#integer> ;'
+            ' <http://example.org/n> 1 .')
+    store = MemoryStore(validation=None)
+    with pytest.raises(RewrittenLiteralsError) as caught:
+        store.load_data(text, format="turtle", strict_literals=True)
+    assert caught.value.rewrites.count == 1 and "<data>" in str(caught.value)
+    assert not data_quads(store)
+    report = store.load_data(text, format="turtle")
+    assert report.rewrites.count == 1 and report.added == 2
+
