@@ -342,3 +342,36 @@ def test_loading_text_with_strict_literals_refuses_a_literal_the_store_would_rew
     report = store.load_data(text, format="turtle")
     assert report.rewrites.count == 1 and report.added == 2
 
+
+
+def test_a_load_resolves_relative_iris_against_the_base_given_and_remembers_the_files_prefixes(tmp_path: Path) -> None:
+    store = MemoryStore(validation=None)
+    store.load(write(tmp_path, "relative.ttl", "PREFIX zz: <http://example.org/zz#>\n<a> zz:p <b> .\n"),
+               base_iri="http://example.org/base/")
+    assert {(q.subject.value, q.predicate.value, q.object.value) for q in data_quads(store)} == {
+        ("http://example.org/base/a", "http://example.org/zz#p", "http://example.org/base/b")}
+    assert store.prefixes["zz"] == "http://example.org/zz#"  # usable in views' parameters from now on
+
+
+def test_a_load_tells_each_phase_as_it_starts_and_times_it(tmp_path: Path) -> None:
+    told: list[str] = []
+    report = MemoryStore(validation="native").load(write(tmp_path, "good.ttl", GOOD_TTL), progress=told.append)
+    assert told[:6] == ["parsing…", "checking literals…", "indexing claims…", "validating…", "counting…", "writing…"]
+    assert {"parse", "literals", "index", "validate", "count", "write"} <= set(report.seconds)
+
+
+def test_a_streamed_load_counts_what_it_added_and_times_its_write(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(store_module, "STREAM_THRESHOLD_BYTES", 0)
+    many = "".join(f'<http://example.org/s{i}> <http://example.org/p> "{i}" .\n' for i in range(1000))
+    report = MemoryStore(tmp_path / "store", validation=None).load(write(tmp_path, "many.nt", many))
+    assert report.added == 1000 and report.bulk
+    assert {"parse", "validate", "write", "optimize"} <= set(report.seconds)
+
+
+def test_a_load_bigger_than_the_store_reports_how_many_quads_it_added() -> None:
+    # The store (the ontology alone) holds fewer quads than the load: counted after the write.
+    many = "".join(f'<http://example.org/s{i}> <http://example.org/p> "{i}" .\n' for i in range(1000))
+    store = MemoryStore(validation=None)
+    assert len(store) < 1000
+    assert store.load_data(many, format="ntriples").added == 1000
+    assert store.load_data(many, format="ntriples").added == 0  # the same again adds nothing
