@@ -9,9 +9,9 @@ each kind of context matter.
 from __future__ import annotations
 
 import pytest
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
-from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem
+from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem, validation
 
 EX = "https://example.org/w/"
 A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
@@ -50,6 +50,23 @@ def test_a_claim_about_vertices_typed_by_an_earlier_write_is_accepted(store: Mem
     claim, graph = store.get_claim(c1, graph=A)  # stored, in tenant a, and readable as the same claim
     assert (claim.subject, claim.predicate, claim.object, graph) == (LIA, NamedNode(EX + "likes"), TEA, NamedNode(A))
     assert [r["claim"] for r in store.view("current", {"tenant": A})] == [c1]
+
+
+def test_a_claim_whose_predicate_only_the_ontology_declares_is_accepted_in_a_store_with_data(store: MemoryStore) -> None:
+    # mem:displayName is declared in the ontology graph, not by the data (invariant 4 reads it there).
+    name = store.add(Claim(id=EX + "cName", subject=LIA, predicate=mem.displayName, object=Literal("Amelia"),
+                           asserted_by=EX + "m1"), graph=A)
+    claim, _ = store.get_claim(name, graph=A)
+    assert (claim.predicate, claim.object) == (mem.displayName, Literal("Amelia"))
+
+
+def test_install_makes_a_store_validate_every_write() -> None:
+    store = validation.install(MemoryStore(validation=None))
+    assert isinstance(store.validator, validation.WriteValidator) and store.validator.engine_name == "native"
+    before = set(store.quads(with_index=True))
+    with pytest.raises(ValidationError, match="TypedVertexShape"):  # tea is typed nowhere
+        store.add(Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    assert set(store.quads(with_index=True)) == before
 
 
 def test_the_same_claim_in_another_tenant_is_refused(store: MemoryStore) -> None:
