@@ -103,6 +103,28 @@ def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
         PRELUDE + f"<{c1.value}> mem:supersedes <{c3.value}> .", format="turtle", graph=A))
 
 
+def test_a_large_write_is_judged_against_the_store_like_a_small_one() -> None:
+    # Past 64 nodes the types, and past 500 nodes the chains, are read by queries in chunks, not
+    # node by node: a valid large write is accepted, and one closing a cycle through the store refused.
+    store = MemoryStore(validation="native")
+    store.add_all([Vertex(id=LIA, cls=mem.Person), Vertex(id=TEA, cls=mem.Entity), Predicate(id=EX + "likes"),
+                   Message(id=EX + "m1", content="I like tea")], graph=A)
+    c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
+                                   asserted_by=EX + "m1"), graph=A)
+
+    def many(first: int, extra: str = "") -> str:
+        people = " ".join(f"ex:p{i} a mem:Person ." for i in range(first, first + 300))
+        claims = " ".join(f"ex:k{i} a mem:Claim ; rdf:reifies <<( ex:p{i} ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ."
+                          for i in range(first, first + 300))
+        return PRELUDE + people + claims + extra
+
+    store.load_data(many(0), format="turtle", graph=A)
+    assert len(list(store.view("current", {"tenant": A}))) == 301  # c2 and the 300 new claims
+    refused(store, "AcyclicShape", lambda: store.load_data(many(300, f" <{c1.value}> mem:supersedes <{c2.value}> ."),
+                                                          format="turtle", graph=A))
+
+
 def test_a_bad_confidence_in_a_file_is_refused_with_its_focus(store: MemoryStore) -> None:
     err = refused(store, "UnitIntervalShape", lambda: store.load_data(
         PRELUDE + 'ex:c5 a mem:Claim ; rdf:reifies <<( ex:Lia ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ; '
