@@ -9,9 +9,11 @@ each kind of context matter.
 from __future__ import annotations
 
 import pytest
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
 from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem, validation
+
+from .conftest import FarBackend
 
 EX = "https://example.org/w/"
 A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
@@ -22,6 +24,7 @@ PREFIX mem: <https://w3id.org/memkg#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
 """
+XSD_DECIMAL = NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 
 
 @pytest.fixture(params=["native", "pyshacl"])
@@ -103,26 +106,36 @@ def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
         PRELUDE + f"<{c1.value}> mem:supersedes <{c3.value}> .", format="turtle", graph=A))
 
 
-def test_a_large_write_is_judged_against_the_store_like_a_small_one() -> None:
-    # Past 64 nodes the types, and past 500 nodes the chains, are read by queries in chunks, not
-    # node by node: a valid large write is accepted, and one closing a cycle through the store refused.
-    store = MemoryStore(validation="native")
+@pytest.mark.parametrize("backend", [None, FarBackend], ids=["embedded", "distant"])
+def test_a_large_write_is_judged_against_the_store_like_a_small_one(backend) -> None:  # type: ignore[no-untyped-def]
+    # Past 64 nodes the descriptions, referrers and types, and past 500 nodes the chains, are read
+    # by queries in chunks, not node by node (on a distant store always by queries): a valid large
+    # write is accepted, one closing a cycle through the store refused.
+    from memkg import Attachment
+
+    store = MemoryStore(validation="native") if backend is None else MemoryStore(backend=backend(), validation="native")
     store.add_all([Vertex(id=LIA, cls=mem.Person), Vertex(id=TEA, cls=mem.Entity), Predicate(id=EX + "likes"),
-                   Message(id=EX + "m1", content="I like tea")], graph=A)
+                   Message(id=EX + "m1", content="I like tea", attachments=[
+                       Attachment(id=EX + "photo", url="https://example.org/tea.jpg", caption="a cup")])], graph=A)
     c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
     c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
                                    asserted_by=EX + "m1"), graph=A)
 
-    def many(first: int, extra: str = "") -> str:
+    def many(first: int, extra: str = "") -> list[Quad]:
         people = " ".join(f"ex:p{i} a mem:Person ." for i in range(first, first + 300))
         claims = " ".join(f"ex:k{i} a mem:Claim ; rdf:reifies <<( ex:p{i} ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ."
                           for i in range(first, first + 300))
-        return PRELUDE + people + claims + extra
+        return list(parse(PRELUDE + people + claims + extra, RdfFormat.TURTLE, without_named_graphs=True))
 
-    store.load_data(many(0), format="turtle", graph=A)
+    photo, tenant = NamedNode(EX + "photo"), NamedNode(A)
+    old = next(store.quads(photo, mem.caption))
+    # the attachment (judged with the message that holds it) and the claim c1 are described in the store
+    store.change(remove=[old], add=[Quad(q.subject, q.predicate, q.object, tenant) for q in many(0)] + [
+        Quad(photo, mem.caption, Literal("a full cup"), tenant), Quad(c1, mem.confidence, Literal("0.5", datatype=XSD_DECIMAL), tenant)])
     assert len(list(store.view("current", {"tenant": A}))) == 301  # c2 and the 300 new claims
-    refused(store, "AcyclicShape", lambda: store.load_data(many(300, f" <{c1.value}> mem:supersedes <{c2.value}> ."),
-                                                          format="turtle", graph=A))
+    assert [q.object for q in store.quads(photo, mem.caption)] == [Literal("a full cup")]
+    cycle = many(300, f" <{c1.value}> mem:supersedes <{c2.value}> .")
+    refused(store, "AcyclicShape", lambda: store.write([Quad(q.subject, q.predicate, q.object, tenant) for q in cycle]))
 
 
 def test_a_bad_confidence_in_a_file_is_refused_with_its_focus(store: MemoryStore) -> None:

@@ -83,8 +83,11 @@ PYTHON_TESTS: dict[str, list[str]] = {
     "provenance.withdrawal": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
     "provenance.lineage": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
     "provenance.support": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "validation.writes": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py"],
-    "store.writes": ["tests/test_store.py", "tests/test_model.py", "tests/test_write_validation.py"],
+    # a distant store's paths (tests/test_backends.py) and the first load's are write validation's too
+    "validation.writes": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py",
+                          "tests/test_backends.py", "tests/test_first_load.py"],
+    "store.writes": ["tests/test_store.py", "tests/test_model.py", "tests/test_write_validation.py",
+                     "tests/test_first_load.py", "tests/test_recall.py"],
     "updates": ["tests/test_updates.py"],
     "access": ["tests/test_access.py"],
     "timeline": ["tests/test_timeline.py"],
