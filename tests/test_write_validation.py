@@ -95,6 +95,17 @@ def test_a_retry_slipping_past_the_api_is_refused_by_its_event_id(store: MemoryS
                     format="turtle", graph=B)
 
 
+@pytest.mark.parametrize("first, second", [(None, A), (A, None)], ids=["shared-then-tenant", "tenant-then-shared"])
+def test_an_event_id_held_in_the_shared_default_graph_is_held_in_every_tenant(first, second) -> None:
+    # A tenant's graph is validated with the shared default graph (memkg validate judges them so):
+    # the same event id on each side is a retry stored twice, and the second write is refused.
+    store = MemoryStore(validation="native")
+    store.add(Message(id=EX + "m0", content="hi", event_id="e"), graph=first)
+    refused(store, "UniqueEventIdShape",
+            lambda: store.add(Message(id=EX + "m1", content="hi again", event_id="e"), graph=second))
+    assert validation.validate_store(store).conforms
+
+
 def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
     c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
     c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
