@@ -26,7 +26,8 @@ of the repository, stopping at the first failure.
 ``ingest``, ``evidence``), with the tests in ``PYTHON_TESTS``, all in one scratch
 copy whose ``pyproject.toml`` holds that selection (so the repository's own
 configuration never changes); ``--sample N`` runs N mutants per module drawn
-uniformly (seeded) from all it generated.
+uniformly (seeded) from all it generated. A mutant mutmut calls a timeout is planted
+again and judged by a fresh pytest (mutmut's forked workers time out on tests that pass).
 
 Results go to ``$TMPDIR/memkg-mutation/mutation-*.json`` (every mutant with
 its verdict; ``MEMKG_MUTATION_RESULTS`` moves them) and a summary table on
