@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple
+from pyoxigraph import Literal, NamedNode, Quad
 
 import memkg.store as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError

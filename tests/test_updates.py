@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from pyoxigraph import BlankNode, CanonicalizationAlgorithm, Dataset, DefaultGraph, Literal, NamedNode, Quad, Store
+from pyoxigraph import BlankNode, CanonicalizationAlgorithm, Dataset, DefaultGraph, NamedNode, Store
 
 from memkg import MemoryStore, ValidationError
 from memkg.access import OPEN, Forbidden, Grant
@@ -13,7 +13,7 @@ from memkg.errors import ParseError
 from memkg.index import is_index_quad
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.store import sparql_term
-from memkg.updates import UnsupportedUpdate, UpdateError, apply_update, plan_update
+from memkg.updates import UnsupportedUpdate, UpdateError, apply_update
 
 from . import leakgen
 from .conftest import LIA_GRAPH, data_quads

@@ -234,8 +234,6 @@ def test_a_node_is_judged_with_what_points_at_it_where_a_shape_looks_backwards(s
     """An attachment belongs to a message (sh:inversePath mem:attachment): changing its caption
     alone is judged with the message that holds it, so the write is accepted and stored; an
     attachment that no message holds is still refused."""
-    from pyoxigraph import Literal, Quad
-
     from memkg import Attachment
 
     store.add(Message(id=EX + "look", content="Look!", attachments=[

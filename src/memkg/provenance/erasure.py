@@ -21,7 +21,7 @@ from ..terms import IRI as _IRI
 from ..terms import new_id
 from ..vocab import mem, memx, prov, rdf
 from .datasets import IRI, Node, as_node
-from .withdrawal import ERASURE, is_declared
+from .withdrawal import ERASURE
 
 # -- erasure ---------------------------------------------------------------------------
 
@@ -82,9 +82,10 @@ def erase(
     into removed ones (support, lineage, refutation). Kept: references by
     identifier in version and epistemic decisions (``mem:retracts``,
     ``mem:supersedes``, ``mem:contradicts``, …). Recorded in the same step: a
-    ``mem:Retraction`` (also typed ``mem:Erasure`` once the ontology declares
-    it) with ``mem:reason`` that ``mem:retracts`` every removed IRI, so they
-    survive as identifiers only.
+    ``mem:Erasure`` (a ``mem:Retraction``) with ``mem:reason`` that
+    ``mem:retracts`` every removed IRI, so they survive as identifiers only:
+    the tenant's own, even where another tenant types the same IRI
+    (invariant 7 exempts an identifier its tenant erased).
 
     Raises :class:`~memkg.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
     """
@@ -151,8 +152,7 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
         (n for n in considered if n not in removed and isinstance(n, NamedNode) and out(n, rdf.reifies)), key=str
     )
     named = [n for n in removed if isinstance(n, NamedNode)]
-    extra: list[tuple[_IRI, Any]] = [(rdf.type, ERASURE)] if is_declared(store, ERASURE) else []
-    record = Retraction(retracts=list[_IRI](named), reason=reason, id=new_id("erasure"), extra=extra)
+    record = Retraction(retracts=list[_IRI](named), reason=reason, id=new_id("erasure"), extra=[(rdf.type, ERASURE)])
     stamp = store.clock.tick()
     count = store.change(
         remove=sorted(gone, key=str), add=record.quads(target, stamp), source=f"erasure of {node}"
