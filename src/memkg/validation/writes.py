@@ -528,9 +528,10 @@ def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
 def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad], set[Graph]]:
     """Other holders of the write's event ids, with their types, and the graphs they are in (invariant 9).
 
-    A tenant's graph is validated together with the shared default graph (:func:`~memkg.validation.dataset.data_graph_for`):
-    an event id written to a tenant meets the default graph's holders, and one written to the
-    default graph meets every tenant's, whose graphs must then be judged too.
+    A tenant's graph is validated together with the shared default graph
+    (:func:`~memkg.validation.dataset.data_graph_for`), as ``memkg validate`` does: an event id
+    written to a tenant meets the default graph's holders, and one written to the default graph
+    meets every tenant's, whose graphs must then be judged too.
     """
     out: set[Quad] = set()
     graphs: set[Graph] = set()
