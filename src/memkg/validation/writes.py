@@ -176,6 +176,8 @@ class WriteValidator:
         groups, group_graphs = _groups_above(main, batch)
         touched += [g for g in groups if g not in touched]
         touched_graphs |= group_graphs
+        holders, holder_graphs = _event_id_holders(main, batch)
+        touched_graphs |= holder_graphs
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
         )
@@ -201,9 +203,7 @@ class WriteValidator:
         # they start at the touched nodes and at what those point to through a chain.
         links = [q.object for q in (*batch, *described) if q.predicate in _CHAIN_STARTS and isinstance(q.object, NamedNode)]
         context |= _chains(main, [*subjects, *links], known, in_process=in_process)
-        holders, holder_graphs = _event_id_holders(main, batch)
         context |= holders
-        graphs = sorted({*graphs, *holder_graphs}, key=str)
         # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
         nodes = list(dict.fromkeys([*subjects, *objects]))
         context |= _types(main, nodes, known)
@@ -540,11 +540,12 @@ def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad]
             scopes = [None] if isinstance(q.graph_name, DefaultGraph) else [q.graph_name, DefaultGraph()]
             for scope in scopes:
                 for other in main.quads_for_pattern(None, mem.eventId, q.object, scope):
-                    if other.graph_name == ONTOLOGY_GRAPH:
+                    graph = other.graph_name
+                    if graph == ONTOLOGY_GRAPH or isinstance(graph, BlankNode):
                         continue
                     out.add(other)
-                    out.update(main.quads_for_pattern(other.subject, rdf.type, None, other.graph_name))
-                    graphs.add(other.graph_name)
+                    out.update(main.quads_for_pattern(other.subject, rdf.type, None, graph))
+                    graphs.add(graph)
     return out, graphs
 
 
