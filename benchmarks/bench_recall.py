@@ -186,7 +186,7 @@ def table(title: str, results: dict[str, dict[str, list[list[float]]]]) -> str:
     return "\n".join(lines)
 
 
-def run_quality(n_conversations: int, workdir: Path, ablations: bool = False) -> None:
+def run_quality(n_conversations: int, workdir: Path, ablations: bool = False, budgets: Sequence[int] = ()) -> None:
     convs = conversations.generate(n_conversations)
     questions = [(c, q) for c in convs for q in c.questions]
     print(f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} messages, "
@@ -211,6 +211,8 @@ def run_quality(n_conversations: int, workdir: Path, ablations: bool = False) ->
         for signal in ("lexical", "vector", "entity", "time", "graph"):
             systems[f"memkg without {signal}"] = memkg_search(
                 RecallConfig(weights={**default.weights, signal: 0.0}))
+    for budget in budgets:  # the lexical budget small enough to bite on a conversation's few hundred turns
+        systems[f"memkg, lexical budget {budget}"] = memkg_search(RecallConfig(lexical_budget=budget))
     systems["BM25 (bm25s)"] = lambda c, q: bm25.search(c, q.text, max(KS))
     systems["embedder alone"] = lambda c, q: vector.search(c, q.text, max(KS))
     results: dict[str, dict[str, list[list[float]]]] = {name: defaultdict(list) for name in systems}
@@ -527,6 +529,8 @@ def main() -> None:
     q = sub.add_parser("quality")
     q.add_argument("--conversations", type=int, default=10)
     q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
+    q.add_argument("--lexical-budget", type=int, nargs="*", default=[],
+                   help="also memkg with RecallConfig.lexical_budget at each of these")
     s = sub.add_parser("scale")
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
@@ -545,7 +549,7 @@ def main() -> None:
     try:
         gc.collect()
         if args.what == "quality":
-            run_quality(args.conversations, workdir, args.ablations)
+            run_quality(args.conversations, workdir, args.ablations, args.lexical_budget)
         elif args.what == "scale":
             run_scale(args.messages, args.questions, workdir, args.reuse, args.bulk)
         elif args.what == "ingest":

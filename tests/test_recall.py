@@ -13,7 +13,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from memkg import Claim, Episode, Message, MemoryStore, Predicate, Vertex, erase
 from memkg.cli import main
-from memkg.recall import INDEX_FILE, HashingEmbedder, Hit, WordLlamaEmbedder, find_periods, recall
+from memkg.recall import INDEX_FILE, HashingEmbedder, Hit, RecallConfig, WordLlamaEmbedder, find_periods, recall
 from memkg.vocab import RDF_TYPE, mem
 
 EX = "https://example.org/"
@@ -214,6 +214,45 @@ def test_a_write_is_searchable_when_it_returns_on_every_path(tmp_path: Path) -> 
     reopened = MemoryStore(tmp_path / "store")  # the index file persists beside the data
     assert reopened.recall("axolotl", k=1)[0].node == EX + "w4"
     reopened.close()
+
+
+def test_a_frequent_word_gives_way_to_rarer_ones_within_the_lexical_budget() -> None:
+    store = MemoryStore(embedder=HashingEmbedder())
+    index = store.recall_index()  # kept by each write below: document ids in the order written
+    common = [store.add(Message(content=f"coffee break number {i}")) for i in range(30)]
+    rare = store.add(Message(content="coffee with the okapi keeper"))
+
+    def found(terms: list[str], budget: int) -> list[str]:
+        return [str(index.documents([d])[d]["node"]) for d, _ in index.lexical(terms, 50, budget=budget)]
+
+    assert len(found(["coffee", "okapi"], budget=100)) == 31  # within the budget: every match scored
+    assert found(["coffee", "okapi"], budget=10) == [rare.value]  # coffee (31 matches) gives way to okapi
+    newest = found(["coffee"], budget=10)  # one word alone past the budget: its newest matches
+    assert sorted(newest) == sorted([rare.value, *(c.value for c in common[-9:])])
+    # through recall: the rare word still finds its message first
+    assert recall(store, "coffee with the okapi", config=RecallConfig(lexical_budget=10), k=1)[0].node == rare.value
+
+
+def test_the_entity_signal_follows_writes_in_this_process_and_in_a_reader(tmp_path: Path) -> None:
+    from pyoxigraph import Store
+
+    from memkg.recall import RecallIndex
+
+    embedder = HashingEmbedder(dim=32)
+    store = MemoryStore(tmp_path / "store", embedder=embedder)
+    conversation(store)
+    store.recall_index()
+    reader = RecallIndex(Store(), tmp_path / "store" / INDEX_FILE, embedder, read_only=True)
+    reader.vectors()
+    assert store.recall("What does Bob say about tea?", k=3)  # the writer's vectors and links loaded
+    zoe = store.add(Vertex(id=EX + "zoe", cls=mem.Person, display_name="Zoe Okafor"))
+    said = store.add(Message(id=EX + "m-zoe", content="I keep bees on the roof", sender=zoe, event_time=at(7, 1)))
+    hit = store.recall("What does Zoe do?", k=1)[0]
+    assert hit.node == said.value and "entity" in hit.signals and "sender: zoe" in hit.why
+    reader.follow()
+    v = reader.vectors()
+    assert [int(v.ids[row]) for row in v.linked([zoe.value])] == [reader.find(said.value, "")]
+    store.close()
 
 
 def test_an_attachment_caption_is_part_of_its_message(tmp_path: Path) -> None:

@@ -19,10 +19,10 @@ bulk load), and says so in the log; a read-only index reports the gap in
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory, loaded on the first search: float16 rows and
-one sign bit per dimension. A search compares the question's bits with every
+vectors are also held in memory, loaded on the first search: int8 rows with a
+scale each, one sign bit per dimension, and the links. A search compares the question's bits with every
 row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the nearest exactly: at least 2,000 rows and 0.4 % of the scope (see :meth:`Vectors.similarity`, and
+scores the nearest by their rows: at least 2,000 and 0.4 % of the scope (see :meth:`Vectors.nearest`, and
 benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
@@ -74,7 +74,8 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE TABLE IF NOT EXISTS links(doc INTEGER NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_entity ON links(entity);
+DROP INDEX IF EXISTS links_entity;
+CREATE INDEX IF NOT EXISTS links_entity_doc ON links(entity, doc);
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc);
 CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, graph TEXT NOT NULL,
                                  name TEXT NOT NULL, whole INTEGER NOT NULL);
@@ -134,17 +135,38 @@ class Vectors:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.ids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, dim), dtype=np.float16)
+        #: The rows as int8, each with its scale (``row * scale`` is the vector; an error of at most
+        #: half a step, ~1e-3 a component): half float16's memory, and converted for arithmetic
+        #: several times faster (numpy converts float16 element by element).
+        self.matrix = np.zeros((0, dim), dtype=np.int8)
+        self.scale = np.zeros(0, dtype=np.float32)
         self.words = (dim + 63) // 64  #: 64-bit words of sign bits per row
-        self.bits = np.zeros((0, self.words), dtype=np.uint64)
+        #: Sign bits, word-major (``words`` rows of one 64-bit word per document): a search reads
+        #: each word's column contiguously, a cache-sized chunk at a time.
+        self.bits = np.zeros((self.words, 0), dtype=np.uint64)
         self.graphs = np.zeros(0, dtype=np.int32)
         self.start = np.zeros(0, dtype=np.float64)
         self.end = np.zeros(0, dtype=np.float64)
+        #: A document's time as an interval for period tests (see during): open ends at -inf and
+        #: +inf, a moment (end == start) a millisecond long, untimed documents marked.
+        self.low = np.zeros(0, dtype=np.float64)
+        self.high = np.zeros(0, dtype=np.float64)
+        self.timed = np.zeros(0, dtype=bool)
         self.recorded = np.zeros(0, dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
         self.size = 0
         self.graph_codes: dict[GraphKey, int] = {}
-        self._scratch: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._distance = np.zeros(0, dtype=np.uint16)  #: scratch kept between searches (no page faults)
+        #: The documents' links to vertices (the entity signal): the document's position, the
+        #: vertex (a code in ``entity_codes``).
+        self.link_rows = np.zeros(0, dtype=np.int64)
+        self.link_entities = np.zeros(0, dtype=np.int32)
+        self.links = 0
+        self.entity_codes: dict[str, int] = {}
+        #: The links sorted by vertex (positions among the links), their vertex codes in that
+        #: order, and how many links that covers (the later ones are scanned); one tuple,
+        #: replaced whole, so a reader never mixes two versions.
+        self._by_entity: tuple[np.ndarray, np.ndarray, int] = (np.zeros(0, np.int64), np.zeros(0, np.int32), 0)
 
     def code(self, graph: GraphKey) -> int:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
@@ -159,26 +181,87 @@ class Vectors:
             cap = max(need, 2 * len(self.ids), 1024)
             self.ids = _grow(self.ids, cap)
             self.matrix = _grow(self.matrix, cap)
-            self.bits = _grow(self.bits, cap)
+            self.scale = _grow(self.scale, cap)
+            self.bits = _grow(self.bits.T, cap).T.copy()
             self.graphs = _grow(self.graphs, cap)
             self.start = _grow(self.start, cap)
             self.end = _grow(self.end, cap)
+            self.low = _grow(self.low, cap)
+            self.high = _grow(self.high, cap)
+            self.timed = _grow(self.timed, cap)
             self.recorded = _grow(self.recorded, cap)
             self.alive = _grow(self.alive, cap)
         s = slice(self.size, need)
         self.ids[s] = ids
-        self.matrix[s] = vectors
-        self.bits[s] = self.pack(vectors)
-        self.graphs[s] = [self.code(g) for g in graphs]
+        for at in range(0, n, self.CHUNK):  # a chunk at a time: no float32 copy of a million rows
+            rows = np.asarray(vectors[at: at + self.CHUNK], dtype=np.float32)
+            part = slice(self.size + at, self.size + at + len(rows))
+            peak = np.abs(rows).max(axis=1)
+            scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+            self.matrix[part] = np.rint(rows / scale[:, None])
+            self.scale[part] = scale
+            self.bits[:, part] = self.pack(rows).T
+        codes = self.graph_codes
+        self.graphs[s] = [codes[g] if g in codes else self.code(g) for g in graphs]
         self.start[s] = [np.nan if t is None else t for t in start]
         self.end[s] = [np.nan if t is None else t for t in end]
+        first, last = self.start[s], self.end[s]
+        self.low[s] = np.where(np.isnan(first), -np.inf, first)
+        self.high[s] = np.where(np.isnan(last), np.inf, np.where(last == first, last + 1e-3, last))
+        self.timed[s] = ~(np.isnan(first) & np.isnan(last))
         self.recorded[s] = [np.nan if t is None else t for t in recorded]
         self.alive[s] = True
         self.size = need
 
-    def positions(self, ids: Iterable[int]) -> np.ndarray:
+    def link(self, links: Sequence[tuple[int, str]]) -> None:
+        """Record links (document id, vertex IRI) of documents appended last."""
+        need = self.links + len(links)
+        if need > len(self.link_rows):
+            cap = max(need, 2 * len(self.link_rows), 1024)
+            self.link_rows = _grow(self.link_rows, cap)
+            self.link_entities = _grow(self.link_entities, cap)
+        codes = self.entity_codes
+        docs = np.fromiter((d for d, _ in links), dtype=np.int64, count=len(links))
+        self.link_rows[self.links: need] = np.searchsorted(self.ids[: self.size], docs)
+        self.link_entities[self.links: need] = [
+            codes[e] if e in codes else codes.setdefault(e, len(codes)) for _, e in links]
+        self.links = need
+
+    def linked(self, entities: Iterable[str]) -> np.ndarray:
+        """Positions of the live documents linked to any of ``entities`` (ascending), read from
+        the links in memory sorted by vertex: the cost follows the documents found."""
+        codes = [self.entity_codes[e] for e in entities if e in self.entity_codes]
+        if not codes:
+            return np.zeros(0, dtype=np.int64)
+        links = self.links
+        order, ordered_codes, done = self._by_entity
+        if links - done > max(4096, done // 8):  # sorted again now and then
+            order = np.argsort(self.link_entities[:links], kind="stable")
+            ordered_codes, done = self.link_entities[order], links
+            self._by_entity = (order, ordered_codes, done)
+        wanted = np.array(sorted(codes), dtype=np.int32)
+        starts = np.searchsorted(ordered_codes, wanted, side="left")
+        ends = np.searchsorted(ordered_codes, wanted, side="right")
+        parts = [order[a:b] for a, b in zip(starts, ends) if b > a]
+        parts.append(np.flatnonzero(np.isin(self.link_entities[done:links], wanted)) + done)
+        rows = np.sort(self.link_rows[np.concatenate(parts)])
+        if rows.size > 1:  # a document linked to two of the vertices (np.unique hashes: slower)
+            rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+        live: np.ndarray = rows[self.alive[rows]]
+        return live
+
+    def during(self, periods: Iterable[tuple[float, float]]) -> np.ndarray:
+        """Which rows have a time overlapping one of ``periods`` (POSIX seconds, end exclusive)."""
+        n = self.size
+        out = np.zeros(n, dtype=bool)
+        for start, end in periods:
+            out |= (self.low[:n] < end) & (self.high[:n] > start)
+        out &= self.timed[:n]
+        return out
+
+    def positions(self, ids: Iterable[int] | np.ndarray) -> np.ndarray:
         """Positions of the live documents among ``ids`` (unknown ids dropped); ids are sorted."""
-        wanted = np.fromiter(ids, dtype=np.int64)
+        wanted = ids.astype(np.int64, copy=False) if isinstance(ids, np.ndarray) else np.fromiter(ids, dtype=np.int64)
         if wanted.size == 0 or self.size == 0:
             return np.zeros(0, dtype=np.int64)
         held = self.ids[: self.size]
@@ -190,8 +273,9 @@ class Vectors:
     def remove(self, ids: Iterable[int]) -> None:
         pos = self.positions(ids)
         self.alive[pos] = False
-        self.matrix[pos] = 0.0
-        self.bits[pos] = 0
+        self.matrix[pos] = 0
+        self.scale[pos] = 0.0
+        self.bits[:, pos] = 0
 
     def pack(self, vectors: np.ndarray) -> np.ndarray:
         """Sign bits of ``vectors`` (rows), as 64-bit words."""
@@ -202,13 +286,18 @@ class Vectors:
         return words
 
     def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
-        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere).
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere): see nearest."""
+        return self.nearest(question, scope, exact, also)[0]
+
+    def nearest(self, question: np.ndarray, scope: np.ndarray, exact: int,
+                also: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere); the rows
+        scored exactly (ascending); the highest estimate among the others.
 
         Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
         the rows nearest by Hamming distance (at least ``exact``, and one in
         :attr:`EXACT_SHARE` of the scope: the sign bits' ranking blurs as rows grow), and the
-        rows in ``also``, get the exact cosine (float16 rows, float32 arithmetic, einsum: no
-        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes).
+        rows in ``also``, get the exact cosine (:meth:`cosines`).
         """
         n = self.size
         out = np.full(n, -np.inf, dtype=np.float32)
@@ -216,39 +305,83 @@ class Vectors:
         where = None if whole else np.flatnonzero(scope[:n])
         count = n if where is None else where.size
         if count == 0:
-            return out
-        qbits = self.pack(question)[0]
-        rows = self.bits[:n] if where is None else self.bits[where]
-        # Scratch buffers kept between searches: fresh multi-megabyte arrays cost page faults.
-        if self._scratch is None or len(self._scratch[0]) < len(rows):
-            self._scratch = (np.empty((len(self.bits), self.words), np.uint64),
-                             np.empty((len(self.bits), self.words), np.uint8), np.empty(len(self.bits), np.uint16))
-        xor, counts, distance = (a[: len(rows)] for a in self._scratch)
-        np.bitwise_xor(rows, qbits, out=xor)
-        np.bitwise_count(xor, out=counts)
-        # The words' counts added column by column: a reduction along a 4-wide axis is slower.
-        np.copyto(distance, counts[:, 0])
-        for w in range(1, self.words):
-            distance += counts[:, w]
+            return out, np.zeros(0, dtype=np.int64), -np.inf
+        distance = self.hamming(self.pack(question)[0], where)
         # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
-        estimate = distance * np.float32(-2.0 / self.dim) + np.float32(1.0)
+        step = np.float32(-2.0 / self.dim)
         if where is None:
-            out[:] = estimate
+            np.multiply(distance, step, out=out)
+            out += np.float32(1.0)
         else:
-            out[where] = estimate
+            out[where] = distance * step + np.float32(1.0)
         wanted = max(exact, int(count * self.EXACT_SHARE))
+        ceiling = -np.inf
         if count > wanted:
-            # The distances are small integers: a histogram gives the cut-off without sorting.
-            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
-            near = np.flatnonzero(distance <= cut)
+            near, cut = self._closest(distance, wanted)
             best = near if where is None else where[near]
+            ceiling = float(np.float32(1.0) + step * np.float32(cut))  # no row left out is nearer
         else:
             best = np.arange(n) if where is None else where
         if also is not None and also.size:
             best = np.union1d(best, also[scope[also]])
         q = question.astype(np.float32)
-        out[best] = np.einsum("ij,j->i", self.matrix[best].astype(np.float32), q)
+        out[best] = self.cosines(best, q)
+        return out, best, ceiling
+
+    def rows(self, at: np.ndarray) -> np.ndarray:
+        """The vectors at positions ``at``, as float32 rows."""
+        out: np.ndarray = self.matrix[at].astype(np.float32) * self.scale[at, None]
         return out
+
+    def cosines(self, at: np.ndarray, question: np.ndarray) -> np.ndarray:
+        """Cosine similarity of ``question`` (float32) with the rows at ``at`` (einsum: no
+        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes)."""
+        out: np.ndarray = np.einsum("ij,j->i", self.matrix[at].astype(np.float32), question) * self.scale[at]
+        return out
+
+    def _closest(self, distance: np.ndarray, wanted: int) -> tuple[np.ndarray, int]:
+        """The positions of the ``wanted`` smallest ``distance``s (ascending; ties at the cut-off
+        broken by position), and that cut-off distance.
+
+        The distances are small integers: a histogram gives the cut-off without sorting. It is
+        first read from every ``stride``-th row (a histogram of every row costs more than the
+        Hamming distances did), with room to spare; the rows within it are then cut exactly.
+        """
+        stride = max(1, wanted // 256)
+        histogram = np.bincount(distance[::stride], minlength=self.dim + 1)
+        cut = int(np.searchsorted(np.cumsum(histogram), 2 * wanted // stride))
+        near = np.flatnonzero(distance <= cut)
+        if near.size < wanted:  # the sample misjudged: every row's histogram
+            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
+            near = np.flatnonzero(distance <= cut)
+        held = distance[near]
+        cut = int(np.searchsorted(np.cumsum(np.bincount(held, minlength=self.dim + 1)), wanted))
+        below = near[held < cut]
+        return np.sort(np.concatenate([below, near[held == cut][: wanted - below.size]])), cut
+
+    #: Documents whose bits are compared per step: the step's buffers stay in the CPU's cache.
+    CHUNK = 32768
+
+    def hamming(self, qbits: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+        """Hamming distances of the question's sign bits to the rows at ``where`` (None: every row)."""
+        count = self.size if where is None else where.size
+        if len(self._distance) < count:
+            self._distance = np.empty(len(self.ids), dtype=np.uint16)
+        distance = self._distance[:count]
+        xor = np.empty(min(count, self.CHUNK), dtype=np.uint64)
+        ones = np.empty(len(xor), dtype=np.uint8)
+        for at in range(0, count, self.CHUNK):
+            end = min(count, at + self.CHUNK)
+            x, c, part = xor[: end - at], ones[: end - at], distance[at:end]
+            for w in range(self.words):
+                column = self.bits[w, at:end] if where is None else self.bits[w, where[at:end]]
+                np.bitwise_xor(column, qbits[w], out=x)
+                np.bitwise_count(x, out=c)
+                if w:
+                    np.add(part, c, out=part)
+                else:
+                    np.copyto(part, c)
+        return distance
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:
@@ -560,6 +693,7 @@ class RecallIndex:
         if self._vectors is not None:
             self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
                                  [d.end for d in docs], [d.recorded for d in docs])
+            self._vectors.link([(i, e) for i, d in zip(ids, docs) for e, _ in d.links])
 
     def _scrub(self) -> None:
         """Leave no trace of removed text: merge the FTS segments (old ones hold the removed
@@ -578,7 +712,9 @@ class RecallIndex:
                 with self._reading():
                     self._rebuilt = self.meta("rebuilt")
                     rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                    links = self.db.execute("SELECT doc, entity FROM links").fetchall()
                 self._append(v, rows)
+                v.link(links)
                 self._vectors = v
             return self._vectors
 
@@ -603,6 +739,7 @@ class RecallIndex:
                     return
                 rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
                                        (newest,)).fetchall()
+                links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ?", (newest,)).fetchall()
                 (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
                 held = None
                 if count != len(live) + len(rows):
@@ -611,6 +748,7 @@ class RecallIndex:
             if held is not None:
                 v.remove(np.setdiff1d(live, held, assume_unique=True))
             self._append(v, rows)
+            v.link(links)
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
@@ -628,20 +766,57 @@ class RecallIndex:
             v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
                      [r[3] for r in rows], [r[4] for r in rows])
 
-    def lexical(self, match: str, limit: int, graphs: Sequence[GraphKey] | None = None) -> list[tuple[int, float]]:
+    def lexical(self, terms: Sequence[str], limit: int, graphs: Sequence[GraphKey] | None = None, *,
+                budget: int = 2000, documents: int | None = None) -> list[tuple[int, float]]:
         """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
-        better), best first. ``match`` is an FTS5 query over the text column."""
-        if not match:
+        better), best first, for documents holding any of ``terms`` (words, each matched as
+        FTS5 matches a quoted phrase: stemmed).
+
+        FTS5 scores every match before it sorts (``ORDER BY bm25 … LIMIT`` has no top-k
+        pruning, and each score reads the document's length), so a word held by a tenth of a
+        large memory costs more than everything else recall does. ``budget`` bounds the matches
+        scored: the words' matches in scope are counted (each count stops past the budget),
+        and the most frequent words are left out while rarer ones fill the budget. A
+        frequent word weighs little in BM25 (its idf is low) beside the rare words kept. When
+        even the rarest word alone has more matches, only its ``budget`` latest indexed are
+        scored (the highest document ids: the latest writes; after a rebuild, the store's order).
+        ``documents``: how many documents the scope holds, when the caller knows; at most
+        ``budget``, no match can be left out and none is counted.
+        """
+        quoted = list(dict.fromkeys(f'"{t}"' for t in terms if t))
+        if not quoted:
             return []
         if graphs is not None:
             if not graphs:
                 return []
-            match = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND text : ({match})"
+            scope = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND "
+        else:
+            scope = ""
+
+        def expression(words: Sequence[str]) -> str:
+            return f"{scope}text : ({' OR '.join(words)})"
+
         with self._lock:
             try:
+                counts = [0] * len(quoted) if documents is not None and documents <= budget else [
+                    self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                    (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
+                kept: list[int] = []
+                total = 0
+                for at in sorted(range(len(quoted)), key=counts.__getitem__):
+                    if kept and total + counts[at] > budget:
+                        break
+                    kept.append(at)
+                    total += counts[at]
+                match = expression([quoted[at] for at in sorted(kept)])
+                latest = ""
+                if total > budget:  # one word, too frequent: its latest indexed matches only
+                    row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                                          (match, budget - 1)).fetchone()
+                    latest = f" AND rowid >= {int(row[0])}" if row else ""
                 rows = self.db.execute(
-                    "SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?",
-                    (match, limit),
+                    f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{latest} "
+                    "ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?", (match, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return []
@@ -682,15 +857,21 @@ class RecallIndex:
                                    list(names)).fetchall()
         return [(r[0], r[1], r[2], bool(r[3])) for r in rows if graphs is None or r[2] in graphs]
 
-    def linked(self, entities: Sequence[str], limit: int = 20000) -> list[tuple[int, str, str]]:
-        """Documents linked to any of ``entities``: (document id, vertex, role)."""
-        if not entities:
-            return []
-        marks = ",".join("?" * len(entities))
+    def roles(self, docs: Sequence[int], entities: Sequence[str]) -> dict[int, tuple[str, str]]:
+        """How each of ``docs`` is linked to one of ``entities``: document id → (vertex, role)."""
+        out: dict[int, tuple[str, str]] = {}
+        if not docs or not entities:
+            return out
+        wanted = set(entities)
         with self._lock:
-            rows = self.db.execute(f"SELECT doc, entity, role FROM links WHERE entity IN ({marks}) LIMIT ?",
-                                   [*entities, limit]).fetchall()
-        return [(int(r[0]), r[1], r[2]) for r in rows]
+            for at in range(0, len(docs), 500):
+                chunk = list(docs[at: at + 500])
+                rows = self.db.execute(
+                    f"SELECT doc, entity, role FROM links WHERE doc IN ({','.join('?' * len(chunk))}) ORDER BY rowid", chunk)
+                for d, entity, role in rows:
+                    if entity in wanted:
+                        out.setdefault(int(d), (entity, role))
+        return out
 
     def senders(self, docs: Sequence[int]) -> dict[str, int]:
         """The senders of ``docs`` (vertex → rank of the first document it sent)."""

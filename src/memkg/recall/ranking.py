@@ -47,6 +47,8 @@ class RecallConfig:
 
     #: Candidates each signal contributes before fusion.
     candidates: int = 100
+    #: Matches the lexical signal scores at most (the most frequent words give way; see RecallIndex.lexical).
+    lexical_budget: int = 2000
     #: Documents whose vectors are compared exactly (the rest by their sign bits only).
     exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
@@ -89,10 +91,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def query_terms(text: str) -> list[str]:
+    """The text's content words, as the lexical signal looks them up (stop words left out).
+
+    >>> query_terms("What does Lia's cat eat?")
+    ['lia', 'cat', 'eat']
+    """
+    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
+    return list(dict.fromkeys(terms))
+
+
 def match_expression(text: str) -> str:
     """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
-    terms = [w for w in (_POSSESSIVE.sub("", w).replace("'", "") for w in words(text)) if w not in _STOPWORDS and len(w) > 1]
-    return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+    return " OR ".join(f'"{t}"' for t in query_terms(text))
 
 
 @dataclass
@@ -130,6 +141,7 @@ def rank(
     if graphs is not None:
         codes = [vectors.graph_codes[g] for g in graphs if g in vectors.graph_codes]
         scope &= np.isin(vectors.graphs[:n], codes)
+    held = int(np.count_nonzero(scope))  # the documents the text search may match
     if known_at is not None:
         recorded = vectors.recorded[:n]
         scope &= ~(recorded > known_at.timestamp())  # unrecorded (nan) documents stay
@@ -144,45 +156,55 @@ def rank(
 
     # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
     entities = _entities(index, query, graphs)
-    linked_roles: dict[int, str] = {}  # document → why it is linked ("sender: Lia")
     linked = np.zeros(n, dtype=bool)
-    if entities:
-        for d, entity, role in index.linked(sorted(entities)):
-            linked_roles.setdefault(d, f"{role}: {entities[entity]}")
-        linked[vectors.positions(sorted(linked_roles))] = True
-    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked)
+    linked_rows = vectors.linked(entities) if entities else None
+    if linked_rows is not None:
+        linked[linked_rows] = True
+    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget, held)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(match_expression(text), cfg.candidates * 2, graphs))
+    lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget,
+                                     documents=held))
     question_vector = index.embedder.embed([text])[0]
-    in_period = np.zeros(n, dtype=bool)
-    if periods:
-        start, end = vectors.start[:n], vectors.end[:n]
-        end_or_start = np.where(np.isnan(end), np.inf, np.where(end == start, end + 1e-3, end))
-        start_or_min = np.where(np.isnan(start), -np.inf, start)
-        timed = ~(np.isnan(start) & np.isnan(end))
-        for period in periods:
-            in_period |= timed & (start_or_min < period.end.timestamp()) & (end_or_start > period.start.timestamp())
+    in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
+    # The rows the entity and time lists choose among.
+    focus: dict[str, np.ndarray] = {}
+    if linked_rows is not None:
+        focus["entity"] = linked & scope
+    if in_period is not None:
+        focus["time"] = in_period & scope
     # Exact cosines where the lists are decided: the best by sign bits, and the documents the
     # entity and time lists choose among (when they are few).
-    focus = [np.flatnonzero(m & scope) for m in (linked, in_period) if m.any()]
-    few = [f for f in focus if f.size <= cfg.exact_vectors]
+    few = [np.flatnonzero(m) for m in focus.values() if 0 < np.count_nonzero(m) <= cfg.exact_vectors]
     also = np.concatenate(few) if few else None
-    similarity = vectors.similarity(question_vector, scope, cfg.exact_vectors, also)
-
-    lists: dict[str, list[int]] = {}
-    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
-    lists["vector"] = _top(similarity, scope, cfg.candidates, vectors.ids)
-    # Entity and time rank their documents by how well they match the question too.
+    similarity, exact, ceiling = vectors.nearest(question_vector, scope, cfg.exact_vectors, also)
     lex_score = np.zeros(n, dtype=np.float32)
     if lexical:
         best = max(score for _, _, score in lexical) or 1.0
         for row, _, score in lexical:
             lex_score[row] = score / best
-    combined = similarity + 0.5 * lex_score
-    if entities:
-        lists["entity"] = _top(combined, scope & linked, cfg.candidates, vectors.ids)
-    if periods:
-        lists["time"] = _top(combined, scope & in_period, cfg.candidates, vectors.ids)
+    # Every row scored above the ceiling is among these: the others' estimates are lower.
+    likely = np.union1d(exact, np.array([row for row, _, _ in lexical], dtype=np.int64))
+
+    def best_of(mask: np.ndarray, lexical_share: float) -> list[int]:
+        """Document ids of the best rows where ``mask`` holds, by cosine (plus ``lexical_share``
+        of the lexical score): found among the likely rows, unless a row outside could rank."""
+        rows = likely[mask[likely]]
+        values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
+        top = _top(values, cfg.candidates)
+        complete = top.size == cfg.candidates and values[top[-1]] > ceiling
+        if not complete and ceiling > -np.inf and rows.size < np.count_nonzero(mask):
+            rows = np.flatnonzero(mask)
+            values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
+            top = _top(values, cfg.candidates)
+        return [int(vectors.ids[rows[at]]) for at in top]
+
+    lists: dict[str, list[int]] = {}
+    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
+    # The vector list ranks the cosines computed, not the sign bits' estimates of the rest.
+    lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], cfg.candidates)]
+    # Entity and time rank their documents by how well they match the question too.
+    for signal, mask in focus.items():
+        lists[signal] = best_of(mask, 0.5)
 
     # Fusion.
     candidates: dict[int, _Candidate] = {}
@@ -191,18 +213,19 @@ def rank(
         for r, d in enumerate(ranked):
             c = candidates.setdefault(d, _Candidate(d))
             c.contributions[signal] = weight / (cfg.rrf_k + r + 1)
-    for d, why in linked_roles.items():
-        if d in candidates:
-            candidates[d].why.append(why)
-    if entities:  # the vertex a question names is its subject, rarely its answer
+    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
+    if entities:
+        linked_candidates = [d for d, row in position.items() if linked[row]]
+        for d, (entity, role) in index.roles(linked_candidates, sorted(entities)).items():
+            candidates[d].why.append(f"{role}: {entities[entity]}")
+        # The vertex a question names is its subject, rarely its answer.
         for d in index.documents_of(sorted(entities)):
             if d in candidates:
                 candidates[d].factor *= cfg.named_vertex
-    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
     # A period dated by the memory ("before the move") is less certain than one the question dates.
     outside = cfg.outside_period if any(not x.dated_by_memory for x in periods) else cfg.outside_anchored
-    if periods and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
-        timed_all = ~(np.isnan(vectors.start[:n]) & np.isnan(vectors.end[:n]))
+    if in_period is not None and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
+        timed_all = vectors.timed
         for d, c in candidates.items():
             at_row = position.get(d)
             if at_row is None:
@@ -232,7 +255,7 @@ def rank(
             if nb.contributions.get("graph", 0.0) < gain:
                 nb.contributions["graph"] = gain
                 nb.why.append(f"{link} {doc['node']}")
-            if periods and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
+            if in_period is not None and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
                 nb.factor *= 1.0 if in_period[rows[0]] else outside
     # A question that names nobody ("the person who works at Halden Labs") is often about
     # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
@@ -281,7 +304,7 @@ def rank(
     ordered.sort(key=lambda c: -c.score)
     rows = vectors.positions(c.doc for c in ordered)
     row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
-    unit = vectors.matrix[rows].astype(np.float32)
+    unit = vectors.rows(rows)
     alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
     hits: list[Hit] = []
     kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
@@ -312,22 +335,19 @@ def rank(
     ]
 
 
-def _top(score: np.ndarray, mask: np.ndarray, limit: int, ids: np.ndarray) -> list[int]:
-    """Document ids of the ``limit`` best scores where ``mask`` holds, best first."""
-    where = np.flatnonzero(mask)
-    if where.size == 0:
-        return []
-    values = score[where]
-    if where.size > limit:
-        part = np.argpartition(-values, limit - 1)[:limit]
-        where, values = where[part], values[part]
-    order = np.argsort(-values, kind="stable")
-    return [int(ids[i]) for i in where[order]]
+def _top(values: np.ndarray, limit: int) -> np.ndarray:
+    """The indices of the ``limit`` best ``values``, best first (ties: the lower index first)."""
+    where = np.arange(values.size)
+    if values.size > limit:
+        where = np.sort(np.argpartition(-values, limit - 1)[:limit])
+    order: np.ndarray = where[np.argsort(-values[where], kind="stable")]
+    return order
 
 
 def _periods(index: RecallIndex, query: str, reference: datetime,
              in_scope: Callable[[list[tuple[int, float]]], list[tuple[int, int, float]]],
-             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray) -> list[Period]:
+             vectors: Vectors, graphs: Sequence[GraphKey] | None, linked: np.ndarray, budget: int,
+             held: int) -> list[Period]:
     """The question's periods. An anchor ("before the move") is dated by its best lexical match
     that has a time, preferring one linked to a vertex the question names (Lia's move, not her
     cousin's)."""
@@ -335,7 +355,7 @@ def _periods(index: RecallIndex, query: str, reference: datetime,
     for p in find_periods(query, reference):
         when = None
         if p.anchor is not None:
-            found = [pos for pos, _, _ in in_scope(index.lexical(match_expression(p.anchor), 20, graphs))
+            found = [pos for pos, _, _ in in_scope(index.lexical(query_terms(p.anchor), 20, graphs, budget=budget, documents=held))
                      if not np.isnan(vectors.start[pos])]
             best = next((pos for pos in found if linked[pos]), found[0] if found else None)
             if best is not None:
