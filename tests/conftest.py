@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from memkg import MemoryStore
+from memkg.backends.base import Capabilities
+from memkg.backends.embedded import EmbeddedBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -33,3 +35,10 @@ def data_quads(store: MemoryStore) -> set:
     from memkg.ontology import ONTOLOGY_GRAPH
 
     return {q for q in store.quads() if q.graph_name != ONTOLOGY_GRAPH}
+
+
+class FarBackend(EmbeddedBackend):
+    """The embedded store, flagged as if every lookup were a request: the paths a server takes."""
+
+    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=True)
+

@@ -16,6 +16,8 @@ from memkg.backends.sparql import ServerStore, SparqlBackend
 from memkg.errors import ValidationError
 from memkg.vocab import MEMX, RDF_TYPE, mem
 
+from .conftest import FarBackend
+
 EX = "https://example.org/"
 TENANT = NamedNode(EX + "tenant")
 
@@ -50,19 +52,13 @@ def test_memkg_remote_is_a_deprecated_alias() -> None:
         from memkg.remote import NoSuchName  # noqa: F401
 
 
-class _FarBackend(EmbeddedBackend):
-    """The embedded store, flagged as if every lookup were a request: the paths a server takes."""
-
-    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=True)
-
-
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "lia-tea.trig"
 
 
 @pytest.mark.parametrize("validation", [None, "native"])
 def test_the_paths_for_a_distant_backend_give_the_embedded_answers(validation: str | None) -> None:
     near = MemoryStore(validation=validation)
-    far = MemoryStore(backend=_FarBackend(), validation=validation)
+    far = MemoryStore(backend=FarBackend(), validation=validation)
     assert not far.capabilities.in_process
     for store in (near, far):
         report = store.load(EXAMPLE)

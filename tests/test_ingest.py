@@ -68,6 +68,26 @@ def test_repeating_the_newest_content_is_a_no_op_after_several_versions(store: M
     assert not any(store.quads(NamedNode("urn:memkg:memory:pref/v3"), None, None))
 
 
+def test_versions_of_one_id_in_two_tenants_are_compared_each_within_its_own_tenant(store: MemoryStore) -> None:
+    # The same id names the same node IRI in every tenant; whether content is new is
+    # decided against the newest version in the tenant written to, never another's.
+    a, b = "https://example.org/tenants/a", "https://example.org/tenants/b"
+    ingest_lines(store, [claim("tea")], graph=a)
+    ingest_lines(store, [claim("coffee")], graph=b)
+    assert [v.value for v in ingest_lines(store, [claim("coffee")], graph=a).versions] == ["urn:memkg:memory:pref/v2"]
+    assert [v.value for v in ingest_lines(store, [claim("tea")], graph=b).versions] == ["urn:memkg:memory:pref/v2"]
+    for tenant, now in ((a, "coffee"), (b, "tea")):
+        assert {r["claim"].value: r["object"].value for r in store.view("current", {"tenant": tenant})} == {
+            "urn:memkg:memory:pref/v2": now}
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_claims_json_boolean_value_is_an_xsd_boolean(store: MemoryStore, value: bool) -> None:
+    ingest_lines(store, [claim(value)], graph=TENANT)  # type: ignore[arg-type]
+    (row,) = store.view("current", {"tenant": TENANT})
+    assert row["object"] == Literal("true" if value else "false", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#boolean"))
+
+
 def test_going_back_to_earlier_content_is_a_third_version(store: MemoryStore) -> None:
     ingest_lines(store, [claim("tea"), claim("coffee"), claim("tea")], graph=TENANT)
     assert current(store) == {"urn:memkg:memory:pref/v3": "tea"}
@@ -270,6 +290,13 @@ def test_an_unknown_timezone_is_a_value_error(store: MemoryStore, zone: str) -> 
     assert type(info.value) is ValueError
 
 
+def test_an_unknown_timezone_is_refused_saying_how_to_write_one(store: MemoryStore) -> None:
+    with pytest.raises(ValueError) as info:
+        ingest_lines(store, [message("e1")], assume_timezone="Mars/Olympus")
+    assert str(info.value) == ("unknown timezone 'Mars/Olympus' (write UTC, an offset such as +02:00, "
+                               "or an IANA name such as Europe/Lisbon)")
+
+
 def test_an_erased_message_takes_its_attachments_along(store: MemoryStore) -> None:
     from memkg import erase
 
@@ -287,6 +314,8 @@ def test_an_erased_message_takes_its_attachments_along(store: MemoryStore) -> No
     ({"sender": {"id": "x", "type": "robot"}}, "type must be \"person\" or \"agent\""),
     ({"recipients": "lia"}, "'recipients' must be a list"),
     ({"episode": "a b"}, "'episode' cannot name a node"),
+    ({"episode": " "}, "'episode' must be a non-empty string (an IRI or a token)"),
+    ({"sender": {"id": 7}}, "'sender' must be a non-empty string (an IRI or a token)"),
     ({"event_id": ""}, "'event_id' must be a non-empty string"),
     ({"event_time": 1714669440}, "'event_time' must be an ISO 8601 date-time string"),
     ({"attachments": [{"caption": "no url"}]}, "url required"),

@@ -186,6 +186,16 @@ def test_an_invalid_write_is_refused_whole_naming_shape_and_focus(store: MemoryS
     assert len(store) == size  # not even the valid message
 
 
+def test_a_refused_write_of_several_items_names_every_item_it_held(store: MemoryStore) -> None:
+    # The refusal says which write it was: the items of the call, in order, as IRIs.
+    with pytest.raises(ValidationError) as info:
+        store.add_all([Message(id=EX + "m9", content="ok"),
+                       Claim(id=EX + "c9", subject=LIA, predicate=EX + "likes", object=NamedNode(EX + "coffee"),
+                             asserted_by=EX + "m9")])
+    assert info.value.source == f"<{EX}m9>, <{EX}c9>"
+    assert str(info.value).startswith(f"<{EX}m9>, <{EX}c9>: write refused, 1 violation(s)")
+
+
 def test_recorded_at_comes_from_a_strictly_increasing_clock() -> None:
     frozen = Clock(lambda: T0)  # a clock that does not move must still never repeat
     store = MemoryStore(clock=frozen)

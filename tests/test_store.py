@@ -12,6 +12,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 import memkg.store as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
 from memkg.errors import Violation
+from memkg.literals import RewrittenLiteralsError
 from memkg.ontology import ONTOLOGY_GRAPH
 from memkg.vocab import MEMX
 
@@ -326,3 +327,51 @@ def test_a_bulk_load_compacts_only_when_it_is_at_least_the_size_of_the_store(tmp
     store.close()
     with MemoryStore(tmp_path / "store", read_only=True) as reader, pytest.raises(PermissionError):
         reader.compact()
+
+
+def test_loading_text_with_strict_literals_refuses_a_literal_the_store_would_rewrite_and_writes_nothing() -> None:
+    # load_data has load's guarantees: "01"^^xsd:integer would be stored as "1", so a strict
+    # load refuses it whole; a lenient one stores it and counts the rewrite.
+    text = ('<http://example.org/a> <http://example.org/code> "01"^^<http://www.w3.org/2001/XMLSchema#integer> ;'
+            ' <http://example.org/n> 1 .')
+    store = MemoryStore(validation=None)
+    with pytest.raises(RewrittenLiteralsError) as caught:
+        store.load_data(text, format="turtle", strict_literals=True)
+    assert caught.value.rewrites.count == 1 and "<data>" in str(caught.value)
+    assert not data_quads(store)
+    report = store.load_data(text, format="turtle")
+    assert report.rewrites.count == 1 and report.added == 2
+
+
+
+def test_a_load_resolves_relative_iris_against_the_base_given_and_remembers_the_files_prefixes(tmp_path: Path) -> None:
+    store = MemoryStore(validation=None)
+    store.load(write(tmp_path, "relative.ttl", "PREFIX zz: <http://example.org/zz#>\n<a> zz:p <b> .\n"),
+               base_iri="http://example.org/base/")
+    assert {(q.subject.value, q.predicate.value, q.object.value) for q in data_quads(store)} == {
+        ("http://example.org/base/a", "http://example.org/zz#p", "http://example.org/base/b")}
+    assert store.prefixes["zz"] == "http://example.org/zz#"  # usable in views' parameters from now on
+
+
+def test_a_load_tells_each_phase_as_it_starts_and_times_it(tmp_path: Path) -> None:
+    told: list[str] = []
+    report = MemoryStore(validation="native").load(write(tmp_path, "good.ttl", GOOD_TTL), progress=told.append)
+    assert told[:6] == ["parsing…", "checking literals…", "indexing claims…", "validating…", "counting…", "writing…"]
+    assert {"parse", "literals", "index", "validate", "count", "write"} <= set(report.seconds)
+
+
+def test_a_streamed_load_counts_what_it_added_and_times_its_write(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(store_module, "STREAM_THRESHOLD_BYTES", 0)
+    many = "".join(f'<http://example.org/s{i}> <http://example.org/p> "{i}" .\n' for i in range(1000))
+    report = MemoryStore(tmp_path / "store", validation=None).load(write(tmp_path, "many.nt", many))
+    assert report.added == 1000 and report.bulk
+    assert {"parse", "validate", "write", "optimize"} <= set(report.seconds)
+
+
+def test_a_load_bigger_than_the_store_reports_how_many_quads_it_added() -> None:
+    # The store (the ontology alone) holds fewer quads than the load: counted after the write.
+    many = "".join(f'<http://example.org/s{i}> <http://example.org/p> "{i}" .\n' for i in range(1000))
+    store = MemoryStore(validation=None)
+    assert len(store) < 1000
+    assert store.load_data(many, format="ntriples").added == 1000
+    assert store.load_data(many, format="ntriples").added == 0  # the same again adds nothing

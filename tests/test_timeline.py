@@ -10,7 +10,7 @@ from pyoxigraph import NamedNode
 from memkg import MemoryStore, NotFoundError, ParseError
 from memkg import timeline
 
-from .conftest import EX, EXAMPLES
+from .conftest import EX, EXAMPLES, LIA_GRAPH
 
 UTC = timezone.utc
 
@@ -99,6 +99,38 @@ def test_bisect_after_a_supersession_back_finds_both_flips(tmp_path) -> None:
     with MemoryStore(store) as opened:
         found = timeline.bisect(opened, f'ASK {{ <{EX}Lia> mem:displayName "Amelia" }}')
     assert [f.answer for f in found.flips] == [True, False] and found.complete
+
+
+def test_bisect_with_few_questions_still_narrows_a_flip_down_to_its_time(lia_store: MemoryStore) -> None:
+    # Two questions, at the first and the last time, disagree: the flip between them is bisected.
+    ask = f'ASK {{ <{EX}Lia> mem:displayName "Amelia" }}'
+    sampled = timeline.bisect(lia_store, ask, max_questions=2)
+    assert not sampled.complete and sampled.steps > 2
+    assert sampled.flips == (timeline.Flip(datetime(2026, 2, 10, 10, 15, 5, tzinfo=UTC), True),)
+
+
+def test_bisect_over_a_store_without_times_says_there_is_nothing_to_bisect() -> None:
+    with pytest.raises(NotFoundError) as info:
+        timeline.bisect(MemoryStore(), "ASK { ?s ?p ?o }")
+    assert str(info.value) == ("the store records no times (mem:recordedAt, mem:validFrom, mem:validUntil): "
+                               "nothing to bisect")
+
+
+def test_what_was_known_at_a_time_can_be_asked_of_one_tenant(lia_store: MemoryStore) -> None:
+    other = "https://example.org/tenants/other"
+    lia_store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#> PREFIX ex: <{EX}>
+        PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+        ex:Bob a mem:Person . ex:tea a mem:Entity . ex:likes a rdf:Property . ex:mb a mem:Message ; mem:content "tea" .
+        ex:cBob a mem:Claim ; rdf:reifies <<( ex:Bob ex:likes ex:tea )>> ; mem:assertedBy ex:mb ;
+            mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .""", format="turtle", graph=other)
+    t = datetime(2026, 3, 1, tzinfo=UTC)
+    everywhere = timeline.known_at(lia_store, t)
+    lia = timeline.known_at(lia_store, t, tenant=LIA_GRAPH)
+    assert NamedNode(EX + "cName1") in {row[0] for row in lia} and NamedNode(EX + "cBob") not in {row[0] for row in lia}
+    assert everywhere - lia == {row for row in everywhere if row[0] == NamedNode(EX + "cBob")} != set()
+    assert timeline.known_at(lia_store, t, tenant=NamedNode(LIA_GRAPH)) == lia
+    with pytest.raises(NotFoundError, match="no graph named"):
+        timeline.known_at(lia_store, t, tenant="https://example.org/tenants/nobody")
 
 
 def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:

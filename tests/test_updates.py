@@ -123,6 +123,63 @@ def test_errors() -> None:
     assert not triples(store)
 
 
+# A prefix that begins with "service" (``services:``) hides SERVICE from the text check (Oxigraph reads
+# ``SERVICE:x`` as ``SERVICE :x``), so Oxigraph's parser, which would evaluate it, is skipped and memkg's own
+# operation reader is the only judge of such a request: it must still locate what is wrong.
+SERVICES = "PREFIX services: <urn:s:>\n"
+
+
+@pytest.mark.parametrize(("update", "expected", "where"), [
+    (SERVICES + "INSERT DATA { <urn:a> <urn:b> services:x } ;\nDELETE", "expected '{'", (3, 1)),  # ends early
+    (SERVICES + "CREATE <urn:g>", "expected GRAPH", (2, 1)),
+    (SERVICES + "  CLEAR GRAPH \"g\"", "expected a graph IRI", (2, 3)),
+])
+def test_a_malformed_update_that_oxigraph_does_not_check_is_refused_naming_what_was_expected_and_where(
+    update: str, expected: str, where: tuple[int, int]
+) -> None:
+    store = MemoryStore(validation=None)
+    with pytest.raises(ParseError) as err:
+        apply_update(store, update, grant=OPEN)
+    assert expected in str(err.value)
+    assert (err.value.line, err.value.column) == where
+    assert not triples(store)
+
+
+def test_move_from_the_ontology_graph_is_forbidden_but_copying_it_is_a_read() -> None:
+    # MOVE ends by dropping its source, and the ontology graph is memkg's own (module docstring);
+    # COPY and ADD only read it.
+    store = MemoryStore(validation=None)
+    ontology = set(store.quads(graph=ONTOLOGY_GRAPH))
+    with pytest.raises(Forbidden, match="ontology graph"):
+        apply_update(store, f"MOVE <{ONTOLOGY_GRAPH.value}> TO <urn:g>", grant=OPEN)
+    assert not list(store.quads(graph=NamedNode("urn:g"))) and set(store.quads(graph=ONTOLOGY_GRAPH)) == ontology
+    apply_update(store, f"COPY <{ONTOLOGY_GRAPH.value}> TO <urn:g>", grant=OPEN)
+    assert {(q.subject, q.predicate, q.object) for q in store.quads(graph=NamedNode("urn:g"))} == \
+        {(q.subject, q.predicate, q.object) for q in ontology}
+    assert set(store.quads(graph=ONTOLOGY_GRAPH)) == ontology
+
+
+def test_a_graph_dropped_earlier_in_a_request_no_longer_exists_for_the_operations_after_it() -> None:
+    # SPARQL's operations are sequential: after DROP GRAPH g, g does not exist.
+    store = MemoryStore(validation=None)
+    apply_update(store, "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 1 } }", grant=OPEN)
+    with pytest.raises(UpdateError, match="<urn:g>: the graph does not exist"):
+        apply_update(store, "DROP GRAPH <urn:g> ; DROP GRAPH <urn:g>", grant=OPEN)
+    assert triples(store) == {'<urn:a> <urn:b> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:g>'}
+    apply_update(store, "DROP GRAPH <urn:g> ; CREATE GRAPH <urn:g>", grant=OPEN)  # not "already exists"
+    assert not triples(store)
+
+
+def test_protocol_graphs_with_using_or_with_in_the_request_are_refused_saying_which_may_not_be_combined() -> None:
+    store = MemoryStore(validation=None)
+    for request in ("WITH <urn:g> INSERT { ?s ?p ?o } WHERE { ?s ?p ?o }",
+                    "INSERT { ?s ?p ?o } USING <urn:h> WHERE { ?s ?p ?o }"):
+        with pytest.raises(UpdateError) as err:
+            apply_update(store, request, grant=OPEN, using_named_graphs=["urn:g"])
+        assert str(err.value) == ("using-graph-uri/using-named-graph-uri cannot be combined with USING, USING NAMED "
+                                  "or WITH in the request (SPARQL 1.1 Protocol)")
+
+
 def test_using_graph_uris_are_taken_as_iris_or_as_text() -> None:
     # The signature takes str | NamedNode: a NamedNode is the same graph as its text.
     for using in (["urn:g"], [NamedNode("urn:g")]):

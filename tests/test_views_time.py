@@ -187,6 +187,14 @@ def test_history_runs_both_ways_oldest_first(lia: MemoryStore) -> None:
     assert list(lia.view("history", {**TENANT, "claim": EX + "nothing"})) == []
 
 
+def test_an_iri_parameter_may_be_a_prefixed_name_the_store_declared(lia: MemoryStore) -> None:
+    # The loaded file declared ex:, so "ex:cName1" names the same claim as its full IRI.
+    assert lia.prefixes["ex"] == EX
+    full = [r["claim"] for r in lia.view("history", {**TENANT, "claim": EX + "cName1"})]
+    assert [r["claim"] for r in lia.view("history", {**TENANT, "claim": "ex:cName1"})] == full
+    assert len(full) == 2
+
+
 def lia_tenant_store(body: str) -> MemoryStore:
     """A store holding ``body`` (Turtle, prefixes mem, xsd, rdf, owl and ex: declared) in Lia's tenant."""
     store = new_store()

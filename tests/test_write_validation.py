@@ -9,9 +9,11 @@ each kind of context matter.
 from __future__ import annotations
 
 import pytest
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
-from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem
+from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem, validation
+
+from .conftest import FarBackend
 
 EX = "https://example.org/w/"
 A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
@@ -22,6 +24,7 @@ PREFIX mem: <https://w3id.org/memkg#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
 """
+XSD_DECIMAL = NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 
 
 @pytest.fixture(params=["native", "pyshacl"])
@@ -52,6 +55,23 @@ def test_a_claim_about_vertices_typed_by_an_earlier_write_is_accepted(store: Mem
     assert [r["claim"] for r in store.view("current", {"tenant": A})] == [c1]
 
 
+def test_a_claim_whose_predicate_only_the_ontology_declares_is_accepted_in_a_store_with_data(store: MemoryStore) -> None:
+    # mem:displayName is declared in the ontology graph, not by the data (invariant 4 reads it there).
+    name = store.add(Claim(id=EX + "cName", subject=LIA, predicate=mem.displayName, object=Literal("Amelia"),
+                           asserted_by=EX + "m1"), graph=A)
+    claim, _ = store.get_claim(name, graph=A)
+    assert (claim.predicate, claim.object) == (mem.displayName, Literal("Amelia"))
+
+
+def test_install_makes_a_store_validate_every_write() -> None:
+    store = validation.install(MemoryStore(validation=None))
+    assert isinstance(store.validator, validation.WriteValidator) and store.validator.engine_name == "native"
+    before = set(store.quads(with_index=True))
+    with pytest.raises(ValidationError, match="TypedVertexShape"):  # tea is typed nowhere
+        store.add(Claim(subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    assert set(store.quads(with_index=True)) == before
+
+
 def test_the_same_claim_in_another_tenant_is_refused(store: MemoryStore) -> None:
     # In tenant b, Lia, tea, likes and m1 are not typed: they are tenant a's.
     refused(store, "TypedVertexShape", lambda: store.add(
@@ -75,6 +95,17 @@ def test_a_retry_slipping_past_the_api_is_refused_by_its_event_id(store: MemoryS
                     format="turtle", graph=B)
 
 
+@pytest.mark.parametrize("first, second", [(None, A), (A, None)], ids=["shared-then-tenant", "tenant-then-shared"])
+def test_an_event_id_held_in_the_shared_default_graph_is_held_in_every_tenant(first, second) -> None:
+    # A tenant's graph is validated with the shared default graph (memkg validate judges them so):
+    # the same event id on each side is a retry stored twice, and the second write is refused.
+    store = MemoryStore(validation="native")
+    store.add(Message(id=EX + "m0", content="hi", event_id="e"), graph=first)
+    refused(store, "UniqueEventIdShape",
+            lambda: store.add(Message(id=EX + "m1", content="hi again", event_id="e"), graph=second))
+    assert validation.validate_store(store).conforms
+
+
 def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
     c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
     c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
@@ -84,6 +115,38 @@ def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
     # c1 supersedes c3 would close c1 -> c3 -> c2 -> c1: the chain lives in the store, not in the write.
     refused(store, "AcyclicShape", lambda: store.load_data(
         PRELUDE + f"<{c1.value}> mem:supersedes <{c3.value}> .", format="turtle", graph=A))
+
+
+@pytest.mark.parametrize("backend", [None, FarBackend], ids=["embedded", "distant"])
+def test_a_large_write_is_judged_against_the_store_like_a_small_one(backend) -> None:  # type: ignore[no-untyped-def]
+    # Past 64 nodes the descriptions, referrers and types, and past 500 nodes the chains, are read
+    # by queries in chunks, not node by node (on a distant store always by queries): a valid large
+    # write is accepted, one closing a cycle through the store refused.
+    from memkg import Attachment
+
+    store = MemoryStore(validation="native") if backend is None else MemoryStore(backend=backend(), validation="native")
+    store.add_all([Vertex(id=LIA, cls=mem.Person), Vertex(id=TEA, cls=mem.Entity), Predicate(id=EX + "likes"),
+                   Message(id=EX + "m1", content="I like tea", attachments=[
+                       Attachment(id=EX + "photo", url="https://example.org/tea.jpg", caption="a cup")])], graph=A)
+    c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
+    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
+                                   asserted_by=EX + "m1"), graph=A)
+
+    def many(first: int, extra: str = "") -> list[Quad]:
+        people = " ".join(f"ex:p{i} a mem:Person ." for i in range(first, first + 300))
+        claims = " ".join(f"ex:k{i} a mem:Claim ; rdf:reifies <<( ex:p{i} ex:likes ex:tea )>> ; mem:assertedBy ex:m1 ."
+                          for i in range(first, first + 300))
+        return list(parse(PRELUDE + people + claims + extra, RdfFormat.TURTLE, without_named_graphs=True))
+
+    photo, tenant = NamedNode(EX + "photo"), NamedNode(A)
+    old = next(store.quads(photo, mem.caption))
+    # the attachment (judged with the message that holds it) and the claim c1 are described in the store
+    store.change(remove=[old], add=[Quad(q.subject, q.predicate, q.object, tenant) for q in many(0)] + [
+        Quad(photo, mem.caption, Literal("a full cup"), tenant), Quad(c1, mem.confidence, Literal("0.5", datatype=XSD_DECIMAL), tenant)])
+    assert len(list(store.view("current", {"tenant": A}))) == 301  # c2 and the 300 new claims
+    assert [q.object for q in store.quads(photo, mem.caption)] == [Literal("a full cup")]
+    cycle = many(300, f" <{c1.value}> mem:supersedes <{c2.value}> .")
+    refused(store, "AcyclicShape", lambda: store.write([Quad(q.subject, q.predicate, q.object, tenant) for q in cycle]))
 
 
 def test_a_bad_confidence_in_a_file_is_refused_with_its_focus(store: MemoryStore) -> None:
@@ -171,8 +234,6 @@ def test_a_node_is_judged_with_what_points_at_it_where_a_shape_looks_backwards(s
     """An attachment belongs to a message (sh:inversePath mem:attachment): changing its caption
     alone is judged with the message that holds it, so the write is accepted and stored; an
     attachment that no message holds is still refused."""
-    from pyoxigraph import Literal, Quad
-
     from memkg import Attachment
 
     store.add(Message(id=EX + "look", content="Look!", attachments=[

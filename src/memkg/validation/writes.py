@@ -176,6 +176,8 @@ class WriteValidator:
         groups, group_graphs = _groups_above(main, batch)
         touched += [g for g in groups if g not in touched]
         touched_graphs |= group_graphs
+        holders, holder_graphs = _event_id_holders(main, batch)
+        touched_graphs |= holder_graphs
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
         )
@@ -201,7 +203,7 @@ class WriteValidator:
         # they start at the touched nodes and at what those point to through a chain.
         links = [q.object for q in (*batch, *described) if q.predicate in _CHAIN_STARTS and isinstance(q.object, NamedNode)]
         context |= _chains(main, [*subjects, *links], known, in_process=in_process)
-        context |= _event_id_holders(main, batch)
+        context |= holders
         # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
         nodes = list(dict.fromkeys([*subjects, *objects]))
         context |= _types(main, nodes, known)
@@ -523,15 +525,28 @@ def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
     return out
 
 
-def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> set[Quad]:
-    """Other holders of the write's event ids, with their types (invariant 9)."""
+def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad], set[Graph]]:
+    """Other holders of the write's event ids, with their types, and the graphs they are in (invariant 9).
+
+    A tenant's graph is validated together with the shared default graph
+    (:func:`~memkg.validation.dataset.data_graph_for`), as ``memkg validate`` does: an event id
+    written to a tenant meets the default graph's holders, and one written to the default graph
+    meets every tenant's, whose graphs must then be judged too.
+    """
     out: set[Quad] = set()
+    graphs: set[Graph] = set()
     for q in batch:
         if q.predicate == mem.eventId:
-            for other in main.quads_for_pattern(None, mem.eventId, q.object, q.graph_name):
-                out.add(other)
-                out.update(main.quads_for_pattern(other.subject, rdf.type, None, q.graph_name))
-    return out
+            scopes = [None] if isinstance(q.graph_name, DefaultGraph) else [q.graph_name, DefaultGraph()]
+            for scope in scopes:
+                for other in main.quads_for_pattern(None, mem.eventId, q.object, scope):
+                    graph = other.graph_name
+                    if graph == ONTOLOGY_GRAPH or isinstance(graph, BlankNode):
+                        continue
+                    out.add(other)
+                    out.update(main.quads_for_pattern(other.subject, rdf.type, None, graph))
+                    graphs.add(graph)
+    return out, graphs
 
 
 @cache
