@@ -233,6 +233,26 @@ def test_a_frequent_word_gives_way_to_rarer_ones_within_the_lexical_budget() -> 
     assert recall(store, "coffee with the okapi", config=RecallConfig(lexical_budget=10), k=1)[0].node == rare.value
 
 
+def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
+    # SPEC 7: ten hits are not ten restatements, and k hits are k distinct pieces of evidence while
+    # the memory holds them: a sentence repeated in sixty conversations folds into one hit (naming
+    # some of its copies), and the other evidence still fills the list.
+    store = MemoryStore(embedder=HashingEmbedder())
+    said = [f"conversations/{i}" for i in range(60)]
+    for graph in said:
+        store.add(Message(content="I can't start my day without a black coffee"), graph=EX + graph)
+    others = ["coffee with oat milk at the station", "the coffee machine at work is broken",
+              "decaf coffee after lunch", "coffee beans from the market", "cold brew coffee in summer"]
+    distinct = {store.add(Message(content=text), graph=EX + "elsewhere").value for text in others}
+    hits = store.recall("black coffee", k=5)
+    assert len(hits) == 5
+    assert len({h.text for h in hits}) == 5
+    repeated = next(h for h in hits if "black coffee" in h.text)
+    assert 0 < len(repeated.duplicates) <= RecallConfig().duplicates_listed
+    assert {h.node for h in hits if h is not repeated} <= distinct
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
 def test_the_entity_signal_follows_writes_in_this_process_and_in_a_reader(tmp_path: Path) -> None:
     from pyoxigraph import Store
 

@@ -27,7 +27,8 @@ class Hit:
       ``withdrawn`` for a retracted source;
     * ``time`` — its event time or start of validity (ISO 8601), when it has one;
     * ``why`` — short notes: the entity or period it matched, the hit it neighbours;
-    * ``duplicates`` — lower-ranked nodes saying the same thing, folded into this hit.
+    * ``duplicates`` — lower-ranked nodes saying the same thing, folded into this hit (the first
+      ``RecallConfig.duplicates_listed``).
     """
 
     node: str

@@ -72,6 +72,9 @@ class RecallConfig:
     named_vertex: float = 0.3
     #: Two hits of one kind whose embeddings are at least this similar are one hit.
     duplicate_similarity: float = 0.97
+    #: Folded duplicates a hit names at most (a sentence said in a thousand conversations is one
+    #: hit; naming every copy would cost a store lookup each).
+    duplicates_listed: int = 10
 
 
 _STOPWORDS = frozenset("""
@@ -268,12 +271,32 @@ def rank(
                 c.contributions["graph"] = gain
                 c.why.append(f"said by {speaker}, as a top hit")
 
-    # Versions: superseded, retracted and no-longer-valid claims go below their successors.
-    ordered = sorted(candidates.values(), key=lambda c: -c.score)[: max(4 * k, 40)]
-    docs = index.documents([c.doc for c in ordered])
+    # Versions and diversity, a pool of the best candidates at a time: a pool whose candidates
+    # fold into fewer than k hits (one sentence said in many conversations) is followed by the next.
+    by_score = sorted(candidates.values(), key=lambda c: -c.score)
+    pool_size = max(4 * k, 40)
     at = (valid_at or reference).timestamp()
+    chosen = _Chosen(k)
+    for first in range(0, len(by_score), pool_size):
+        pool = by_score[first: first + pool_size]
+        docs = index.documents([c.doc for c in pool])
+        # A candidate saying what a hit already says folds into it whatever its version.
+        pool = [c for c in pool if not chosen.fold(c.doc, docs.get(c.doc), store, cfg)]
+        statuses = _versions(index, store, pool, candidates, docs, vectors, scope, known_at, at, cfg)
+        pool.sort(key=lambda c: -c.score)
+        chosen.add(pool, docs, statuses, vectors, store, cfg)
+        if chosen.full:
+            break
+    return chosen.hits()
+
+
+def _versions(index: RecallIndex, store: Store, pool: list[_Candidate], candidates: dict[int, _Candidate],
+              docs: dict[int, dict[str, object]], vectors: Vectors, scope: np.ndarray, known_at: datetime | None,
+              at: float, cfg: RecallConfig) -> dict[int, tuple[str, str | None, str | None]]:
+    """Superseded, retracted and no-longer-valid claims in ``pool`` go below their successors (each
+    successor joins the pool); the status of every candidate in it, by document id."""
     statuses: dict[int, tuple[str, str | None, str | None]] = {}
-    for c in list(ordered):
+    for c in list(pool):
         doc = docs.get(c.doc)
         if doc is None:
             continue
@@ -289,50 +312,92 @@ def rank(
                         succ = candidates.setdefault(succ_id, _Candidate(succ_id))
                         succ.contributions["graph"] = max(succ.contributions.get("graph", 0.0), c.score / cfg.superseded)
                         succ.why.append(f"successor of {doc['node']}")
-                        ordered.append(succ)
+                        pool.append(succ)
         elif status in ("retracted", "withdrawn"):
             c.factor *= cfg.retracted
         elif status == "not-valid":
             c.factor *= cfg.not_valid
-    more = [c.doc for c in ordered if c.doc not in docs]
+    more = [c.doc for c in pool if c.doc not in docs]
     if more:
         docs.update(index.documents(more))
         for d in more:
             statuses[d] = _status(store, docs[d], known_at, at) if d in docs else ("current", None, None)
+    return statuses
 
-    # Diversify and check each hit against the store.
-    ordered.sort(key=lambda c: -c.score)
-    rows = vectors.positions(c.doc for c in ordered)
-    row_of = {int(vectors.ids[r]): i for i, r in enumerate(rows)}
-    unit = vectors.rows(rows)
-    alike = np.einsum("ij,kj->ik", unit, unit) >= cfg.duplicate_similarity if len(rows) else np.zeros((0, 0), bool)
-    hits: list[Hit] = []
-    kept: list[tuple[int, str, str]] = []  # (row among `rows`, kind, normalised text)
-    folded: dict[int, list[str]] = defaultdict(list)
-    for c in ordered:
-        doc = docs.get(c.doc)
-        if doc is None:
-            continue
-        row = row_of.get(c.doc, -1)
-        norm = normalise_name(str(doc["text"]))
-        twin = next((i for i, (r, kind, other) in enumerate(kept) if kind == doc["kind"] and (
-            other == norm or (row >= 0 and r >= 0 and alike[row, r]))), None)
-        if (twin is None and len(hits) == k) or not _held(store, doc):
-            continue
-        if twin is not None:
-            folded[twin].append(str(doc["node"]))
-            continue
-        status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
-        kept.append((row, str(doc["kind"]), norm))
-        hits.append(Hit(
-            node=str(doc["node"]), kind=str(doc["kind"]), score=c.score, text=str(doc["text"]),
-            signals={s: v * c.factor for s, v in c.contributions.items()}, status=status,
-            graph=str(doc["graph"]) or None, time=_iso(doc.get("start")), successor=successor,
-            retracted_by=retracted_by, why=tuple(dict.fromkeys(c.why)),
-        ))
-    return [
-        Hit(**{**h.__dict__, "duplicates": tuple(folded[i])}) if folded.get(i) else h for i, h in enumerate(hits)
-    ]
+
+class _Chosen:
+    """The hits chosen so far: at most ``k``, no two alike (the same text, or embeddings at least
+    ``duplicate_similarity`` alike, of one kind); each names the first candidates folded into it
+    (at most ``duplicates_listed``)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.found: list[Hit] = []
+        self.kinds: list[str] = []  # each hit's kind
+        self.by_text: dict[tuple[str, str], int] = {}  # (kind, normalised text) → hit
+        self.units: np.ndarray | None = None  # each hit's embedding (a row of zeros when it has none)
+        self.folded: dict[int, list[str]] = defaultdict(list)
+        self.seen: set[int] = set()  # a successor may join two pools
+
+    @property
+    def full(self) -> bool:
+        return len(self.found) >= self.k
+
+    def fold(self, doc_id: int, doc: dict[str, object] | None, store: Store, cfg: RecallConfig) -> bool:
+        """Fold the document into the hit with its kind and text, if there is one; whether it was."""
+        if doc is None or not self.by_text:
+            return False
+        twin = self.by_text.get((str(doc["kind"]), normalise_name(str(doc["text"]))))
+        if twin is None:
+            return False
+        if doc_id not in self.seen:
+            self.seen.add(doc_id)
+            if len(self.folded[twin]) < cfg.duplicates_listed and _held(store, doc):
+                self.folded[twin].append(str(doc["node"]))
+        return True
+
+    def add(self, pool: list[_Candidate], docs: dict[int, dict[str, object]],
+            statuses: dict[int, tuple[str, str | None, str | None]], vectors: Vectors, store: Store,
+            cfg: RecallConfig) -> None:
+        rows = vectors.positions(c.doc for c in pool)
+        unit_of = dict(zip((int(vectors.ids[r]) for r in rows), vectors.rows(rows)))
+        for c in pool:
+            doc = docs.get(c.doc)
+            if doc is None or c.doc in self.seen:
+                continue
+            self.seen.add(c.doc)
+            kind, unit = str(doc["kind"]), unit_of.get(c.doc)
+            text_key = (kind, normalise_name(str(doc["text"])))
+            twin = self.by_text.get(text_key)
+            if twin is None and unit is not None and self.units is not None:
+                alike = np.flatnonzero(self.units[: len(self.kinds)] @ unit >= cfg.duplicate_similarity)
+                twin = next((int(i) for i in alike if self.kinds[i] == kind), None)
+            if twin is not None:
+                if len(self.folded[twin]) < cfg.duplicates_listed and _held(store, doc):
+                    self.folded[twin].append(str(doc["node"]))
+                continue
+            if self.full or not _held(store, doc):
+                continue
+            status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
+            if self.units is None:
+                self.units = np.zeros((self.k, vectors.dim), dtype=np.float32)
+            if unit is not None:
+                self.units[len(self.kinds)] = unit
+            self.by_text.setdefault(text_key, len(self.kinds))
+            self.kinds.append(kind)
+            self.found.append(Hit(
+                node=str(doc["node"]), kind=str(doc["kind"]), score=c.score, text=str(doc["text"]),
+                signals={s: v * c.factor for s, v in c.contributions.items()}, status=status,
+                graph=str(doc["graph"]) or None, time=_iso(doc.get("start")), successor=successor,
+                retracted_by=retracted_by, why=tuple(dict.fromkeys(c.why)),
+            ))
+
+    def hits(self) -> list[Hit]:
+        """Best first (a later pool's hit may outscore a demoted one of an earlier pool)."""
+        out = [Hit(**{**h.__dict__, "duplicates": tuple(self.folded[i])}) if self.folded.get(i) else h
+               for i, h in enumerate(self.found)]
+        out.sort(key=lambda h: -h.score)
+        return out
 
 
 def _top(values: np.ndarray, limit: int) -> np.ndarray:
@@ -391,8 +456,9 @@ def _iso(t: object) -> str | None:
 
 def _held(store: Store, doc: dict[str, object]) -> bool:
     """Whether the store still holds the node (a hit never names one it does not)."""
-    return any(True for _ in store.quads_for_pattern(NamedNode(str(doc["node"])), None, None,
-                                                     graph_term(str(doc["graph"]))))
+    for _ in store.quads_for_pattern(NamedNode(str(doc["node"])), None, None, graph_term(str(doc["graph"]))):
+        return True
+    return False
 
 
 def _recorded(store: Store, node: Subject, graph: Graph) -> float | None:
