@@ -280,8 +280,9 @@ def rank(
     for first in range(0, len(by_score), pool_size):
         pool = by_score[first: first + pool_size]
         docs = index.documents([c.doc for c in pool])
-        # A candidate saying what a hit already says folds into it whatever its version.
-        pool = [c for c in pool if not chosen.fold(c.doc, docs.get(c.doc), store, cfg)]
+        # A candidate saying what a hit already says folds into it whatever its version; one an
+        # earlier pool took in (a successor) is not judged twice.
+        pool = [c for c in pool if c.doc not in chosen.seen and not chosen.fold(c.doc, docs.get(c.doc), store, cfg)]
         statuses = _versions(index, store, pool, candidates, docs, vectors, scope, known_at, at, cfg)
         pool.sort(key=lambda c: -c.score)
         chosen.add(pool, docs, statuses, vectors, store, cfg)
