@@ -253,6 +253,16 @@ def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+def test_k_beyond_each_signals_list_still_gets_k_hits() -> None:
+    # SPEC 7: recall returns the k best; each signal's list is as deep as k when k is larger.
+    store = MemoryStore(embedder=HashingEmbedder())
+    names = [f"{a}{b}{c}" for a in "bdfgklmprt" for b in "aeiou" for c in ("zon", "vik")][:40]
+    for name in names:
+        store.add(Message(content=f"tea with {name}, the {name[::-1]} keeper"))
+    hits = recall(store, "tea", k=30, config=RecallConfig(candidates=5))
+    assert len(hits) == 30
+
+
 def test_the_entity_signal_follows_writes_in_this_process_and_in_a_reader(tmp_path: Path) -> None:
     from pyoxigraph import Store
 

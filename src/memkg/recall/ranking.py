@@ -45,7 +45,7 @@ Subject = NamedNode | BlankNode | Triple
 class RecallConfig:
     """How recall weighs its signals; the defaults suit conversational memory in general."""
 
-    #: Candidates each signal contributes before fusion.
+    #: Candidates each signal contributes before fusion (at least k).
     candidates: int = 100
     #: Matches the lexical signal scores at most (the most frequent words give way; see RecallIndex.lexical).
     lexical_budget: int = 2000
@@ -137,6 +137,7 @@ def rank(
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     cfg = config or RecallConfig()
+    depth = max(cfg.candidates, k)  # each signal's list: k hits need at least k candidates
     reference = (now or known_at or valid_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
     vectors = index.vectors()
     n = vectors.size
@@ -165,7 +166,7 @@ def rank(
         linked[linked_rows] = True
     periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget, held)
     text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(query_terms(text), cfg.candidates * 2, graphs, budget=cfg.lexical_budget,
+    lexical = in_scope(index.lexical(query_terms(text), depth * 2, graphs, budget=cfg.lexical_budget,
                                      documents=held))
     question_vector = index.embedder.embed([text])[0]
     in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
@@ -193,18 +194,18 @@ def rank(
         of the lexical score): found among the likely rows, unless a row outside could rank."""
         rows = likely[mask[likely]]
         values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
-        top = _top(values, cfg.candidates)
-        complete = top.size == cfg.candidates and values[top[-1]] > ceiling
+        top = _top(values, depth)
+        complete = top.size == depth and values[top[-1]] > ceiling
         if not complete and ceiling > -np.inf and rows.size < np.count_nonzero(mask):
             rows = np.flatnonzero(mask)
             values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
-            top = _top(values, cfg.candidates)
+            top = _top(values, depth)
         return [int(vectors.ids[rows[at]]) for at in top]
 
     lists: dict[str, list[int]] = {}
-    lists["lexical"] = [d for _, d, _ in lexical[: cfg.candidates]]
+    lists["lexical"] = [d for _, d, _ in lexical[: depth]]
     # The vector list ranks the cosines computed, not the sign bits' estimates of the rest.
-    lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], cfg.candidates)]
+    lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], depth)]
     # Entity and time rank their documents by how well they match the question too.
     for signal, mask in focus.items():
         lists[signal] = best_of(mask, 0.5)
