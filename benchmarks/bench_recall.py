@@ -373,7 +373,10 @@ def run_lexical(messages: int, workdir: Path) -> None:
     import Stemmer
     import tantivy
 
-    from memkg.recall.ranking import match_expression
+    from memkg.recall.ranking import query_terms
+
+    def match_expression(text: str) -> str:  # an FTS5 query: the content words, quoted, OR-ed
+        return " OR ".join(f'"{t}"' for t in query_terms(text))
 
     per_conv = 32 * 22
     convs = conversations.generate(max(10, -(-messages // per_conv)))
@@ -421,8 +424,7 @@ def run_lexical(messages: int, workdir: Path) -> None:
     tantivy_build = time.perf_counter() - start
 
     def tan(question: str, conv: str | None, k: int) -> list[str]:
-        words = match_expression(question).replace('"', "").split(" OR ")
-        words = [w for w in words if w]
+        words = query_terms(question)
         if not words:
             return []
         text = " OR ".join(words)
@@ -505,7 +507,7 @@ def run_vectors(rows: Sequence[int], workdir: Path) -> None:
         for share in (0.0, 0.002, 0.004, 0.01):
             def bits(q: np.ndarray, share: float = share) -> np.ndarray:
                 v.EXACT_SHARE = share
-                return v.similarity(q, scope, 2000)
+                return v.nearest(q, scope, 2000)[0]
             exact_rows = max(2000, int(n * share))
             methods[f"sign bits + exact best {exact_rows}" + (" (memkg)" if share == Vectors.EXACT_SHARE else "")] = bits
         if n > 200_000:  # numpy's float16 arithmetic has no SIMD: seconds a query at 1M

@@ -49,17 +49,19 @@ def crash_during(path: Path, step: str) -> None:
     assert done.returncode == 17, done.stderr
 
 
-def seeded(path: Path) -> None:
+def crashed_store(tmp_path: Path, step: str) -> Path:
+    """A store with two messages and its recall index, then ``step`` crashed between the commits."""
+    path = tmp_path / "store"
     with MemoryStore(path, embedder=HashingEmbedder()) as store:
         store.add(Message(id=EX + "early", content="the build server is down again"))
         store.add(Message(id=EX + "secret", content="my pin is zanzibarquokka 4471"))
         store.recall_index()
+    crash_during(path, step)
+    return path
 
 
 def test_a_write_the_index_missed_is_derived_on_the_next_open(tmp_path: Path) -> None:
-    path = tmp_path / "store"
-    seeded(path)
-    crash_during(path, "add")
+    path = crashed_store(tmp_path, "add")
     with MemoryStore(path, embedder=HashingEmbedder()) as store:
         assert store.recall("okapi sanctuary", k=1)[0].node == EX + "late"
         assert store.recall_index().recovered == 1
@@ -67,9 +69,7 @@ def test_a_write_the_index_missed_is_derived_on_the_next_open(tmp_path: Path) ->
 
 
 def test_an_erasure_the_index_missed_leaves_no_trace_after_the_next_open(tmp_path: Path) -> None:
-    path = tmp_path / "store"
-    seeded(path)
-    crash_during(path, "erase")
+    path = crashed_store(tmp_path, "erase")
     with MemoryStore(path, embedder=HashingEmbedder()) as store:
         assert EX + "secret" not in {h.node for h in store.recall("zanzibarquokka pin", k=10)}
         assert store.check_recall_index().consistent
@@ -78,9 +78,7 @@ def test_an_erasure_the_index_missed_leaves_no_trace_after_the_next_open(tmp_pat
 
 
 def test_an_interrupted_bulk_load_rebuilds_the_index(tmp_path: Path) -> None:
-    path = tmp_path / "store"
-    seeded(path)
-    crash_during(path, "load")
+    path = crashed_store(tmp_path, "load")
     with MemoryStore(path, embedder=HashingEmbedder()) as store:
         assert store.recall("pangolin", k=1)[0].node == EX + "bulk"
         assert store.recall_index().recovered == "rebuilt"
@@ -88,9 +86,7 @@ def test_an_interrupted_bulk_load_rebuilds_the_index(tmp_path: Path) -> None:
 
 
 def test_a_read_only_open_reports_the_gap(tmp_path: Path) -> None:
-    path = tmp_path / "store"
-    seeded(path)
-    crash_during(path, "add")
+    path = crashed_store(tmp_path, "add")
     with MemoryStore(path, read_only=True, embedder=HashingEmbedder()) as store:
         report = store.check_recall_index()
         assert not report.consistent

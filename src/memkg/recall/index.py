@@ -129,7 +129,7 @@ class RecallIndexReport:
 class Vectors:
     """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
 
-    #: The share of the scoped rows scored exactly after the sign-bit pre-scan (see similarity).
+    #: The share of the scoped rows scored exactly after the sign-bit pre-scan (see nearest).
     EXACT_SHARE = 0.004
 
     def __init__(self, dim: int) -> None:
@@ -284,10 +284,6 @@ class Vectors:
         packed[:, : (self.dim + 7) // 8] = np.packbits(rows > 0, axis=1)
         words: np.ndarray = packed.view(np.uint64)
         return words
-
-    def similarity(self, question: np.ndarray, scope: np.ndarray, exact: int, also: np.ndarray | None = None) -> np.ndarray:
-        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere): see nearest."""
-        return self.nearest(question, scope, exact, also)[0]
 
     def nearest(self, question: np.ndarray, scope: np.ndarray, exact: int,
                 also: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:

@@ -104,11 +104,6 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def match_expression(text: str) -> str:
-    """An FTS5 query: the text's content words, each quoted (so nothing is FTS syntax), OR-ed."""
-    return " OR ".join(f'"{t}"' for t in query_terms(text))
-
-
 @dataclass
 class _Candidate:
     doc: int
@@ -277,7 +272,7 @@ def rank(
     by_score = sorted(candidates.values(), key=lambda c: -c.score)
     pool_size = max(4 * k, 40)
     at = (valid_at or reference).timestamp()
-    chosen = _Chosen(k)
+    chosen = _Chosen(k, vectors.dim)
     for first in range(0, len(by_score), pool_size):
         pool = by_score[first: first + pool_size]
         docs = index.documents([c.doc for c in pool])
@@ -332,12 +327,12 @@ class _Chosen:
     ``duplicate_similarity`` alike, of one kind); each names the first candidates folded into it
     (at most ``duplicates_listed``)."""
 
-    def __init__(self, k: int) -> None:
+    def __init__(self, k: int, dim: int) -> None:
         self.k = k
         self.found: list[Hit] = []
         self.kinds: list[str] = []  # each hit's kind
         self.by_text: dict[tuple[str, str], int] = {}  # (kind, normalised text) → hit
-        self.units: np.ndarray | None = None  # each hit's embedding (a row of zeros when it has none)
+        self.units = np.zeros((k, dim), dtype=np.float32)  # each hit's embedding (zeros when it has none)
         self.folded: dict[int, list[str]] = defaultdict(list)
         self.seen: set[int] = set()  # a successor may join two pools
 
@@ -354,9 +349,12 @@ class _Chosen:
             return False
         if doc_id not in self.seen:
             self.seen.add(doc_id)
-            if len(self.folded[twin]) < cfg.duplicates_listed and _held(store, doc):
-                self.folded[twin].append(str(doc["node"]))
+            self._fold_into(twin, doc, store, cfg)
         return True
+
+    def _fold_into(self, twin: int, doc: dict[str, object], store: Store, cfg: RecallConfig) -> None:
+        if len(self.folded[twin]) < cfg.duplicates_listed and _held(store, doc):
+            self.folded[twin].append(str(doc["node"]))
 
     def add(self, pool: list[_Candidate], docs: dict[int, dict[str, object]],
             statuses: dict[int, tuple[str, str | None, str | None]], vectors: Vectors, store: Store,
@@ -371,18 +369,15 @@ class _Chosen:
             kind, unit = str(doc["kind"]), unit_of.get(c.doc)
             text_key = (kind, normalise_name(str(doc["text"])))
             twin = self.by_text.get(text_key)
-            if twin is None and unit is not None and self.units is not None:
+            if twin is None and unit is not None:
                 alike = np.flatnonzero(self.units[: len(self.kinds)] @ unit >= cfg.duplicate_similarity)
                 twin = next((int(i) for i in alike if self.kinds[i] == kind), None)
             if twin is not None:
-                if len(self.folded[twin]) < cfg.duplicates_listed and _held(store, doc):
-                    self.folded[twin].append(str(doc["node"]))
+                self._fold_into(twin, doc, store, cfg)
                 continue
             if self.full or not _held(store, doc):
                 continue
             status, successor, retracted_by = statuses.get(c.doc, ("current", None, None))
-            if self.units is None:
-                self.units = np.zeros((self.k, vectors.dim), dtype=np.float32)
             if unit is not None:
                 self.units[len(self.kinds)] = unit
             self.by_text.setdefault(text_key, len(self.kinds))
