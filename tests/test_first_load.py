@@ -51,7 +51,7 @@ def general(*files: Path, **options: object) -> set[Quad]:
 def test_a_first_load_writes_what_the_general_path_writes(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "s")
     report = store.load(EXAMPLE)
-    assert report.bulk and "bulk load (background)" in report.seconds  # it took the first-load path
+    assert report.bulk and "waiting for the reading" in report.seconds  # it took the first-load path
     assert report.parsed > 0 and report.added == len(store.raw) - len(MemoryStore().raw)
     assert set(store.raw) == general(EXAMPLE)
     assert store.check_index().consistent
@@ -76,7 +76,7 @@ def test_several_files_and_formats_into_a_tenant_graph(tmp_path: Path) -> None:
     files = (turtle, empty, quads, VALID / "episode-and-occurrences.trig")
     store = MemoryStore(tmp_path / "s", validation=None)
     report = store.load(*files, graph=tenant)
-    assert "bulk load (background)" in report.seconds
+    assert "waiting for the reading" in report.seconds
     assert report.rewrites.count == 1 and report.rewrites.examples[0].file == str(turtle)
     expected = general(*files, graph=tenant)
     assert len(store.raw) == len(expected) and named(set(store.raw)) == named(expected)
@@ -138,7 +138,7 @@ def test_a_store_with_data_takes_the_general_path(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "s")
     store.load(VALID / "two-tenants.trig")
     report = store.load(EXAMPLE)
-    assert "bulk load (background)" not in report.seconds and "validate" in report.seconds
+    assert "waiting for the reading" not in report.seconds and "validate" in report.seconds
 
 
 def memkg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -166,3 +166,55 @@ def test_every_phase_of_a_first_load_is_told(tmp_path: Path) -> None:
     for phase in ("parsing…", "validating…", "writing…", "flushing to disk…"):
         assert phase in told, told
     assert any(m.startswith("validating graph 1/1 <https://example.org/tenants/lia>") for m in told), told
+
+
+def test_the_reading_runs_in_another_process_and_its_answer_is_the_same_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    seen: list[int] = []
+
+    def noting_the_process(task: first_load.Task, progress: object = None, read: object = None) -> first_load.Reading:
+        seen.append(os.getpid())
+        return reading(task, progress, read)  # type: ignore[arg-type]
+
+    reading = first_load.read_and_judge
+    elsewhere = MemoryStore(tmp_path / "a").load(EXAMPLE)
+    assert {"parse (reading)", "validate (reading)"} <= set(elsewhere.seconds)
+    monkeypatch.setattr(first_load, "IN_ANOTHER_PROCESS", False)
+    monkeypatch.setattr(first_load, "read_and_judge", noting_the_process)
+    here = MemoryStore(tmp_path / "b").load(EXAMPLE)
+    assert seen == [os.getpid()]  # the fallback read here; the first load did not call it here
+    assert (here.parsed, here.added, here.rewrites.count) == (elsewhere.parsed, elsewhere.added, elsewhere.rewrites.count)
+    assert set(MemoryStore(tmp_path / "b").raw) == set(MemoryStore(tmp_path / "a").raw)
+
+
+def test_a_reading_process_that_dies_is_an_error_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memkg.errors import MemkgError
+
+    monkeypatch.setattr(first_load, "READING_PROCESS", "import os; os._exit(3)")
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(MemkgError, match=r"reading process ended without an answer \(exit status 3\); nothing was written"):
+        store.load(EXAMPLE)
+    assert set(store.raw) == before
+
+
+def test_an_error_the_reading_process_cannot_pickle_is_told_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memkg.errors import MemkgError
+
+    program = ("import memkg.first_load as f\n"
+               "class Odd(Exception):\n    def __reduce__(self): raise TypeError('no')\n"
+               "def fail(*a, **k): raise Odd('the reader broke')\n"
+               "f.read_and_judge = fail\nf.reading_process_main()")
+    monkeypatch.setattr(first_load, "READING_PROCESS", program)
+    store = MemoryStore(tmp_path / "s")
+    before = set(store.raw)
+    with pytest.raises(MemkgError, match="reading process failed:(.|\n)*Odd: the reader broke"):
+        store.load(EXAMPLE)
+    assert set(store.raw) == before

@@ -11,10 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class MemkgError(Exception):
     """Base class of every error memkg raises on purpose."""
+
+
+def rebuilt(cls: type[BaseException], args: tuple[Any, ...], keywords: dict[str, Any]) -> BaseException:
+    """``cls(*args, **keywords)``: how an error with keyword-only fields is unpickled (the
+    first load hands its errors from another process, :mod:`memkg.first_load`)."""
+    return cls(*args, **keywords)
 
 
 class ParseError(MemkgError, SyntaxError):
@@ -44,6 +51,9 @@ class ParseError(MemkgError, SyntaxError):
 
     def __str__(self) -> str:  # SyntaxError.__str__ would append "(file, line N)" again
         return self.msg
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.reason,), {"file": self.file, "line": self.line, "column": self.column})
 
     @classmethod
     def from_syntax_error(cls, err: SyntaxError, *, file: str | Path | None = None,
@@ -113,6 +123,9 @@ class ValidationError(Refused):
         if len(self.violations) > 20:
             lines.append(f"  … and {len(self.violations) - 20} more")
         super().__init__("\n".join(lines))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.violations,), {"source": self.source})
 
 
 class StoreLockedError(MemkgError, OSError):

@@ -1,20 +1,23 @@
-"""A first load: files written straight into a store that holds no data, judged meanwhile in memory.
+"""A first load: files written straight into a store that holds no data, judged meanwhile in another process.
 
 A load into a store holding nothing but memkg's ontology needs no context from the store
 (see :meth:`memkg.validation.WriteValidator.stage`), so nothing is staged, copied or held
-as Python objects for the write. Three readers of the same files run side by side:
+as Python objects for the write. Two processes read the same files side by side, each on
+its own core:
 
-* Oxigraph's bulk loader writes the files into the store, then the claim index quads
-  (:mod:`memkg.index`) that Python found (compacting only after several files);
-* Oxigraph loads a copy in memory (``Store.load``) with its claim index, for the validator
-  to judge where it stands (:meth:`~memkg.validation.WriteValidator.judge_first_load`);
-* Python reads the files once, the way every load does (limits, file/line/column of a
-  syntax error, prefixes): it counts the literals the store rewrites
-  (:class:`memkg.literals.LiteralRewrites`) and collects the claim index quads; then it
-  judges the copy.
+* this one: Oxigraph's bulk loader writes the files into the store; then the claim index
+  quads (:mod:`memkg.index`) the reading process found (compacting only after several files);
+* the reading process (:func:`read_and_judge`, which never opens the store): Python reads
+  the files the way every load does (:class:`memkg.reading.FileReader`: limits,
+  file/line/column of a syntax error, prefixes), counts the literals the store rewrites
+  (:class:`memkg.literals.LiteralRewrites`) and collects the claim index quads, while
+  Oxigraph loads a copy in memory on a thread beside it; then it judges the copy
+  (:meth:`~memkg.validation.WriteValidator.judge_first_load`).
 
-The first two run in Rust on their own threads, the GIL released, so Python's two steps
-never wait for them and never compete with them for the GIL.
+Threads of one process do not give the second core: pyoxigraph's loaders take the GIL back
+often enough that Python's work and theirs take turns (``benchmarks/bench_overlap.py``).
+The reading process tells its progress and its answer through a pipe; an error it meets
+(a syntax error, a broken limit, a violation) is raised here as if met here.
 
 Nothing is half-written on refusal: a syntax error, a broken limit, a rewritten literal
 under ``strict_literals`` or a violation waits for the bulk loader to stop, then puts the
@@ -26,28 +29,33 @@ Python's names but derived by the store itself, in one update over its own terms
 
 from __future__ import annotations
 
+import gc
+import os
+import pickle
 import queue
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
 
 from . import index as claim_index
 from . import limits
-from .errors import ParseError, ValidationError
+from .errors import MemkgError, ParseError, ValidationError
 from .literals import LiteralRewrites, RewrittenLiteralsError
 from .ontology import ONTOLOGY_GRAPH
+from .reading import FileReader
 from .validation.writes import WriteValidator, holds_no_data
 
 if TYPE_CHECKING:
     from .backends.base import QuadStore
     from .store import LoadReport
-
-#: One file of a load: its path, format and base IRI.
-Source = tuple[Path, RdfFormat, str]
 
 #: The index quads the store derives itself: those whose names a parser makes up.
 _STORE_DERIVED = "isBLANK(?r) || isBLANK(?s) || isBLANK(?o) || isTRIPLE(?o)"
@@ -56,9 +64,16 @@ _NAMED = (NamedNode, Literal)
 
 
 #: Smaller inputs go the general way (one transaction; MemoryStore.load): for them, the
-#: bulk loader's files and the threads cost more than they save. ~200k quads of memkg's data,
-#: where the general way turns to the bulk loader too (memkg.store.BULK_THRESHOLD).
+#: bulk loader's files and a second process cost more than they save. ~200k quads of memkg's
+#: data, where the general way turns to the bulk loader too (memkg.store.BULK_THRESHOLD).
 MIN_BYTES = 8 * 1024 * 1024
+
+#: The reading process's program (``python -c``).
+READING_PROCESS = "from memkg.first_load import reading_process_main; reading_process_main()"
+
+#: Whether the reading runs in a process of its own (False: on this process, after the bulk
+#: load; the same answer, one core). Tests turn it off to watch the reading from inside.
+IN_ANOTHER_PROCESS = True
 
 
 def applies(raw: QuadStore, validator: Any, size: int) -> bool:
@@ -73,70 +88,124 @@ def applies(raw: QuadStore, validator: Any, size: int) -> bool:
     )
 
 
-def load(
-    raw: Store,
-    sources: Sequence[Source],
-    read: Callable[[], Iterator[Quad]],
-    starts: list[tuple[str, int]],
-    *,
-    target: NamedNode | DefaultGraph,
-    validator: WriteValidator | None,
-    report: LoadReport,
-    strict_literals: bool = False,
-) -> None:
-    """Load ``sources`` into ``raw``, which holds no data, filling ``report``.
+@dataclass(frozen=True)
+class Task:
+    """What the reading process is asked: read these files, and judge them with this engine."""
 
-    ``read`` yields the files' quads as Python reads them (limits checked, errors located)
-    and fills ``starts`` (each file with the index of its first quad). Raises what a load
-    raises (ParseError, LimitExceeded, RewrittenLiteralsError, ValidationError, OSError),
-    the store then as it was.
+    reader: FileReader
+    engine: str | None  #: the validator's engine (``WriteValidator.engine_name``); None: not validated
+    strict_literals: bool = False
+
+
+@dataclass
+class Reading:
+    """What the reading process found, for the writer: all a load reports besides the write."""
+
+    parsed: int = 0
+    rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
+    #: The claim index quads with named terms, as N-Quads; and whether the store must derive others.
+    index: bytes = b""
+    store_derived: bool = False
+    declared: list[tuple[str, str]] = field(default_factory=list)  #: the files' prefixes
+    seconds: dict[str, float] = field(default_factory=dict)  #: its phases (``LoadReport.seconds``)
+
+
+def load(
+    raw: Store, reader: FileReader, *, validator: WriteValidator | None, report: LoadReport,
+    strict_literals: bool = False,
+) -> list[tuple[str, str]]:
+    """Load ``reader``'s files into ``raw``, which holds no data, filling ``report``; return
+    the prefixes the files declare.
+
+    Raises what a load raises (ParseError, LimitExceeded, RewrittenLiteralsError,
+    ValidationError, OSError), the store then as it was.
     """
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
-    stack = limits.parser_stack(max(limits.count_file_openings(path) for path, _, _ in sources))
-    into = None if isinstance(target, DefaultGraph) else target
-    #: From Python's read to the bulk loader: the index quads as N-Quads (None: refused), and
-    #: whether the store must derive some itself.
-    handoff: queue.Queue[tuple[bytes, bool] | None] = queue.Queue(maxsize=1)
-    timings: dict[str, float] = {}
+    task = Task(reader, validator.engine_name if validator is not None else None, strict_literals)
 
     def write() -> None:
-        # Every step in Rust, the GIL released: Python's read and the validation go on meanwhile.
-        with _timed(timings, "bulk load (background)"):
-            for path, fmt, base in sources:
-                raw.bulk_load(path=str(path), format=fmt, base_iri=base, to_graph=into)
-        index = handoff.get()
-        if index is None:  # refused: the store is put back
-            return
-        data, store_derived = index
-        with _timed(timings, "index (background)"):
-            if data:
-                raw.bulk_load(data, format=RdfFormat.N_QUADS)
-            if store_derived:
+        for path, fmt in reader.sources:
+            raw.bulk_load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
+
+    reading = None
+    if IN_ANOTHER_PROCESS:
+        try:
+            reading = _ReadingProcess(task, report.progress)
+        except OSError:  # no process to be had (a limit on processes): read here, after the write
+            reading = None
+    writer = None
+    try:
+        with report.phase("write"):
+            writer = _Background("memkg-bulk-load", write, _parser_stack(reader))
+            writer.join_quietly()
+        with _timed(report.seconds, "waiting for the reading"):
+            found = reading.read() if reading is not None else read_and_judge(task, report.progress)
+        _located(writer.join, reader)  # an error Oxigraph met that Python's read did not
+        report.parsed, report.rewrites = found.parsed, found.rewrites
+        with report.phase("index"):  # while the reading process judges
+            if found.index:
+                raw.bulk_load(found.index, format=RdfFormat.N_QUADS)
+            if found.store_derived:
                 raw.update(claim_index.insert_update(_STORE_DERIVED))
-        if len(sources) > 1:
-            with _timed(timings, "optimize (background)"):
+        with _timed(report.seconds, "waiting for the validation"):
+            seconds = reading.judged() if reading is not None else found.seconds
+        for name, spent in seconds.items():
+            report.seconds[f"{name} (reading)"] = spent
+        if len(reader.sources) > 1:
+            with report.phase("optimize"):
                 # As after every bulk write into a smaller store (MemoryStore._commit): the bulk
                 # loads of several files overlap, and reads are ~3x cheaper once compacted.
                 raw.optimize()
+        with report.phase("flush"):
+            raw.flush()
+        with report.phase("count"):
+            report.added = len(raw) - len(ontology)
+        report.bulk = True
+        return found.declared
+    except BaseException:
+        if reading is not None:
+            reading.stop()
+        if writer is not None:
+            writer.wait()
+        _put_back(raw, ontology)
+        raise
+
+
+def read_and_judge(
+    task: Task, progress: Callable[[str], None] | None = None, read: Callable[[Reading], None] | None = None,
+) -> Reading:
+    """The reading process's work (see the module's docstring): read ``task``'s files,
+    find the rewritten literals and the claim index quads, and judge a copy in memory.
+    ``read`` is given what was found once the files are read, before the judging (the
+    writer writes the index meanwhile).
+
+    Raises what a load raises for its input (ParseError, LimitExceeded,
+    RewrittenLiteralsError, ValidationError, OSError).
+    """
+    from .store import LoadReport
+
+    reader = task.reader
+    report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
+    found = Reading(seconds=report.seconds)
+    stack = _parser_stack(reader)
 
     def copy() -> Store:
-        with _timed(timings, "copy (background)"):
-            scratch = Store()
-            for path, fmt, base in sources:
-                scratch.load(path=str(path), format=fmt, base_iri=base, to_graph=into)
-            scratch.update(claim_index.insert_update())
-            return scratch
+        # Oxigraph's own parse into memory, on a thread: it runs beside Python's read below
+        # (measured: filling the copy from Python's read a chunk at a time took as much CPU, and
+        # more wall time).
+        scratch = Store()
+        for path, fmt in reader.sources:
+            scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
+        scratch.update(claim_index.insert_update())
+        return scratch
 
-    writer = _Background("memkg-bulk-load", write, stack)
-    copier = _Background("memkg-copy", copy, stack) if validator is not None else None
-    handed = False
+    copier = _Background("memkg-copy", copy, stack) if task.engine is not None else None
     try:
         index: list[Quad] = []
-        store_derived = False
+        starts: list[tuple[str, int]] = []
 
         def noted() -> Iterator[Quad]:
-            nonlocal store_derived
-            for q in read():
+            for q in reader.quads(progress=progress, starts=starts, declared=found.declared):
                 extra = claim_index.index_quads(q)
                 if extra is not None:
                     r, t = q.subject, q.object  # index_quads: t is a Triple
@@ -144,44 +213,144 @@ def load(
                     if type(r) is NamedNode and type(t.subject) is NamedNode and isinstance(t.object, _NAMED):
                         index.extend(extra)
                     else:
-                        store_derived = True
+                        found.store_derived = True
                 yield q
 
         with report.phase("parse"):
-            report.rewrites = LiteralRewrites.scan(noted(), starts)
-            report.parsed = report.rewrites.read
-        if strict_literals and report.rewrites:
-            raise RewrittenLiteralsError(report.rewrites)
+            found.rewrites = LiteralRewrites.scan(noted(), starts)
+            found.parsed = found.rewrites.read
+        if task.strict_literals and found.rewrites:
+            raise RewrittenLiteralsError(found.rewrites)
         with report.phase("index"):
-            handoff.put((serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b"", store_derived))
-            handed = True
+            found.index = serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b""
             del index
-        if copier is not None and validator is not None:
-            # Python's GIL-bound work one step after the other (read, then judge): run side by side,
-            # they took turns at the GIL and each ran slower than both in a row on a busy machine.
+        if read is not None:
+            read(found)
+        if copier is not None and task.engine is not None:
             with report.phase("validate"):
-                scratch = _located(copier.join, sources)
-                violations = validator.judge_first_load(scratch, progress=report.progress)
+                scratch = _located(copier.join, reader)
+                violations = WriteValidator(task.engine).judge_first_load(scratch, progress=progress)
                 del scratch
                 if violations:
                     raise ValidationError(violations, source=", ".join(report.files))
-        with report.phase("write"):
-            _located(writer.join, sources)
-        with report.phase("flush"):
-            raw.flush()
-        with report.phase("count"):
-            report.added = len(raw) - len(ontology)
-        report.bulk = True
-    except BaseException:
-        if not handed:
-            handoff.put(None)
-        writer.wait()
+        return found
+    finally:
         if copier is not None:
             copier.wait()
-        _put_back(raw, ontology)
-        raise
-    finally:
-        report.seconds.update(timings)
+
+
+def _parser_stack(reader: FileReader) -> int:
+    """The stack of a thread on which Oxigraph can parse ``reader``'s files (``limits.parser_stack``)."""
+    return limits.parser_stack(max(limits.count_file_openings(path) for path, _ in reader.sources))
+
+
+def _into(reader: FileReader) -> NamedNode | None:
+    """The graph a loader puts the files' default graph in (None: the default graph)."""
+    return None if isinstance(reader.target, DefaultGraph) else reader.target
+
+
+# -- the reading process -----------------------------------------------------------------
+
+
+class _ReadingProcess:
+    """:func:`read_and_judge` in a process of its own, its progress told here as it comes.
+
+    The task goes down the child's stdin, pickled; pickled messages come back up a pipe of
+    its own (the child's stdout is pointed at its stderr, so nothing printed can garble
+    them): ``("tell", text)`` any number of times, ``("read", Reading)`` once the files are
+    read, then ``("judged", seconds)``; or ``("raised", error)`` at any point.
+    """
+
+    def __init__(self, task: Task, progress: Callable[[str], None] | None) -> None:
+        self._progress = progress
+        self._answers: queue.Queue[tuple[str, Any]] = queue.Queue()
+        package_root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        self._child = subprocess.Popen(
+            [sys.executable, "-c", READING_PROCESS],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+        )
+        assert self._child.stdin is not None and self._child.stdout is not None
+        try:
+            self._child.stdin.write(pickle.dumps(task))
+            self._child.stdin.close()
+        except BrokenPipeError:  # it died at once: the next answer says how
+            pass
+        self._listener = threading.Thread(target=self._listen, args=(self._child.stdout,),
+                                          name="memkg-reading-listener", daemon=True)
+        self._listener.start()
+
+    def _listen(self, pipe: IO[bytes]) -> None:
+        try:
+            while True:
+                kind, payload = pickle.load(pipe)
+                if kind == "tell":
+                    if self._progress is not None:
+                        self._progress(payload)
+                else:
+                    self._answers.put((kind, payload))
+        except (EOFError, pickle.UnpicklingError, OSError):
+            self._answers.put(("ended", None))
+        finally:
+            pipe.close()
+
+    def _next(self, expected: str) -> Any:
+        while True:
+            try:
+                kind, payload = self._answers.get(timeout=0.2)  # a timeout: an interrupt is not held up
+                break
+            except queue.Empty:
+                continue
+        if kind == "raised":
+            raise payload
+        if kind != expected:
+            code = self._child.wait()
+            raise MemkgError(f"the first load's reading process ended without an answer (exit status {code}); "
+                             "nothing was written")
+        return payload
+
+    def read(self) -> Reading:
+        """What the process found in the files; raises the error it met reading them."""
+        found: Reading = self._next("read")
+        return found
+
+    def judged(self) -> dict[str, float]:
+        """The seconds of its phases, once the copy is judged; raises the violations."""
+        seconds: dict[str, float] = self._next("judged")
+        self._child.wait()
+        return seconds
+
+    def stop(self) -> None:
+        """The process ended, whatever it was doing."""
+        if self._child.poll() is None:
+            self._child.kill()
+        self._child.wait()
+        self._listener.join()
+
+
+def reading_process_main() -> None:
+    """The reading process: a :class:`Task` pickled on stdin, messages pickled on stdout."""
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever else prints goes to stderr, not into the answers
+    sys.stdout = sys.stderr
+    gc.disable()  # millions of quads, no cycles (memkg.store.gc_paused)
+
+    def send(kind: str, payload: Any) -> None:
+        pickle.dump((kind, payload), answers)
+        answers.flush()
+
+    try:
+        task = pickle.load(sys.stdin.buffer)
+        found = read_and_judge(task, lambda text: send("tell", text), lambda found: send("read", found))
+    except BaseException as err:  # noqa: BLE001 - every error goes to the writer, which raises it
+        try:
+            pickle.dumps(err)
+        except Exception:  # noqa: BLE001 - an error that does not pickle is told as text
+            err = MemkgError("the first load's reading process failed:\n" + "".join(traceback.format_exception(err)))
+        send("raised", err)
+    else:
+        send("judged", found.seconds)
 
 
 def _put_back(raw: Store, ontology: list[Quad]) -> None:
@@ -191,13 +360,13 @@ def _put_back(raw: Store, ontology: list[Quad]) -> None:
     raw.flush()
 
 
-def _located(join: Callable[[], Any], sources: Sequence[Source]) -> Any:
+def _located(join: Callable[[], Any], reader: FileReader) -> Any:
     """``join()``; a syntax error Oxigraph met (Python's read met it first, so only if the
     parsers disagree) named with the files."""
     try:
         return join()
     except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file=", ".join(str(p) for p, _, _ in sources)) from None
+        raise ParseError.from_syntax_error(err, file=", ".join(str(p) for p, _ in reader.sources)) from None
 
 
 class _timed:
@@ -229,6 +398,11 @@ class _Background:
             self._result = call()
         except BaseException as err:  # noqa: BLE001 - raised by join(), on the caller's thread
             self._error = err
+
+    def join_quietly(self) -> None:
+        """Until the call is over, its error kept for :meth:`join`; an interrupt is raised at once."""
+        while self._thread.is_alive():
+            self._thread.join(0.2)
 
     def wait(self) -> None:
         """Until the call is over, whatever it did (an interrupt does not leave it running)."""

@@ -44,7 +44,7 @@ from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
-from .errors import MemkgError
+from .errors import MemkgError, rebuilt
 
 MiB = 1 << 20
 
@@ -60,6 +60,9 @@ class LimitExceeded(MemkgError, ValueError):
         self.limit = limit  #: the field of :class:`Limits` (``max_depth``, …)
         self.value = value  #: the limit's value
         self.status = status  #: the HTTP status an endpoint answers with (413 for a body)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (str(self),), {"limit": self.limit, "value": self.value, "status": self.status})
 
 
 #: The command-line option of each limit, named in refusals.

@@ -31,7 +31,7 @@ from typing import Any
 
 from pyoxigraph import Literal, Quad, Triple
 
-from .errors import Refused
+from .errors import Refused, rebuilt
 from .shacl.written import WrittenForms
 
 #: How many rewritten literals a report names (with file and line).
@@ -122,6 +122,9 @@ class RewrittenLiteralsError(Refused):
     def __init__(self, rewrites: LiteralRewrites) -> None:
         self.rewrites = rewrites
         super().__init__("load refused (--strict-literals), nothing was written: " + rewrites.summary())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.rewrites,), {})
 
 
 def _lexical(term: Any) -> Literal | None:

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import islice
 from pathlib import Path
@@ -40,12 +40,11 @@ from pyoxigraph import (
     QueryTriples,
     RdfFormat,
     Triple,
-    parse,
     serialize,
 )
 
 from . import index as claim_index
-from . import first_load, limits, model, ontology, views
+from . import first_load, model, ontology, views
 from . import prefixes as prefix_names
 from .episodes import TurnCounter
 from .cancellation import shielded
@@ -60,6 +59,7 @@ from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend, sparql_term  # noqa: F401  (sparql_term: its old home)
 from .limits import Limits
 from .literals import LiteralRewrites, RewrittenLiteralsError
+from .reading import FileReader, read_bytes
 from .model import Claim, Item, Message, Retraction, idempotency_key
 from .shacl.written import WrittenForms
 from .support_index import LINKS as SUPPORT_LINKS
@@ -667,23 +667,17 @@ class MemoryStore:
 
         declared: list[tuple[str, str]] = []  # the files' prefixes, in order
         starts: list[tuple[str, int]] = []  # each file with the index of its first quad
+        reader = FileReader(sources, target, base_iri, limits)
 
         def read_all() -> Iterator[Quad]:
-            starts.clear()
-            read = 0
-            for path, fmt in sources:
-                starts.append((str(path), read))
-                for quad in _parse_file(path, fmt, target, base_iri, progress, limits, declared):
-                    read += 1
-                    yield quad
+            return reader.quads(progress=progress, starts=starts, declared=declared)
 
         with self._write_lock, gc_paused():
             if self._loads_first(total_bytes):
                 # Into a store with no data: written where it lands, judged meanwhile (memkg.first_load).
-                files = [(path, fmt, _base(path, base_iri)) for path, fmt in sources]
                 validator = self.validator if isinstance(self.validator, WriteValidator) else None  # see _loads_first
-                first_load.load(self.backend.local_store(), files, read_all, starts, target=target,
-                                validator=validator, report=report, strict_literals=strict_literals)
+                declared += first_load.load(self.backend.local_store(), reader, validator=validator, report=report,
+                                            strict_literals=strict_literals)
             elif total_bytes <= STREAM_THRESHOLD_BYTES:
                 with report.phase("parse"):
                     parsed = list(read_all())
@@ -754,7 +748,7 @@ class MemoryStore:
         target = as_graph(graph)
         raw = data.encode() if isinstance(data, str) else data
         with self._write_lock:
-            parsed = list(_parse_bytes(raw, fmt, target, base_iri))
+            parsed = list(read_bytes(raw, fmt, target, base_iri))
             rewrites = LiteralRewrites.of(WrittenForms.of(parsed), [("<data>", 0)])
             self._refuse_rewrites(rewrites, strict_literals)
             batch = list(claim_index.with_index(parsed))
@@ -958,68 +952,3 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
-    if isinstance(target, DefaultGraph):
-        yield from quads
-        return
-    for q in quads:
-        if isinstance(q.graph_name, DefaultGraph):
-            yield Quad(q.subject, q.predicate, q.object, target)
-        else:
-            yield q
-
-
-def _base(path: Path, base_iri: str | None) -> str:
-    """The base IRI a file is read with: the one given, else the file's own URL."""
-    return base_iri or path.resolve().as_uri()
-
-
-def _parse_file(
-    path: Path,
-    fmt: RdfFormat,
-    target: NamedNode | DefaultGraph,
-    base_iri: str | None,
-    progress: Progress | None,
-    bounds: Limits | None = None,
-    declared: list[tuple[str, str]] | None = None,
-) -> Iterator[Quad]:
-    # pyoxigraph parses lazily: syntax errors surface while iterating, so the
-    # whole iteration sits inside the try.
-    base = _base(path, base_iri)
-    try:
-        made: list[Any] = []  # the parser, for the prefixes it read (the guard runs it elsewhere)
-
-        def open_parser() -> Any:
-            made.append(parse(path=str(path), format=fmt, base_iri=base, rename_blank_nodes=True))
-            return made[-1]
-
-        bounds = bounds or limits.DEFAULT
-        if bounds.max_literal is not None and path.stat().st_size <= bounds.max_literal:
-            # A literal never has more characters than the file has bytes: none to measure.
-            bounds = replace(bounds, max_literal=None)
-        parser = limits.guarded(
-            open_parser,
-            openings=limits.count_file_openings(path), limits=bounds, source=str(path),
-            scan=lambda: limits.file_nesting_depth(path),
-        )
-        for n, quad in enumerate(_retarget(parser, target), 1):
-            if progress and n % 100_000 == 0:
-                progress(f"{path}: {n:,} quads read")
-            yield quad
-        if declared is not None and made:
-            declared.extend(made[-1].prefixes.items())
-    except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file=path) from None
-
-
-def _parse_bytes(
-    data: bytes, fmt: RdfFormat, target: NamedNode | DefaultGraph, base_iri: str | None
-) -> Iterator[Quad]:
-    try:
-        parser = limits.guarded(
-            lambda: parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True),
-            openings=limits.count_openings(data), source="<data>", scan=lambda: limits.nesting_depth(data),
-        )
-        yield from _retarget(parser, target)
-    except SyntaxError as err:
-        raise ParseError.from_syntax_error(err, file="<data>") from None
