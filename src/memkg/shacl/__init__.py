@@ -43,6 +43,7 @@ from .compiler import Compiler, TargetBinder
 from .components.sparql import component_definitions
 from .engine import Engine
 from .errors import ShapeError
+from .expressions import Evaluator, ExpressionReader
 from .graph import ShapesGraph, read_file
 from .paths import Path
 from .report import ValidationReport, ValidationResult
@@ -51,6 +52,14 @@ from .terms import Term
 from .vocab import SH
 from .vocabulary import check_vocabulary
 from .written import WrittenForms
+
+def _graph_list(default_graph) -> list | None:  # noqa: ANN001 - as validate's default_graph
+    if default_graph is None:
+        return None
+    if isinstance(default_graph, (NamedNode, BlankNode, DefaultGraph)):
+        return [default_graph]
+    return list(default_graph)
+
 
 __all__ = ["Path", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
 
@@ -67,6 +76,7 @@ class Shapes:
         for node in loader.candidates():
             loader.load(node)
         self._shapes: dict[Term, Shape] = loader.shapes
+        self._loader = loader
         check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
@@ -142,6 +152,41 @@ class Shapes:
         store.extend(flat)
         return self.validate(store, written=WrittenForms.of(flat))
 
+    def evaluate(
+        self,
+        expression: Term,
+        store: Store,
+        *,
+        focus: Term | None = None,
+        scope: dict[str, Term] | None = None,
+        default_graph: Iterable[NamedNode | BlankNode | DefaultGraph] | NamedNode | DefaultGraph | None = None,
+    ) -> list[Term]:
+        """The output nodes of the SHACL 1.2 node expression at ``expression`` (a term of
+        this shapes graph: a constant, a list or a blank node with a function's
+        parameters), evaluated against the data graph in ``store`` at the ``focus``
+        node, with ``scope`` naming the values of ``shnex:var`` variables.
+
+        Raises :class:`ShapeError` naming a function memkg does not implement.
+
+        >>> from pyoxigraph import parse, RdfFormat, Literal
+        >>> quads = list(parse(b'''@prefix shnex: <http://www.w3.org/ns/shacl-node-expr#> .
+        ...   <http://e/x> <http://e/expr> [ shnex:sum ( 4 5.1 [ shnex:var "n" ] ) ] .''', format=RdfFormat.TURTLE))
+        >>> shapes = Shapes.from_quads(quads)
+        >>> shapes.evaluate(quads[0].object, Store(), scope={"n": Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))})
+        [<Literal value=10.1 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#decimal>>]
+        """
+        expr = ExpressionReader(self._graph, self._load_for_expression).read(expression)
+        engine = Engine(self, store, _graph_list(default_graph))
+        return Evaluator(engine, scope).evaluate(expr, focus)
+
+    def _load_for_expression(self, node: Term) -> Shape:
+        """Load a shape named only by a node expression evaluated after load (``shnex:filterShape``...)."""
+        known = node in self._shapes
+        shape = self._loader.load(node)
+        if not known:
+            check_vocabulary(self._graph, {p for cls in self._loader.parsers for p in cls.PARAMETERS}, [node])
+        return shape
+
     def validate(
         self,
         store: Store,
@@ -181,14 +226,7 @@ class Shapes:
         >>> print(shapes.validate(store, default_graph=[tenant], focus=[NamedNode("http://e/a")]))
         Violation: <http://e/a> path <http://e/name>: More than 1 values (shape _:..., sh:MaxCountConstraintComponent)
         """
-        graphs: list | None
-        if default_graph is None:
-            graphs = None
-        elif isinstance(default_graph, (NamedNode, BlankNode, DefaultGraph)):
-            graphs = [default_graph]
-        else:
-            graphs = list(default_graph)
-        engine = Engine(self, store, graphs, written, progress)
+        engine = Engine(self, store, _graph_list(default_graph), written, progress)
         results = engine.validate(focus, scan=scan)
         # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
         return ValidationReport(all(r.severity in (SH.Debug, SH.Trace) for r in results), tuple(results))

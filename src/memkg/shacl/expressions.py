@@ -1,0 +1,522 @@
+"""SHACL 1.2 node expressions: read from the shapes graph, evaluated against the data graph.
+
+A node expression computes a list of nodes (its *output nodes*) from a focus node:
+a constant term is itself, a SHACL list concatenates its members' outputs, an empty
+blank node is empty, and a blank node with a function's parameters applies the
+function (SHACL 1.2 Node Expressions, ``shnex:`` and ``sparql:`` functions, and the
+SPARQL-based ``sh:select``/``sh:sparqlExpr``). :func:`parse_expression` reads one
+(``ShapeError`` names a function or parameter the engine does not implement);
+:class:`Evaluator` computes its output nodes, running every path, class, aggregate,
+ordering and SPARQL function as a query in Oxigraph; :func:`sparql_expression`
+compiles the expressions that are one SPARQL expression of the focus node, so a
+constraint built on them runs inside the validation queries.
+
+>>> from pyoxigraph import RdfFormat, Store, parse
+>>> from memkg.shacl import Shapes
+>>> text = b'''@prefix shnex: <http://www.w3.org/ns/shacl-node-expr#> . @prefix ex: <http://e/> .
+... ex:expr ex:is [ shnex:count [ shnex:pathValues ex:knows ] ] .'''
+>>> quads = list(parse(text, format=RdfFormat.TURTLE))
+>>> shapes = Shapes.from_quads(quads)
+>>> store = Store()
+>>> store.load(b"<http://e/ann> <http://e/knows> <http://e/bob>, <http://e/cy> .", format=RdfFormat.TURTLE)
+>>> [str(t) for t in shapes.evaluate(quads[0].object, store, focus=NamedNode("http://e/ann"))]
+['"2"^^<http://www.w3.org/2001/XMLSchema#integer>']
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from pyoxigraph import BlankNode, Literal, NamedNode, Store
+
+from .errors import ShapeError
+from .graph import ShapesGraph, boolean, integer
+from .paths import Path, parse_path
+from .sparqltext import UserQuery
+from .terms import Term, has_blank, sparql_term
+from .vocab import RDF, RDFS, SH, XSD, TRUE, FALSE, short
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+
+SHNEX_NS = "http://www.w3.org/ns/shacl-node-expr#"
+SPARQL_NS = "http://www.w3.org/ns/sparql#"
+_RULE = "SHACL 1.2 Node Expressions"
+_LINK = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
+
+#: ``sparql:`` functions written as SPARQL operators.
+_OPERATORS = {
+    "plus": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})", "divide": "({0} / {1})",
+    "equals": "({0} = {1})", "not-equals": "({0} != {1})", "less-than": "({0} < {1})",
+    "greater-than": "({0} > {1})", "less-than-or-equal": "({0} <= {1})", "greater-than-or-equal": "({0} >= {1})",
+    "logical-and": "({0} && {1})", "logical-or": "({0} || {1})", "logical-not": "(!{0})",
+    "unary-minus": "(-{0})", "unary-plus": "(+{0})",
+    # SPARQL 1.2's sameValue, which Oxigraph 0.5 lacks: the same term, or equal values.
+    "sameValue": "(sameTerm({0}, {1}) || COALESCE({0} = {1}, false))",
+}
+#: ``sparql:`` functions that are SPARQL built-in calls, by local name (the call is its upper case).
+_BUILTINS = frozenset((
+    "abs bnode bound ceil coalesce concat contains datatype day encode floor hasLang hasLangdir hours if iri "
+    "isBlank isIRI isLiteral isNumeric isTriple isURI lang langMatches langdir lcase md5 minutes month now object "
+    "predicate rand regex replace round sameTerm seconds sha1 sha256 sha384 sha512 str strafter strbefore strdt "
+    "strends strlang strlangdir strlen strstarts struuid subject substr timezone triple tz ucase uri uuid year"
+).split())
+_RENAMED = {"encode": "ENCODE_FOR_URI"}
+
+#: ``shnex:`` parameters that take the input nodes (``shnex:nodes``) and one operand each.
+_ON_NODES = ("filterShape", "findFirst", "matchAll", "flatMap", "limit", "offset", "orderBy", "remove")
+#: ``shnex:`` functions of one node-expression argument.
+_UNARY = ("exists", "count", "sum", "min", "max", "distinct")
+
+
+class Expr:
+    """A parsed node expression."""
+
+    #: The term of the shapes graph it was read from (for messages).
+    node: Term
+
+    def needs_focus(self) -> bool:
+        """Whether its output depends on the focus node (a target has none)."""
+        return any(c.needs_focus() for c in self.children())
+
+    def children(self) -> tuple["Expr", ...]:
+        return ()
+
+
+@dataclass(frozen=True, eq=False)
+class Constant(Expr):
+    """An IRI, literal or triple term: its only output node is itself."""
+
+    node: Term
+
+
+@dataclass(frozen=True, eq=False)
+class ListExpr(Expr):
+    """A SHACL list: the outputs of its members, one after the other (``()`` is ``rdf:nil``)."""
+
+    node: Term
+    members: tuple[Expr, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.members
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    """A function applied to its parameters: ``name`` is ``shnex:count``, ``sparql:abs``...
+
+    ``args`` are sub-expressions, ``terms`` the parameters that are plain terms (a path,
+    a class, a shape, a number), ``query`` the parsed SPARQL of ``sh:select``/``sh:sparqlExpr``.
+    """
+
+    node: Term
+    name: str
+    args: tuple[Expr, ...] = ()
+    terms: tuple = ()
+    query: UserQuery | None = None
+    var: str = ""
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+    def needs_focus(self) -> bool:
+        if self.name in ("var", "sh:select", "sh:sparqlExpr"):
+            return True
+        if self.name == "pathValues" and not self.args:
+            return True
+        return super().needs_focus()
+
+
+def _err(reason: str, shape: Term | None) -> ShapeError:
+    return ShapeError(reason, shape=shape, rule=_RULE, link=_LINK)
+
+
+def is_expression(graph: ShapesGraph, node: Term) -> bool:
+    """Whether ``node`` is more than a constant: a blank node with properties."""
+    return isinstance(node, BlankNode) and bool(graph.predicates(node))
+
+
+class ExpressionReader:
+    """Reads node expressions; ``load_shape`` loads a shape they name (the shapes loader's)."""
+
+    def __init__(self, graph: ShapesGraph, load_shape: Callable[[Term], object]) -> None:
+        self.graph = graph
+        self.load_shape = load_shape
+
+    def read(self, node: Term, *, shape: Term | None = None) -> Expr:
+        """The node expression at ``node``; :class:`ShapeError` naming what is not implemented."""
+        g = self.graph
+        if not isinstance(node, BlankNode):
+            return Constant(node)
+        preds = g.predicates(node)
+        if not preds:
+            return ListExpr(node, ())  # the empty expression: no output nodes
+        if RDF.first in preds:
+            members = g.list_items(node, shape=shape, what="a list expression")
+            return ListExpr(node, tuple(self.read(m, shape=shape) for m in members))
+        params = {p: g.objects(node, p) for p in preds}
+        for p, vals in params.items():
+            if len(vals) != 1:
+                raise _err(f"node expression {node}: {short(p)} must have one value, found {len(vals)}", shape)
+        one = {p: vals[0] for p, vals in params.items()}
+        if SH.select in one or SH.sparqlExpr in one:
+            return self._sparql_based(node, one, shape)
+        sparql = [p for p in one if p.value.startswith(SPARQL_NS)]
+        if sparql:
+            if len(one) != 1:
+                raise _err(f"node expression {node}: a sparql: function takes no other parameters", shape)
+            name = sparql[0].value[len(SPARQL_NS):]
+            if name not in _OPERATORS and name not in _BUILTINS:
+                raise _err(f"node expression {node}: the function <{sparql[0].value}> is not implemented", shape)
+            args = g.list_items(one[sparql[0]], shape=shape, what=f"the arguments of sparql:{name}")
+            _check_call(node, name, len(args), shape)
+            return Call(node, "sparql:" + name, tuple(self.read(a, shape=shape) for a in args))
+        names = {}
+        for p in one:
+            if not p.value.startswith(SHNEX_NS):
+                raise _err(f"node expression {node}: {short(p)} is not a node expression parameter memkg "
+                           "implements", shape)
+            names[p.value[len(SHNEX_NS):]] = one[p]
+        return self._shnex(node, names, shape)
+
+    def _sparql_based(self, node: Term, one: dict, shape: Term | None) -> Expr:
+        from .components.sparql import prefixes_of
+
+        key = SH.select if SH.select in one else SH.sparqlExpr
+        extra = set(one) - {key, SH.prefixes}
+        if extra:
+            raise _err(f"node expression {node}: {short(sorted(extra, key=str)[0])} is not a parameter of "
+                       f"{short(key)}", shape)
+        text = one[key]
+        if not isinstance(text, Literal):
+            raise _err(f"node expression {node}: {short(key)} must be a string literal", shape)
+        prefixes = prefixes_of(self.graph, node, shape=shape)
+        if key == SH.select:
+            query = UserQuery.parse(text.value, prefixes, shape=shape, where=f"the node expression {node}")
+            projected = query.projected()
+            if query.form != "SELECT" or len(projected) != 1:
+                raise _err(f"node expression {node}: sh:select must be a SELECT query projecting one variable",
+                           shape)
+            return Call(node, "sh:select", query=query, var=next(iter(projected)))
+        query = UserQuery.parse(f"SELECT $this ?_nex WHERE {{ BIND(({text.value}) AS ?_nex) }}", prefixes,
+                                shape=shape, where=f"the node expression {node}")
+        return Call(node, "sh:sparqlExpr", query=query, var="_nex")
+
+    def _shnex(self, node: Term, names: dict[str, Term], shape: Term | None) -> Expr:
+        read = lambda t: self.read(t, shape=shape)  # noqa: E731
+        g = self.graph
+        if "nodes" in names:
+            ops = [n for n in names if n in _ON_NODES]
+            rest = set(names) - {"nodes", "desc", *ops}
+            if len(ops) != 1 or rest or ("desc" in names and ops != ["orderBy"]):
+                raise _err(f"node expression {node}: shnex:nodes takes exactly one of "
+                           f"{', '.join('shnex:' + o for o in _ON_NODES)} (found "
+                           f"{', '.join('shnex:' + n for n in sorted(names))})", shape)
+            op, operand = ops[0], names[ops[0]]
+            terms: tuple = ()
+            args: tuple[Expr, ...] = (read(names["nodes"]),)
+            if op in ("filterShape", "findFirst", "matchAll"):
+                terms = (self._shape(node, op, operand, shape),)
+            elif op in ("limit", "offset"):
+                n = integer(operand)
+                if n is None or n < 0:
+                    raise _err(f"node expression {node}: shnex:{op} must be a non-negative integer", shape)
+                terms = (n,)
+            else:
+                args = (*args, read(operand))
+                if op == "orderBy":
+                    desc = boolean(names["desc"]) if "desc" in names else False
+                    if desc is None:
+                        raise _err(f"node expression {node}: shnex:desc must be a boolean", shape)
+                    terms = (desc,)
+            return Call(node, op, args, terms)
+        if len(names) == 1 or set(names) == {"pathValues", "focusNode"} or set(names) <= {"if", "then", "else"}:
+            if "pathValues" in names:
+                path = parse_path(g, names["pathValues"], shape=shape)
+                args = (read(names["focusNode"]),) if "focusNode" in names else ()
+                return Call(node, "pathValues", args, (path,))
+            if "if" in names:
+                if "then" not in names:
+                    raise _err(f"node expression {node}: shnex:if needs shnex:then", shape)
+                return Call(node, "if", tuple(read(names[k]) for k in ("if", "then", "else") if k in names))
+            (name, value), = names.items()
+            if name in _UNARY:
+                return Call(node, name, (read(value),))
+            if name in ("concat", "intersection"):
+                members = g.list_items(value, shape=shape, what=f"the value of shnex:{name}")
+                return Call(node, name, tuple(read(m) for m in members))
+            if name == "var":
+                if not isinstance(value, Literal):
+                    raise _err(f"node expression {node}: shnex:var must be a string", shape)
+                return Call(node, "var", terms=(value.value,))
+            if name == "instancesOf":
+                if not isinstance(value, NamedNode):
+                    raise _err(f"node expression {node}: shnex:instancesOf must be an IRI", shape)
+                return Call(node, name, terms=(value,))
+            if name == "nodesMatching":
+                return Call(node, name, terms=(self._shape(node, name, value, shape),))
+            if name in ("conformsTo", "conformsToShape"):
+                pair = g.list_items(value, shape=shape, what=f"the value of shnex:{name}")
+                if len(pair) != 2:
+                    raise _err(f"node expression {node}: shnex:{name} takes a list of an expression and a shape",
+                               shape)
+                return Call(node, "conformsTo", (read(pair[0]),), (self._shape(node, name, pair[1], shape),))
+        raise _err(f"node expression {node}: the function " + " + ".join(f"shnex:{n}" for n in sorted(names))
+                   + " is not implemented", shape)
+
+    def _shape(self, node: Term, param: str, value: Term, shape: Term | None) -> Term:
+        if not isinstance(value, (NamedNode, BlankNode)):
+            raise _err(f"node expression {node}: shnex:{param} must be a shape, got {value}", shape)
+        self.load_shape(value)
+        return value
+
+
+_SCRATCH = Store()
+
+
+def _check_call(node: Term, name: str, arity: int, shape: Term | None) -> None:
+    """Refuse a ``sparql:`` call that is not valid SPARQL (a wrong number of arguments)
+    when the shapes load, not when a validation runs it."""
+    text = sparql_call(name, [f"?_a{i}" for i in range(arity)])
+    if name in _OPERATORS and arity != len(set(re.findall(r"\{(\d)\}", _OPERATORS[name]))):
+        raise _err(f"node expression {node}: sparql:{name} does not take {arity} argument(s)", shape)
+    try:
+        _SCRATCH.query(f"SELECT ?_r WHERE {{ BIND({text} AS ?_r) }}")
+    except SyntaxError as e:
+        raise _err(f"node expression {node}: sparql:{name} with {arity} argument(s) is not a SPARQL call memkg "
+                   f"can run ({e})", shape) from None
+
+
+def _boolean(value: bool) -> Literal:
+    return TRUE if value else FALSE
+
+
+def _integer(n: int) -> Literal:
+    return Literal(str(n), datatype=XSD.integer)
+
+
+def _distinct(nodes: list[Term]) -> list[Term]:
+    return list(dict.fromkeys(nodes))
+
+
+def _const(term: Term) -> str:
+    """SPARQL text for a node in VALUES; blank nodes cannot be named and match nothing."""
+    return "<urn:memkg:shacl:unnameable-blank-node>" if has_blank(term) else sparql_term(term)
+
+
+class Evaluator:
+    """Evaluates node expressions for one validation (``engine`` runs the queries and
+    decides conformance to shapes). ``scope`` names variables for ``shnex:var``."""
+
+    def __init__(self, engine: "Engine", scope: dict[str, Term] | None = None) -> None:
+        self.engine = engine
+        self.scope = dict(scope or {})
+
+    def evaluate(self, expr: Expr, focus: Term | None) -> list[Term]:
+        """The output nodes of ``expr`` at ``focus`` (None: no focus node)."""
+        if isinstance(expr, Constant):
+            return [expr.node]
+        if isinstance(expr, ListExpr):
+            if not expr.members and expr.node == RDF.nil:
+                return [RDF.nil]
+            return [n for m in expr.members for n in self.evaluate(m, focus)]
+        assert isinstance(expr, Call)
+        method = getattr(self, "_" + expr.name.replace(":", "_").replace("-", "_"), None)
+        if method is not None:
+            return method(expr, focus)
+        return self._sparql_call(expr, focus)
+
+    # -- basic ---------------------------------------------------------------------------------
+
+    def _var(self, expr: Call, focus: Term | None) -> list[Term]:
+        name = expr.terms[0]
+        if name == "focusNode":
+            return [] if focus is None else [focus]
+        return [self.scope[name]] if name in self.scope else []
+
+    def _pathValues(self, expr: Call, focus: Term | None) -> list[Term]:
+        starts = self.evaluate(expr.args[0], focus) if expr.args else ([] if focus is None else [focus])
+        path: Path = expr.terms[0]
+        out: list[Term] = []
+        for start in starts:
+            if isinstance(start, Literal):
+                continue
+            text = f"SELECT ?_s ?_v WHERE {{ ?_s {path.sparql()} ?_v }}"
+            out.extend(s["_v"] for s in self.engine.select(text, {"_s": start}))
+        return out
+
+    def _instancesOf(self, expr: Call, focus: Term | None) -> list[Term]:
+        text = (f"SELECT DISTINCT ?_v WHERE {{ ?_v <{RDF.type.value}>/<{RDFS.subClassOf.value}>* "
+                f"{sparql_term(expr.terms[0])} }}")
+        return [s["_v"] for s in self.engine.select(text)]
+
+    def _nodesMatching(self, expr: Call, focus: Term | None) -> list[Term]:
+        nodes = [s["_v"] for s in self.engine.select("SELECT DISTINCT ?_v WHERE { { ?_v ?_p ?_o } UNION { ?_s ?_p ?_v } }")]
+        failing = self.engine.nonconforming(expr.terms[0], nodes)
+        return [n for n in nodes if n not in failing]
+
+    def _conformsTo(self, expr: Call, focus: Term | None) -> list[Term]:
+        nodes = self.evaluate(expr.args[0], focus)
+        failing = self.engine.nonconforming(expr.terms[0], nodes)
+        return [_boolean(n not in failing) for n in nodes]
+
+    def _if(self, expr: Call, focus: Term | None) -> list[Term]:
+        cond = self.evaluate(expr.args[0], focus)
+        if cond and cond[0] == TRUE:
+            return self.evaluate(expr.args[1], focus)
+        return self.evaluate(expr.args[2], focus) if len(expr.args) > 2 else []
+
+    # -- one argument ----------------------------------------------------------------------------
+
+    def _exists(self, expr: Call, focus: Term | None) -> list[Term]:
+        return [_boolean(bool(self.evaluate(expr.args[0], focus)))]
+
+    def _count(self, expr: Call, focus: Term | None) -> list[Term]:
+        return [_integer(len(self.evaluate(expr.args[0], focus)))]
+
+    def _distinct(self, expr: Call, focus: Term | None) -> list[Term]:
+        return _distinct(self.evaluate(expr.args[0], focus))
+
+    def _aggregate(self, function: str, nodes: list[Term]) -> list[Term]:
+        values = " ".join(_const(n) for n in nodes)
+        found = self.engine.select(f"SELECT ({function}(?_x) AS ?_r) WHERE {{ VALUES ?_x {{ {values} }} }}")
+        return [s["_r"] for s in found if "_r" in s]
+
+    def _sum(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._aggregate("SUM", self.evaluate(expr.args[0], focus))
+
+    def _min(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._aggregate("MIN", self.evaluate(expr.args[0], focus))
+
+    def _max(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._aggregate("MAX", self.evaluate(expr.args[0], focus))
+
+    # -- lists of expressions ------------------------------------------------------------------------
+
+    def _concat(self, expr: Call, focus: Term | None) -> list[Term]:
+        return [n for a in expr.args for n in self.evaluate(a, focus)]
+
+    def _intersection(self, expr: Call, focus: Term | None) -> list[Term]:
+        if not expr.args:
+            return []
+        first, *others = (self.evaluate(a, focus) for a in expr.args)
+        kept = [set(o) for o in others]
+        return _distinct([n for n in first if all(n in k for k in kept)])
+
+    # -- on shnex:nodes ----------------------------------------------------------------------------------
+
+    def _input(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self.evaluate(expr.args[0], focus)
+
+    def _filterShape(self, expr: Call, focus: Term | None) -> list[Term]:
+        nodes = self._input(expr, focus)
+        failing = self.engine.nonconforming(expr.terms[0], nodes)
+        return [n for n in nodes if n not in failing]
+
+    def _findFirst(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._filterShape(expr, focus)[:1]
+
+    def _matchAll(self, expr: Call, focus: Term | None) -> list[Term]:
+        nodes = self._input(expr, focus)
+        return [_boolean(not self.engine.nonconforming(expr.terms[0], nodes))]
+
+    def _flatMap(self, expr: Call, focus: Term | None) -> list[Term]:
+        return [m for n in self._input(expr, focus) for m in self.evaluate(expr.args[1], n)]
+
+    def _limit(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._input(expr, focus)[: expr.terms[0]]
+
+    def _offset(self, expr: Call, focus: Term | None) -> list[Term]:
+        return self._input(expr, focus)[expr.terms[0]:]
+
+    def _remove(self, expr: Call, focus: Term | None) -> list[Term]:
+        removed = set(self.evaluate(expr.args[1], focus))  # by term equality: "01"^^xsd:integer is not 1
+        return [n for n in self._input(expr, focus) if n not in removed]
+
+    def _orderBy(self, expr: Call, focus: Term | None) -> list[Term]:
+        """Sorted by each node's first key as SPARQL's ORDER BY sorts (no key first), stable."""
+        nodes = self._input(expr, focus)
+        if len(nodes) < 2:
+            return nodes
+        rows = []
+        for i, n in enumerate(nodes):
+            keys = self.evaluate(expr.args[1], n)
+            rows.append(f"({i} {_const(keys[0]) if keys else 'UNDEF'})")
+        order = "DESC(?_k)" if expr.terms[0] else "?_k"
+        found = self.engine.select(f"SELECT ?_i WHERE {{ VALUES (?_i ?_k) {{ {' '.join(rows)} }} }} ORDER BY {order} ?_i")
+        return [nodes[int(s["_i"].value)] for s in found]
+
+    # -- SPARQL --------------------------------------------------------------------------------------------
+
+    def _sparql_call(self, expr: Call, focus: Term | None) -> list[Term]:
+        """A ``sparql:`` function, once for each combination of its arguments' output nodes
+        (an argument without output is an unbound variable, as ``sparql:bound`` expects).
+        Terms are written into the query; blank nodes, which cannot be, are substituted."""
+        name = expr.name[len("sparql:"):]
+        choices = [self.evaluate(a, focus) or [None] for a in expr.args]
+        out: list[Term] = []
+        for combination in itertools.product(*choices):
+            args, subs = [], {}
+            for i, term in enumerate(combination):
+                if term is None or has_blank(term):
+                    args.append(f"?_a{i}")
+                    if term is not None:
+                        subs[f"_a{i}"] = term
+                else:
+                    args.append(sparql_term(term))
+            projected = " ".join(f"?{n}" for n in subs)
+            query = f"SELECT {projected} ?_r WHERE {{ BIND({sparql_call(name, args)} AS ?_r) }}"
+            out.extend(s["_r"] for s in self.engine.select(query, subs) if "_r" in s)
+        return out
+
+    def _sh_select(self, expr: Call, focus: Term | None) -> list[Term]:
+        assert expr.query is not None
+        consts = {}
+        if focus is not None:
+            if has_blank(focus):
+                raise _err(f"node expression {expr.node}: sh:select cannot be evaluated at the blank node "
+                           f"{focus} (a blank node cannot be pre-bound in query text)", None)
+            consts = {"this": sparql_term(focus)}
+        return [s[expr.var] for s in self.engine.select(expr.query.render(consts=consts)) if expr.var in s]
+
+    def _sh_sparqlExpr(self, expr: Call, focus: Term | None) -> list[Term]:
+        assert expr.query is not None
+        subs = {"this": focus} if focus is not None else None
+        return [s["_nex"] for s in self.engine.select(expr.query.render(), subs) if "_nex" in s]
+
+
+def sparql_call(name: str, args: list[str]) -> str:
+    """The SPARQL expression applying the ``sparql:`` function ``name`` to ``args``."""
+    if name in _OPERATORS:
+        return _OPERATORS[name].format(*args, *([""] * 2))
+    return f"{_RENAMED.get(name, name.upper())}({', '.join(args)})"
+
+
+def sparql_expression(expr: Expr, focus: str) -> str | None:
+    """``expr`` as one SPARQL expression of the focus variable ``focus``, when it is one
+    (a constant, the focus node, a ``sparql:`` function of such); None otherwise."""
+    if isinstance(expr, Constant):
+        return None if has_blank(expr.node) else sparql_term(expr.node)
+    if isinstance(expr, ListExpr) and len(expr.members) == 1:
+        return sparql_expression(expr.members[0], focus)
+    if isinstance(expr, Call):
+        if expr.name == "var" and expr.terms[0] == "focusNode":
+            return focus
+        if expr.name.startswith("sparql:") and expr.name[7:] not in ("bnode", "rand", "uuid", "struuid", "now"):
+            args = [sparql_expression(a, focus) for a in expr.args]
+            if all(a is not None for a in args):
+                return sparql_call(expr.name[7:], args)  # type: ignore[arg-type]
+    return None
+
+
+__all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "is_expression",
+           "parse_expression", "sparql_expression"]
+
+
+def parse_expression(graph: ShapesGraph, node: Term, load_shape: Callable[[Term], object], *,
+                     shape: Term | None = None) -> Expr:
+    """The node expression at ``node`` of ``graph`` (see :class:`ExpressionReader`)."""
+    return ExpressionReader(graph, load_shape).read(node, shape=shape)
