@@ -74,7 +74,6 @@ EXPECTED_FAILURES: dict[str, str] = {
     "http://example.org/community/admission-local-values-draft": _ADMISSION,
     _S12 + "core/node/class-incomplete-001": _INCOMPLETE,
     _S12 + "core/node/in-002": _IN_002,
-    _S12 + "core/node/nodeByExpression-001": _NODE_EXPRESSIONS,
     _S12 + "core/property/and-incomplete-001": _INCOMPLETE,
     _S12 + "core/property/class-incomplete-001": _INCOMPLETE,
     _S12 + "core/property/equals-incomplete-001": _INCOMPLETE,
@@ -98,14 +97,10 @@ EXPECTED_FAILURES: dict[str, str] = {
     _S12 + "inference-rules/rules-entailment-ruleset-multiple": _RULES,
     _S12 + "inference-rules/rules-entailment-ruleset-validation": _RULES,
     _S12 + "inference-rules/rules-entailment-validation": _RULES,
-    _S12 + "node-expr/constraints/expression-001": _NODE_EXPRESSIONS,
-    _S12 + "node-expr/constraints/nodeByExpression-001": _NODE_EXPRESSIONS,
-    _S12 + "node-expr/constraints/nodeByExpression-002": _NODE_EXPRESSIONS,
     _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
     _S12 + "sparql/node/prefixes-002": _SHAPES_GRAPH_PREFIXES,
     _S12 + "sparql/property/property-select-001": _VALUES,
     _S12 + "sparql/property/property-sparqlExpr-001": _VALUES,
-    _S12 + "sparql/targets/targetNode-select-001": _NODE_EXPRESSIONS,
 
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "

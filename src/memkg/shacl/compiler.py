@@ -133,6 +133,10 @@ class Compiler:
     def shape(self, node: Term) -> Shape:
         return self._shapes[node]
 
+    def is_shape(self, node: Term) -> bool:
+        """Whether ``node`` is a shape of the shapes graph."""
+        return node in self._shapes
+
     def shapes(self) -> list[Shape]:
         """Every shape of the shapes graph."""
         return list(self._shapes.values())

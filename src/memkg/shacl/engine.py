@@ -22,7 +22,7 @@ from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node
 from .components.sparql import SHAPES_GRAPH
 from .paths import Path, PredicatePath
 from .report import ValidationResult
-from .shapes import ClassTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
+from .shapes import ClassTarget, ExpressionTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
 from .terms import Graph, Term, canonical, lexical, term_key
 from .vocab import RDF, RDFS, SH
 from .written import WrittenForms
@@ -292,7 +292,7 @@ class Engine:
             return self.view.exists(node, target.predicate, None)
         if isinstance(target, ObjectsOfTarget):
             return self.view.exists(None, target.predicate, node)
-        if isinstance(target, SparqlTarget):
+        if isinstance(target, (SparqlTarget, ExpressionTarget)):
             key = id(target)
             if key not in self._sparql_targets:
                 text = "SELECT DISTINCT ?_f WHERE { " + target.sparql("?_f", self.compiler.fresh) + " }"

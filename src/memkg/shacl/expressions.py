@@ -37,7 +37,7 @@ from .graph import ShapesGraph, boolean, integer
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
 from .terms import Term, has_blank, sparql_term
-from .vocab import RDF, RDFS, SH, XSD, TRUE, FALSE, short
+from .vocab import FALSE, OWL_NS, RDF, RDF_NS, RDFS, RDFS_NS, SH, SH_NS, TRUE, XSD, XSD_NS, short
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -66,6 +66,7 @@ _BUILTINS = frozenset((
 ).split())
 _RENAMED = {"encode": "ENCODE_FOR_URI"}
 
+_WELL_KNOWN = {"rdf": RDF_NS, "rdfs": RDFS_NS, "xsd": XSD_NS, "owl": OWL_NS, "sh": SH_NS}
 #: ``shnex:`` parameters that take the input nodes (``shnex:nodes``) and one operand each.
 _ON_NODES = ("filterShape", "findFirst", "matchAll", "flatMap", "limit", "offset", "orderBy", "remove")
 #: ``shnex:`` functions of one node-expression argument.
@@ -193,7 +194,9 @@ class ExpressionReader:
         text = one[key]
         if not isinstance(text, Literal):
             raise _err(f"node expression {node}: {short(key)} must be a string literal", shape)
-        prefixes = prefixes_of(self.graph, node, shape=shape)
+        # The well-known prefixes need no declaration in a node expression's SPARQL (the W3C tests'
+        # sh:targetNode [ sh:select ] uses rdfs: undeclared; w3c/data-shapes#176 proposes this default).
+        prefixes = {**_WELL_KNOWN, **prefixes_of(self.graph, node, shape=shape)}
         if key == SH.select:
             query = UserQuery.parse(text.value, prefixes, shape=shape, where=f"the node expression {node}")
             projected = query.projected()
@@ -512,8 +515,34 @@ def sparql_expression(expr: Expr, focus: str) -> str | None:
     return None
 
 
-__all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "is_expression",
-           "parse_expression", "sparql_expression"]
+def target_pattern(expr: Expr, var: str) -> str | None:
+    """A SPARQL pattern binding ``var`` to the output nodes of ``expr`` evaluated without a
+    focus node (as a target is), for the expressions that have one: constants and lists
+    of them, ``shnex:instancesOf``, ``sh:select`` not mentioning ``$this``; None otherwise."""
+    if isinstance(expr, Constant):
+        return "FILTER(false)" if has_blank(expr.node) else f"VALUES {var} {{ {sparql_term(expr.node)} }}"
+    if isinstance(expr, ListExpr):
+        parts = [target_pattern(m, var) for m in expr.members]
+        if any(p is None for p in parts):
+            return None
+        return " UNION ".join("{ " + p + " }" for p in parts) if parts else "FILTER(false)"  # type: ignore[operator]
+    if isinstance(expr, Call):
+        if expr.name == "instancesOf":
+            return f"{var} <{RDF.type.value}>/<{RDFS.subClassOf.value}>* {sparql_term(expr.terms[0])} ."
+        if expr.name == "sh:select" and expr.query is not None and "this" not in expr.query.variables():
+            return "{ " + expr.query.render(renames={expr.var: var}) + " }"
+    return None
+
+
+def describe(expr: Expr) -> str:
+    """The function of ``expr`` for messages: ``shnex:filterShape``, ``sh:select``, ``a constant``."""
+    if isinstance(expr, Call):
+        return expr.name if ":" in expr.name else "shnex:" + expr.name
+    return "a list" if isinstance(expr, ListExpr) else "a constant"
+
+
+__all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "describe", "is_expression",
+           "parse_expression", "sparql_expression", "target_pattern"]
 
 
 def parse_expression(graph: ShapesGraph, node: Term, load_shape: Callable[[Term], object], *,

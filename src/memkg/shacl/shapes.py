@@ -16,11 +16,12 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 from .components import CORE, Component, Reader
 from .components.sparql import ComponentDefinition, SparqlBasedComponent, prefixes_of
 from .errors import ShapeError
+from .expressions import ExpressionReader, describe, is_expression, target_pattern
 from .graph import ShapesGraph, boolean
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
 from .terms import Term, canonical, has_blank, sparql_term
-from .vocab import OWL, RDF, RDFS, SH, SHACL_SPEC, short
+from .vocab import OWL, RDF, RDFS, SH, SHACL12_SPEC, SHACL_SPEC, short
 
 _TARGETS = (SH.targetNode, SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
 
@@ -84,6 +85,17 @@ class SparqlTarget(Target):
 
     def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
         return "{ " + self.query.render(renames={"this": var}) + " }"
+
+
+@dataclass(frozen=True)
+class ExpressionTarget(Target):
+    """``sh:targetNode`` with a SHACL 1.2 node expression: its output nodes, as a SPARQL pattern."""
+
+    pattern: str
+    node: Term = None  # type: ignore[assignment]
+
+    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+        return self.pattern.replace("?_nextarget", var)
 
 
 @dataclass(eq=False)
@@ -210,14 +222,25 @@ class Loader:
         shape.deactivated = bool(deactivated and boolean(deactivated[0]))
         shape.targets = self._targets(shape)
 
+    def _expression_target(self, shape: Term, node: Term) -> ExpressionTarget:
+        """``sh:targetNode`` ``node``, a node expression, as a pattern (refused if it has none)."""
+        expr = ExpressionReader(self.graph, self.load).read(node, shape=shape)
+        pattern = target_pattern(expr, "?_nextarget")
+        if pattern is None:
+            raise ShapeError(f"sh:targetNode {node}: a node expression using {describe(expr)} as a target is not "
+                             "implemented (constants, lists, shnex:instancesOf and sh:select without $this are)",
+                             shape=shape, rule="SHACL 1.2 §2.1.3.1 sh:targetNode", link=SHACL12_SPEC + "#targetNode")
+        return ExpressionTarget(pattern, node)
+
     def _targets(self, shape: Shape) -> list[Target]:
         g, node = self.graph, shape.node
         targets: list[Target] = []
-        nodes = g.objects(node, SH.targetNode)
-        for n in nodes:
-            if isinstance(n, BlankNode) and g.predicates(n):
-                raise _err(f"sh:targetNode {n} is a node expression (it has properties): node expressions are not "
-                           "implemented", node, "SHACL 1.2 §2.1.3.1 sh:targetNode", "#targetNode")
+        nodes = []
+        for n in g.objects(node, SH.targetNode):
+            if is_expression(g, n):
+                targets.append(self._expression_target(node, n))
+            else:
+                nodes.append(n)
         if nodes:  # (a bare blank node of the shapes graph is never a node of the data graph: nothing to validate)
             targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (

@@ -18,6 +18,7 @@ from pyoxigraph import NamedNode
 
 from . import (
     cardinality,
+    expression_based,
     list_based,
     logical,
     other,
@@ -32,7 +33,7 @@ from . import (
 from .base import Component, Ctx, Fragment, Reader
 
 _MODULES = (value_type, cardinality, value_range, string_based, property_pair, logical, shape_based, other,
-            list_based, reification, sparql)
+            list_based, reification, expression_based, sparql)
 
 #: (section title, component classes) in spec order.
 SECTIONS: tuple[tuple[str, tuple[type[Component], ...]], ...] = tuple((m.SECTION, m.COMPONENTS) for m in _MODULES)

@@ -1,0 +1,132 @@
+"""SHACL 1.2 constraints built on node expressions: sh:expression and sh:nodeByExpression.
+
+Both read their value as a node expression (:mod:`memkg.shacl.expressions`). An
+expression that is one SPARQL expression of the focus node (a constant, the focus
+node, ``sparql:`` functions of those) or a constant shape compiles into the
+validation queries like any other constraint; any other expression is evaluated by
+the engine, in Python over Oxigraph queries, for the value nodes the query finds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyoxigraph import BlankNode, NamedNode
+
+from ..errors import ShapeError
+from ..expressions import Constant, Evaluator, ExpressionReader, Expr, sparql_expression
+from ..terms import Term
+from ..vocab import SH, SHACL12_SPEC, TRUE, short
+from .base import Component, Ctx, Fragment, Reader
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine, Row
+
+_NODE_EXPR_SPEC = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
+
+
+def _read(cls: type[Component], reader: Reader, param: NamedNode) -> list[tuple[Term, Expr]]:
+    expressions = ExpressionReader(reader.graph, reader.shapes.load)
+    return [(v, expressions.read(v, shape=reader.node)) for v in reader.values(param)]
+
+
+class ExpressionComponent(Component):
+    """sh:expression — the node expression, evaluated with each value node as focus node,
+    gives no output node other than ``true``; each value node for which it does is a result."""
+
+    IRI = SH.ExpressionConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.expression,)
+    SPEC = "SHACL 1.2 Node Expressions sh:expression"
+    ANCHOR = _NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        out: list[Component] = []
+        for term, expr in _read(cls, reader, SH.expression):
+            comp = cls(reader.shape, expression=term, expr=expr)
+            comp.source_constraint = term
+            out.append(comp)
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        text = sparql_expression(self.params["expr"], ctx.value)
+        if text is not None:
+            out = ctx.fresh("e")
+            return Fragment(f"{ctx.values()} BIND({text} AS {out}) FILTER(BOUND({out}) && !sameTerm({out}, true))")
+        return Fragment(ctx.values(), post=self._decide_rows)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        evaluator = Evaluator(engine)
+        failing: dict[Term, bool] = {}
+        for r in rows:
+            if r.value is not None and r.value not in failing:
+                outputs = evaluator.evaluate(self.params["expr"], r.value)
+                failing[r.value] = any(o != TRUE for o in outputs)
+        return [r for r in rows if r.value is not None and failing[r.value]]
+
+    def template_values(self) -> dict[str, Term]:
+        return {"expression": self.params["expression"]}
+
+    def describe(self) -> str:
+        return f"Value does not satisfy the expression {short(self.params['expression'])}"
+
+
+class NodeByExpressionComponent(Component):
+    """sh:nodeByExpression — every value node conforms to each node shape the node
+    expression gives, evaluated with the focus node."""
+
+    IRI = SH.NodeByExpressionConstraintComponent
+    PER_VALUE = True
+    PARAMETERS = (SH.nodeByExpression,)
+    SPEC = "SHACL 1.2 Core sh:nodeByExpression"
+    ANCHOR = SHACL12_SPEC + "#NodeByExpressionConstraintComponent"
+
+    @classmethod
+    def parse(cls, reader: Reader) -> list[Component]:
+        out: list[Component] = []
+        for term, expr in _read(cls, reader, SH.nodeByExpression):
+            if isinstance(expr, Constant):
+                reader.shape_ref(cls, SH.nodeByExpression, term, node_shape=True)
+            comp = cls(reader.shape, nodeByExpression=term, expr=expr)
+            if isinstance(expr, Constant):
+                comp.source_constraint = term
+            out.append(comp)
+        return out
+
+    def fragment(self, ctx: Ctx) -> Fragment:
+        expr = self.params["expr"]
+        if isinstance(expr, Constant):
+            nc = ctx.nc(expr.node, ctx.value)
+            if nc is not None:
+                return Fragment(f"{ctx.values()} FILTER EXISTS {{ {nc} }}")
+        return Fragment(ctx.values(), post=self._decide_rows)
+
+    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+        evaluator = Evaluator(engine)
+        shapes: dict[Term, list[Term]] = {}
+        for r in rows:
+            if r.focus not in shapes:
+                found = evaluator.evaluate(self.params["expr"], r.focus)
+                for s in found:
+                    if not isinstance(s, (NamedNode, BlankNode)) or not engine.compiler.is_shape(s):
+                        raise ShapeError(f"sh:nodeByExpression {self.params['nodeByExpression']} gave {s} for the "
+                                         f"focus node {r.focus}, which is not a shape of the shapes graph",
+                                         shape=self.shape.node, rule=self.SPEC, link=self.ANCHOR)
+                shapes[r.focus] = found
+        out = []
+        for r in rows:
+            if r.value is None:
+                continue
+            for s in shapes[r.focus]:
+                if r.value in engine.nonconforming(s, [r.value]):
+                    out.append(r)
+                    break
+        return out
+
+    def describe(self) -> str:
+        return f"Value does not conform to the shapes of {short(self.params['nodeByExpression'])}"
+
+
+SECTION = "SHACL 1.2 Node Expression Constraint Components"
+COMPONENTS: tuple[type[Component], ...] = (ExpressionComponent, NodeByExpressionComponent)
