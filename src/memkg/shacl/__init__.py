@@ -172,8 +172,9 @@ class Shapes:
         >>> quads = list(parse(b'''@prefix shnex: <http://www.w3.org/ns/shacl-node-expr#> .
         ...   <http://e/x> <http://e/expr> [ shnex:sum ( 4 5.1 [ shnex:var "n" ] ) ] .''', format=RdfFormat.TURTLE))
         >>> shapes = Shapes.from_quads(quads)
-        >>> shapes.evaluate(quads[0].object, Store(), scope={"n": Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))})
-        [<Literal value=10.1 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#decimal>>]
+        >>> expression = next(q.object for q in quads if q.predicate == NamedNode("http://e/expr"))
+        >>> [str(t) for t in shapes.evaluate(expression, Store(), scope={"n": Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))})]
+        ['"10.1"^^<http://www.w3.org/2001/XMLSchema#decimal>']
         """
         expr = ExpressionReader(self._graph, self._load_for_expression).read(expression)
         engine = Engine(self, store, _graph_list(default_graph))

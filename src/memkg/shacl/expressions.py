@@ -11,7 +11,7 @@ ordering and SPARQL function as a query in Oxigraph; :func:`sparql_expression`
 compiles the expressions that are one SPARQL expression of the focus node, so a
 constraint built on them runs inside the validation queries.
 
->>> from pyoxigraph import RdfFormat, Store, parse
+>>> from pyoxigraph import NamedNode, RdfFormat, Store, parse
 >>> from memkg.shacl import Shapes
 >>> text = b'''@prefix shnex: <http://www.w3.org/ns/shacl-node-expr#> . @prefix ex: <http://e/> .
 ... ex:expr ex:is [ shnex:count [ shnex:pathValues ex:knows ] ] .'''
@@ -19,7 +19,8 @@ constraint built on them runs inside the validation queries.
 >>> shapes = Shapes.from_quads(quads)
 >>> store = Store()
 >>> store.load(b"<http://e/ann> <http://e/knows> <http://e/bob>, <http://e/cy> .", format=RdfFormat.TURTLE)
->>> [str(t) for t in shapes.evaluate(quads[0].object, store, focus=NamedNode("http://e/ann"))]
+>>> expression = next(q.object for q in quads if q.predicate == NamedNode("http://e/is"))
+>>> [str(t) for t in shapes.evaluate(expression, store, focus=NamedNode("http://e/ann"))]
 ['"2"^^<http://www.w3.org/2001/XMLSchema#integer>']
 """
 

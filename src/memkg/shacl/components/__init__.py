@@ -9,7 +9,7 @@ components declared in a shapes graph are added per shapes graph
 >>> registry()[SH.minCount].__name__
 'MinCountComponent'
 >>> sorted(s for s, _ in SECTIONS)[:2]
-['SHACL 1.2 List Constraint Components', 'SHACL 1.2 Reification Constraint Components']
+['SHACL 1.2 List Constraint Components', 'SHACL 1.2 Node Expression Constraint Components']
 """
 
 from __future__ import annotations
