@@ -122,6 +122,7 @@ def test_node_expression_targets() -> None:
     ("ex:S sh:targetNode ex:a ; sh:expression [ ex:notAFunction 1 ] .", "<http://example.org/notAFunction> is not a node expression parameter"),
     ("ex:S sh:targetNode [ shnex:nodes ( ex:a ) ; shnex:filterShape ex:S ] ; sh:class ex:C .", "shnex:filterShape as a target is not implemented"),
     ("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:values [ shnex:pathValues ex:q ] ] .", "sh:values"),
+    ("ex:S sh:targetNode ex:a ; sh:expression _:e . _:e shnex:exists [ shnex:count _:e ] .", "contains itself"),
 ])
 def test_unimplemented_node_expressions_are_refused_by_name(ttl: str, named: str) -> None:
     with pytest.raises(ShapeError, match=named.replace("(", r"\(")):

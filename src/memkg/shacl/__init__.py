@@ -53,7 +53,9 @@ from .vocab import SH
 from .vocabulary import check_vocabulary
 from .written import WrittenForms
 
-def _graph_list(default_graph) -> list | None:  # noqa: ANN001 - as validate's default_graph
+def _graph_list(
+    default_graph: Iterable[NamedNode | BlankNode | DefaultGraph] | NamedNode | DefaultGraph | None,
+) -> list[NamedNode | BlankNode | DefaultGraph] | None:
     if default_graph is None:
         return None
     if isinstance(default_graph, (NamedNode, BlankNode, DefaultGraph)):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
@@ -117,7 +117,7 @@ class Call(Expr):
     node: Term
     name: str
     args: tuple[Expr, ...] = ()
-    terms: tuple = ()
+    terms: tuple[Any, ...] = ()
     query: UserQuery | None = None
     var: str = ""
 
@@ -147,12 +147,23 @@ class ExpressionReader:
     def __init__(self, graph: ShapesGraph, load_shape: Callable[[Term], object]) -> None:
         self.graph = graph
         self.load_shape = load_shape
+        self._reading: set[Term] = set()
 
     def read(self, node: Term, *, shape: Term | None = None) -> Expr:
-        """The node expression at ``node``; :class:`ShapeError` naming what is not implemented."""
-        g = self.graph
+        """The node expression at ``node``; :class:`ShapeError` naming what is not implemented,
+        or an expression that contains itself (it would never finish)."""
         if not isinstance(node, BlankNode):
             return Constant(node)
+        if node in self._reading:
+            raise _err(f"node expression {node} contains itself", shape)
+        self._reading.add(node)
+        try:
+            return self._read(node, shape)
+        finally:
+            self._reading.discard(node)
+
+    def _read(self, node: BlankNode, shape: Term | None) -> Expr:
+        g = self.graph
         preds = g.predicates(node)
         if not preds:
             return ListExpr(node, ())  # the empty expression: no output nodes
@@ -184,7 +195,7 @@ class ExpressionReader:
             names[p.value[len(SHNEX_NS):]] = one[p]
         return self._shnex(node, names, shape)
 
-    def _sparql_based(self, node: Term, one: dict, shape: Term | None) -> Expr:
+    def _sparql_based(self, node: Term, one: dict[NamedNode, Term], shape: Term | None) -> Expr:
         from .components.sparql import prefixes_of
 
         key = SH.select if SH.select in one else SH.sparqlExpr
@@ -210,7 +221,9 @@ class ExpressionReader:
         return Call(node, "sh:sparqlExpr", query=query, var="_nex")
 
     def _shnex(self, node: Term, names: dict[str, Term], shape: Term | None) -> Expr:
-        read = lambda t: self.read(t, shape=shape)  # noqa: E731
+        def read(term: Term) -> Expr:
+            return self.read(term, shape=shape)
+
         g = self.graph
         if "nodes" in names:
             ops = [n for n in names if n in _ON_NODES]
@@ -220,7 +233,7 @@ class ExpressionReader:
                            f"{', '.join('shnex:' + o for o in _ON_NODES)} (found "
                            f"{', '.join('shnex:' + n for n in sorted(names))})", shape)
             op, operand = ops[0], names[ops[0]]
-            terms: tuple = ()
+            terms: tuple[Any, ...] = ()
             args: tuple[Expr, ...] = (read(names["nodes"]),)
             if op in ("filterShape", "findFirst", "matchAll"):
                 terms = (self._shape(node, op, operand, shape),)
@@ -328,7 +341,8 @@ class Evaluator:
                 return [RDF.nil]
             return [n for m in expr.members for n in self.evaluate(m, focus)]
         assert isinstance(expr, Call)
-        method = getattr(self, "_" + expr.name.replace(":", "_").replace("-", "_"), None)
+        method: Callable[[Call, Term | None], list[Term]] | None = getattr(
+            self, "_" + expr.name.replace(":", "_").replace("-", "_"), None)
         if method is not None:
             return method(expr, focus)
         return self._sparql_call(expr, focus)
@@ -451,7 +465,8 @@ class Evaluator:
             rows.append(f"({i} {_const(keys[0]) if keys else 'UNDEF'})")
         order = "DESC(?_k)" if expr.terms[0] else "?_k"
         found = self.engine.select(f"SELECT ?_i WHERE {{ VALUES (?_i ?_k) {{ {' '.join(rows)} }} }} ORDER BY {order} ?_i")
-        return [nodes[int(s["_i"].value)] for s in found]
+        positions = [s["_i"] for s in found]
+        return [nodes[int(i.value)] for i in positions if isinstance(i, Literal)]
 
     # -- SPARQL --------------------------------------------------------------------------------------------
 
@@ -460,7 +475,7 @@ class Evaluator:
         (an argument without output is an unbound variable, as ``sparql:bound`` expects).
         Terms are written into the query; blank nodes, which cannot be, are substituted."""
         name = expr.name[len("sparql:"):]
-        choices = [self.evaluate(a, focus) or [None] for a in expr.args]
+        choices: list[list[Term | None]] = [[*self.evaluate(a, focus)] or [None] for a in expr.args]
         out: list[Term] = []
         for combination in itertools.product(*choices):
             args, subs = [], {}
@@ -511,8 +526,9 @@ def sparql_expression(expr: Expr, focus: str) -> str | None:
             return focus
         if expr.name.startswith("sparql:") and expr.name[7:] not in ("bnode", "rand", "uuid", "struuid", "now"):
             args = [sparql_expression(a, focus) for a in expr.args]
-            if all(a is not None for a in args):
-                return sparql_call(expr.name[7:], args)  # type: ignore[arg-type]
+            texts = [a for a in args if a is not None]
+            if len(texts) == len(args):
+                return sparql_call(expr.name[7:], texts)
     return None
 
 
@@ -523,10 +539,11 @@ def target_pattern(expr: Expr, var: str) -> str | None:
     if isinstance(expr, Constant):
         return "FILTER(false)" if has_blank(expr.node) else f"VALUES {var} {{ {sparql_term(expr.node)} }}"
     if isinstance(expr, ListExpr):
-        parts = [target_pattern(m, var) for m in expr.members]
-        if any(p is None for p in parts):
+        found = [target_pattern(m, var) for m in expr.members]
+        parts = [p for p in found if p is not None]
+        if len(parts) != len(found):
             return None
-        return " UNION ".join("{ " + p + " }" for p in parts) if parts else "FILTER(false)"  # type: ignore[operator]
+        return " UNION ".join("{ " + p + " }" for p in parts) if parts else "FILTER(false)"
     if isinstance(expr, Call):
         if expr.name == "instancesOf":
             return f"{var} <{RDF.type.value}>/<{RDFS.subClassOf.value}>* {sparql_term(expr.terms[0])} ."

@@ -9,6 +9,7 @@ a malformed shape raises :class:`~memkg.shacl.errors.ShapeError`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
@@ -92,9 +93,9 @@ class ExpressionTarget(Target):
     """``sh:targetNode`` with a SHACL 1.2 node expression: its output nodes, as a SPARQL pattern."""
 
     pattern: str
-    node: Term = None  # type: ignore[assignment]
+    node: Term | None = None
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         return self.pattern.replace("?_nextarget", var)
 
 
