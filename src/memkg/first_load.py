@@ -200,10 +200,9 @@ def read_files(task: Task, progress: Callable[[str], None] | None = None) -> Rea
     with report.phase("parse"):
         found.rewrites = LiteralRewrites.scan(noted(), starts)
         found.parsed = found.rewrites.read
+        found.index = serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b""
     if task.strict_literals and found.rewrites:
         raise RewrittenLiteralsError(found.rewrites)
-    with report.phase("index"):
-        found.index = serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b""
     return found
 
 
