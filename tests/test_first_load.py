@@ -225,3 +225,25 @@ def test_an_error_a_process_cannot_pickle_is_told_as_text(tmp_path: Path, monkey
     with pytest.raises(MemkgError, match="reading process failed:(.|\n)*Odd: the reader broke"):
         store.load(EXAMPLE)
     assert set(store.raw) == before
+
+
+def test_a_file_nested_past_any_parser_stack_is_refused_before_a_parser_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Oxigraph's loaders are not guarded as Python's read is: 3M nested triple terms crashed the
+    # process (SIGSEGV) while it bulk-loaded. Here the stack's cap is lowered to what 10k
+    # openings need, so that a small file stands for one with millions.
+    from memkg import limits
+
+    monkeypatch.setattr(limits, "STACK_CAP", limits.parser_stack(10_000))
+    deep = tmp_path / "deep.nt"
+    deep.write_text("<urn:a> <urn:b> " + "<<( <urn:a> <urn:b> " * 20_000 + "<urn:c>" + " )>>" * 20_000 + " .\n")
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(LimitExceeded, match=r"deep\.nt nests 20,000 deep .*past the limit of 64 \(--max-depth\)"):
+        store.load(deep)
+    assert set(store.raw) == before
+    # As many openings, each nested once: scanned, then loaded as usual.
+    wide = tmp_path / "wide.nt"
+    wide.write_text("".join(f"<urn:r{i}> <urn:b> <<( <urn:a> <urn:b> <urn:c{i}> )>> .\n" for i in range(20_000)))
+    assert store.load(wide).parsed == 20_000

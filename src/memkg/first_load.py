@@ -119,6 +119,8 @@ def load(
     Raises what a load raises (ParseError, LimitExceeded, RewrittenLiteralsError,
     ValidationError, OSError), the store then as it was.
     """
+    # Before any parser runs: Oxigraph's loaders below are not guarded as Python's read is.
+    stack = max(limits.check_file_nesting(path, reader.limits or limits.DEFAULT) for path, _ in reader.sources)
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
     task = Task(reader, validator.engine_name if validator is not None else None, strict_literals)
 
@@ -131,7 +133,7 @@ def load(
     writer = None
     try:
         with report.phase("write"):
-            writer = _Background("memkg-bulk-load", write, _parser_stack(reader))
+            writer = _Background("memkg-bulk-load", write, stack)
             writer.join_quietly()
         with _timed(report.seconds, "waiting for the reading"):
             found: Reading = reading.answer() if reading is not None else read_files(task, report.progress)
