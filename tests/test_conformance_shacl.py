@@ -61,7 +61,6 @@ _INCOMPLETE = ("SHACL 1.2 sh:incomplete / sh:incompleteURIStart (nodes described
                "nothing) is implemented for sh:reificationRequired only, not for the other components")
 _RULES = "needs a SHACL 1.2 rules engine (sh:ShapesGraph with rules): refused with a ShapeError"
 _FUNCTIONS = "SHACL-AF functions are not implemented: the shapes graph is refused with a ShapeError naming the function"
-_VALUES = "sh:values (computed property values) is not implemented: refused with a ShapeError naming it"
 _ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / sub-queries that SHACL 1.0 §5.6.1 "
               "pre-binding forbids, which the engine refuses as the published spec says")
 _DISALLOWS = ("sh:conformanceDisallows is read from the test's action by the test framework; memkg's validate() "
@@ -105,8 +104,6 @@ EXPECTED_FAILURES: dict[str, str] = {
     ),
     _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
     _S12 + "sparql/node/prefixes-002": _SHAPES_GRAPH_PREFIXES,
-    _S12 + "sparql/property/property-select-001": _VALUES,
-    _S12 + "sparql/property/property-sparqlExpr-001": _VALUES,
 
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "

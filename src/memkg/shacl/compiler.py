@@ -224,7 +224,7 @@ class Compiler:
     def route_pattern(route: tuple[Path, ...]) -> str:
         parts, prev = [], "?_f"
         for i, path in enumerate(route, 1):
-            parts.append(f"{prev} {path.sparql()} ?_r{i} .")
+            parts.append(path.pattern(prev, f"?_r{i}"))
             prev = f"?_r{i}"
         return " ".join(parts)
 

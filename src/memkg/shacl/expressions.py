@@ -29,9 +29,9 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Store
+from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from .errors import ShapeError
 from .graph import ShapesGraph, boolean, integer
@@ -552,6 +552,62 @@ def target_pattern(expr: Expr, var: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class ValuesPath(Path):
+    """The value nodes of a property shape with ``sh:values``: the output nodes of a node
+    expression at the focus node, in place of the values along ``declared`` (its ``sh:path``,
+    which results still name). ``template`` is a SPARQL pattern over ``?_nexs`` (the focus
+    node) binding ``?_nexo`` (a value node)."""
+
+    declared: Path
+    template: str
+
+    computed: ClassVar[bool] = True
+
+    def sparql(self) -> str:
+        return self.declared.sparql()
+
+    def to_triples(self) -> tuple[Term, list[Triple]]:
+        return self.declared.to_triples()
+
+    def pattern(self, subject: str, obj: str) -> str:
+        return self.template.replace("?_nexs", subject).replace("?_nexo", obj)
+
+    def has_value(self, subject: str, term: str, fresh: str) -> str:
+        return f"{self.pattern(subject, fresh)} FILTER(sameTerm({fresh}, {term}))"
+
+
+def values_path(declared: Path, expr: Expr, *, shape: Term) -> ValuesPath:
+    """The :class:`ValuesPath` of ``sh:values expr``, for the expressions that are a SPARQL
+    pattern of the focus node: SPARQL expressions of it (constants, ``sparql:`` functions),
+    ``sh:sparqlExpr``, ``sh:select``, ``shnex:pathValues`` from the focus node.
+    Anything else is refused by name."""
+    text = sparql_expression(expr, "?_nexs")
+    template: str | None = None
+    if text is not None:
+        template = f"BIND(({text}) AS ?_nexo)"
+    elif isinstance(expr, Call) and expr.query is not None and expr.name == "sh:sparqlExpr":
+        template = expr.query.render(renames={"this": "?_nexs", "_nex": "?_nexo"}, body_only=True)
+    elif isinstance(expr, Call) and expr.query is not None and expr.name == "sh:select":
+        if expr.query.projects("this"):
+            raise _err(f"sh:values {expr.node}: a sh:select projecting $this is not implemented", shape)
+        rendered = expr.query.render(renames={"this": "?_nexs", expr.var: "?_nexo"})
+        head = re.match(r"\s*SELECT(\s+(DISTINCT|REDUCED))?", rendered, re.IGNORECASE)
+        if head is None:  # pragma: no cover - a parsed SELECT query starts so
+            raise _err(f"sh:values {expr.node}: cannot read the SELECT query", shape)
+        template = "{ " + rendered[: head.end()] + " ?_nexs" + rendered[head.end():] + " }"
+    elif isinstance(expr, Call) and expr.name == "pathValues" and not expr.args:
+        template = expr.terms[0].pattern("?_nexs", "?_nexo")
+    if template is None:
+        raise _err(f"sh:values {expr.node}: computed values by {describe(expr)} are not implemented (SPARQL "
+                   "expressions of the focus node, sh:sparqlExpr, sh:select and shnex:pathValues are)", shape)
+    try:
+        _SCRATCH.query(f"SELECT * WHERE {{ ?_nexs <urn:memkg:shacl:anchor> ?_a . {template} }}")
+    except SyntaxError as e:
+        raise _err(f"sh:values {expr.node}: its SPARQL is not valid in a validation query ({e})", shape) from None
+    return ValuesPath(declared, template)
+
+
 def describe(expr: Expr) -> str:
     """The function of ``expr`` for messages: ``shnex:filterShape``, ``sh:select``, ``a constant``."""
     if isinstance(expr, Call):
@@ -560,7 +616,7 @@ def describe(expr: Expr) -> str:
 
 
 __all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "describe", "is_expression",
-           "parse_expression", "sparql_expression", "target_pattern"]
+           "parse_expression", "sparql_expression", "target_pattern", "values_path", "ValuesPath"]
 
 
 def parse_expression(graph: ShapesGraph, node: Term, load_shape: Callable[[Term], object], *,

@@ -15,6 +15,7 @@ the SHACL encoding for a validation report.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
@@ -30,11 +31,23 @@ _LINK = SHACL_SPEC + "#property-paths"
 class Path:
     """Base class of the SHACL path forms."""
 
+    #: Whether the values are computed (``sh:values``) rather than read along a property path.
+    computed: ClassVar[bool] = False
+
     def sparql(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __str__(self) -> str:
         return self.sparql()
+
+    def pattern(self, subject: str, obj: str) -> str:
+        """A SPARQL pattern binding the fresh variable ``obj`` to the values of ``subject``."""
+        return f"{subject} {self.sparql()} {obj} ."
+
+    def has_value(self, subject: str, term: str, fresh: str) -> str:
+        """A pattern with a solution iff ``term`` (a bound variable or a constant) is a value of
+        ``subject``; ``fresh`` is a variable name free for the pattern's use."""
+        return f"{subject} {self.sparql()} {term} ."
 
     def to_triples(self) -> tuple[Term, list[Triple]]:
         """The node that encodes this path in a report graph, and its triples."""

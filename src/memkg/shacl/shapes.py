@@ -17,7 +17,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 from .components import CORE, Component, Reader
 from .components.sparql import ComponentDefinition, SparqlBasedComponent, prefixes_of
 from .errors import ShapeError
-from .expressions import ExpressionReader, describe, is_expression, target_pattern
+from .expressions import ExpressionReader, describe, is_expression, target_pattern, values_path
 from .graph import ShapesGraph, boolean
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
@@ -165,6 +165,18 @@ class Loader:
             if g.is_instance(node, SH.NodeShape):
                 raise _err("a SHACL instance of sh:NodeShape cannot have sh:path", node, "SHACL §2.2 node shapes", "#node-shapes")
             shape.path = parse_path(g, paths[0], shape=node)
+            computed = g.objects(node, SH["values"])
+            if len(computed) > 1:
+                raise _err(f"a property shape has at most one sh:values, found {len(computed)}", node,
+                           "SHACL 1.2 sh:values", "#values")
+            if computed:
+                if shape.path.predicate is None:
+                    raise _err("sh:values needs a predicate path (an IRI as sh:path)", node, "SHACL 1.2 sh:values",
+                               "#values")
+                expr = ExpressionReader(g, self.load).read(computed[0], shape=node)
+                shape.path = values_path(shape.path, expr, shape=node)
+        elif g.has(node, SH["values"]):
+            raise _err("sh:values is for property shapes (with sh:path)", node, "SHACL 1.2 sh:values", "#values")
         elif g.is_instance(node, SH.PropertyShape):
             raise _err("a SHACL instance of sh:PropertyShape needs sh:path", node, "SHACL §2.3 property shapes", "#property-shapes")
         self._read_common(shape)

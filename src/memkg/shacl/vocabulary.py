@@ -34,7 +34,7 @@ _STRUCTURE = (
     "path", "inversePath", "alternativePath", "zeroOrMorePath", "oneOrMorePath", "zeroOrOnePath",
     "targetNode", "targetClass", "targetSubjectsOf", "targetObjectsOf", "target",
     "severity", "message", "deactivated",
-    "sparql", "select", "ask", "sparqlExpr", "prefixes", "declare", "prefix", "namespace", "parameter", "optional",
+    "sparql", "select", "ask", "sparqlExpr", "values", "prefixes", "declare", "prefix", "namespace", "parameter", "optional",
     "validator", "nodeValidator", "propertyValidator", "labelTemplate",
     "conforms", "result", "focusNode", "resultPath", "value", "sourceShape", "sourceConstraintComponent",
     "resultSeverity", "resultMessage", "sourceConstraint", "detail",

@@ -88,7 +88,7 @@ class Ctx:
         var = var or self.value
         if self.shape.path is None:
             return f"BIND({self.focus} AS {var})"
-        return f"{self.focus} {self.shape.path.sparql()} {var} ."
+        return str(self.shape.path.pattern(self.focus, var))
 
     def value_test(self, shape_node: Term, var: str) -> str | None:
         """An expression true iff the node in ``var`` does not conform to the shape (None: use :meth:`nc`)."""
@@ -98,7 +98,7 @@ class Ctx:
         """Like :meth:`values` for another focus variable."""
         if self.shape.path is None:
             return f"BIND({focus} AS {var})"
-        return f"{focus} {self.shape.path.sparql()} {var} ."
+        return str(self.shape.path.pattern(focus, var))
 
     def nc(self, shape_node: Term, var: str) -> str | None:
         """Pattern with a solution iff the node in ``var`` does not conform to the shape."""

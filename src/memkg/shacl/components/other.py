@@ -129,7 +129,8 @@ class HasValueComponent(Component):
             return Fragment("", value=False, post=self._decide_rows)
         if ctx.shape.path is None:
             return Fragment(f"FILTER(!sameTerm({ctx.focus}, {const(term)}))", value=False)
-        return Fragment(f"FILTER NOT EXISTS {{ {ctx.focus} {ctx.shape.path.sparql()} {const(term)} }}", value=False)
+        return Fragment(f"FILTER NOT EXISTS {{ {ctx.shape.path.has_value(ctx.focus, const(term), ctx.fresh('h'))} }}",
+                        value=False)
 
     def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         path = self.shape.path

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode
 
+from ..errors import ShapeError
 from ..terms import Term
 from ..values import compare
 from ..paths import Path, parse_path
@@ -66,12 +67,15 @@ class EqualsComponent(_Pair):
         # One group (no nested groups, whose FILTERs would not see the focus):
         # candidates are the value nodes and the values of the other property.
         v, f = ctx.value, ctx.focus
+        if ctx.shape.path is not None and ctx.shape.path.computed:
+            raise ShapeError("sh:equals on a property shape with sh:values is not implemented", shape=ctx.shape.node,
+                             rule=self.SPEC, link=self.ANCHOR)
         if ctx.shape.path is None:
             candidates = f"{f} {self.other}? {v} ."
             member = f"sameTerm({f}, {v})"
         else:
             candidates = f"{f} ({ctx.shape.path.sparql()}|{self.other}) {v} ."
-            member = f"EXISTS {{ {f} {ctx.shape.path.sparql()} {v} }}"
+            member = f"EXISTS {{ {ctx.shape.path.has_value(f, v, ctx.fresh('e'))} }}"
         return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:

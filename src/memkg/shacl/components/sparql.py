@@ -118,6 +118,10 @@ def _consts(component: "Component", reader_shape: Any, query: UserQuery, *, wher
         if reader_shape.path is None:
             raise ShapeError(f"{where} uses $PATH, which is only available in property shapes", shape=reader_shape.node,
                              rule="SHACL §5.3.1 $PATH", link=SHACL_SPEC + "#sparql-constraints-path")
+        if reader_shape.path.computed:
+            raise ShapeError(f"{where} uses $PATH, which a property shape with sh:values (computed values) does not "
+                             "have: not implemented", shape=reader_shape.node, rule="SHACL §5.3.1 $PATH",
+                             link=SHACL_SPEC + "#sparql-constraints-path")
         consts["PATH"] = reader_shape.path.sparql()
     return consts
 
