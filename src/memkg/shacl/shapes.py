@@ -124,6 +124,10 @@ def _err(reason: str, node: Term, rule: str, anchor: str) -> ShapeError:
     return ShapeError(reason, shape=node, rule=rule, link=SHACL_SPEC + anchor)
 
 
+def _values_err(reason: str, node: Term) -> ShapeError:
+    return ShapeError(reason, shape=node, rule="SHACL 1.2 sh:values", link=SHACL12_SPEC + "#values")
+
+
 class Loader:
     """Reads the shapes of one shapes graph."""
 
@@ -167,16 +171,14 @@ class Loader:
             shape.path = parse_path(g, paths[0], shape=node)
             computed = g.objects(node, SH["values"])
             if len(computed) > 1:
-                raise _err(f"a property shape has at most one sh:values, found {len(computed)}", node,
-                           "SHACL 1.2 sh:values", "#values")
+                raise _values_err(f"a property shape has at most one sh:values, found {len(computed)}", node)
             if computed:
                 if shape.path.predicate is None:
-                    raise _err("sh:values needs a predicate path (an IRI as sh:path)", node, "SHACL 1.2 sh:values",
-                               "#values")
+                    raise _values_err("sh:values needs a predicate path (an IRI as sh:path)", node)
                 expr = ExpressionReader(g, self.load).read(computed[0], shape=node)
                 shape.path = values_path(shape.path, expr, shape=node)
         elif g.has(node, SH["values"]):
-            raise _err("sh:values is for property shapes (with sh:path)", node, "SHACL 1.2 sh:values", "#values")
+            raise _values_err("sh:values is for property shapes (with sh:path)", node)
         elif g.is_instance(node, SH.PropertyShape):
             raise _err("a SHACL instance of sh:PropertyShape needs sh:path", node, "SHACL §2.3 property shapes", "#property-shapes")
         self._read_common(shape)
