@@ -4,12 +4,14 @@ A node expression computes a list of nodes (its *output nodes*) from a focus nod
 a constant term is itself, a SHACL list concatenates its members' outputs, an empty
 blank node is empty, and a blank node with a function's parameters applies the
 function (SHACL 1.2 Node Expressions, ``shnex:`` and ``sparql:`` functions, and the
-SPARQL-based ``sh:select``/``sh:sparqlExpr``). :func:`parse_expression` reads one
+SPARQL-based ``sh:select``/``sh:sparqlExpr``). :class:`ExpressionReader` reads one
 (``ShapeError`` names a function or parameter the engine does not implement);
 :class:`Evaluator` computes its output nodes, running every path, class, aggregate,
 ordering and SPARQL function as a query in Oxigraph; :func:`sparql_expression`
 compiles the expressions that are one SPARQL expression of the focus node, so a
-constraint built on them runs inside the validation queries.
+constraint built on them runs inside the validation queries; :func:`target_pattern`
+and :func:`values_path` give the SPARQL patterns of ``sh:targetNode`` and ``sh:values``
+expressions.
 
 >>> from pyoxigraph import NamedNode, RdfFormat, Store, parse
 >>> from memkg.shacl import Shapes
@@ -80,13 +82,6 @@ class Expr:
     #: The term of the shapes graph it was read from (for messages).
     node: Term
 
-    def needs_focus(self) -> bool:
-        """Whether its output depends on the focus node (a target has none)."""
-        return any(c.needs_focus() for c in self.children())
-
-    def children(self) -> tuple["Expr", ...]:
-        return ()
-
 
 @dataclass(frozen=True, eq=False)
 class Constant(Expr):
@@ -101,9 +96,6 @@ class ListExpr(Expr):
 
     node: Term
     members: tuple[Expr, ...]
-
-    def children(self) -> tuple[Expr, ...]:
-        return self.members
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,16 +112,6 @@ class Call(Expr):
     terms: tuple[Any, ...] = ()
     query: UserQuery | None = None
     var: str = ""
-
-    def children(self) -> tuple[Expr, ...]:
-        return self.args
-
-    def needs_focus(self) -> bool:
-        if self.name in ("var", "sh:select", "sh:sparqlExpr"):
-            return True
-        if self.name == "pathValues" and not self.args:
-            return True
-        return super().needs_focus()
 
 
 def _err(reason: str, shape: Term | None) -> ShapeError:
@@ -615,11 +597,6 @@ def describe(expr: Expr) -> str:
     return "a list" if isinstance(expr, ListExpr) else "a constant"
 
 
-__all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "describe", "is_expression",
-           "parse_expression", "sparql_expression", "target_pattern", "values_path", "ValuesPath"]
+__all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "ValuesPath", "describe",
+           "is_expression", "sparql_expression", "target_pattern", "values_path"]
 
-
-def parse_expression(graph: ShapesGraph, node: Term, load_shape: Callable[[Term], object], *,
-                     shape: Term | None = None) -> Expr:
-    """The node expression at ``node`` of ``graph`` (see :class:`ExpressionReader`)."""
-    return ExpressionReader(graph, load_shape).read(node, shape=shape)
