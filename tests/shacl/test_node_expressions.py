@@ -75,6 +75,14 @@ def test_sparql_functions_and_sparql_expressions() -> None:
     assert evaluate('[ sh:sparqlExpr "STRLEN(STR($this))" ]', focus=ex("abc")) == integers(22)
     select = '[ sh:select "SELECT ?n WHERE { $this <http://example.org/knows> ?n }" ]'
     assert evaluate(select, "ex:a ex:knows ex:b .", focus=ex("a")) == ["<http://example.org/b>"]
+    # a blank focus node cannot be written into the query: it is substituted
+    quads = list(parse((PREFIXES + SHNEX + f"ex:test ex:expr {select} . _:x ex:knows ex:b . ex:y ex:knows ex:c .").encode(),
+                       format=RdfFormat.TURTLE))
+    node = next(q.object for q in quads if q.predicate == ex("expr"))
+    blank = next(q.subject for q in quads if q.predicate == ex("knows") and q.object == ex("b"))
+    graph = Store()
+    graph.extend(quads)
+    assert Shapes.from_quads(quads).evaluate(node, graph, focus=blank) == [ex("b")]
 
 
 def test_expression_constraint_compiled_and_evaluated_agree() -> None:

@@ -475,12 +475,12 @@ class Evaluator:
 
     def _sh_select(self, expr: Call, focus: Term | None) -> list[Term]:
         assert expr.query is not None
-        consts = {}
-        if focus is not None:
-            if has_blank(focus):
-                raise _err(f"node expression {expr.node}: sh:select cannot be evaluated at the blank node "
-                           f"{focus} (a blank node cannot be pre-bound in query text)", None)
-            consts = {"this": sparql_term(focus)}
+        if focus is not None and has_blank(focus):
+            # A blank node cannot be written into the query: it is substituted, joined with the
+            # query's results as a sub-query that projects $this.
+            query = f"SELECT ?_nexs ?_nexo WHERE {{ {select_pattern(expr, None)} }}"
+            return [s["_nexo"] for s in self.engine.select(query, {"_nexs": focus}) if "_nexo" in s]
+        consts = {"this": sparql_term(focus)} if focus is not None else {}
         return [s[expr.var] for s in self.engine.select(expr.query.render(consts=consts)) if expr.var in s]
 
     def _sh_sparqlExpr(self, expr: Call, focus: Term | None) -> list[Term]:
@@ -559,6 +559,19 @@ class ValuesPath(Path):
         return f"{self.pattern(subject, fresh)} FILTER(sameTerm({fresh}, {term}))"
 
 
+def select_pattern(expr: Call, shape: Term | None) -> str:
+    """The ``sh:select`` expression ``expr`` as a sub-query projecting the focus node as
+    ``?_nexs`` beside its output as ``?_nexo``, so that it joins with a bound focus node."""
+    assert expr.query is not None
+    if expr.query.projects("this"):
+        raise _err(f"node expression {expr.node}: a sh:select projecting $this is not implemented here", shape)
+    rendered = expr.query.render(renames={"this": "?_nexs", expr.var: "?_nexo"})
+    head = re.match(r"\s*SELECT(\s+(DISTINCT|REDUCED))?", rendered, re.IGNORECASE)
+    if head is None:  # pragma: no cover - a parsed SELECT query starts so
+        raise _err(f"node expression {expr.node}: cannot read the SELECT query", shape)
+    return "{ " + rendered[: head.end()] + " ?_nexs" + rendered[head.end():] + " }"
+
+
 def values_path(declared: Path, expr: Expr, *, shape: Term) -> ValuesPath:
     """The :class:`ValuesPath` of ``sh:values expr``, for the expressions that are a SPARQL
     pattern of the focus node: SPARQL expressions of it (constants, ``sparql:`` functions),
@@ -570,14 +583,8 @@ def values_path(declared: Path, expr: Expr, *, shape: Term) -> ValuesPath:
         template = f"BIND(({text}) AS ?_nexo)"
     elif isinstance(expr, Call) and expr.query is not None and expr.name == "sh:sparqlExpr":
         template = expr.query.render(renames={"this": "?_nexs", "_nex": "?_nexo"}, body_only=True)
-    elif isinstance(expr, Call) and expr.query is not None and expr.name == "sh:select":
-        if expr.query.projects("this"):
-            raise _err(f"sh:values {expr.node}: a sh:select projecting $this is not implemented", shape)
-        rendered = expr.query.render(renames={"this": "?_nexs", expr.var: "?_nexo"})
-        head = re.match(r"\s*SELECT(\s+(DISTINCT|REDUCED))?", rendered, re.IGNORECASE)
-        if head is None:  # pragma: no cover - a parsed SELECT query starts so
-            raise _err(f"sh:values {expr.node}: cannot read the SELECT query", shape)
-        template = "{ " + rendered[: head.end()] + " ?_nexs" + rendered[head.end():] + " }"
+    elif isinstance(expr, Call) and expr.name == "sh:select":
+        template = select_pattern(expr, shape)
     elif isinstance(expr, Call) and expr.name == "pathValues" and not expr.args:
         template = expr.terms[0].pattern("?_nexs", "?_nexo")
     if template is None:
@@ -598,5 +605,5 @@ def describe(expr: Expr) -> str:
 
 
 __all__ = ["Call", "Constant", "Evaluator", "Expr", "ExpressionReader", "ListExpr", "ValuesPath", "describe",
-           "is_expression", "sparql_expression", "target_pattern", "values_path"]
+           "is_expression", "select_pattern", "sparql_expression", "target_pattern", "values_path"]
 
