@@ -58,6 +58,15 @@ def test_functions_on_lists() -> None:
     assert evaluate('[ shnex:var "n" ]', n=Literal("7")) == ['"7"']
 
 
+def test_a_sparql_function_over_too_many_combinations_is_refused(monkeypatch) -> None:
+    import memkg.shacl.expressions as expressions
+
+    monkeypatch.setattr(expressions, "MAX_CALLS", 8)
+    assert len(evaluate("[ sparql:plus ( ( 1 2 ) ( 1 2 3 4 ) ) ]")) == 8
+    with pytest.raises(ShapeError, match="9 combinations .* more than the limit of 8"):
+        evaluate("[ sparql:plus ( ( 1 2 3 ) ( 1 2 3 ) ) ]")
+
+
 def test_functions_with_shapes() -> None:
     data = "ex:Big a sh:NodeShape ; sh:minInclusive 3 . ex:Org a rdfs:Class . ex:Co rdfs:subClassOf ex:Org . ex:x a ex:Co ."
     assert evaluate("[ shnex:nodes ( 2 4 1 5 ) ; shnex:filterShape ex:Big ]", data) == integers(4, 5)

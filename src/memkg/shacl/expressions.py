@@ -29,6 +29,7 @@ expressions.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
@@ -69,6 +70,8 @@ _BUILTINS = frozenset((
 ).split())
 _RENAMED = {"encode": "ENCODE_FOR_URI"}
 
+#: Calls of one ``sparql:`` function per evaluation (one per combination of its arguments' outputs).
+MAX_CALLS = 10_000
 _WELL_KNOWN = {"rdf": RDF_NS, "rdfs": RDFS_NS, "xsd": XSD_NS, "owl": OWL_NS, "sh": SH_NS}
 #: ``shnex:`` parameters that take the input nodes (``shnex:nodes``) and one operand each.
 _ON_NODES = ("filterShape", "findFirst", "matchAll", "flatMap", "limit", "offset", "orderBy", "remove")
@@ -458,6 +461,10 @@ class Evaluator:
         Terms are written into the query; blank nodes, which cannot be, are substituted."""
         name = expr.name[len("sparql:"):]
         choices: list[list[Term | None]] = [[*self.evaluate(a, focus)] or [None] for a in expr.args]
+        combinations = math.prod(len(c) for c in choices)
+        if combinations > MAX_CALLS:
+            raise _err(f"node expression {expr.node}: {expr.name} would run for {combinations:,} combinations of its "
+                       f"arguments' output nodes, more than the limit of {MAX_CALLS:,}", None)
         out: list[Term] = []
         for combination in itertools.product(*choices):
             args, subs = [], {}
