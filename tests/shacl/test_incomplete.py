@@ -72,6 +72,10 @@ def test_recursive_shapes_decided_in_python_skip_incomplete_values_too() -> None
     ex:b ex:age "old" .
     """
     assert check(shape, data) == {("ex:a", "ex:b", "Node"): 1}
+    shape = """ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property ex:K .
+    ex:K sh:path ex:knows ; sh:nodeKind sh:IRI ; sh:property ex:K ."""
+    data = INCOMPLETE + 'ex:a ex:knows ex:Stub1, ex:b . ex:Stub1 ex:knows "one" . ex:b ex:knows "two" .'
+    assert check(shape, data) == {("ex:b", '"two"', "NodeKind"): 1}
 
 
 OLD = "ex:Old a sh:NodeShape ; sh:property [ sh:path ex:age ; sh:minInclusive 60 ] ."

@@ -65,11 +65,15 @@ class Excuse(Enum):
 def stated(store: Store, graphs: list[Graph] | None) -> bool:
     """Whether the data graph (``graphs`` of ``store``; None: its default graph) states
     ``sh:incomplete`` or ``sh:incompleteURIStart`` (index look-ups on the predicate)."""
-    for graph in graphs if graphs is not None else [DefaultGraph()]:
-        for predicate in (SH.incomplete, SH.incompleteURIStart):
-            if next(iter(store.quads_for_pattern(None, predicate, None, graph)), None) is not None:
-                return True
-    return False
+    predicates = (SH.incomplete, SH.incompleteURIStart)
+    # First in every graph at once: two seeks answer for the data that never uses the terms.
+    if all(next(iter(store.quads_for_pattern(None, p, None, None)), None) is None for p in predicates):
+        return False
+    return any(
+        next(iter(store.quads_for_pattern(None, p, None, graph)), None) is not None
+        for graph in (graphs if graphs is not None else [DefaultGraph()])
+        for p in predicates
+    )
 
 
 def condition(var: str, fresh: Callable[[str], str], *, iris_only: bool = False) -> str:
