@@ -168,53 +168,82 @@ def test_every_phase_of_a_first_load_is_told(tmp_path: Path) -> None:
     assert any(m.startswith("validating graph 1/1 <https://example.org/tenants/lia>") for m in told), told
 
 
-def test_the_reading_runs_in_another_process_and_its_answer_is_the_same_here(
+def test_the_reading_and_judging_run_in_other_processes_and_their_answers_are_the_same_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import os
 
-    seen: list[int] = []
+    seen: list[tuple[str, int]] = []
 
-    def noting_the_process(task: first_load.Task, progress: object = None, read: object = None) -> first_load.Reading:
-        seen.append(os.getpid())
-        return reading(task, progress, read)  # type: ignore[arg-type]
+    def noting(name: str, work: object) -> object:
+        def noted(task: first_load.Task, progress: object = None) -> object:
+            seen.append((name, os.getpid()))
+            return work(task, progress)  # type: ignore[operator]
+        return noted
 
-    reading = first_load.read_and_judge
     elsewhere = MemoryStore(tmp_path / "a").load(EXAMPLE)
-    assert {"parse (reading)", "validate (reading)"} <= set(elsewhere.seconds)
-    monkeypatch.setattr(first_load, "IN_ANOTHER_PROCESS", False)
-    monkeypatch.setattr(first_load, "read_and_judge", noting_the_process)
+    assert {"parse (reading)", "copy (judging)", "validate (judging)"} <= set(elsewhere.seconds)
+    monkeypatch.setattr(first_load, "IN_OTHER_PROCESSES", False)
+    monkeypatch.setattr(first_load, "read_files", noting("reading", first_load.read_files))
+    monkeypatch.setattr(first_load, "judge_copy", noting("judging", first_load.judge_copy))
     here = MemoryStore(tmp_path / "b").load(EXAMPLE)
-    assert seen == [os.getpid()]  # the fallback read here; the first load did not call it here
+    assert seen == [("reading", os.getpid()), ("judging", os.getpid())]  # the fallback; the first load did not call them here
     assert (here.parsed, here.added, here.rewrites.count) == (elsewhere.parsed, elsewhere.added, elsewhere.rewrites.count)
     assert set(MemoryStore(tmp_path / "b").raw) == set(MemoryStore(tmp_path / "a").raw)
 
 
-def test_a_reading_process_that_dies_is_an_error_and_writes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("role", ["reading", "judging"])
+def test_a_process_that_dies_is_an_error_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, role: str,
 ) -> None:
     from memkg.errors import MemkgError
 
-    monkeypatch.setattr(first_load, "READING_PROCESS", "import os; os._exit(3)")
+    # The process of that role dies at once; the other does its work as usual.
+    monkeypatch.setattr(first_load, "WORKER_PROGRAM", f"import os, pickle, sys\nrole, task = pickle.load(sys.stdin.buffer)\n"
+                        f"if role == {role!r}: os._exit(3)\n"
+                        "import memkg.first_load as f, io\n"
+                        "sys.stdin = io.TextIOWrapper(io.BytesIO(pickle.dumps((role, task))))\n"
+                        "f.worker_main()")
     before = ontology_only(tmp_path / "s")
     store = MemoryStore(tmp_path / "s")
-    with pytest.raises(MemkgError, match=r"reading process ended without an answer \(exit status 3\); nothing was written"):
+    with pytest.raises(MemkgError, match=rf"first load's {role} process ended without an answer \(exit status 3\); "
+                                         "nothing was written"):
         store.load(EXAMPLE)
     assert set(store.raw) == before
 
 
-def test_an_error_the_reading_process_cannot_pickle_is_told_as_text(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_an_error_a_process_cannot_pickle_is_told_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memkg.errors import MemkgError
 
     program = ("import memkg.first_load as f\n"
                "class Odd(Exception):\n    def __reduce__(self): raise TypeError('no')\n"
                "def fail(*a, **k): raise Odd('the reader broke')\n"
-               "f.read_and_judge = fail\nf.reading_process_main()")
-    monkeypatch.setattr(first_load, "READING_PROCESS", program)
+               "f.read_files = fail\nf.worker_main()")
+    monkeypatch.setattr(first_load, "WORKER_PROGRAM", program)
     store = MemoryStore(tmp_path / "s")
     before = set(store.raw)
     with pytest.raises(MemkgError, match="reading process failed:(.|\n)*Odd: the reader broke"):
         store.load(EXAMPLE)
     assert set(store.raw) == before
+
+
+def test_a_file_nested_past_any_parser_stack_is_refused_before_a_parser_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Oxigraph's loaders are not guarded as Python's read is: 3M nested triple terms crashed the
+    # process (SIGSEGV) while it bulk-loaded. Here the stack's cap is lowered to what 10k
+    # openings need, so that a small file stands for one with millions.
+    from memkg import limits
+
+    monkeypatch.setattr(limits, "STACK_CAP", limits.parser_stack(10_000))
+    deep = tmp_path / "deep.nt"
+    deep.write_text("<urn:a> <urn:b> " + "<<( <urn:a> <urn:b> " * 20_000 + "<urn:c>" + " )>>" * 20_000 + " .\n")
+    before = ontology_only(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(LimitExceeded, match=r"deep\.nt nests 20,000 deep .*past the limit of 64 \(--max-depth\)"):
+        store.load(deep)
+    assert set(store.raw) == before
+    # As many openings, each nested once: scanned, then loaded as usual.
+    wide = tmp_path / "wide.nt"
+    wide.write_text("".join(f"<urn:r{i}> <urn:b> <<( <urn:a> <urn:b> <urn:c{i}> )>> .\n" for i in range(20_000)))
+    assert store.load(wide).parsed == 20_000

@@ -1,23 +1,23 @@
-"""A first load: files written straight into a store that holds no data, judged meanwhile in another process.
+"""A first load: files written straight into a store that holds no data, judged meanwhile in other processes.
 
 A load into a store holding nothing but memkg's ontology needs no context from the store
 (see :meth:`memkg.validation.WriteValidator.stage`), so nothing is staged, copied or held
-as Python objects for the write. Two processes read the same files side by side, each on
-its own core:
+as Python objects for the write. Three processes read the same files side by side:
 
 * this one: Oxigraph's bulk loader writes the files into the store; then the claim index
   quads (:mod:`memkg.index`) the reading process found (compacting only after several files);
-* the reading process (:func:`read_and_judge`, which never opens the store): Python reads
-  the files the way every load does (:class:`memkg.reading.FileReader`: limits,
-  file/line/column of a syntax error, prefixes), counts the literals the store rewrites
-  (:class:`memkg.literals.LiteralRewrites`) and collects the claim index quads, while
-  Oxigraph loads a copy in memory on a thread beside it; then it judges the copy
-  (:meth:`~memkg.validation.WriteValidator.judge_first_load`).
+* the reading process (:func:`read_files`): Python reads the files the way every load does
+  (:class:`memkg.reading.FileReader`: limits, file/line/column of a syntax error, prefixes),
+  counts the literals the store rewrites (:class:`memkg.literals.LiteralRewrites`) and
+  collects the claim index quads;
+* the judging process (:func:`judge_copy`): Oxigraph loads a copy in memory, which the
+  validator judges (:meth:`~memkg.validation.WriteValidator.judge_first_load`).
 
-Threads of one process do not give the second core: pyoxigraph's loaders take the GIL back
-often enough that Python's work and theirs take turns (``benchmarks/bench_overlap.py``).
-The reading process tells its progress and its answer through a pipe; an error it meets
-(a syntax error, a broken limit, a violation) is raised here as if met here.
+Neither of the other two opens the store. Threads of one process do not give a second core:
+pyoxigraph's loaders take the GIL back often enough that Python's work and theirs take turns
+(``benchmarks/bench_overlap.py``). Each process tells its progress and its answer through a
+pipe; an error it meets (a syntax error, a broken limit, a violation) is raised here as if
+met here, the reading's first. Where no process can be started, both run here after the write.
 
 Nothing is half-written on refusal: a syntax error, a broken limit, a rewritten literal
 under ``strict_literals`` or a violation waits for the bulk loader to stop, then puts the
@@ -32,7 +32,6 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import queue
 import subprocess
 import sys
 import threading
@@ -68,12 +67,12 @@ _NAMED = (NamedNode, Literal)
 #: data, where the general way turns to the bulk loader too (memkg.store.BULK_THRESHOLD).
 MIN_BYTES = 8 * 1024 * 1024
 
-#: The reading process's program (``python -c``).
-READING_PROCESS = "from memkg.first_load import reading_process_main; reading_process_main()"
+#: The program of the reading and judging processes (``python -c``).
+WORKER_PROGRAM = "from memkg.first_load import worker_main; worker_main()"
 
-#: Whether the reading runs in a process of its own (False: on this process, after the bulk
-#: load; the same answer, one core). Tests turn it off to watch the reading from inside.
-IN_ANOTHER_PROCESS = True
+#: Whether the reading and the judging run in processes of their own (False: in this one, after
+#: the bulk load; the same answers, one core). Tests turn it off to watch them from inside.
+IN_OTHER_PROCESSES = True
 
 
 def applies(raw: QuadStore, validator: Any, size: int) -> bool:
@@ -90,7 +89,7 @@ def applies(raw: QuadStore, validator: Any, size: int) -> bool:
 
 @dataclass(frozen=True)
 class Task:
-    """What the reading process is asked: read these files, and judge them with this engine."""
+    """What the reading and judging processes are asked: read these files, judge them with this engine."""
 
     reader: FileReader
     engine: str | None  #: the validator's engine (``WriteValidator.engine_name``); None: not validated
@@ -99,7 +98,7 @@ class Task:
 
 @dataclass
 class Reading:
-    """What the reading process found, for the writer: all a load reports besides the write."""
+    """What the reading process found, for the writer: all a load reports besides the write and the verdict."""
 
     parsed: int = 0
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
@@ -120,6 +119,8 @@ def load(
     Raises what a load raises (ParseError, LimitExceeded, RewrittenLiteralsError,
     ValidationError, OSError), the store then as it was.
     """
+    # Before any parser runs: Oxigraph's loaders below are not guarded as Python's read is.
+    stack = max(limits.check_file_nesting(path, reader.limits or limits.DEFAULT) for path, _ in reader.sources)
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
     task = Task(reader, validator.engine_name if validator is not None else None, strict_literals)
 
@@ -127,30 +128,29 @@ def load(
         for path, fmt in reader.sources:
             raw.bulk_load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
 
-    reading = None
-    if IN_ANOTHER_PROCESS:
-        try:
-            reading = _ReadingProcess(task, report.progress)
-        except OSError:  # no process to be had (a limit on processes): read here, after the write
-            reading = None
+    reading = _Worker.start("reading", task, report.progress)
+    judging = _Worker.start("judging", task, report.progress) if task.engine is not None else None
     writer = None
     try:
         with report.phase("write"):
-            writer = _Background("memkg-bulk-load", write, _parser_stack(reader))
+            writer = _Background("memkg-bulk-load", write, stack)
             writer.join_quietly()
         with _timed(report.seconds, "waiting for the reading"):
-            found = reading.read() if reading is not None else read_and_judge(task, report.progress)
+            found: Reading = reading.answer() if reading is not None else read_files(task, report.progress)
         _located(writer.join, reader)  # an error Oxigraph met that Python's read did not
         report.parsed, report.rewrites = found.parsed, found.rewrites
-        with report.phase("index"):  # while the reading process judges
+        for name, spent in found.seconds.items():
+            report.seconds[f"{name} (reading)"] = spent
+        with report.phase("index"):  # while the judging goes on
             if found.index:
                 raw.bulk_load(found.index, format=RdfFormat.N_QUADS)
             if found.store_derived:
                 raw.update(claim_index.insert_update(_STORE_DERIVED))
-        with _timed(report.seconds, "waiting for the validation"):
-            seconds = reading.judged() if reading is not None else found.seconds
-        for name, spent in seconds.items():
-            report.seconds[f"{name} (reading)"] = spent
+        if task.engine is not None:
+            with _timed(report.seconds, "waiting for the judging"):
+                judged: dict[str, float] = judging.answer() if judging is not None else judge_copy(task, report.progress)
+            for name, spent in judged.items():
+                report.seconds[f"{name} (judging)"] = spent
         if len(reader.sources) > 1:
             with report.phase("optimize"):
                 # As after every bulk write into a smaller store (MemoryStore._commit): the bulk
@@ -163,80 +163,79 @@ def load(
         report.bulk = True
         return found.declared
     except BaseException:
-        if reading is not None:
-            reading.stop()
+        for worker in (reading, judging):
+            if worker is not None:
+                worker.stop()
         if writer is not None:
             writer.wait()
         _put_back(raw, ontology)
         raise
 
 
-def read_and_judge(
-    task: Task, progress: Callable[[str], None] | None = None, read: Callable[[Reading], None] | None = None,
-) -> Reading:
-    """The reading process's work (see the module's docstring): read ``task``'s files,
-    find the rewritten literals and the claim index quads, and judge a copy in memory.
-    ``read`` is given what was found once the files are read, before the judging (the
-    writer writes the index meanwhile).
+def read_files(task: Task, progress: Callable[[str], None] | None = None) -> Reading:
+    """The reading process's work: read ``task``'s files as every load does, count the
+    literals the store rewrites and collect the claim index quads.
 
     Raises what a load raises for its input (ParseError, LimitExceeded,
-    RewrittenLiteralsError, ValidationError, OSError).
+    RewrittenLiteralsError, OSError).
     """
     from .store import LoadReport
 
     reader = task.reader
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
     found = Reading(seconds=report.seconds)
-    stack = _parser_stack(reader)
+    index: list[Quad] = []
+    starts: list[tuple[str, int]] = []
+
+    def noted() -> Iterator[Quad]:
+        for q in reader.quads(progress=progress, starts=starts, declared=found.declared):
+            extra = claim_index.index_quads(q)
+            if extra is not None:
+                r, t = q.subject, q.object  # index_quads: t is a Triple
+                assert isinstance(t, Triple)
+                if type(r) is NamedNode and type(t.subject) is NamedNode and isinstance(t.object, _NAMED):
+                    index.extend(extra)
+                else:
+                    found.store_derived = True
+            yield q
+
+    with report.phase("parse"):
+        found.rewrites = LiteralRewrites.scan(noted(), starts)
+        found.parsed = found.rewrites.read
+        found.index = serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b""
+    if task.strict_literals and found.rewrites:
+        raise RewrittenLiteralsError(found.rewrites)
+    return found
+
+
+def judge_copy(task: Task, progress: Callable[[str], None] | None = None) -> dict[str, float]:
+    """The judging process's work: Oxigraph loads ``task``'s files into memory with their
+    claim index, and the validator judges that copy as the store will keep it. Returns the
+    seconds of its phases.
+
+    Raises ValidationError (or ParseError, should Oxigraph's parser refuse what Python's read
+    accepted).
+    """
+    from .store import LoadReport
+
+    reader = task.reader
+    report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
+    assert task.engine is not None
 
     def copy() -> Store:
-        # Oxigraph's own parse into memory, on a thread: it runs beside Python's read below
-        # (measured: filling the copy from Python's read a chunk at a time took as much CPU, and
-        # more wall time).
         scratch = Store()
         for path, fmt in reader.sources:
             scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
         scratch.update(claim_index.insert_update())
         return scratch
 
-    copier = _Background("memkg-copy", copy, stack) if task.engine is not None else None
-    try:
-        index: list[Quad] = []
-        starts: list[tuple[str, int]] = []
-
-        def noted() -> Iterator[Quad]:
-            for q in reader.quads(progress=progress, starts=starts, declared=found.declared):
-                extra = claim_index.index_quads(q)
-                if extra is not None:
-                    r, t = q.subject, q.object  # index_quads: t is a Triple
-                    assert isinstance(t, Triple)
-                    if type(r) is NamedNode and type(t.subject) is NamedNode and isinstance(t.object, _NAMED):
-                        index.extend(extra)
-                    else:
-                        found.store_derived = True
-                yield q
-
-        with report.phase("parse"):
-            found.rewrites = LiteralRewrites.scan(noted(), starts)
-            found.parsed = found.rewrites.read
-        if task.strict_literals and found.rewrites:
-            raise RewrittenLiteralsError(found.rewrites)
-        with report.phase("index"):
-            found.index = serialize(index, format=RdfFormat.N_QUADS) or b"" if index else b""
-            del index
-        if read is not None:
-            read(found)
-        if copier is not None and task.engine is not None:
-            with report.phase("validate"):
-                scratch = _located(copier.join, reader)
-                violations = WriteValidator(task.engine).judge_first_load(scratch, progress=progress)
-                del scratch
-                if violations:
-                    raise ValidationError(violations, source=", ".join(report.files))
-        return found
-    finally:
-        if copier is not None:
-            copier.wait()
+    with report.phase("copy"):  # on a thread deep enough for any nesting the files have
+        scratch = _located(_Background("memkg-copy", copy, _parser_stack(reader)).join, reader)
+    with report.phase("validate"):
+        violations = WriteValidator(task.engine).judge_first_load(scratch, progress=progress)
+    if violations:
+        raise ValidationError(violations, source=", ".join(report.files))
+    return report.seconds
 
 
 def _parser_stack(reader: FileReader) -> int:
@@ -249,77 +248,82 @@ def _into(reader: FileReader) -> NamedNode | None:
     return None if isinstance(reader.target, DefaultGraph) else reader.target
 
 
-# -- the reading process -----------------------------------------------------------------
+# -- the other processes ---------------------------------------------------------------------
 
 
-class _ReadingProcess:
-    """:func:`read_and_judge` in a process of its own, its progress told here as it comes.
+#: What each of the other processes runs (looked up when called: a test may replace them).
+_ROLES: dict[str, Callable[[Task, Callable[[str], None]], Any]] = {
+    "reading": lambda task, tell: read_files(task, tell),
+    "judging": lambda task, tell: judge_copy(task, tell),
+}
 
-    The task goes down the child's stdin, pickled; pickled messages come back up a pipe of
-    its own (the child's stdout is pointed at its stderr, so nothing printed can garble
-    them): ``("tell", text)`` any number of times, ``("read", Reading)`` once the files are
-    read, then ``("judged", seconds)``; or ``("raised", error)`` at any point.
+
+class _Worker:
+    """:func:`read_files` or :func:`judge_copy` in a process of its own, its progress told
+    here as it comes.
+
+    The role and the task go down the child's stdin, pickled; pickled messages come back up a
+    pipe of its own (the child's stdout is pointed at its stderr, so nothing printed can
+    garble them): ``("tell", text)`` any number of times, then ``("done", answer)`` or
+    ``("raised", error)``.
     """
 
-    def __init__(self, task: Task, progress: Callable[[str], None] | None) -> None:
+    @classmethod
+    def start(cls, role: str, task: Task, progress: Callable[[str], None] | None) -> _Worker | None:
+        """The process started, or None where none can be (a limit on processes, a sandbox):
+        then the caller does the work itself."""
+        if not IN_OTHER_PROCESSES:
+            return None
+        try:
+            return cls(role, task, progress)
+        except OSError:
+            return None
+
+    def __init__(self, role: str, task: Task, progress: Callable[[str], None] | None) -> None:
+        self.role = role
         self._progress = progress
-        self._answers: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._answer: tuple[str, Any] = ("ended", None)
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        self._child = subprocess.Popen(
-            [sys.executable, "-c", READING_PROCESS],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-        )
+        self._child = subprocess.Popen([sys.executable, "-c", WORKER_PROGRAM],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         assert self._child.stdin is not None and self._child.stdout is not None
         try:
-            self._child.stdin.write(pickle.dumps(task))
+            self._child.stdin.write(pickle.dumps((role, task)))
             self._child.stdin.close()
-        except BrokenPipeError:  # it died at once: the next answer says how
+        except BrokenPipeError:  # it died at once: answer() says how
             pass
         self._listener = threading.Thread(target=self._listen, args=(self._child.stdout,),
-                                          name="memkg-reading-listener", daemon=True)
+                                          name=f"memkg-{role}-listener", daemon=True)
         self._listener.start()
 
     def _listen(self, pipe: IO[bytes]) -> None:
         try:
             while True:
                 kind, payload = pickle.load(pipe)
-                if kind == "tell":
-                    if self._progress is not None:
-                        self._progress(payload)
-                else:
-                    self._answers.put((kind, payload))
+                if kind != "tell":
+                    self._answer = (kind, payload)
+                    return
+                if self._progress is not None:
+                    self._progress(payload)
         except (EOFError, pickle.UnpicklingError, OSError):
-            self._answers.put(("ended", None))
+            return
         finally:
             pipe.close()
 
-    def _next(self, expected: str) -> Any:
-        while True:
-            try:
-                kind, payload = self._answers.get(timeout=0.2)  # a timeout: an interrupt is not held up
-                break
-            except queue.Empty:
-                continue
+    def answer(self) -> Any:
+        """What the process answered; raises the error it met."""
+        while self._listener.is_alive():
+            self._listener.join(0.2)  # a timeout: an interrupt is not held up
+        code = self._child.wait()
+        kind, payload = self._answer
         if kind == "raised":
             raise payload
-        if kind != expected:
-            code = self._child.wait()
-            raise MemkgError(f"the first load's reading process ended without an answer (exit status {code}); "
+        if kind != "done":
+            raise MemkgError(f"the first load's {self.role} process ended without an answer (exit status {code}); "
                              "nothing was written")
         return payload
-
-    def read(self) -> Reading:
-        """What the process found in the files; raises the error it met reading them."""
-        found: Reading = self._next("read")
-        return found
-
-    def judged(self) -> dict[str, float]:
-        """The seconds of its phases, once the copy is judged; raises the violations."""
-        seconds: dict[str, float] = self._next("judged")
-        self._child.wait()
-        return seconds
 
     def stop(self) -> None:
         """The process ended, whatever it was doing."""
@@ -329,8 +333,9 @@ class _ReadingProcess:
         self._listener.join()
 
 
-def reading_process_main() -> None:
-    """The reading process: a :class:`Task` pickled on stdin, messages pickled on stdout."""
+def worker_main() -> None:
+    """A reading or judging process: its role and :class:`Task` pickled on stdin, messages
+    pickled on stdout."""
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever else prints goes to stderr, not into the answers
     sys.stdout = sys.stderr
@@ -340,17 +345,18 @@ def reading_process_main() -> None:
         pickle.dump((kind, payload), answers)
         answers.flush()
 
+    role = "reading or judging"
     try:
-        task = pickle.load(sys.stdin.buffer)
-        found = read_and_judge(task, lambda text: send("tell", text), lambda found: send("read", found))
+        role, task = pickle.load(sys.stdin.buffer)
+        answer = _ROLES[role](task, lambda text: send("tell", text))
     except BaseException as err:  # noqa: BLE001 - every error goes to the writer, which raises it
         try:
             pickle.dumps(err)
         except Exception:  # noqa: BLE001 - an error that does not pickle is told as text
-            err = MemkgError("the first load's reading process failed:\n" + "".join(traceback.format_exception(err)))
+            err = MemkgError(f"the first load's {role} process failed:\n" + "".join(traceback.format_exception(err)))
         send("raised", err)
     else:
-        send("judged", found.seconds)
+        send("done", answer)
 
 
 def _put_back(raw: Store, ontology: list[Quad]) -> None:

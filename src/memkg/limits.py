@@ -390,6 +390,19 @@ def parser_stack(openings: int) -> int:
     return min(_STACK_BASE + openings * _STACK_PER_LEVEL, STACK_CAP)
 
 
+def check_file_nesting(path: str | Path, bounds: Limits = DEFAULT) -> int:
+    """The stack (bytes, :func:`parser_stack`) on which a parser of ``path`` cannot overflow;
+    LimitExceeded, before any parser runs, for a file nested deeper than ``bounds`` allows
+    whose nesting no such stack could hold. Parsers that run without :func:`guarded` (the
+    bulk loader of a first load, ``memkg.first_load``) need this: a stack too small crashes
+    the process. The file is scanned only when its openings are past what :data:`STACK_CAP`
+    holds (over a million), so the common file costs a count."""
+    stack = parser_stack(count_file_openings(path))
+    if stack >= STACK_CAP:
+        bounds._check_depth(file_nesting_depth(path), str(path), "<<( … )>>, {| … |}")
+    return stack
+
+
 def count_openings(data: bytes | str) -> int:
     """An upper bound on the nesting depth of RDF text: its ``<<`` and ``{|``, strings included."""
     if isinstance(data, str):

@@ -161,7 +161,9 @@ class LoadReport:
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
     #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
     #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,
-    #: ``optimize`` (compaction after a bulk write), ``flush``.
+    #: ``optimize`` (compaction after a bulk write), ``flush``; a first load
+    #: (:mod:`memkg.first_load`) adds its other processes' phases, marked ``(reading)`` and
+    #: ``(judging)``, and the time it waited for each.
     seconds: dict[str, float] = field(default_factory=dict)
     #: The literals the store keeps in another form than the files write (memkg.literals).
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
@@ -180,6 +182,7 @@ class LoadReport:
 
 
 _PHASE_NAMES = {"parse": "parsing", "literals": "checking literals", "index": "indexing claims",
+                "copy": "copying into memory",
                 "validate": "validating", "count": "counting",
                 "write": "writing", "optimize": "compacting", "flush": "flushing to disk"}
 
