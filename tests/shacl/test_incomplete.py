@@ -50,7 +50,8 @@ def test_nested_shape_skips_incomplete_values_at_property_shapes_only() -> None:
     ex:ByProperty a sh:NodeShape ; sh:targetNode ex:a ;
       sh:property [ sh:path ex:p ; sh:property [ sh:path ex:age ; sh:datatype xsd:integer ] ] .
     """
-    data = INCOMPLETE + 'ex:a ex:p ex:Stub1, ex:StubComplete, ex:plain . ex:Stub1 ex:age "old" . ex:plain ex:age "old" .'
+    data = INCOMPLETE + """ex:a ex:p ex:Stub1, ex:StubComplete, ex:plain .
+    ex:Stub1 ex:age "old" . ex:plain ex:age "old" ."""
     # At the node shape the incomplete focus node is validated, and the nested sh:minCount excuses it.
     assert check(shape, data) == {
         ("ex:a", "ex:StubComplete", "Node"): 1,

@@ -123,7 +123,10 @@ class Shapes:
         if not incomplete:
             return self._compiler
         if self._incomplete_compiler is None:
-            self._incomplete_compiler = self._compiler.variant(incomplete=True)
+            compiler = self._compiler.variant(incomplete=True)
+            for shape in self._targeted:  # planned before it is shared, as the first compiler is
+                compiler.plan(shape)
+            self._incomplete_compiler = compiler
         return self._incomplete_compiler
 
     def _target_binder(self, shape: Shape) -> TargetBinder:

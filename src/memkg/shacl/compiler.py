@@ -27,11 +27,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from . import incomplete as _incomplete
-
 from .components.base import Component, Ctx, Fragment
 from .components.shape_based import PropertyComponent
-from .incomplete import Excuse
+from .incomplete import Excuse, condition
 from .paths import Path
 from .shapes import Shape
 from .terms import Term, has_blank, sparql_term
@@ -162,7 +160,7 @@ class Compiler:
     def is_incomplete(self, var: str, *, iris_only: bool = False) -> str:
         """An expression true iff the node in ``var`` is incomplete ("false" when the
         data graph does not use the terms)."""
-        return _incomplete.condition(var, self.fresh, iris_only=iris_only) if self.incomplete else "false"
+        return condition(var, self.fresh, iris_only=iris_only) if self.incomplete else "false"
 
     def shape(self, node: Term) -> Shape:
         return self._shapes[node]

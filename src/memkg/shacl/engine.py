@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
 
-from . import incomplete
 from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
-from .incomplete import Excuse, IncompleteNodes
+from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
 from .report import ValidationResult
 from .shapes import ClassTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
@@ -145,7 +144,7 @@ class Engine:
         self.store = store
         self.view = DataView(store, graphs)
         # SHACL 1.2 incomplete nodes: the queries test for them only if the data graph names them.
-        uses_incomplete = incomplete.stated(store, graphs)
+        uses_incomplete = stated(store, graphs)
         self.compiler: Compiler = shapes._compiler_for(incomplete=uses_incomplete)
         self._incomplete = IncompleteNodes(lambda node, p: self.view.outgoing(node).get(p, ()),
                                            self.view.objects(SH.incompleteURIStart)) if uses_incomplete else None

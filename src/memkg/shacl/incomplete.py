@@ -21,7 +21,9 @@ Counting components treat an incomplete value node as possibly conforming, never
 held against the focus node: it counts for ``sh:qualifiedMinCount`` and
 ``sh:someValue``, not for ``sh:qualifiedMaxCount``; an incomplete member of a list
 is not checked by ``sh:memberShape``; a required reifier of an incomplete focus
-node may be stated elsewhere (``sh:reificationRequired``).
+node may be stated elsewhere (``sh:reificationRequired``). Conformance stays two-valued:
+under ``sh:not`` an excused constraint counts as met, so ``sh:not [ sh:path ex:p ;
+sh:minCount 1 ]`` reports an incomplete node without ``ex:p``.
 
 A validation checks once whether the data graph states either term
 (:func:`stated`, two index look-ups); only then are the shapes compiled with the

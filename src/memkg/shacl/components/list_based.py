@@ -131,7 +131,8 @@ class MemberShapeComponent(_ListComponent):
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
         if members is None:
             return False
-        return not engine.nonconforming(self.params["memberShape"], [m for m in members if not engine.is_incomplete(m)])
+        checked = [m for m in members if not engine.is_incomplete(m)]
+        return not engine.nonconforming(self.params["memberShape"], checked)
 
     def describe(self) -> str:
         return f"Value is not a list whose members conform to {short(self.params['memberShape'])}"

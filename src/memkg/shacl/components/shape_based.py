@@ -309,7 +309,8 @@ class SomeValueComponent(Component):
         return out
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
-        verdicts = [engine.is_incomplete(v) or engine.conforms_as_written(self.params["someValue"], v) for v in values]
+        shape = self.params["someValue"]
+        verdicts = [engine.is_incomplete(v) or engine.conforms_as_written(shape, v) for v in values]
         if any(v is None for v in verdicts):
             return None
         return [] if any(verdicts) else [None]
