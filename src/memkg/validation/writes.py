@@ -449,7 +449,8 @@ def _incompleteness(main: QuadStore, nodes: Sequence[Term], *, in_process: bool 
         starts = set(main.quads_for_pattern(None, _INCOMPLETE_URI_START, None, None))
     out = {q for q in starts if q.graph_name != ONTOLOGY_GRAPH}
     for node in nodes:
-        out.update(main.quads_for_pattern(node, _INCOMPLETE, None, None))
+        if isinstance(node, (NamedNode, BlankNode)):
+            out.update(main.quads_for_pattern(node, _INCOMPLETE, None, None))
     return out
 
 
