@@ -70,7 +70,12 @@ class FileReader:
 def _reader(
     files: list[tuple[Path, str]], target: NamedNode | DefaultGraph, base_iri: str | None, bounds: Limits | None,
 ) -> FileReader:
-    return FileReader([(path, RdfFormat.from_media_type(media)) for path, media in files], target, base_iri, bounds)
+    sources = []
+    for path, media in files:
+        fmt = RdfFormat.from_media_type(media)
+        assert fmt is not None, media  # the media type of one of pyoxigraph's own formats
+        sources.append((path, fmt))
+    return FileReader(sources, target, base_iri, bounds)
 
 
 def retarget(quads: Iterable[Quad], target: NamedNode | DefaultGraph) -> Iterator[Quad]:
