@@ -383,9 +383,9 @@ class Writes:
 
 def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
     """Wrap the helpers WriteValidator.stage calls (module globals, looked up at call time) with timers."""
-    names = ["_read_subjects", "_describe", "_chains", "_event_id_holders", "_types", "_hierarchy"]
+    names = ["_read_subjects", "_describe", "_chains", "_event_id_holders", "_types", "_incompleteness", "_hierarchy"]
     spent: dict[str, list[float]] = {n: [] for n in names}
-    originals = {n: getattr(validation, n) for n in names}
+    originals = {n: getattr(validation.writes, n) for n in names}
 
     def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def inner(*args: Any, **kwargs: Any) -> Any:
@@ -397,11 +397,11 @@ def _timed_helpers() -> tuple[dict[str, list[float]], Callable[[], None]]:
         return inner
 
     for n, fn in originals.items():
-        setattr(validation, n, wrap(n, fn))
+        setattr(validation.writes, n, wrap(n, fn))
 
     def restore() -> None:
         for n, fn in originals.items():
-            setattr(validation, n, fn)
+            setattr(validation.writes, n, fn)
 
     return spent, restore
 

@@ -82,6 +82,7 @@ class Shapes:
         check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
+        self._incomplete_compiler: Compiler | None = None
         self._binders: dict[int, TargetBinder] = {}
         for shape in self._targeted:
             self._compiler.plan(shape)
@@ -127,6 +128,18 @@ class Shapes:
     def __iter__(self):  # noqa: ANN204
         """The shape nodes (IRIs and blank nodes) of the shapes graph."""
         return iter(list(self._shapes))
+
+    def _compiler_for(self, *, incomplete: bool) -> Compiler:
+        """The compiler for a data graph that does (or does not) state SHACL 1.2
+        ``sh:incomplete`` / ``sh:incompleteURIStart``; the first is compiled when first needed."""
+        if not incomplete:
+            return self._compiler
+        if self._incomplete_compiler is None:
+            compiler = self._compiler.variant(incomplete=True)
+            for shape in self._targeted:  # planned before it is shared, as the first compiler is
+                compiler.plan(shape)
+            self._incomplete_compiler = compiler
+        return self._incomplete_compiler
 
     def _target_binder(self, shape: Shape) -> TargetBinder:
         binder = self._binders.get(id(shape))

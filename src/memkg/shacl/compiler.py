@@ -10,6 +10,10 @@ also reports the results of nested property shapes. Branches are joined with
 ``UNION`` into queries of at most :data:`MAX_BRANCHES` branches (Oxigraph's
 planning cost grows faster than linearly with the number of branches).
 
+Compiled for a data graph that states ``sh:incomplete`` or ``sh:incompleteURIStart``
+(``incomplete=True``), the constraints that an incomplete node excuses leave it out
+(:mod:`memkg.shacl.incomplete`); otherwise the queries do not mention these terms.
+
 Shapes used by ``sh:node``, ``sh:not``, ``sh:and``, ``sh:or``, ``sh:xone``,
 ``sh:qualifiedValueShape`` and ``sh:reifierShape`` are nested as a pattern
 under ``EXISTS`` that has a solution iff the node does not conform
@@ -19,11 +23,13 @@ that cannot be nested) are decided by the engine in Python instead.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .components.base import Component, Ctx, Fragment
 from .components.shape_based import PropertyComponent
+from .incomplete import Excuse, condition
 from .paths import Path
 from .shapes import Shape
 from .terms import Term, has_blank, sparql_term
@@ -118,17 +124,43 @@ def node_binders(nodes: Iterable[Term]) -> list[Binder]:
 class Compiler:
     """Compiles shapes into branches and nested non-conformance patterns."""
 
-    def __init__(self, shapes: dict[Term, Shape]) -> None:
+    def __init__(self, shapes: dict[Term, Shape], *, incomplete: bool = False,
+                 counter: Iterator[int] | None = None) -> None:
         self._shapes = shapes
-        self._n = 0
+        #: Whether incomplete nodes excuse results (the data graph states sh:incomplete...).
+        self.incomplete = incomplete
+        # Shared by the compilers of one shapes graph: their target binders are interchangeable.
+        self._counter = counter if counter is not None else itertools.count(1)
         self._plans: dict[int, list[Branch]] = {}
         self._nc_top: dict[int, str | None] = {}
         self.branches: list[Branch] = []
 
     def fresh(self, hint: str = "x") -> str:
         """A fresh variable name (``?_x12``)."""
-        self._n += 1
-        return f"?_{hint}{self._n}"
+        return f"?_{hint}{next(self._counter)}"
+
+    def variant(self, *, incomplete: bool) -> "Compiler":
+        """A compiler of the same shapes, drawing variable names from the same counter."""
+        return Compiler(self._shapes, incomplete=incomplete, counter=self._counter)
+
+    # -- incomplete nodes ---------------------------------------------------------------
+
+    def excuse(self, comp: Component | None) -> Excuse | None:
+        """Whose incompleteness excuses the constraint's results here (None: nobody's,
+        always so when the data graph does not use the terms)."""
+        return comp.excused_by() if self.incomplete and comp is not None else None
+
+    def unless_incomplete(self, var: str, excuse: Excuse | None = Excuse.VALUE) -> str:
+        """A FILTER (with a leading space) that leaves out the node in ``var`` when it is
+        incomplete; nothing when the data graph does not use the terms."""
+        if not self.incomplete or excuse is None:
+            return ""
+        return f" FILTER(!{self.is_incomplete(var, iris_only=excuse is Excuse.IRI_VALUE)})"
+
+    def is_incomplete(self, var: str, *, iris_only: bool = False) -> str:
+        """An expression true iff the node in ``var`` is incomplete ("false" when the
+        data graph does not use the terms)."""
+        return condition(var, self.fresh, iris_only=iris_only) if self.incomplete else "false"
 
     def shape(self, node: Term) -> Shape:
         return self._shapes[node]
@@ -153,9 +185,12 @@ class Compiler:
         inner = (*stack, shape)
         parts: list[str] = []
         for comp in shape.constraints:
-            pattern = comp.nonconformance(Ctx(self, shape, var, top=False, stack=inner))
+            excuse = self.excuse(comp)
+            pattern = comp.nonconformance(Ctx(self, shape, var, top=False, stack=inner, excuse=excuse))
             if pattern is None:
                 return None
+            if excuse is Excuse.FOCUS:
+                pattern += self.unless_incomplete(var, excuse)
             parts.append(pattern)
         if not parts:
             return "FILTER(false)"
@@ -203,14 +238,14 @@ class Compiler:
                 if nested.deactivated:
                     continue
                 if nested in chain:  # recursion through sh:property: evaluated by the engine
-                    ctx = Ctx(self, shape, focus, top=True, stack=(shape,))
+                    ctx = Ctx(self, shape, focus, top=True, stack=(shape,), excuse=self.excuse(comp))
                     frag = Fragment(ctx.values(), post=_nested_results(nested))
                     out.append(self._branch(shape, None, route, focus, frag))
                     continue
                 step = (shape.path,) if shape.path is not None else ()
                 self._walk(nested, route + step, (*chain, nested), out)
                 continue
-            ctx = Ctx(self, shape, focus, top=True, stack=(shape,))
+            ctx = Ctx(self, shape, focus, top=True, stack=(shape,), excuse=self.excuse(comp))
             out.append(self._branch(shape, comp, route, focus, comp.fragment(ctx)))
 
     def _branch(self, shape: Shape, comp: Component | None, route: tuple[Path, ...], focus: str, frag: Fragment) -> Branch:
@@ -220,11 +255,11 @@ class Compiler:
 
     # -- query text --------------------------------------------------------------------
 
-    @staticmethod
-    def route_pattern(route: tuple[Path, ...]) -> str:
+    def route_pattern(self, route: tuple[Path, ...]) -> str:
         parts, prev = [], "?_f"
         for i, path in enumerate(route, 1):
-            parts.append(path.pattern(prev, f"?_r{i}"))
+            # A step is a property shape's sh:property: its incomplete values are not validated.
+            parts.append(path.pattern(prev, f"?_r{i}") + self.unless_incomplete(f"?_r{i}"))
             prev = f"?_r{i}"
         return " ".join(parts)
 
@@ -237,6 +272,8 @@ class Compiler:
             text = select.replace("%BINDER%", bound).replace("%GROUP%", group)
         else:
             text = f"{bound} {frag.body}"
+        if self.excuse(branch.component) is Excuse.FOCUS:
+            text += self.unless_incomplete(branch.focus, Excuse.FOCUS)
         return f"{{ {text} BIND({branch.focus} AS ?_F) BIND({branch.cid} AS ?_C) }}"
 
     @staticmethod

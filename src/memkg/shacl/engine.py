@@ -20,6 +20,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryS
 
 from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
+from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
 from .report import ValidationResult
 from .shapes import ClassTarget, ExpressionTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
@@ -90,6 +91,10 @@ class DataView:
         for g in self.graphs:
             yield from self.store.quads_for_pattern(s, p, o, g)
 
+    def objects(self, predicate: NamedNode) -> list[Term]:
+        """The objects of every triple with this predicate."""
+        return [q.object for q in self._quads(None, predicate, None)]
+
     def exists(self, s: Term | None, p: NamedNode | None, o: Term | None) -> bool:
         if s is not None and not isinstance(s, (NamedNode, BlankNode, Triple)):
             return False
@@ -130,7 +135,6 @@ class Engine:
     def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None,
                  written: WrittenForms | None = None, progress: Callable[[str], None] | None = None) -> None:
         self.shapes = shapes
-        self.compiler: Compiler = shapes._compiler
         graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
         self.written = written if written is not None else WrittenForms()
         self._data_store, self._data_graphs = store, list(graphs)  # where the written forms' quads are
@@ -139,6 +143,11 @@ class Engine:
             store, graphs, default_graph = self._with_shapes_graph(store, graphs), [DefaultGraph()], None
         self.store = store
         self.view = DataView(store, graphs)
+        # SHACL 1.2 incomplete nodes: the queries test for them only if the data graph names them.
+        uses_incomplete = stated(store, graphs)
+        self.compiler: Compiler = shapes._compiler_for(incomplete=uses_incomplete)
+        self._incomplete = IncompleteNodes(lambda node, p: self.view.outgoing(node).get(p, ()),
+                                           self.view.objects(SH.incompleteURIStart)) if uses_incomplete else None
         self._default_graph: list[Graph] | None = list(default_graph) if default_graph is not None else None
         self._memo: dict[tuple[int, Term], bool] = {}
         self._deciding: set[tuple[int, Term]] = set()
@@ -196,6 +205,22 @@ class Engine:
             post = self.compiler.branches[cid].fragment.post
             rows.extend(post(self, found) if post is not None else found)
         return rows
+
+    # -- incomplete nodes -------------------------------------------------------------------------
+
+    def is_incomplete(self, node: Term | None, *, iris_only: bool = False) -> bool:
+        """Whether the data graph declares ``node`` incomplete (:mod:`memkg.shacl.incomplete`)."""
+        return self._incomplete is not None and self._incomplete(node, iris_only=iris_only)
+
+    def excused(self, comp: "Component", focus: Term, found: list[Term | None] | None) -> list[Term | None] | None:
+        """A component's results for ``focus`` decided in Python (:meth:`Component.judge`),
+        without those that an incomplete focus or value node excuses."""
+        excuse = self.compiler.excuse(comp)
+        if found is None or excuse is None:
+            return found
+        if excuse is Excuse.FOCUS:
+            return [] if self.is_incomplete(focus) else found
+        return [v for v in found if not self.is_incomplete(v, iris_only=excuse is Excuse.IRI_VALUE)]
 
     # -- conformance decided in Python ---------------------------------------------------------
 
@@ -395,7 +420,7 @@ class Engine:
                             as_written = values_of.get((node, path.iri))
                             if as_written is None:
                                 as_written = values_of[(node, path.iri)] = self.values_as_written(node, path.iri)
-                            found = comp.judge(as_written, node, self)
+                            found = self.excused(comp, node, comp.judge(as_written, node, self))
                             if found is not None:
                                 judged.add((branch.cid, node))
                                 extra += [Row(branch, node, (), node, v, as_written=True) for v in found]

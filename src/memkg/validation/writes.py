@@ -207,6 +207,7 @@ class WriteValidator:
         # Types in every graph: typing (invariant 2) and tenant isolation (7) read them.
         nodes = list(dict.fromkeys([*subjects, *objects]))
         context |= _types(main, nodes, known)
+        context |= _incompleteness(main, nodes, in_process=in_process)
         # A class the data declares (ex:PersonKind rdfs:subClassOf mem:Person) brings its superclasses.
         classes = [q.object for q in (*batch, *context) if q.predicate == _RDF_TYPE]
         context |= _hierarchy(main, classes)
@@ -425,6 +426,31 @@ def _types(main: QuadStore, nodes: Sequence[Term], known: Known | None = None) -
         )
         for r in _solutions(main, query):
             out.add(Quad(r["x"], rdf.type, r["t"], r["g"] if r["g"] is not None else DefaultGraph()))
+    return out
+
+
+_INCOMPLETE, _INCOMPLETE_URI_START = NamedNode(SH + "incomplete"), NamedNode(SH + "incompleteURIStart")
+
+
+def _incompleteness(main: QuadStore, nodes: Sequence[Term], *, in_process: bool = True) -> set[Quad]:
+    """SHACL 1.2 incomplete nodes (:mod:`memkg.shacl.incomplete`) change what a shape may
+    report about a node: every ``sh:incompleteURIStart`` quad, and the ``sh:incomplete``
+    quads of ``nodes`` in every graph. Nothing, after two index seeks (one query on a
+    server), from a store that states neither, as memkg's own data never does."""
+    if in_process:
+        starts = set(main.quads_for_pattern(None, _INCOMPLETE_URI_START, None, None))
+        if not starts and next(iter(main.quads_for_pattern(None, _INCOMPLETE, None, None)), None) is None:
+            return set()
+    else:
+        ask = main.query(f"ASK {{ VALUES ?p {{ <{_INCOMPLETE.value}> <{_INCOMPLETE_URI_START.value}> }} "
+                         "{ ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }")
+        if not ask:
+            return set()
+        starts = set(main.quads_for_pattern(None, _INCOMPLETE_URI_START, None, None))
+    out = {q for q in starts if q.graph_name != ONTOLOGY_GRAPH}
+    for node in nodes:
+        if isinstance(node, (NamedNode, BlankNode)):
+            out.update(main.quads_for_pattern(node, _INCOMPLETE, None, None))
     return out
 
 

@@ -20,6 +20,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, integer
+from ..incomplete import Excuse
 from ..terms import BlankNodeInQuery, Term, sparql_term
 from ..vocab import SHACL_SPEC, XSD, short
 
@@ -64,12 +65,16 @@ class Ctx:
         *,
         top: bool,
         stack: tuple["Shape", ...] = (),
+        excuse: Excuse | None = None,
     ) -> None:
         self.compiler = compiler
         self.shape = shape
         self.focus = focus
         self.top = top
         self.stack = stack
+        #: Whose incompleteness excuses the constraint's results (``Excuse.VALUE``: the
+        #: value nodes that :meth:`values` binds leave out the incomplete ones).
+        self.excuse = excuse
         if top:
             self.value, self.path_out, self.key_out = "?_V", "?_P", "?_K"
         else:
@@ -87,8 +92,12 @@ class Ctx:
         """A pattern binding ``var`` (default: the value variable) to the value nodes."""
         var = var or self.value
         if self.shape.path is None:
-            return f"BIND({self.focus} AS {var})"
-        return str(self.shape.path.pattern(self.focus, var))
+            pattern = f"BIND({self.focus} AS {var})"
+        else:
+            pattern = self.shape.path.pattern(self.focus, var)
+        if self.excuse in (Excuse.VALUE, Excuse.IRI_VALUE):
+            pattern += self.compiler.unless_incomplete(var, self.excuse)
+        return pattern
 
     def value_test(self, shape_node: Term, var: str) -> str | None:
         """An expression true iff the node in ``var`` does not conform to the shape (None: use :meth:`nc`)."""
@@ -124,6 +133,12 @@ class Component:
     #: value nodes conforms to it (sh:minCount, sh:hasValue, sh:equals or SPARQL do not).
     #: Incremental validation skips its query for focus nodes with no values.
     PER_VALUE: ClassVar[bool] = False
+    #: SHACL 1.2 incomplete nodes (:mod:`memkg.shacl.incomplete`): whose incompleteness
+    #: excuses the component's results, because a triple missing there could cause them
+    #: (None: a result never comes from a missing triple).
+    EXCUSED_BY: ClassVar[Excuse | None] = None
+    #: Whether :attr:`EXCUSED_BY` holds at node shapes too (False: at property shapes only).
+    EXCUSED_AT_NODE_SHAPES: ClassVar[bool] = True
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
         """Whether these value nodes of ``focus`` certainly conform (a per-value
@@ -138,6 +153,12 @@ class Component:
         in Python (then the SPARQL results stand). Used for the focus nodes whose values
         a store holds in another form (:mod:`memkg.shacl.written`)."""
         return None
+
+    def excused_by(self) -> Excuse | None:
+        """Whose incompleteness excuses this constraint's results (see :attr:`EXCUSED_BY`)."""
+        if self.shape.path is None and not self.EXCUSED_AT_NODE_SHAPES:
+            return None
+        return self.EXCUSED_BY
 
     #: Other predicates whose values the component reads at the focus node (sh:equals...).
     def other_predicates(self) -> tuple[NamedNode, ...]:

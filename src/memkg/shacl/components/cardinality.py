@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..incomplete import Excuse
 from ..terms import Term
 from ..vocab import SH, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader, at_least
@@ -20,6 +21,7 @@ class MinCountComponent(Component):
     SPEC = "SHACL §4.2.1 sh:minCount"
     ANCHOR = SHACL_SPEC + "#MinCountConstraintComponent"
     SCOPE = "property"
+    EXCUSED_BY = Excuse.FOCUS
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:

@@ -116,7 +116,8 @@ class UniqueMembersComponent(_ListComponent):
 
 
 class MemberShapeComponent(_ListComponent):
-    """sh:memberShape — every value node is a list whose members all conform to the shape."""
+    """sh:memberShape — every value node is a list whose members all conform to the shape
+    (an incomplete member is not checked, as by sh:node)."""
 
     IRI = SH.MemberShapeConstraintComponent
     PARAMETERS = (SH.memberShape,)
@@ -128,7 +129,10 @@ class MemberShapeComponent(_ListComponent):
                 for v in reader.values(SH.memberShape)]
 
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
-        return members is not None and not engine.nonconforming(self.params["memberShape"], members)
+        if members is None:
+            return False
+        checked = [m for m in members if not engine.is_incomplete(m)]
+        return not engine.nonconforming(self.params["memberShape"], checked)
 
     def describe(self) -> str:
         return f"Value is not a list whose members conform to {short(self.params['memberShape'])}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..incomplete import Excuse
 from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
@@ -20,6 +21,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class _Logical(Component):
     PARAM = SH["not"]
+    # At a property shape an incomplete value node is not checked for conformance; at a
+    # node shape the nested shapes judge the focus node (and excuse what they excuse).
+    EXCUSED_BY = Excuse.VALUE
+    EXCUSED_AT_NODE_SHAPES = False
 
     @property
     def members(self) -> list[Term]:

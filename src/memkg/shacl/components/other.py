@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ..incomplete import Excuse
 from ..paths import parse_path
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, short
@@ -115,6 +116,9 @@ class HasValueComponent(Component):
     PARAMETERS = (SH.hasValue,)
     SPEC = "SHACL §4.8.2 sh:hasValue"
     ANCHOR = SHACL_SPEC + "#HasValueConstraintComponent"
+    # At a node shape the value node is the focus node itself: no triple decides it.
+    EXCUSED_BY = Excuse.FOCUS
+    EXCUSED_AT_NODE_SHAPES = False
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:

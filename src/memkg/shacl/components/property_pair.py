@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from pyoxigraph import Literal, NamedNode
 
 from ..errors import ShapeError
+from ..incomplete import Excuse
 from ..terms import Term
 from ..values import compare
 from ..paths import Path, parse_path
@@ -62,6 +63,8 @@ class EqualsComponent(_Pair):
     PARAM = SH.equals
     SPEC = "SHACL §4.5.1 sh:equals"
     ANCHOR = SHACL_SPEC + "#EqualsConstraintComponent"
+    EXCUSED_BY = Excuse.FOCUS
+    EXCUSED_AT_NODE_SHAPES = False
 
     def fragment(self, ctx: Ctx) -> Fragment:
         # One group (no nested groups, whose FILTERs would not see the focus):
@@ -166,6 +169,7 @@ class SubsetOfComponent(Component):
     PARAMETERS = (SH.subsetOf,)
     SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
     ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
+    EXCUSED_BY = Excuse.FOCUS
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:

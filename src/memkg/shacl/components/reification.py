@@ -6,9 +6,7 @@ focus node ``f`` stands for the triple term ``<<( f p v )>>``. A violation is
 reported for ``v`` (as the suites expect) when a reifier of that triple term
 (``?r rdf:reifies <<( f p v )>>``) does not conform to a reifier shape, or when
 reification is required and there is no reifier — unless the focus node is
-declared incomplete: ``f sh:incomplete true``, or ``f`` is an IRI starting with a
-``sh:incompleteURIStart`` value stated in the data graph and not ``f sh:incomplete
-false``.
+incomplete (:mod:`memkg.shacl.incomplete`): its reifier may be stated elsewhere.
 """
 
 from __future__ import annotations
@@ -62,19 +60,12 @@ class ReifierShapeComponent(Component):
     def _triple(self, ctx: Ctx, v: str) -> str:
         return f"<<( {ctx.focus} <{self.params['predicate'].value}> {v} )>>"
 
-    def _incomplete(self, ctx: Ctx) -> str:
-        f = ctx.focus
-        b, s, u = ctx.fresh("b"), ctx.fresh("s"), ctx.fresh("u")
-        inc, start = f"<{SH.incomplete.value}>", f"<{SH.incompleteURIStart.value}>"
-        return (
-            f"(EXISTS {{ {f} {inc} {b} FILTER(COALESCE({b} = true, false)) }} || (isIRI({f}) "
-            f"&& NOT EXISTS {{ {f} {inc} {b} FILTER(COALESCE({b} = false, false)) }} "
-            f"&& EXISTS {{ {s} {start} {u} FILTER(STRSTARTS(STR({f}), STR({u}))) }}))"
-        )
-
     def _missing(self, ctx: Ctx, v: str) -> str:
         r = ctx.fresh("r")
-        return f"(NOT EXISTS {{ {r} {_REIFIES} {self._triple(ctx, v)} }} && !{self._incomplete(ctx)})"
+        missing = f"NOT EXISTS {{ {r} {_REIFIES} {self._triple(ctx, v)} }}"
+        if ctx.compiler.incomplete:
+            missing = f"({missing} && !{ctx.compiler.is_incomplete(ctx.focus)})"
+        return missing
 
     def fragment(self, ctx: Ctx) -> Fragment:
         v = ctx.value

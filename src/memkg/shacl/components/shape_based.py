@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from ..incomplete import Excuse
 from ..terms import Term
 from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, at_least
@@ -22,6 +23,8 @@ class NodeComponent(Component):
     PARAMETERS = (SH.node,)
     SPEC = "SHACL §4.7.1 sh:node"
     ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
+    EXCUSED_BY = Excuse.VALUE  # as sh:and
+    EXCUSED_AT_NODE_SHAPES = False
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -58,6 +61,8 @@ class PropertyComponent(Component):
     PARAMETERS = (SH.property,)
     SPEC = "SHACL §4.7.2 sh:property"
     ANCHOR = SHACL_SPEC + "#PropertyConstraintComponent"
+    EXCUSED_BY = Excuse.VALUE  # as sh:node
+    EXCUSED_AT_NODE_SHAPES = False
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -83,6 +88,9 @@ class PropertyComponent(Component):
 
 class _Qualified(Component):
     PARAMETERS = (SH.qualifiedValueShape, SH.qualifiedMinCount, SH.qualifiedMaxCount, SH.qualifiedValueShapesDisjoint)
+    #: Whether an incomplete value node counts (it possibly conforms: it may make up a
+    #: minimum, never exceed a maximum).
+    COUNTS_INCOMPLETE = False
     SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
     ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
     SCOPE = "property"
@@ -127,7 +135,12 @@ class _Qualified(Component):
             if nc is None:
                 return None
             parts.append(f"EXISTS {{ {nc} }}")
-        return " && ".join(parts)
+        counted = " && ".join(parts)
+        if not ctx.compiler.incomplete:
+            return counted
+        if self.COUNTS_INCOMPLETE:
+            return f"{ctx.compiler.is_incomplete(v)} || ({counted})"
+        return f"!{ctx.compiler.is_incomplete(v)} && ({counted})"
 
     def _count_rows(self, engine: "Engine", rows: list["Row"]) -> dict[tuple, int]:
         nodes = {r.value for r in rows if r.value is not None}
@@ -136,7 +149,12 @@ class _Qualified(Component):
         counts: dict[tuple, set] = defaultdict(set)
         for r in rows:
             group = counts[r.group]
-            if r.value is not None and r.value not in own and all(r.value in s for s in sibs):
+            if r.value is None:
+                continue
+            if engine.is_incomplete(r.value):
+                if self.COUNTS_INCOMPLETE:
+                    group.add(r.value)
+            elif r.value not in own and all(r.value in s for s in sibs):
                 group.add(r.value)
         return {g: len(vs) for g, vs in counts.items()}
 
@@ -145,6 +163,8 @@ class QualifiedMinCountComponent(_Qualified):
     """sh:qualifiedMinCount — at least n value nodes conform to the qualified shape."""
 
     IRI = SH.QualifiedMinCountConstraintComponent
+    EXCUSED_BY = Excuse.FOCUS
+    COUNTS_INCOMPLETE = True
 
     def fragment(self, ctx: Ctx) -> Fragment:
         n = self.params["qualifiedMinCount"]
@@ -253,6 +273,9 @@ class SomeValueComponent(Component):
     PARAMETERS = (SH.someValue,)
     SPEC = "SHACL 1.2 §4.7.4 sh:someValue"
     ANCHOR = SHACL12_SPEC + "#SomeValueConstraintComponent"
+    # As sh:qualifiedMinCount 1: the focus node's conforming value may be stated elsewhere,
+    # and an incomplete value node possibly conforms.
+    EXCUSED_BY = Excuse.FOCUS
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -267,11 +290,17 @@ class SomeValueComponent(Component):
     def nonconformance(self, ctx: Ctx) -> str | None:
         v = ctx.fresh("v")
         nc = ctx.nc(self.params["someValue"], v)
-        return None if nc is None else f"FILTER NOT EXISTS {{ {ctx.values_of(ctx.focus, v)} FILTER NOT EXISTS {{ {nc} }} }}"
+        if nc is None:
+            return None
+        conforms = f"FILTER NOT EXISTS {{ {nc} }}"
+        if ctx.compiler.incomplete:
+            conforms = f"FILTER({ctx.compiler.is_incomplete(v)} || NOT EXISTS {{ {nc} }})"
+        return f"FILTER NOT EXISTS {{ {ctx.values_of(ctx.focus, v)} {conforms} }}"
 
     def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         failing = engine.nonconforming(self.params["someValue"], {r.value for r in rows if r.value is not None})
-        conforming = {r.group for r in rows if r.value is not None and r.value not in failing}
+        conforming = {r.group for r in rows if r.value is not None
+                      and (r.value not in failing or engine.is_incomplete(r.value))}
         out, seen = [], set()
         for r in rows:
             if r.group not in conforming and r.group not in seen:
@@ -280,7 +309,8 @@ class SomeValueComponent(Component):
         return out
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
-        verdicts = [engine.conforms_as_written(self.params["someValue"], v) for v in values]
+        shape = self.params["someValue"]
+        verdicts = [engine.is_incomplete(v) or engine.conforms_as_written(shape, v) for v in values]
         if any(v is None for v in verdicts):
             return None
         return [] if any(verdicts) else [None]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
+from ..incomplete import Excuse
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, XSD_NS, short
 from ..values import well_formed
@@ -183,6 +184,7 @@ class ClassComponent(Component):
     PARAMETERS = (SH["class"],)
     SPEC = "SHACL §4.1.1 sh:class"
     ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
+    EXCUSED_BY = Excuse.VALUE
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -252,6 +254,7 @@ class RootClassComponent(Component):
     PARAMETERS = (SH.rootClass,)
     SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
     ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
+    EXCUSED_BY = Excuse.IRI_VALUE  # only an IRI can be a valid value
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
