@@ -168,7 +168,7 @@ def test_every_phase_of_a_first_load_is_told(tmp_path: Path) -> None:
     assert any(m.startswith("validating graph 1/1 <https://example.org/tenants/lia>") for m in told), told
 
 
-def test_the_reading_and_judging_run_in_other_processes_and_their_answers_are_the_same_here(
+def test_the_reading_and_judging_run_in_another_process_and_their_answers_are_the_same_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import os
@@ -182,8 +182,8 @@ def test_the_reading_and_judging_run_in_other_processes_and_their_answers_are_th
         return noted
 
     elsewhere = MemoryStore(tmp_path / "a").load(EXAMPLE)
-    assert {"parse (reading)", "copy (judging)", "validate (judging)"} <= set(elsewhere.seconds)
-    monkeypatch.setattr(first_load, "IN_OTHER_PROCESSES", False)
+    assert {"parse (other process)", "copy (other process)", "validate (other process)"} <= set(elsewhere.seconds)
+    monkeypatch.setattr(first_load, "IN_ANOTHER_PROCESS", False)
     monkeypatch.setattr(first_load, "read_files", noting("reading", first_load.read_files))
     monkeypatch.setattr(first_load, "judge_copy", noting("judging", first_load.judge_copy))
     here = MemoryStore(tmp_path / "b").load(EXAMPLE)
@@ -192,27 +192,26 @@ def test_the_reading_and_judging_run_in_other_processes_and_their_answers_are_th
     assert set(MemoryStore(tmp_path / "b").raw) == set(MemoryStore(tmp_path / "a").raw)
 
 
-@pytest.mark.parametrize("role", ["reading", "judging"])
-def test_a_process_that_dies_is_an_error_and_writes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, role: str,
+@pytest.mark.parametrize("when", ["at once", "after the reading"])
+def test_the_other_process_dying_is_an_error_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str,
 ) -> None:
     from memkg.errors import MemkgError
 
-    # The process of that role dies at once; the other does its work as usual.
-    monkeypatch.setattr(first_load, "WORKER_PROGRAM", f"import os, pickle, sys\nrole, task = pickle.load(sys.stdin.buffer)\n"
-                        f"if role == {role!r}: os._exit(3)\n"
-                        "import memkg.first_load as f, io\n"
-                        "sys.stdin = io.TextIOWrapper(io.BytesIO(pickle.dumps((role, task))))\n"
-                        "f.worker_main()")
+    dies = "import os\n" + ("os._exit(3)\n" if when == "at once" else
+                            "import memkg.first_load as f\nf.judge_copy = lambda *a, **k: os._exit(3)\nf.worker_main()\n")
+    monkeypatch.setattr(first_load, "WORKER_PROGRAM", dies)
     before = ontology_only(tmp_path / "s")
     store = MemoryStore(tmp_path / "s")
-    with pytest.raises(MemkgError, match=rf"first load's {role} process ended without an answer \(exit status 3\); "
+    with pytest.raises(MemkgError, match=r"first load's other process ended without an answer \(exit status 3\); "
                                          "nothing was written"):
         store.load(EXAMPLE)
     assert set(store.raw) == before
 
 
-def test_an_error_a_process_cannot_pickle_is_told_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_error_the_other_process_cannot_pickle_is_told_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from memkg.errors import MemkgError
 
     program = ("import memkg.first_load as f\n"
@@ -222,7 +221,7 @@ def test_an_error_a_process_cannot_pickle_is_told_as_text(tmp_path: Path, monkey
     monkeypatch.setattr(first_load, "WORKER_PROGRAM", program)
     store = MemoryStore(tmp_path / "s")
     before = set(store.raw)
-    with pytest.raises(MemkgError, match="reading process failed:(.|\n)*Odd: the reader broke"):
+    with pytest.raises(MemkgError, match="other process failed:(.|\n)*Odd: the reader broke"):
         store.load(EXAMPLE)
     assert set(store.raw) == before
 

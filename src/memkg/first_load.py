@@ -1,23 +1,24 @@
-"""A first load: files written straight into a store that holds no data, judged meanwhile in other processes.
+"""A first load: files written straight into a store that holds no data, judged meanwhile in another process.
 
 A load into a store holding nothing but memkg's ontology needs no context from the store
 (see :meth:`memkg.validation.WriteValidator.stage`), so nothing is staged, copied or held
-as Python objects for the write. Three processes read the same files side by side:
+as Python objects for the write. Two processes read the same files side by side:
 
 * this one: Oxigraph's bulk loader writes the files into the store; then the claim index
-  quads (:mod:`memkg.index`) the reading process found (compacting only after several files);
-* the reading process (:func:`read_files`): Python reads the files the way every load does
-  (:class:`memkg.reading.FileReader`: limits, file/line/column of a syntax error, prefixes),
-  counts the literals the store rewrites (:class:`memkg.literals.LiteralRewrites`) and
-  collects the claim index quads;
-* the judging process (:func:`judge_copy`): Oxigraph loads a copy in memory, which the
-  validator judges (:meth:`~memkg.validation.WriteValidator.judge_first_load`).
+  quads (:mod:`memkg.index`) the other process found (compacting only after several files);
+* the other (:func:`read_and_judge`, which never opens the store): Python reads the files
+  the way every load does (:func:`read_files`: limits, file/line/column of a syntax error,
+  prefixes, the literals the store rewrites, the claim index quads) while Oxigraph loads a
+  copy in memory on a thread beside it; then the validator judges the copy
+  (:func:`judge_copy`).
 
-Neither of the other two opens the store. Threads of one process do not give a second core:
-pyoxigraph's loaders take the GIL back often enough that Python's work and theirs take turns
-(``benchmarks/bench_overlap.py``). Each process tells its progress and its answer through a
-pipe; an error it meets (a syntax error, a broken limit, a violation) is raised here as if
-met here, the reading's first. Where no process can be started, both run here after the write.
+Threads of one process did not give the bulk loader a core of its own: pyoxigraph's loaders
+take the GIL back often enough that Python's work and theirs take turns
+(``benchmarks/bench_overlap.py``). Three processes (the reading and the judging apart) took
+longer on two cores: the bulk loader, which the load waits for, then shared its core.
+The other process tells its progress and its answers through a pipe; an error it meets (a
+syntax error, a broken limit, a violation) is raised here as if met here. Where no process
+can be started, its work runs here after the write.
 
 Nothing is half-written on refusal: a syntax error, a broken limit, a rewritten literal
 under ``strict_literals`` or a violation waits for the bulk loader to stop, then puts the
@@ -32,6 +33,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
@@ -67,12 +69,12 @@ _NAMED = (NamedNode, Literal)
 #: data, where the general way turns to the bulk loader too (memkg.store.BULK_THRESHOLD).
 MIN_BYTES = 8 * 1024 * 1024
 
-#: The program of the reading and judging processes (``python -c``).
+#: The other process's program (``python -c``).
 WORKER_PROGRAM = "from memkg.first_load import worker_main; worker_main()"
 
-#: Whether the reading and the judging run in processes of their own (False: in this one, after
+#: Whether the reading and the judging run in a process of their own (False: in this one, after
 #: the bulk load; the same answers, one core). Tests turn it off to watch them from inside.
-IN_OTHER_PROCESSES = True
+IN_ANOTHER_PROCESS = True
 
 
 def applies(raw: QuadStore, validator: Any, size: int) -> bool:
@@ -89,7 +91,7 @@ def applies(raw: QuadStore, validator: Any, size: int) -> bool:
 
 @dataclass(frozen=True)
 class Task:
-    """What the reading and judging processes are asked: read these files, judge them with this engine."""
+    """What the other process is asked: read these files, judge them with this engine."""
 
     reader: FileReader
     engine: str | None  #: the validator's engine (``WriteValidator.engine_name``); None: not validated
@@ -98,7 +100,7 @@ class Task:
 
 @dataclass
 class Reading:
-    """What the reading process found, for the writer: all a load reports besides the write and the verdict."""
+    """What the reading found, for the writer: all a load reports besides the write and the verdict."""
 
     parsed: int = 0
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
@@ -128,29 +130,28 @@ def load(
         for path, fmt in reader.sources:
             raw.bulk_load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
 
-    reading = _Worker.start("reading", task, report.progress)
-    judging = _Worker.start("judging", task, report.progress) if task.engine is not None else None
+    other = _Worker.start(task, report.progress)
     writer = None
     try:
         with report.phase("write"):
             writer = _Background("memkg-bulk-load", write, stack)
             writer.join_quietly()
         with _timed(report.seconds, "waiting for the reading"):
-            found: Reading = reading.answer() if reading is not None else read_files(task, report.progress)
+            found: Reading = other.answer("read") if other is not None else read_files(task, report.progress)
         _located(writer.join, reader)  # an error Oxigraph met that Python's read did not
         report.parsed, report.rewrites = found.parsed, found.rewrites
-        for name, spent in found.seconds.items():
-            report.seconds[f"{name} (reading)"] = spent
-        with report.phase("index"):  # while the judging goes on
+        with report.phase("index"):  # while the other process judges
             if found.index:
                 raw.bulk_load(found.index, format=RdfFormat.N_QUADS)
             if found.store_derived:
                 raw.update(claim_index.insert_update(_STORE_DERIVED))
-        if task.engine is not None:
-            with _timed(report.seconds, "waiting for the judging"):
-                judged: dict[str, float] = judging.answer() if judging is not None else judge_copy(task, report.progress)
-            for name, spent in judged.items():
-                report.seconds[f"{name} (judging)"] = spent
+        with _timed(report.seconds, "waiting for the judging"):
+            judged: dict[str, float] = (
+                other.answer("judged") if other is not None
+                else judge_copy(task, report.progress) if task.engine is not None else {}
+            )
+        for name, spent in {**found.seconds, **judged}.items():
+            report.seconds[f"{name} (other process)"] = spent
         if len(reader.sources) > 1:
             with report.phase("optimize"):
                 # As after every bulk write into a smaller store (MemoryStore._commit): the bulk
@@ -163,9 +164,8 @@ def load(
         report.bulk = True
         return found.declared
     except BaseException:
-        for worker in (reading, judging):
-            if worker is not None:
-                worker.stop()
+        if other is not None:
+            other.stop()
         if writer is not None:
             writer.wait()
         _put_back(raw, ontology)
@@ -173,8 +173,8 @@ def load(
 
 
 def read_files(task: Task, progress: Callable[[str], None] | None = None) -> Reading:
-    """The reading process's work: read ``task``'s files as every load does, count the
-    literals the store rewrites and collect the claim index quads.
+    """Read ``task``'s files as every load does, count the literals the store rewrites and
+    collect the claim index quads.
 
     Raises what a load raises for its input (ParseError, LimitExceeded,
     RewrittenLiteralsError, OSError).
@@ -208,9 +208,31 @@ def read_files(task: Task, progress: Callable[[str], None] | None = None) -> Rea
     return found
 
 
-def judge_copy(task: Task, progress: Callable[[str], None] | None = None) -> dict[str, float]:
-    """The judging process's work: Oxigraph loads ``task``'s files into memory with their
-    claim index, and the validator judges that copy as the store will keep it. Returns the
+def read_and_judge(
+    task: Task, progress: Callable[[str], None] | None = None, read: Callable[[Reading], None] | None = None,
+) -> dict[str, float]:
+    """The other process's work: Oxigraph copies the files into memory on a thread while
+    Python reads them (:func:`read_files`; ``read`` is given what it found, so that the
+    writer writes the index meanwhile); then the validator judges the copy
+    (:func:`judge_copy`). Returns the seconds of the judging's phases.
+    """
+    copier = _Background("memkg-copy", lambda: _copy(task.reader), _parser_stack(task.reader)) \
+        if task.engine is not None else None
+    try:
+        found = read_files(task, progress)
+        if read is not None:
+            read(found)
+        return judge_copy(task, progress, copier) if copier is not None else {}
+    finally:
+        if copier is not None:
+            copier.wait()
+
+
+def judge_copy(
+    task: Task, progress: Callable[[str], None] | None = None, copier: _Background | None = None,
+) -> dict[str, float]:
+    """The judging: the copy ``copier`` makes (or one made now) of ``task``'s files in memory
+    with their claim index, judged by the validator as the store will keep it. Returns the
     seconds of its phases.
 
     Raises ValidationError (or ParseError, should Oxigraph's parser refuse what Python's read
@@ -221,21 +243,24 @@ def judge_copy(task: Task, progress: Callable[[str], None] | None = None) -> dic
     reader = task.reader
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
     assert task.engine is not None
-
-    def copy() -> Store:
-        scratch = Store()
-        for path, fmt in reader.sources:
-            scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
-        scratch.update(claim_index.insert_update())
-        return scratch
-
-    with report.phase("copy"):  # on a thread deep enough for any nesting the files have
-        scratch = _located(_Background("memkg-copy", copy, _parser_stack(reader)).join, reader)
+    if copier is None:  # on a thread deep enough for any nesting the files have
+        copier = _Background("memkg-copy", lambda: _copy(reader), _parser_stack(reader))
+    with report.phase("copy"):
+        scratch = _located(copier.join, reader)
     with report.phase("validate"):
         violations = WriteValidator(task.engine).judge_first_load(scratch, progress=progress)
     if violations:
         raise ValidationError(violations, source=", ".join(report.files))
     return report.seconds
+
+
+def _copy(reader: FileReader) -> Store:
+    """``reader``'s files in an in-memory store, with their claim index."""
+    scratch = Store()
+    for path, fmt in reader.sources:
+        scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
+    scratch.update(claim_index.insert_update())
+    return scratch
 
 
 def _parser_stack(reader: FileReader) -> int:
@@ -251,38 +276,29 @@ def _into(reader: FileReader) -> NamedNode | None:
 # -- the other processes ---------------------------------------------------------------------
 
 
-#: What each of the other processes runs (looked up when called: a test may replace them).
-_ROLES: dict[str, Callable[[Task, Callable[[str], None]], Any]] = {
-    "reading": lambda task, tell: read_files(task, tell),
-    "judging": lambda task, tell: judge_copy(task, tell),
-}
-
-
 class _Worker:
-    """:func:`read_files` or :func:`judge_copy` in a process of its own, its progress told
-    here as it comes.
+    """:func:`read_and_judge` in a process of its own, its progress told here as it comes.
 
-    The role and the task go down the child's stdin, pickled; pickled messages come back up a
-    pipe of its own (the child's stdout is pointed at its stderr, so nothing printed can
-    garble them): ``("tell", text)`` any number of times, then ``("done", answer)`` or
-    ``("raised", error)``.
+    The task goes down the child's stdin, pickled; pickled messages come back up a pipe of
+    its own (the child's stdout is pointed at its stderr, so nothing printed can garble
+    them): ``("tell", text)`` any number of times, ``("read", Reading)``, then
+    ``("judged", seconds)``; or ``("raised", error)`` at any point.
     """
 
     @classmethod
-    def start(cls, role: str, task: Task, progress: Callable[[str], None] | None) -> _Worker | None:
+    def start(cls, task: Task, progress: Callable[[str], None] | None) -> _Worker | None:
         """The process started, or None where none can be (a limit on processes, a sandbox):
         then the caller does the work itself."""
-        if not IN_OTHER_PROCESSES:
+        if not IN_ANOTHER_PROCESS:
             return None
         try:
-            return cls(role, task, progress)
+            return cls(task, progress)
         except OSError:
             return None
 
-    def __init__(self, role: str, task: Task, progress: Callable[[str], None] | None) -> None:
-        self.role = role
+    def __init__(self, task: Task, progress: Callable[[str], None] | None) -> None:
         self._progress = progress
-        self._answer: tuple[str, Any] = ("ended", None)
+        self._answers: queue.Queue[tuple[str, Any]] = queue.Queue()
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
@@ -290,38 +306,42 @@ class _Worker:
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         assert self._child.stdin is not None and self._child.stdout is not None
         try:
-            self._child.stdin.write(pickle.dumps((role, task)))
+            self._child.stdin.write(pickle.dumps(task))
             self._child.stdin.close()
         except BrokenPipeError:  # it died at once: answer() says how
             pass
         self._listener = threading.Thread(target=self._listen, args=(self._child.stdout,),
-                                          name=f"memkg-{role}-listener", daemon=True)
+                                          name="memkg-first-load-listener", daemon=True)
         self._listener.start()
 
     def _listen(self, pipe: IO[bytes]) -> None:
         try:
             while True:
                 kind, payload = pickle.load(pipe)
-                if kind != "tell":
-                    self._answer = (kind, payload)
-                    return
-                if self._progress is not None:
-                    self._progress(payload)
+                if kind == "tell":
+                    if self._progress is not None:
+                        self._progress(payload)
+                else:
+                    self._answers.put((kind, payload))
         except (EOFError, pickle.UnpicklingError, OSError):
-            return
+            self._answers.put(("ended", None))
         finally:
             pipe.close()
 
-    def answer(self) -> Any:
-        """What the process answered; raises the error it met."""
-        while self._listener.is_alive():
-            self._listener.join(0.2)  # a timeout: an interrupt is not held up
-        code = self._child.wait()
-        kind, payload = self._answer
+    def answer(self, expected: str) -> Any:
+        """The next answer, which should be ``expected`` (``"read"`` or ``"judged"``); raises
+        the error the process met."""
+        while True:
+            try:
+                kind, payload = self._answers.get(timeout=0.2)  # a timeout: an interrupt is not held up
+                break
+            except queue.Empty:
+                continue
         if kind == "raised":
             raise payload
-        if kind != "done":
-            raise MemkgError(f"the first load's {self.role} process ended without an answer (exit status {code}); "
+        if kind != expected:
+            code = self._child.wait()
+            raise MemkgError(f"the first load's other process ended without an answer (exit status {code}); "
                              "nothing was written")
         return payload
 
@@ -334,8 +354,7 @@ class _Worker:
 
 
 def worker_main() -> None:
-    """A reading or judging process: its role and :class:`Task` pickled on stdin, messages
-    pickled on stdout."""
+    """The other process: a :class:`Task` pickled on stdin, messages pickled on stdout."""
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever else prints goes to stderr, not into the answers
     sys.stdout = sys.stderr
@@ -345,18 +364,17 @@ def worker_main() -> None:
         pickle.dump((kind, payload), answers)
         answers.flush()
 
-    role = "reading or judging"
     try:
-        role, task = pickle.load(sys.stdin.buffer)
-        answer = _ROLES[role](task, lambda text: send("tell", text))
+        task = pickle.load(sys.stdin.buffer)
+        judged = read_and_judge(task, lambda text: send("tell", text), lambda found: send("read", found))
     except BaseException as err:  # noqa: BLE001 - every error goes to the writer, which raises it
         try:
             pickle.dumps(err)
         except Exception:  # noqa: BLE001 - an error that does not pickle is told as text
-            err = MemkgError(f"the first load's {role} process failed:\n" + "".join(traceback.format_exception(err)))
+            err = MemkgError("the first load's other process failed:\n" + "".join(traceback.format_exception(err)))
         send("raised", err)
     else:
-        send("done", answer)
+        send("judged", judged)
 
 
 def _put_back(raw: Store, ontology: list[Quad]) -> None:
