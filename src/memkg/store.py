@@ -162,8 +162,8 @@ class LoadReport:
     #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
     #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,
     #: ``optimize`` (compaction after a bulk write), ``flush``; a first load
-    #: (:mod:`memkg.first_load`) adds its other processes' phases, marked ``(reading)`` and
-    #: ``(judging)``, and the time it waited for each.
+    #: (:mod:`memkg.first_load`) adds the phases of its other process, marked
+    #: ``(other process)``, and the time it waited for the reading and for the judging.
     seconds: dict[str, float] = field(default_factory=dict)
     #: The literals the store keeps in another form than the files write (memkg.literals).
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
