@@ -273,7 +273,7 @@ def _into(reader: FileReader) -> NamedNode | None:
     return None if isinstance(reader.target, DefaultGraph) else reader.target
 
 
-# -- the other processes ---------------------------------------------------------------------
+# -- the other process ------------------------------------------------------------------------
 
 
 class _Worker:
