@@ -95,6 +95,9 @@ class Task:
 
     reader: FileReader
     engine: str | None  #: the validator's engine (``WriteValidator.engine_name``); None: not validated
+    #: The thread stack on which Oxigraph parses the files (``limits.check_file_nesting``),
+    #: counted once, here, before any parser runs.
+    stack: int
     strict_literals: bool = False
 
 
@@ -124,7 +127,7 @@ def load(
     # Before any parser runs: Oxigraph's loaders below are not guarded as Python's read is.
     stack = max(limits.check_file_nesting(path, reader.limits or limits.DEFAULT) for path, _ in reader.sources)
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
-    task = Task(reader, validator.engine_name if validator is not None else None, strict_literals)
+    task = Task(reader, validator.engine_name if validator is not None else None, stack, strict_literals)
 
     def write() -> None:
         for path, fmt in reader.sources:
@@ -216,8 +219,7 @@ def read_and_judge(
     writer writes the index meanwhile); then the validator judges the copy
     (:func:`judge_copy`). Returns the seconds of the judging's phases.
     """
-    copier = _Background("memkg-copy", lambda: _copy(task.reader), _parser_stack(task.reader)) \
-        if task.engine is not None else None
+    copier = _Background("memkg-copy", lambda: _copy(task.reader), task.stack) if task.engine is not None else None
     try:
         found = read_files(task, progress)
         if read is not None:
@@ -244,7 +246,7 @@ def judge_copy(
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
     assert task.engine is not None
     if copier is None:  # on a thread deep enough for any nesting the files have
-        copier = _Background("memkg-copy", lambda: _copy(reader), _parser_stack(reader))
+        copier = _Background("memkg-copy", lambda: _copy(reader), task.stack)
     with report.phase("copy"):
         scratch = _located(copier.join, reader)
     with report.phase("validate"):
@@ -261,11 +263,6 @@ def _copy(reader: FileReader) -> Store:
         scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
     scratch.update(claim_index.insert_update())
     return scratch
-
-
-def _parser_stack(reader: FileReader) -> int:
-    """The stack of a thread on which Oxigraph can parse ``reader``'s files (``limits.parser_stack``)."""
-    return limits.parser_stack(max(limits.count_file_openings(path) for path, _ in reader.sources))
 
 
 def _into(reader: FileReader) -> NamedNode | None:
