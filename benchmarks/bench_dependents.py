@@ -27,7 +27,7 @@ plain pyoxigraph query of the direct ``mem:supportedBy`` edges
 
 By default the store keeps nothing in memory: every call reads the cone from
 Oxigraph. With ``--support-index`` it keeps its support links in memory
-(``MemoryStore(support_index=True)``, :mod:`memkg.support_index`): built on the
+(``MemoryStore(support_index=True)``, :mod:`memkg.provenance.support_index`): built on the
 first call (timed apart: "first call after loading") and then maintained by each
 write, which is why the headline is the first call after a write.
 

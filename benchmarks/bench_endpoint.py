@@ -43,8 +43,10 @@ import synthetic  # noqa: E402
 
 from pyoxigraph import Literal, NamedNode, Quad, Store  # noqa: E402
 
-from memkg import MemoryStore, views  # noqa: E402
-from memkg.endpoint.snapshots import Snapshots  # noqa: E402
+from memkg import MemoryStore  # noqa: E402
+
+from memkg.store import views
+from memkg.adapters.endpoint.snapshots import Snapshots  # noqa: E402
 
 CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "memkg-bench-cache"
 

@@ -14,7 +14,7 @@ cli    ``memkg --store DIR load FILE`` as a subprocess: end to end, including
        interpreter start-up and imports;
 memkg-general (opt-in) as ``memkg``, but the general write path a load into a store
        that already holds data takes (stage, validate, then bulk write), not the
-       first-load path (``memkg.first_load``): what the first-load path saves.
+       first-load path (``memkg.loading.first_load``): what the first-load path saves.
 
 Variants are interleaved (raw, memkg, cli, raw, memkg, cli, …) so drift (page
 cache, thermal, other load on the machine) hits all of them alike. Each run's
@@ -53,7 +53,7 @@ import synthetic  # noqa: E402
 
 #: The goals (issue 15: a validated load within 2x, then 1.5x, of the raw bulk load).
 GOAL_RATIOS = (2.0, 1.5)
-#: Namespace of memkg's claim-index triples (``memkg.index``); counted, not imported.
+#: Namespace of memkg's claim-index triples (``memkg.store.claim_index``); counted, not imported.
 MEMX = "https://w3id.org/memkg/index#"
 VARIANTS = ("raw", "memkg", "cli")  # the default run; "memkg-noval" is opt-in
 
@@ -222,8 +222,8 @@ def run_memkg_unvalidated(file: Path, store_dir: Path) -> dict[str, Any]:
 
 
 def run_memkg_general(file: Path, store_dir: Path) -> dict[str, Any]:
-    """``memkg``, with the first-load path (memkg.first_load) turned off for the run."""
-    from memkg import first_load
+    """``memkg``, with the first-load path (memkg.loading.first_load) turned off for the run."""
+    from memkg.loading import first_load
 
     saved = first_load.MIN_BYTES
     first_load.MIN_BYTES = 1 << 62

@@ -5,7 +5,7 @@ same calls through the Python API, on one store of N messages.
     python benchmarks/bench_mcp.py --floor [--calls 200] [--baseline-src DIR]   # the SDK's own cost: a no-op tool
 
 Three paths, each on its own copy of one store (a store is held by one process): the Python API
-(:class:`memkg.agent_tools.MemoryTools`, the very methods the tools call, in this process),
+(:class:`memkg.adapters.agent_tools.MemoryTools`, the very methods the tools call, in this process),
 ``memkg mcp`` over stdio (launched by the SDK's client) and ``memkg mcp --http`` with a tokens file
 (every request carries its bearer token). Each round makes the same call on every path, in a
 shuffled order, so the three share the machine's noise: ``calls`` remember_message with fresh event
@@ -34,9 +34,9 @@ sys.path.insert(0, str(ROOT))
 from tests.mcp_servers import HttpServer, http_client, result, stdio_client  # noqa: E402
 
 from memkg import MemoryStore  # noqa: E402
-from memkg.access import OPEN  # noqa: E402
-from memkg.agent_tools import MemoryTools  # noqa: E402
-from memkg.model import content_hash  # noqa: E402
+from memkg.guard.access import OPEN  # noqa: E402
+from memkg.adapters.agent_tools import MemoryTools  # noqa: E402
+from memkg.core.model import content_hash  # noqa: E402
 
 TENANT = "https://example.org/tenants/bench"
 TOKEN = "bench-token-0123456789"

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_overlap.py [--claims 20000] [--repeat 3]
 
-The first load (``memkg.first_load``) and any plan to "overlap the copy with validation"
+The first load (``memkg.loading.first_load``) and any plan to "overlap the copy with validation"
 count on pyoxigraph's loaders running on their own thread while Python works on the main
 one. This measures it, in one process, on the synthetic memory of ``--claims`` claims
 (``synthetic.py``, cached as ``bench_load.py`` caches it):

@@ -62,7 +62,7 @@ from conversations import Conversation, Question  # noqa: E402
 
 from memkg import Episode, MemoryStore, Message, Vertex  # noqa: E402
 from memkg.recall import RecallConfig, default_embedder, recall  # noqa: E402
-from memkg.vocab import mem, prov  # noqa: E402
+from memkg.core.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
 KS = (5, 10, 20)

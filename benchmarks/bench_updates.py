@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
 from memkg import MemoryStore  # noqa: E402
-from memkg.access import OPEN  # noqa: E402
-from memkg.updates import apply_update  # noqa: E402
+from memkg.guard.access import OPEN  # noqa: E402
+from memkg.history.updates import apply_update  # noqa: E402
 
 TENANT = f"{synthetic.TENANT_BASE}0"
 HEAD = (f"PREFIX mem: <https://w3id.org/memkg#> PREFIX prov: <http://www.w3.org/ns/prov#> "

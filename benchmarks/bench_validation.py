@@ -81,7 +81,7 @@ from pyoxigraph import NamedNode
 
 import memkg
 from memkg import Claim, MemoryStore
-from memkg import index as claim_index
+from memkg.store import claim_index
 from memkg import validation
 from memkg.validation import WriteValidator, validate_store
 
@@ -173,7 +173,7 @@ def seeded_violations(store: MemoryStore, per_kind: int, seed: int) -> list[pyox
     """
     from pyoxigraph import Literal, Quad, Triple
 
-    from memkg.vocab import mem, memx, prov, rdf, xsd
+    from memkg.core.vocab import mem, memx, prov, rdf, xsd
 
     graph = NamedNode(TENANT)
     rng = random.Random(seed + 11)

@@ -4,7 +4,7 @@
 
 ``mcpserver``: the SDK's ``MCPServer`` with one decorated tool; ``lowlevel``: the SDK's ``Server``
 with a precomputed tool list (what ``memkg mcp`` uses). ``memkg-stdio``: the low-level server over
-memkg's stdio streams (:mod:`memkg.agent_tools.wire`) instead of the SDK's. The tool takes
+memkg's stdio streams (:mod:`memkg.adapters.agent_tools.wire`) instead of the SDK's. The tool takes
 remember_message's arguments and answers its result's shape, doing nothing else.
 """
 
@@ -73,7 +73,7 @@ def main(kind: str, transport: str) -> None:
 
         async def serve() -> None:
             if transport == "memkg-stdio":
-                from memkg.agent_tools.wire import stdio_streams
+                from memkg.adapters.agent_tools.wire import stdio_streams
 
                 async with stdio_streams(64, 1 << 22) as (lines, out), stdio_server(cast(Any, lines), cast(Any, out)) as (
                         read, write):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from memkg import MemoryStore
-from memkg.backends.base import Capabilities
-from memkg.backends.embedded import EmbeddedBackend
+from memkg.store.backends.base import Capabilities
+from memkg.store.backends.embedded import EmbeddedBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -32,7 +32,7 @@ def lia_store(store: MemoryStore) -> MemoryStore:
 
 def data_quads(store: MemoryStore) -> set:
     """The user's quads: no index triples, no ontology graph."""
-    from memkg.ontology import ONTOLOGY_GRAPH
+    from memkg.core.vocab import ONTOLOGY_GRAPH
 
     return {q for q in store.quads() if q.graph_name != ONTOLOGY_GRAPH}
 

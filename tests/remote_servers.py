@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from memkg.backends.sparql import RemoteError, wait_until_up
+from memkg.store.backends.sparql import RemoteError, wait_until_up
 
 
 @dataclass

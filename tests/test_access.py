@@ -12,7 +12,7 @@ import pytest
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
 from memkg import MemoryStore
-from memkg.access import (
+from memkg.guard.access import (
     OPEN,
     Forbidden,
     Grant,
@@ -22,10 +22,10 @@ from memkg.access import (
     query_options,
     view_options,
 )
-from memkg.endpoint.rights import bearer_grant
-from memkg.errors import ParseError
-from memkg.ontology import ONTOLOGY_GRAPH
-from memkg.vocab import PREFIXES
+from memkg.adapters.endpoint.rights import bearer_grant
+from memkg.core.errors import ParseError
+from memkg.core.vocab import ONTOLOGY_GRAPH
+from memkg.core.vocab import PREFIXES
 
 from . import leakgen
 
@@ -299,7 +299,7 @@ def test_view_options() -> None:
 
 
 def test_views_run_over_the_restricted_dataset(lia_store: MemoryStore) -> None:
-    from memkg import views
+    from memkg.store import views
 
     bound = views.bind(views.get_view("current"), {})
     everything = list(lia_store.raw.query(bound.text, prefixes=PREFIXES, **view_options(OPEN, None)))

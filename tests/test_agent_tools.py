@@ -20,9 +20,9 @@ import anyio
 import pytest
 
 from memkg import MemoryStore
-from memkg.access import OPEN
-from memkg.agent_tools import Limits, MemoryTools, ToolRefusal
-from memkg.vocab import mem
+from memkg.guard.access import OPEN
+from memkg.adapters.agent_tools import Limits, MemoryTools, ToolRefusal
+from memkg.core.vocab import mem
 
 from .mcp_servers import ENV, HttpServer, error, http_client, result, stdio_client
 
@@ -423,7 +423,7 @@ class SlowStore(MemoryStore):
 def test_a_call_past_the_time_limit_is_stopped_with_nothing_written_and_the_server_keeps_serving() -> None:
     from mcp import Client
 
-    from memkg.agent_tools.server import build_server
+    from memkg.adapters.agent_tools.server import build_server
     from memkg.recall.embedder import HashingEmbedder
 
     store = SlowStore(embedder=HashingEmbedder())
@@ -491,7 +491,7 @@ def test_a_claim_retried_concurrently_under_one_event_id_is_stored_once(memory, 
     run(body)
     with MemoryStore(store) as opened:
         from pyoxigraph import Literal
-        from memkg.vocab import RDF_REIFIES
+        from memkg.core.vocab import RDF_REIFIES
         held = [q for q in opened.quads(None, RDF_REIFIES, None, _graph(LIA)) if q.object.object == Literal("oolong")]
         assert len(held) == 1 and "sencha" not in opened.export(format="nquads").decode()
 
@@ -499,8 +499,8 @@ def test_a_claim_retried_concurrently_under_one_event_id_is_stored_once(memory, 
 def test_tenant_resolution_for_a_caller_with_several_tenants() -> None:
     from pyoxigraph import NamedNode
 
-    from memkg.access import Grant
-    from memkg.agent_tools import tenant_for
+    from memkg.guard.access import Grant
+    from memkg.adapters.agent_tools import tenant_for
 
     both = Grant(frozenset({NamedNode(LIA), NamedNode(BOB)}), write=True)
     with pytest.raises(ToolRefusal, match="several tenants"):

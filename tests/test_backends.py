@@ -1,4 +1,4 @@
-"""Storage backends (memkg.backends): one MemoryStore over the embedded store or a SPARQL server,
+"""Storage backends (memkg.store.backends): one MemoryStore over the embedded store or a SPARQL server,
 told apart by capability flags, never by type."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import pytest
 from pyoxigraph import NamedNode, Quad
 
 from memkg import MemoryStore
-from memkg.backends.base import Capabilities
-from memkg.backends.embedded import EmbeddedBackend
-from memkg.backends import sparql
-from memkg.backends.sparql import ServerStore, SparqlBackend
-from memkg.errors import ValidationError
-from memkg.vocab import MEMX, RDF_TYPE, mem
+from memkg.store.backends.base import Capabilities
+from memkg.store.backends.embedded import EmbeddedBackend
+from memkg.store.backends import sparql
+from memkg.store.backends.sparql import ServerStore, SparqlBackend
+from memkg.core.errors import ValidationError
+from memkg.core.vocab import MEMX, RDF_TYPE, mem
 
 from .conftest import FarBackend
 
@@ -43,9 +43,9 @@ def test_memkg_remote_is_a_deprecated_alias() -> None:
         from memkg.remote import RemoteStore
     store = RemoteStore("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True)
     assert isinstance(store, MemoryStore) and isinstance(store.backend, SparqlBackend)
-    with pytest.warns(DeprecationWarning, match="memkg.backends.sparql.ServerStore"):
+    with pytest.warns(DeprecationWarning, match="memkg.store.backends.sparql.ServerStore"):
         from memkg.remote import RemoteBackend
-    with pytest.warns(DeprecationWarning, match="memkg.backends.sparql.SparqlClient"):
+    with pytest.warns(DeprecationWarning, match="memkg.store.backends.sparql.SparqlClient"):
         from memkg.remote import SparqlClient
     assert RemoteBackend is ServerStore and SparqlClient is sparql.SparqlClient
     with pytest.raises(ImportError):

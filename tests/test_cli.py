@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memkg import MemoryStore
-from memkg.cli import build_parser, main
+from memkg.adapters.cli import build_parser, main
 
 from .conftest import EX, LIA, LIA_GRAPH, data_quads
 

@@ -98,7 +98,7 @@ if _missing:
 #: bareword_double, double_lower_case_e, numeric_with_leading_0, positive_numeric,
 #: turtle-subm-11/17/19/20/26 and their TriG twins) pass because memkg's contract is that a
 #: load never changes a literal *silently*: run_case accepts a loaded literal in canonical
-#: form only where the load's report names that literal as rewritten (memkg.literals).
+#: form only where the load's report names that literal as rewritten (memkg.store.literals).
 EXPECTED_FAILURES: dict[str, str] = {}
 
 # -- reading the manifests ---------------------------------------------------------------

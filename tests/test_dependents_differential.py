@@ -23,7 +23,7 @@ from pyoxigraph import BlankNode, NamedNode
 from memkg import MemoryStore
 from memkg import provenance as P
 from memkg.provenance import support_graph
-from memkg.support_index import SupportIndex
+from memkg.provenance.support_index import SupportIndex
 
 from .support_oracle import Facts
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from memkg import sandbox
-from memkg.limits import Limits, LimitExceeded
+from memkg.guard import sandbox
+from memkg.guard.limits import Limits, LimitExceeded
 
 from .endpoint_server import Server, make_store
 
@@ -248,8 +248,8 @@ def test_the_depth_refusal_needs_no_worker() -> None:
     """The endpoint measures a request's nesting before it takes a worker: a deep one never reaches the pool."""
     from pyoxigraph import NamedNode
 
-    from memkg.access import Grant
-    from memkg.endpoint.app import Endpoint, Settings
+    from memkg.guard.access import Grant
+    from memkg.adapters.endpoint.app import Endpoint, Settings
 
     class WithoutWorkers(Endpoint):
         def __init__(self) -> None:  # no store, no pool: nothing past the checks may be reached
@@ -274,7 +274,7 @@ def hidden(brackets: str, depth: int) -> str:
 
 
 def test_the_scan_misreads_the_hidden_brackets() -> None:
-    from memkg.limits import count_sparql_openings, sparql_depth
+    from memkg.guard.limits import count_sparql_openings, sparql_depth
 
     text = hidden("{}", 75_000)
     assert sparql_depth(text) <= 3 and count_sparql_openings(text) > 75_000
@@ -360,8 +360,8 @@ def test_recall_and_pictures_run_in_the_workers_under_the_time_limit(tmp_path: P
 
 
 def test_a_graph_store_body_is_parsed_within_the_time_limit() -> None:
-    from memkg.endpoint.app import parse_payload
-    from memkg.endpoint.pool import QueryTimeout
+    from memkg.adapters.endpoint.app import parse_payload
+    from memkg.adapters.endpoint.pool import QueryTimeout
 
     body = "".join(f"<urn:s{i}> <urn:p> \"{i}\" .\n" for i in range(200_000)).encode()
     with pytest.raises(QueryTimeout, match=r"parse of the request body exceeded .* \(--timeout\)"):
@@ -372,7 +372,7 @@ def test_a_graph_store_body_is_parsed_within_the_time_limit() -> None:
 
 def test_a_deep_graph_store_body_is_refused_before_the_parser(monkeypatch) -> None:
     """100,000 levels: refused from the body's first 64 KiB; the parser (~2.5 s of server CPU) never sees it."""
-    from memkg.endpoint import app
+    from memkg.adapters.endpoint import app
 
     def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the deep body reached the parser")
@@ -462,8 +462,8 @@ def test_tenant_blind_judgement_at_the_library() -> None:
     from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
     from memkg import MemoryStore
-    from memkg.errors import ValidationError
-    from memkg.ontology import ONTOLOGY_GRAPH
+    from memkg.core.errors import ValidationError
+    from memkg.core.vocab import ONTOLOGY_GRAPH
 
     lia, bob = NamedNode(LIA), NamedNode(BOB)
 
@@ -530,7 +530,7 @@ def test_a_runaway_update_is_stopped_releases_the_lock_and_sigterm_stops_the_ser
 
 
 def test_serve_with_tokens_refuses_to_start_without_the_sandbox(tmp_path: Path, monkeypatch) -> None:
-    from memkg.endpoint import ServeOptions, serve
+    from memkg.adapters.endpoint import ServeOptions, serve
 
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps(TOKENS))
@@ -601,9 +601,9 @@ def test_a_write_is_validated_within_the_time_limit_and_holds_no_one_past_it(mon
     from pyoxigraph import NamedNode
 
     from memkg import MemoryStore
-    from memkg.access import OPEN
-    from memkg.endpoint.app import Endpoint, Settings
-    from memkg.endpoint.failures import to_http
+    from memkg.guard.access import OPEN
+    from memkg.adapters.endpoint.app import Endpoint, Settings
+    from memkg.adapters.endpoint.failures import to_http
     from memkg.validation.writes import WriteTimeout
 
     class Published:

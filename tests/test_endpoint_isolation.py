@@ -1,6 +1,6 @@
 """Tenant isolation over HTTP: 10,000 hostile queries and updates at a real ``memkg serve``, zero leaks.
 
-The library decides rights (:mod:`memkg.access`, tested on its own in test_access.py and
+The library decides rights (:mod:`memkg.guard.access`, tested on its own in test_access.py and
 test_updates.py); this test throws the same generated attacks (:mod:`tests.leakgen`) at the
 server as any client would: queries by GET and POST with the protocol's dataset parameters,
 updates by POST, with a writing token of one tenant. Three tenants' data and a shared

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memkg.endpoint import negotiation as neg
+from memkg.adapters.endpoint import negotiation as neg
 
 
 def pick(accept: str | None, candidates=neg.TABLE_FORMATS, override: str | None = None) -> str:

@@ -1,6 +1,6 @@
 """``memkg serve --tokens``: 401 without a known token, 403 beyond its rights, one tenant never sees another.
 
-The endpoint only carries the Authorization header to :mod:`memkg.access`, which decides.
+The endpoint only carries the Authorization header to :mod:`memkg.guard.access`, which decides.
 """
 
 from __future__ import annotations

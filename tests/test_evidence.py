@@ -1,4 +1,4 @@
-"""Corroboration without double counting, backward verification, evidence packets (memkg.evidence)."""
+"""Corroboration without double counting, backward verification, evidence packets (memkg.provenance.evidence)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from pyoxigraph import NamedNode, RdfFormat, Triple, parse
 
 from memkg import MemoryStore
-from memkg import evidence as E
+from memkg.provenance import evidence as E
 from memkg import provenance as P
 
 from .conftest import EXAMPLES

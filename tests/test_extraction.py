@@ -1,4 +1,4 @@
-"""Claim extraction baselines (memkg.extraction): splitting, flags, abstention, PROV records."""
+"""Claim extraction baselines (memkg.loading.extraction): splitting, flags, abstention, PROV records."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import pytest
 from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, Message, NotFoundError
-from memkg import extraction as X
+from memkg.loading import extraction as X
 from memkg import provenance as P
 from memkg.validation import validate_store
-from memkg.vocab import mem, prov, rdf
+from memkg.core.vocab import mem, prov, rdf
 
 T = "https://example.org/tenants/acme"
 

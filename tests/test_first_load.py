@@ -1,4 +1,4 @@
-"""A first load (memkg.first_load): written where it lands, judged meanwhile, undone on refusal.
+"""A first load (memkg.loading.first_load): written where it lands, judged meanwhile, undone on refusal.
 
 Every test lowers ``first_load.MIN_BYTES`` so that small files take that path, and compares
 it with the general path (an in-memory store, which never takes it) where the outcome must
@@ -16,11 +16,11 @@ import pytest
 from pyoxigraph import BlankNode, NamedNode, Quad, Triple
 
 from memkg import MemoryStore, ValidationError
-from memkg import first_load
-from memkg import index as claim_index
-from memkg.errors import ParseError
-from memkg.limits import LimitExceeded, Limits
-from memkg.literals import RewrittenLiteralsError
+from memkg.loading import first_load
+from memkg.store import claim_index
+from memkg.core.errors import ParseError
+from memkg.guard.limits import LimitExceeded, Limits
+from memkg.store.literals import RewrittenLiteralsError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "lia-tea.trig"
@@ -142,7 +142,7 @@ def test_a_store_with_data_takes_the_general_path(tmp_path: Path) -> None:
 
 
 def memkg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from memkg import first_load; first_load.MIN_BYTES = 0; from memkg.cli import main; sys.exit(main())"
+    code = "import sys; from memkg import first_load; first_load.MIN_BYTES = 0; from memkg.adapters.cli import main; sys.exit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
@@ -196,10 +196,10 @@ def test_the_reading_and_judging_run_in_another_process_and_their_answers_are_th
 def test_the_other_process_dying_is_an_error_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str,
 ) -> None:
-    from memkg.errors import MemkgError
+    from memkg.core.errors import MemkgError
 
     dies = "import os\n" + ("os._exit(3)\n" if when == "at once" else
-                            "import memkg.first_load as f\nf.judge_copy = lambda *a, **k: os._exit(3)\nf.worker_main()\n")
+                            "import memkg.loading.first_load as f\nf.judge_copy = lambda *a, **k: os._exit(3)\nf.worker_main()\n")
     monkeypatch.setattr(first_load, "WORKER_PROGRAM", dies)
     before = ontology_only(tmp_path / "s")
     store = MemoryStore(tmp_path / "s")
@@ -212,9 +212,9 @@ def test_the_other_process_dying_is_an_error_and_writes_nothing(
 def test_an_error_the_other_process_cannot_pickle_is_told_as_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from memkg.errors import MemkgError
+    from memkg.core.errors import MemkgError
 
-    program = ("import memkg.first_load as f\n"
+    program = ("import memkg.loading.first_load as f\n"
                "class Odd(Exception):\n    def __reduce__(self): raise TypeError('no')\n"
                "def fail(*a, **k): raise Odd('the reader broke')\n"
                "f.read_files = fail\nf.worker_main()")
@@ -232,7 +232,7 @@ def test_a_file_nested_past_any_parser_stack_is_refused_before_a_parser_runs(
     # Oxigraph's loaders are not guarded as Python's read is: 3M nested triple terms crashed the
     # process (SIGSEGV) while it bulk-loaded. Here the stack's cap is lowered to what 10k
     # openings need, so that a small file stands for one with millions.
-    from memkg import limits
+    from memkg.guard import limits
 
     monkeypatch.setattr(limits, "STACK_CAP", limits.parser_stack(10_000))
     deep = tmp_path / "deep.nt"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from memkg import MemoryStore, NotFoundError
-from memkg.cli import main
+from memkg.adapters.cli import main
 
 from .conftest import EX, EXAMPLES, LIA, LIA_GRAPH
 from .endpoint_server import Server, make_store
@@ -254,8 +254,8 @@ def test_a_history_picture_shows_versions_and_the_retraction(run) -> None:
 
 def test_a_packet_picture_takes_any_evidence_packet() -> None:
     """The picture is drawn from an EvidencePacket, whoever made it (memkg packet, a recall)."""
-    from memkg.evidence import packet
-    from memkg.pictures import packet_diagram, render
+    from memkg.provenance.evidence import packet
+    from memkg.adapters.pictures import packet_diagram, render
 
     store = MemoryStore()
     store.load(*BOTH)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyoxigraph import DefaultGraph, NamedNode, Quad
 
 from memkg import MemoryStore
-from memkg.vocab import memx
+from memkg.core.vocab import memx
 
 from .conftest import EX, LIA_GRAPH
 

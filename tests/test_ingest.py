@@ -12,9 +12,9 @@ import pytest
 from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, mem
-from memkg.cli import main
-from memkg.ingest import RDF_JSON, IngestError, ingest_lines
-from memkg.jsonlines import JsonLimits
+from memkg.adapters.cli import main
+from memkg.loading.ingest import RDF_JSON, IngestError, ingest_lines
+from memkg.loading.jsonlines import JsonLimits
 
 TENANT = "https://example.org/tenants/agent"
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from memkg.jsonlines import DEPTH_CEILING, JsonLimits, nesting_depth, parse_line, parse_lines, read_lines
+from memkg.loading.jsonlines import DEPTH_CEILING, JsonLimits, nesting_depth, parse_line, parse_lines, read_lines
 
 
 def read(data: bytes, **limits: int) -> list[tuple[int, object, str | None]]:
@@ -95,7 +95,7 @@ def test_limits_are_checked(bad: dict) -> None:
 
 
 def test_json_limits_are_memkgs_input_limits() -> None:
-    from memkg.limits import DEFAULT, Limits
+    from memkg.guard.limits import DEFAULT, Limits
 
     assert (JsonLimits().max_depth, JsonLimits().max_literal) == (DEFAULT.max_depth, DEFAULT.max_literal)
     of = JsonLimits.of(Limits(max_depth=8, max_literal=100), max_line_bytes=1000)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memkg import MemoryStore
-from memkg.cli import main
-from memkg.literals import RewrittenLiteralsError
+from memkg.adapters.cli import main
+from memkg.store.literals import RewrittenLiteralsError
 from memkg.validation import validate_files
 
 DATA = """@prefix ex: <http://example.org/> .

@@ -21,7 +21,7 @@ from memkg import (
     Vertex,
     mem,
 )
-from memkg.model import content_hash
+from memkg.core.model import content_hash
 from memkg.store import Clock
 
 EX = "http://example.org/"
@@ -254,7 +254,7 @@ def test_superseding_a_claim_of_another_tenant_is_refused_and_writes_nothing(sto
 
 
 def test_a_message_keeps_its_episode_addressees_and_attachments(store: MemoryStore) -> None:
-    from memkg.model import Attachment
+    from memkg.core.model import Attachment
 
     episode = NamedNode(EX + "session-1")
     m = store.add(Message(content="Look at my mug", sender=LIA, recipients=[AURORA], episode=episode, event_time=T0,

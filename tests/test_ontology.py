@@ -1,7 +1,7 @@
 """The memkg ontology: the SPEC §1 vocabulary, its PROV-O alignment, and OWL 2 RL.
 
 The reasoning tests run owlrl over the ontology plus small RDF 1.2 snippets that
-pyoxigraph parses and :mod:`memkg.projection` turns into RDF 1.1 for rdflib.
+pyoxigraph parses and :mod:`memkg.validation.projection` turns into RDF 1.1 for rdflib.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pyoxigraph as ox
 import pytest
 from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 
-from memkg.projection import project
+from memkg.validation.projection import project
 
 ONTOLOGY = Path(__file__).resolve().parents[1] / "ontology" / "memkg.ttl"
 ONTOLOGY_IRI = URIRef("https://w3id.org/memkg")

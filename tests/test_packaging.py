@@ -32,7 +32,7 @@ def test_the_wheel_ships_the_data_the_code_reads(wheel: Path) -> None:
         "memkg/_data/examples/lia-tea.trig",
         "memkg/_data/shapes/policy/edge-properties.ttl",
         "memkg/py.typed",
-        "memkg/endpoint/page.html",  # the endpoint's query page
+        "memkg/adapters/endpoint/page.html",  # the endpoint's query page
     ):
         assert required in names, f"{required} missing from {wheel.name}"
 
@@ -42,7 +42,7 @@ def test_the_installed_package_runs_from_anywhere(wheel: Path, tmp_path: Path) -
     zipfile.ZipFile(wheel).extractall(unpacked)
     code = (
         f"import sys; sys.path.insert(0, {str(unpacked)!r})\n"
-        "import memkg, memkg.resources as r\n"
+        "import memkg, memkg.core.resources as r\n"
         f"assert memkg.__file__.startswith({str(unpacked)!r}), memkg.__file__\n"
         "assert '_data' in str(r.data_dir('queries')), r.data_dir('queries')\n"
         "s = memkg.MemoryStore()\n"

@@ -1,4 +1,4 @@
-"""Lanes and source types (memkg.policy): the file format, the checks, the refusals, the generated shapes.
+"""Lanes and source types (memkg.tags.policy): the file format, the checks, the refusals, the generated shapes.
 
 Each file under ``tests/fixtures/policy`` named ``invalid-*.trig`` starts with an
 ``# expect: SHAPE FOCUS`` line: the shape that must be reported (``mem:…`` for
@@ -17,7 +17,7 @@ import pytest
 from pyoxigraph import NamedNode, RdfFormat, parse
 
 from memkg import MemoryStore, Message, ParseError
-from memkg.policy import SHAPES_BASE, Policy, PolicyError, PolicyFormatError, base_shapes
+from memkg.tags.policy import SHAPES_BASE, Policy, PolicyError, PolicyFormatError, base_shapes
 from memkg.tags import EdgeProperty, Tags
 from memkg.validation import validate_files, validate_store
 

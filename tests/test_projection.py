@@ -1,4 +1,4 @@
-"""The RDF 1.1 projection of RDF 1.2 data (memkg.projection)."""
+"""The RDF 1.1 projection of RDF 1.2 data (memkg.validation.projection)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from rdflib import RDF, BNode, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-import memkg.projection
-from memkg.projection import (
+import memkg.validation.projection
+from memkg.validation.projection import (
     PROJ,
     REIFIES,
     TRIPLE_TERM_IRI_PREFIX,
@@ -52,7 +52,7 @@ def quads() -> list[ox.Quad]:
 
 
 @pytest.fixture(scope="module")
-def projection(quads: list[ox.Quad]) -> memkg.projection.Projection:
+def projection(quads: list[ox.Quad]) -> memkg.validation.projection.Projection:
     return project(quads)
 
 
@@ -62,7 +62,7 @@ def is_structural(triple: tuple) -> bool:
 
 
 def test_docstring_examples_run() -> None:
-    failures, tried = doctest.testmod(memkg.projection)
+    failures, tried = doctest.testmod(memkg.validation.projection)
     assert tried > 0 and failures == 0
 
 

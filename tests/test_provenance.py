@@ -16,7 +16,7 @@ from memkg import MemoryStore, Message, NotFoundError, ValidationError
 from memkg import provenance as P
 from memkg.provenance.withdrawal import is_declared
 from memkg.validation import validate_files, validate_store
-from memkg.vocab import mem, prov
+from memkg.core.vocab import mem, prov
 
 from .conftest import EXAMPLES, data_quads
 
@@ -516,7 +516,7 @@ def test_results_serialise_for_every_adapter(acme: MemoryStore) -> None:
     assert gone["removed"][0] == EX + "rerun" and gone["quadsRemoved"] > 0
     for result in (lin, as_dict, hit, done, gone):
         assert json.loads(json.dumps(result)) == result
-        # One term style everywhere (memkg.results.term_json): an IRI is its bare text, never <…>.
+        # One term style everywhere (memkg.core.json_terms.term_json): an IRI is its bare text, never <…>.
         assert "<" not in json.dumps(result), result
 
 

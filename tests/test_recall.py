@@ -12,9 +12,9 @@ import pytest
 from pyoxigraph import Literal, NamedNode, Quad
 
 from memkg import Claim, Episode, Message, MemoryStore, Predicate, Vertex, erase
-from memkg.cli import main
+from memkg.adapters.cli import main
 from memkg.recall import INDEX_FILE, HashingEmbedder, Hit, RecallConfig, WordLlamaEmbedder, find_periods, recall
-from memkg.vocab import RDF_TYPE, mem
+from memkg.core.vocab import RDF_TYPE, mem
 
 EX = "https://example.org/"
 A = EX + "tenants/a"
@@ -185,9 +185,9 @@ def test_a_hit_never_names_a_node_the_store_does_not_hold(memory) -> None:
 
 
 def test_a_write_is_searchable_when_it_returns_on_every_path(tmp_path: Path) -> None:
-    from memkg.access import OPEN
-    from memkg.ingest import ingest_lines
-    from memkg.updates import apply_update
+    from memkg.guard.access import OPEN
+    from memkg.loading.ingest import ingest_lines
+    from memkg.history.updates import apply_update
 
     store = MemoryStore(tmp_path / "store")
     conversation(store)

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from memkg import MemoryStore, Message, Vertex
-from memkg.cli import main
-from memkg.backends.sparql import RemoteError, recall_url
-from memkg.vocab import mem
+from memkg.adapters.cli import main
+from memkg.store.backends.sparql import RemoteError, recall_url
+from memkg.core.vocab import mem
 
 from .endpoint_server import Server
 

@@ -21,9 +21,9 @@ import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
 from memkg import MemoryStore
-from memkg import rdf11
-from memkg.cli import main
-from memkg.backends.sparql import SparqlClient
+from memkg.store.backends import rdf11
+from memkg.adapters.cli import main
+from memkg.store.backends.sparql import SparqlClient
 
 from .conftest import EXAMPLES
 from .remote_servers import Server, start_oxigraph, start_virtuoso

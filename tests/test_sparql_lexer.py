@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memkg.errors import ParseError
-from memkg.sparql_lexer import Prologue, hides_keyword, matching, resolve_iri, tokenize
+from memkg.core.errors import ParseError
+from memkg.core.sparql import Prologue, hides_keyword, matching, resolve_iri, tokenize
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

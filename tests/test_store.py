@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad
 
-import memkg.store as store_module
+import memkg.store.memory as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
-from memkg.errors import Violation
-from memkg.literals import RewrittenLiteralsError
-from memkg.ontology import ONTOLOGY_GRAPH
-from memkg.vocab import MEMX
+from memkg.core.errors import Violation
+from memkg.store.literals import RewrittenLiteralsError
+from memkg.core.vocab import ONTOLOGY_GRAPH
+from memkg.core.vocab import MEMX
 
 from .conftest import EX, LIA, LIA_GRAPH, data_quads
 

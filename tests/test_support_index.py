@@ -1,4 +1,4 @@
-"""The in-memory support index (memkg.support_index) is kept current by every write path.
+"""The in-memory support index (memkg.provenance.support_index) is kept current by every write path.
 
 After each kind of write, the index the store maintained must equal one built
 afresh from the store's quads, and dependents() must answer as on a store that
@@ -14,9 +14,9 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Triple
 
 from memkg import MemoryStore
 from memkg import provenance as P
-from memkg.access import OPEN
-from memkg.support_index import SupportIndex
-from memkg.updates import apply_update
+from memkg.guard.access import OPEN
+from memkg.provenance.support_index import SupportIndex
+from memkg.history.updates import apply_update
 
 from .support_oracle import Facts
 
@@ -137,7 +137,7 @@ def test_load_and_load_data(store: MemoryStore, tmp_path: Path) -> None:
 
 
 def test_bulk_load_is_taken_into_account(monkeypatch) -> None:
-    from memkg import store as store_module
+    from memkg.store import memory as store_module
 
     monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)  # every load takes the bulk loader
     s = MemoryStore(support_index=True, validation=None)

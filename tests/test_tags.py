@@ -23,7 +23,7 @@ from memkg.tags import (
     declared_id,
     schema_name,
 )
-from memkg.vocab import mem
+from memkg.core.vocab import mem
 
 from .conftest import data_quads
 
@@ -546,7 +546,7 @@ def test_intersect_and_union_match_a_set_model(assignment: list[set[str]], query
 
 def test_acme_sarah_renewal_end_to_end(tmp_path) -> None:
     """The README example: Acme, Sarah and the renewal, on disk, under a policy, validated by both engines."""
-    from memkg.policy import Policy, PolicyError
+    from memkg.tags.policy import Policy, PolicyError
     from memkg.validation import validate_store
 
     policy = Policy.loads("""

@@ -8,7 +8,7 @@ import pytest
 from pyoxigraph import NamedNode
 
 from memkg import MemoryStore, NotFoundError, ParseError
-from memkg import timeline
+from memkg.history import timeline
 
 from .conftest import EX, EXAMPLES, LIA_GRAPH
 
@@ -91,7 +91,7 @@ def test_bisect_sees_validity_ending_without_a_new_record(lia_store: MemoryStore
 
 def test_bisect_after_a_supersession_back_finds_both_flips(tmp_path) -> None:
     """The README's story: "Amelia" from 10 February, then superseded by "Amy"."""
-    from memkg.cli import main
+    from memkg.adapters.cli import main
 
     store = str(tmp_path / "s")
     assert main(["--store", store, "load", str(EXAMPLES / "lia-tea.trig")]) == 0
@@ -142,8 +142,8 @@ def test_bisect_needs_an_ask_query(lia_store: MemoryStore) -> None:
 
 def test_a_tenant_is_named_the_same_way_everywhere() -> None:
     """``tenant`` takes a full IRI as text or as a node, as in provenance and views; a bare
-    token is refused rather than read as another graph (memkg.terms.tenant_iri)."""
-    from memkg import pictures
+    token is refused rather than read as another graph (memkg.core.terms.tenant_iri)."""
+    from memkg.adapters import pictures
 
     store = MemoryStore()
     store.load(EXAMPLES / "postgres-migration.trig")

@@ -8,12 +8,12 @@ import pytest
 from pyoxigraph import BlankNode, CanonicalizationAlgorithm, Dataset, DefaultGraph, NamedNode, Store
 
 from memkg import MemoryStore, ValidationError
-from memkg.access import OPEN, Forbidden, Grant
-from memkg.errors import ParseError
-from memkg.index import is_index_quad
-from memkg.ontology import ONTOLOGY_GRAPH
-from memkg.store import sparql_term
-from memkg.updates import UnsupportedUpdate, UpdateError, apply_update
+from memkg.guard.access import OPEN, Forbidden, Grant
+from memkg.core.errors import ParseError
+from memkg.store.claim_index import is_index_quad
+from memkg.core.vocab import ONTOLOGY_GRAPH
+from memkg.core.terms import sparql_data_term as sparql_term
+from memkg.history.updates import UnsupportedUpdate, UpdateError, apply_update
 
 from . import leakgen
 from .conftest import LIA_GRAPH, data_quads

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from memkg import MemoryStore, NotFoundError
-from memkg import views as views_module
-from memkg.ontology import ONTOLOGY_GRAPH
+from memkg.store import views as views_module
+from memkg.core.vocab import ONTOLOGY_GRAPH
 
 from .conftest import LIA, LIA_GRAPH
 from .time_oracle import MEM, XSD, Memory, Record, Retraction, Term

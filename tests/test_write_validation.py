@@ -191,8 +191,8 @@ def test_untyping_a_shared_person_a_tenant_claim_is_about_is_refused(store: Memo
     its type while a claim in a tenant's graph is about them (the referrer lives in another graph)."""
     from pyoxigraph import DefaultGraph, Quad
 
-    from memkg.access import OPEN
-    from memkg.updates import apply_update
+    from memkg.guard.access import OPEN
+    from memkg.history.updates import apply_update
     from memkg.validation import validate_store
 
     sam = NamedNode(EX + "Sam")

@@ -19,9 +19,9 @@ import pytest
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 
 from memkg import MemoryStore
-from memkg import index as claim_index
-from memkg.ontology import ONTOLOGY_GRAPH
-from memkg.shacl.terms import has_blank
+from memkg.store import claim_index
+from memkg.core.vocab import ONTOLOGY_GRAPH
+from memkg.core.terms import has_blank
 from memkg import validation
 from memkg.validation import WriteValidator, validate_graphs, builtin_shapes, make_engine, tenant_graphs
 

@@ -9,7 +9,7 @@ Everything a user needs is importable from here::
         print(row["c"])
 """
 
-from .errors import (
+from .core.errors import (
     MemkgError,
     NotFoundError,
     ParseError,
@@ -19,7 +19,7 @@ from .errors import (
     ValidationError,
     Violation,
 )
-from .model import (
+from .core.model import (
     Action,
     Attachment,
     Claim,
@@ -32,9 +32,9 @@ from .model import (
     Retraction,
     Vertex,
 )
-from .evidence import BudgetError, EvidencePacket, assess, packet, verify
-from .extraction import ABSTAINING, CONSTRAINED, SENTENCES, extract
-from .policy import Policy, PolicyError
+from .provenance.evidence import BudgetError, EvidencePacket, assess, packet, verify
+from .loading.extraction import ABSTAINING, CONSTRAINED, SENTENCES, extract
+from .tags.policy import Policy, PolicyError
 from .provenance import (
     accept_echoes,
     dependents,
@@ -49,7 +49,7 @@ from .provenance import (
 from .recall import Embedder, Hit, RecallConfig, recall
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
-from .vocab import MEM, PROV, mem, prov
+from .core.vocab import MEM, PROV, mem, prov
 
 __version__ = "0.1.0"
 

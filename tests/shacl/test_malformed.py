@@ -72,7 +72,7 @@ def test_unimplemented_sh_term_is_refused_not_ignored(ttl: str, term: str) -> No
 
 
 def test_shape_error_is_a_value_error_and_a_memkg_error() -> None:
-    from memkg.errors import MemkgError
+    from memkg.core.errors import MemkgError
 
     with pytest.raises(ValueError):
         shapes("ex:S sh:targetNode ex:a ; sh:path ex:p ; sh:minCount -1 .")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memkg.errors import ParseError
+from memkg.core.errors import ParseError
 from memkg.shacl import ShapeError
 from memkg.shacl.sparqltext import UserQuery, tokenize
 

@@ -9,7 +9,7 @@ Two relations, never confused:
 * **lineage** (where information came from): ``prov:wasDerivedFrom`` (and its
   sub-property ``mem:assertedBy``), ``prov:wasGeneratedBy`` / ``prov:used``,
   ``mem:echoOf``. Lineage is reported, followed by erasure and by the
-  independence test of :mod:`memkg.evidence`, but never counts as support.
+  independence test of :mod:`memkg.provenance.evidence`, but never counts as support.
 
 **Standing.** A node *stands* when nothing it rests on has been withdrawn. It is
 the least fixpoint of::
@@ -32,7 +32,7 @@ withdrawals); the functions here load the relevant part of the support graph
 (the source's downstream cone and the upstream closure of what it touches) and
 compute the fixpoint over it. The cone comes from the store's in-memory support
 index when it keeps one (``MemoryStore(support_index=True)``,
-:mod:`memkg.support_index`: dictionary lookups), else from a few SPARQL queries
+:mod:`memkg.provenance.support_index`: dictionary lookups), else from a few SPARQL queries
 and direct index reads (see ``SupportGraph.downstream_of``).
 
 >>> from memkg import MemoryStore

@@ -10,11 +10,11 @@ from pyoxigraph import (
     QuerySolutions,
 )
 
-from .. import views
-from ..ontology import ONTOLOGY_GRAPH
+from ..store import views
+from ..core.vocab import ONTOLOGY_GRAPH
 from ..store import MemoryStore
-from ..terms import IRI as IRI  # re-exported: the provenance modules' argument type
-from ..terms import Resource, full_iri, tenant_iri
+from ..core.terms import IRI as IRI  # re-exported: the provenance modules' argument type
+from ..core.terms import Resource, full_iri, tenant_iri
 
 #: A node of a lineage or support graph: an IRI or a blank node.
 Node = Resource
@@ -23,7 +23,7 @@ Node = Resource
 # -- datasets -----------------------------------------------------------------------
 
 
-#: An IRI argument that must be absolute, as a node (:func:`memkg.terms.full_iri`).
+#: An IRI argument that must be absolute, as a node (:func:`memkg.core.terms.full_iri`).
 as_node = full_iri
 
 

@@ -15,8 +15,8 @@ from pyoxigraph import (
 )
 
 from ..store import MemoryStore
-from ..terms import datetime_of
-from ..vocab import mem
+from ..core.terms import datetime_of
+from ..core.vocab import mem
 from .datasets import IRI, as_node, dataset, select
 
 # -- echoes ----------------------------------------------------------------------------

@@ -13,13 +13,13 @@ from pyoxigraph import (
     Triple,
 )
 
-from ..errors import NotFoundError
-from ..model import Retraction
-from ..results import terms_json
+from ..core.errors import NotFoundError
+from ..core.model import Retraction
+from ..core.json_terms import terms_json
 from ..store import MemoryStore
-from ..terms import IRI as _IRI
-from ..terms import new_id
-from ..vocab import mem, memx, prov, rdf
+from ..core.terms import IRI as _IRI
+from ..core.terms import new_id
+from ..core.vocab import mem, memx, prov, rdf
 from .datasets import IRI, Node, as_node
 from .withdrawal import ERASURE
 
@@ -87,7 +87,7 @@ def erase(
     the tenant's own, even where another tenant types the same IRI
     (invariant 7 exempts an identifier its tenant erased).
 
-    Raises :class:`~memkg.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
+    Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
     """
     if not reason:
         raise ValueError("an erasure needs a reason")

@@ -9,9 +9,9 @@ from pyoxigraph import (
     NamedNode,
 )
 
-from ..results import term_json, terms_json
+from ..core.json_terms import term_json, terms_json
 from ..store import MemoryStore
-from ..terms import tenant_iri
+from ..core.terms import tenant_iri
 from .datasets import IRI, Node, as_node
 
 # -- lineage ---------------------------------------------------------------------------
@@ -62,7 +62,7 @@ class Lineage:
         return tuple(dict.fromkeys(link.source for link in self.links))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (:func:`memkg.results.term_json`: IRIs as text): the claim, each link, grounds and open ends."""
+        """JSON-ready (:func:`memkg.core.json_terms.term_json`: IRIs as text): the claim, each link, grounds and open ends."""
         return {
             "claim": self.claim.value,
             "links": [{"from": term_json(k.node), "kind": k.kind, "source": term_json(k.source),

@@ -10,7 +10,7 @@ from pyoxigraph import (
     NamedNode,
 )
 
-from ..results import term_json, terms_json
+from ..core.json_terms import term_json, terms_json
 from ..store import MemoryStore
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph
@@ -47,7 +47,7 @@ class Support:
     refuted_by: tuple[Node, ...] = ()
 
     def to_dict(self, minimal: Iterable[Iterable[Node]] | None = None) -> dict[str, Any]:
-        """JSON-ready (:func:`memkg.results.term_json`: IRIs as text); ``minimal``: the sets :func:`minimal_support` found."""
+        """JSON-ready (:func:`memkg.core.json_terms.term_json`: IRIs as text); ``minimal``: the sets :func:`minimal_support` found."""
         return {
             "claim": self.claim.value, "status": self.status, "stands": self.stands,
             "groups": [{"group": term_json(g.node), "members": terms_json(g.members),

@@ -17,9 +17,9 @@ from pyoxigraph import (
 )
 
 from ..store import MemoryStore
-from ..support_index import SupportIndex, graph_key
-from ..vocab import mem
-from ..terms import tenant_iri
+from .support_index import SupportIndex, graph_key
+from ..core.vocab import mem
+from ..core.terms import tenant_iri
 from .datasets import IRI, Node, as_node, chunks, select
 
 # -- the support graph ---------------------------------------------------------------

@@ -10,12 +10,12 @@ from pyoxigraph import (
     NamedNode,
 )
 
-from ..errors import NotFoundError
-from ..model import Retraction
-from ..ontology import ONTOLOGY_GRAPH
-from ..results import terms_json
+from ..core.errors import NotFoundError
+from ..core.model import Retraction
+from ..core.vocab import ONTOLOGY_GRAPH
+from ..core.json_terms import terms_json
 from ..store import MemoryStore, gc_paused
-from ..vocab import mem, rdf
+from ..core.vocab import mem, rdf
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph, iri_key
 
@@ -147,7 +147,7 @@ def withdraw(
     (on the retraction record itself, in the same write); otherwise nothing but
     the retraction is recorded.
 
-    Raises :class:`~memkg.errors.NotFoundError` if ``graph`` says nothing about
+    Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` says nothing about
     ``source``.
     """
     node = as_node(source, "source")

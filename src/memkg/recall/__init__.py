@@ -121,12 +121,12 @@ def answer(
     index: RecallIndex | None = None,
 ) -> RecallAnswer:
     """:func:`recall` as a :class:`RecallAnswer`; with ``packet``, the evidence packet seeded by
-    the hits (:func:`memkg.evidence.packet`) over the same scope, which must then be one tenant
+    the hits (:func:`memkg.provenance.evidence.packet`) over the same scope, which must then be one tenant
     (``tenant``, or a single entry in ``tenants``) or every graph."""
     hits = recall(store, query, tenant=tenant, tenants=tenants, k=k, valid_at=valid_at, known_at=known_at, index=index)
     evidence = None
     if packet and hits:
-        from ..evidence import packet as make_packet
+        from ..provenance.evidence import packet as make_packet
 
         scope = tenant if tenant is not None else None
         if scope is None and tenants is not None:

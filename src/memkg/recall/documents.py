@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from ..ontology import ONTOLOGY_GRAPH
-from ..terms import datetime_of
-from ..vocab import MEM, MEMX, OWL, RDF, RDF_REIFIES, RDF_TYPE, RDFS, mem, prov, rdfs
+from ..core.vocab import ONTOLOGY_GRAPH
+from ..core.terms import datetime_of
+from ..core.vocab import MEM, MEMX, OWL, RDF, RDF_REIFIES, RDF_TYPE, RDFS, mem, prov, rdfs
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 FOAF = "http://xmlns.com/foaf/0.1/"

@@ -82,7 +82,7 @@ class RecallAnswer:
 
     query: str
     hits: tuple[Hit, ...]
-    packet: Any = None  #: a memkg.evidence.EvidencePacket, or None
+    packet: Any = None  #: a memkg.provenance.evidence.EvidencePacket, or None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"query": …, "hits": [hit.to_dict(), …]}``, plus ``"packet"`` when there is one."""

@@ -1,6 +1,6 @@
 """The recall index: text (SQLite FTS5, BM25 with Porter stemming), vectors and links, as derived data.
 
-Like the claim index (:mod:`memkg.index`), everything here is computed from the
+Like the claim index (:mod:`memkg.store.claim_index`), everything here is computed from the
 store's quads (:func:`memkg.recall.documents.derive`) and kept consistent by the
 store's write paths: :meth:`RecallIndex.apply` runs after every committed write
 with the nodes it touched, re-derives their documents and replaces what changed,
@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
 
-from ..ontology import ONTOLOGY_GRAPH
-from ..vocab import MEMX, RDF_TYPE, mem
+from ..core.vocab import ONTOLOGY_GRAPH
+from ..core.vocab import MEMX, RDF_TYPE, mem
 from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key, graph_term
 from .embedder import Embedder
 

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 import numpy as np
 from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
-from ..vocab import mem
+from ..core.vocab import mem
 from .documents import Graph, GraphKey, graph_term, seconds
 from .hits import Hit
 from .index import RecallIndex, Vectors, normalise_name

@@ -32,7 +32,8 @@ from .components.shape_based import PropertyComponent
 from .incomplete import Excuse, condition
 from .paths import Path
 from .shapes import Shape
-from .terms import Term, has_blank, sparql_term
+from .terms import Term
+from ..core.terms import has_blank, sparql_term
 
 #: Branches per generated query.
 MAX_BRANCHES = 8

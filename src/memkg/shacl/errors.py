@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..errors import MemkgError
+from ..core.errors import MemkgError
 
 
 class ShapeError(MemkgError, ValueError):

@@ -40,7 +40,8 @@ from .errors import ShapeError
 from .graph import ShapesGraph, boolean, integer
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
-from .terms import Term, has_blank, sparql_term
+from .terms import Term
+from ..core.terms import has_blank, sparql_term
 from .vocab import FALSE, OWL_NS, RDF, RDF_NS, RDFS, RDFS_NS, SH, SH_NS, TRUE, XSD, XSD_NS, short
 
 if TYPE_CHECKING:  # pragma: no cover

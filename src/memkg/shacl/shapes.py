@@ -21,7 +21,8 @@ from .expressions import ExpressionReader, describe, is_expression, target_patte
 from .graph import ShapesGraph, boolean
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
-from .terms import Term, canonical, has_blank, sparql_term
+from .terms import Term, canonical
+from ..core.terms import has_blank, sparql_term
 from .vocab import OWL, RDF, RDFS, SH, SHACL12_SPEC, SHACL_SPEC, short
 
 _TARGETS = (SH.targetNode, SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)

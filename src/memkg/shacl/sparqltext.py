@@ -23,12 +23,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import sparql_lexer
-from ..errors import ParseError
+from ..core import sparql as sparql_lexer
+from ..core.errors import ParseError
 from .errors import ShapeError
 from .vocab import SHACL_SPEC
 
-# Token kinds of memkg's one SPARQL lexer (:mod:`memkg.sparql_lexer`), as this module names them.
+# Token kinds of memkg's one SPARQL lexer (:mod:`memkg.core.sparql`), as this module names them.
 _KINDS = {"IRI": "iri", "STRING": "string", "BNODE": "bnode", "VAR": "var", "PNAME": "pname",
           "LANGTAG": "langtag", "NUMBER": "number", "WORD": "name", "PUNCT": "punct"}
 # What lies between two tokens: white space and comments, kept so that the text can be re-emitted.
@@ -59,9 +59,9 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     """Split SPARQL text into tokens; joining their texts gives the text back.
 
-    The terminals are those of :func:`memkg.sparql_lexer.tokenize` (memkg reads SPARQL
+    The terminals are those of :func:`memkg.core.sparql.tokenize` (memkg reads SPARQL
     with one lexer); white space and comments between them are kept as ``ws`` and
-    ``comment`` tokens. Raises :class:`~memkg.errors.ParseError` where no SPARQL
+    ``comment`` tokens. Raises :class:`~memkg.core.errors.ParseError` where no SPARQL
     terminal can start (an unterminated string).
 
     >>> [t.text for t in tokenize('ASK { ?x a "y" }') if t.kind != "ws"]

@@ -1,18 +1,8 @@
-"""RDF terms as SPARQL text, and small helpers about terms.
+"""Small helpers about terms for the engine: strings, lexical forms, keys, canonical forms.
 
-Terms are written into generated queries only through :func:`sparql_term`,
-which serialises pyoxigraph terms (never user strings). Blank nodes cannot be
-named in a SPARQL query (``_:b`` there is a fresh variable), so they raise
-:class:`BlankNodeInQuery`; the engine binds them through pyoxigraph's
-``substitutions`` instead.
-
->>> from pyoxigraph import Literal, NamedNode, Triple
->>> sparql_term(NamedNode("http://example.org/a"))
-'<http://example.org/a>'
->>> sparql_term(Literal('say "hi"', language="en"))
-'"say \\\\"hi\\\\""@en'
->>> sparql_term(Triple(NamedNode("http://e/s"), NamedNode("http://e/p"), Literal("1")))
-'<<( <http://e/s> <http://e/p> "1" )>>'
+Terms are written into generated queries only through :func:`memkg.core.terms.sparql_term`,
+which serialises pyoxigraph terms (never user strings) and refuses blank nodes; the
+engine binds those through pyoxigraph's ``substitutions`` instead.
 """
 
 from __future__ import annotations
@@ -21,41 +11,12 @@ import threading
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from ..terms import GraphName, Resource
-from ..terms import Term as Term
+from ..core.terms import GraphName, Resource
+from ..core.terms import Term as Term
 
-# The engine's names for memkg.terms' types (any graph name a data graph holds; a focus subject).
+# The engine's names for memkg.core.terms' types (any graph name a data graph holds; a focus subject).
 Graph = GraphName
 Subject = Resource
-
-
-class BlankNodeInQuery(ValueError):
-    """A blank node (or a triple term holding one) cannot be written into SPARQL."""
-
-
-def sparql_term(term: Term) -> str:
-    """The SPARQL 1.2 surface form of ``term``; raises :class:`BlankNodeInQuery` for blank nodes."""
-    if isinstance(term, (NamedNode, Literal)):
-        return str(term)
-    if isinstance(term, Triple):
-        return f"<<( {sparql_term(term.subject)} {sparql_term(term.predicate)} {sparql_term(term.object)} )>>"
-    if isinstance(term, BlankNode):
-        raise BlankNodeInQuery(f"blank node {term} cannot be named in a SPARQL query")
-    raise TypeError(f"not an RDF term: {term!r}")
-
-
-def has_blank(term: Term) -> bool:
-    """True for blank nodes and for triple terms that contain one.
-
-    >>> from pyoxigraph import BlankNode, NamedNode
-    >>> has_blank(BlankNode()), has_blank(NamedNode("http://e/a"))
-    (True, False)
-    """
-    if isinstance(term, BlankNode):
-        return True
-    if isinstance(term, Triple):
-        return has_blank(term.subject) or has_blank(term.object)
-    return False
 
 
 def sparql_string(text: str) -> str:

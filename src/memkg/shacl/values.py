@@ -22,7 +22,8 @@ import functools
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Store
 
-from .terms import Term, sparql_string, sparql_term
+from .terms import Term, sparql_string
+from ..core.terms import sparql_term
 from .vocab import RDF, XSD_NS
 
 _STORE = Store()

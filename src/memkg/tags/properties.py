@@ -12,8 +12,8 @@ from urllib.parse import quote, unquote
 
 from pyoxigraph import NamedNode
 
-from ..errors import Refused
-from ..terms import IRI, iri
+from ..core.errors import Refused
+from ..core.terms import IRI, iri
 
 #: Labels starting with this are reserved for the engine.
 RESERVED_PREFIX = "e_"

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from pyoxigraph import NamedNode
 
-from ..terms import datetime_literal
+from ..core.terms import datetime_literal
 from .properties import Version
 
 # -- SPARQL ------------------------------------------------------------------------------

@@ -12,13 +12,13 @@ from typing import Literal as Mode
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
 
-from ..errors import NotFoundError
-from ..terms import datetime_literal, datetime_of, iri, new_id
-from ..vocab import RDF_TYPE, mem
+from ..core.errors import NotFoundError
+from ..core.terms import datetime_literal, datetime_of, iri, new_id
+from ..core.vocab import RDF_TYPE, mem
 
 if TYPE_CHECKING:
-    from ..backends.base import QuadStore
-    from ..policy import Policy
+    from ..store.backends.base import QuadStore
+    from .policy import Policy
     from ..store import MemoryStore
 
 from .properties import (
@@ -81,9 +81,9 @@ class Tags:
     """Edge properties of the records in one graph of a :class:`~memkg.store.MemoryStore`.
 
     ``graph`` is the tenant's graph (None: the shared default graph). With a
-    ``policy`` (:class:`~memkg.policy.Policy`), every write is checked against
+    ``policy`` (:class:`~memkg.tags.policy.Policy`), every write is checked against
     the lanes and source types it declares and refused whole, with a
-    :class:`~memkg.policy.PolicyError`, if it breaks them.
+    :class:`~memkg.tags.policy.PolicyError`, if it breaks them.
 
     Writes: :meth:`add`, :meth:`update`, :meth:`remove`; the reserved
     hyperedges :meth:`connect`/:meth:`disconnect`, :meth:`group`/:meth:`ungroup`,
@@ -294,7 +294,7 @@ class Tags:
         Properties already held are reported in ``already_held``, not repeated;
         reserved (``e_``) labels are skipped and reported in ``rejected``. A
         record's ``lane`` and ``source_type`` are fixed by its first version.
-        Raises :class:`~memkg.policy.PolicyError` when the result breaks the
+        Raises :class:`~memkg.tags.policy.PolicyError` when the result breaks the
         policy, :class:`NotFoundError` for an unknown record (nothing written).
         """
         with self._lock:

@@ -11,7 +11,7 @@ Two engines give the same results:
   Oxigraph by :mod:`memkg.shacl`, over the whole store or only over the focus
   nodes a write touches;
 * ``pyshacl``, the reference: pySHACL over the RDF 1.1 projection of the data
-  (:mod:`memkg.projection`), with the ontology's OWL-RL closure mixed in, its
+  (:mod:`memkg.validation.projection`), with the ontology's OWL-RL closure mixed in, its
   results mapped back to the original terms.
 
 What a data graph is: SHACL validates one graph, memkg keeps one graph per

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pyoxigraph import DefaultGraph
 
-from ..ontology import ONTOLOGY_GRAPH
+from ..core.vocab import ONTOLOGY_GRAPH
 from .results import Graph
-from ..backends.base import QuadStore
+from ..store.backends.base import QuadStore
 
 
 def data_graph_for(graph: Graph) -> list[Graph]:

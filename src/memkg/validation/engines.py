@@ -16,7 +16,7 @@ from functools import cached_property
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
 from ..shacl.written import WrittenForms
-from ..vocab import SH
+from ..core.vocab import SH
 from .dataset import data_graph_for
 from .results import Graph, Result, Term
 
@@ -92,7 +92,7 @@ class PyshaclEngine:
     """pySHACL over the RDF 1.1 projection of the data: the reference engine.
 
     pySHACL cannot read triple terms, so the data is projected
-    (:mod:`memkg.projection`) and every result mapped back. The SHACL 1.2 node
+    (:mod:`memkg.validation.projection`) and every result mapped back. The SHACL 1.2 node
     kind ``sh:TripleTerm`` becomes ``sh:class proj:TripleTerm`` on the
     projection, and its results are reported under the node-kind component
     again. The ontology's OWL-RL closure (computed once, on the ontology alone:
@@ -118,7 +118,7 @@ class PyshaclEngine:
 
     @cached_property
     def _shapes_graph(self):  # type: ignore[no-untyped-def]
-        from ..projection import PROJ, project
+        from .projection import PROJ, project
 
         rewritten: list[Quad] = []
         self._triple_term_shapes: set[Term] = set()
@@ -136,8 +136,8 @@ class PyshaclEngine:
     def _ontology_closure(self):  # type: ignore[no-untyped-def]
         import owlrl
 
-        from ..ontology import ontology_quads
-        from ..projection import project
+        from ..store.ontology import ontology_quads
+        from .projection import project
 
         graph = project([Quad(q.subject, q.predicate, q.object) for q in ontology_quads()]).dataset.default_graph
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
@@ -156,7 +156,7 @@ class PyshaclEngine:
         from rdflib import RDF as RDFNS
         from rdflib import Namespace
 
-        from ..projection import project
+        from .projection import project
 
         shapes_graph = self._shapes_graph
         data = []

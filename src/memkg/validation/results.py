@@ -16,10 +16,10 @@ from pyoxigraph import (
     serialize,
 )
 
-from ..errors import Violation
-from ..terms import Graph as Graph  # re-exported for the validation modules
-from ..terms import Term as Term
-from ..vocab import MEM, MEMX, PROV, RDF, SH, rdf
+from ..core.errors import Violation
+from ..core.terms import Graph as Graph  # re-exported for the validation modules
+from ..core.terms import Term as Term
+from ..core.vocab import MEM, MEMX, PROV, RDF, SH, rdf
 
 if TYPE_CHECKING:
     pass
@@ -91,8 +91,8 @@ class Report:
 
     def to_json(self) -> str:
         """The report as JSON; every term a SPARQL 1.1 JSON results term object
-        (:func:`memkg.results.sparql_term_json`), the message a string."""
-        from ..results import sparql_term_json as term
+        (:func:`memkg.core.json_terms.sparql_term_json`), the message a string."""
+        from ..core.json_terms import sparql_term_json as term
 
         return json.dumps(
             {

@@ -14,8 +14,8 @@ from pyoxigraph import (
     parse,
 )
 
-from ..errors import ParseError
-from ..resources import data_dir
+from ..core.errors import ParseError
+from ..core.resources import data_dir
 from ..shacl.written import WrittenForms
 from .engines import NativeEngine, PyshaclEngine
 from .results import ENGINES, Graph, Result, Term

@@ -16,7 +16,7 @@ from .results import Report
 from .shapes import builtin_shapes, make_engine, read_shapes, validate_graphs
 
 if TYPE_CHECKING:
-    from ..limits import Limits
+    from ..guard.limits import Limits
     from ..store import MemoryStore
 
 #: Bytes an in-memory pyoxigraph store takes per quad (measured: ~600 with memkg's data).
@@ -90,7 +90,7 @@ def validate_store(
 
     ``written``: the literals of the data as written where the store keeps another
     form (the input's, see :func:`validate_files`); None judges the store's own record.
-    ``progress`` is told what is being done (``memkg.cli.output.stderr_progress()``).
+    ``progress`` is told what is being done (``memkg.adapters.cli.output.stderr_progress()``).
     ``in_memory``: validate an in-memory copy of an on-disk store (None, the default:
     when it fits in half the available memory, see :func:`in_memory_copy`; True: always;
     False: never). A store already in memory is validated where it is.
@@ -119,8 +119,8 @@ def validate_files(
     """Validate files as if they were loaded into an empty store (nothing is kept),
     every literal judged as the files write it (not as a store would keep it).
 
-    Raises :class:`~memkg.errors.ParseError` for a file that does not parse, and
-    :class:`~memkg.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
+    Raises :class:`~memkg.core.errors.ParseError` for a file that does not parse, and
+    :class:`~memkg.guard.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
     """
     from ..store import MemoryStore
 

@@ -19,14 +19,15 @@ from pyoxigraph import (
     Triple,
 )
 
-from ..errors import MemkgError, Violation
-from ..ontology import ONTOLOGY_GRAPH, ontology_quads
-from ..vocab import MEMX, SH, mem, prov, rdf, rdfs
+from ..core.errors import MemkgError, Violation
+from ..core.vocab import ONTOLOGY_GRAPH
+from ..store.ontology import ontology_quads
+from ..core.vocab import MEMX, SH, mem, prov, rdf, rdfs
 from .results import Graph, Result, Term
 from .shapes import Engine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
-    from ..backends.base import QuadStore
+    from ..store.backends.base import QuadStore
     from ..store import MemoryStore
 
 # -- validation of writes ------------------------------------------------------------
@@ -122,7 +123,7 @@ class WriteValidator:
         Such a write needs no context from the store (see :meth:`stage`): ``scratch``
         gets the ontology and is validated whole, in place, graph by graph (each told to
         ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
-        same files to the store (:mod:`memkg.first_load`).
+        same files to the store (:mod:`memkg.loading.first_load`).
         """
         graphs: list[Graph] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
         if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
@@ -158,7 +159,7 @@ class WriteValidator:
         quads are taken out of the scratch store after the context is copied;
         their subjects, and whatever refers to a node that loses a type, are
         judged too (see :func:`_touched_by_removal`). ``in_process``: whether ``main`` answers
-        lookups in this process (:class:`memkg.backends.base.Capabilities`); else each lookup is
+        lookups in this process (:class:`memkg.store.backends.base.Capabilities`); else each lookup is
         a request, and they are batched into queries.
         """
         # On a server, asking whether it holds data costs a request, and the general path is exact.
@@ -529,7 +530,7 @@ def _walk_chains(main: QuadStore, starts: Sequence[Term], known: Known) -> set[Q
 
 def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
     """The same walk, one query per step for a whole frontier: a server
-    (:class:`memkg.backends.sparql.ServerStore`) answers each lookup with a request."""
+    (:class:`memkg.store.backends.sparql.ServerStore`) answers each lookup with a request."""
     out: set[Quad] = set()
     seen = set(starts)
     frontier = list(starts)

@@ -21,7 +21,8 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, integer
 from ..incomplete import Excuse
-from ..terms import BlankNodeInQuery, Term, sparql_term
+from ..terms import Term
+from ...core.terms import BlankNodeInQuery, sparql_term
 from ..vocab import SHACL_SPEC, XSD, short
 
 if TYPE_CHECKING:  # pragma: no cover

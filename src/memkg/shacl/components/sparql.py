@@ -41,7 +41,8 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean
 from ..sparqltext import UserQuery
-from ..terms import BlankNodeInQuery, Term, has_blank, sparql_term
+from ..terms import Term
+from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
 from ..vocab import OWL, SH, SH_NS, SHACL_SPEC, SHX, local_name, short
 from .base import Component, Ctx, Fragment, Reader
 

@@ -1,0 +1,66 @@
+"""The ``memkg`` command line: parse arguments, call one library method, format the result.
+
+Library errors become command-line errors at one place, :func:`main`, with the
+exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
+or usage error (nothing written).
+
+The package, module by module:
+
+- ``parser``: the global options (``--store``, ``--endpoint``, …) and the subcommands' layout;
+- ``arguments``: command-line text to a store handle, a query, RDF terms, times;
+- ``output``: short term names, tables, SPARQL results in every format;
+- ``exit_codes``: the exit codes and :class:`UsageError`;
+- one module per group of commands: ``store_commands`` (load, query, view, export, validate,
+  stats), ``time_commands`` (supersede, retract, ingest, history, diff, bisect),
+  ``index_command``, ``tags_commands`` (tags, policy), ``provenance_commands`` (lineage …
+  echoes) and ``serve_command``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ...core.errors import NotFoundError, ParseError, Refused, StoreLockedError, UnknownFormatError
+from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
+from .output import print_table, short, write_results
+from .parser import build_parser
+
+__all__ = [
+    "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
+    "build_parser", "main", "print_table", "short", "write_results",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
+    # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "takes_options", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.unknown = unknown
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.func(args)
+    except Refused as err:  # nothing written
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except UnknownFormatError as err:  # the library names no flags; here the flag is the answer
+        print(f"memkg: {err}; on the command line: --format NAME", file=sys.stderr)
+        return EXIT_ERROR
+    except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # e.g. `memkg export | head`: the reader has all it wants
+        # Python would complain again when it flushes stdout at exit; point it at nothing.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except (ValueError, OSError) as err:  # BrokenPipeError is an OSError: it is caught above
+        print(f"memkg: {err}", file=sys.stderr)
+        return EXIT_ERROR
+

@@ -1,0 +1,150 @@
+"""Turning command-line text into what the library takes: a store handle, a query, RDF terms, times."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pyoxigraph import NamedNode
+
+from ...store import views
+from ...core.errors import MemkgError
+from ...core.prefixes import expand
+from ...store import MemoryStore
+from ...core.terms import parse_datetime
+from ...core.vocab import PREFIXES
+from .exit_codes import UsageError
+
+
+def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
+    """Open the store for a command. Readers open it read-write too: Oxigraph calls a
+    read-only open *undefined behaviour* while another process writes, whereas a
+    read-write open fails cleanly (StoreLockedError) when a server holds the store."""
+    if getattr(args, "endpoint", None):
+        from ...store.backends.sparql import SparqlBackend, token_from_env
+
+        server = SparqlBackend(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
+                               token=token_from_env(args.token), read_only=not write)
+        args.store = server.endpoint  # messages name where the data went (never a password)
+        return _checked_tenant(args, MemoryStore(backend=server), write=write)
+    path = Path(args.store)
+    if not write and not path.exists():
+        raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
+    return _checked_tenant(args, MemoryStore(path), write=write)
+
+
+def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:
+    """``--tenant`` as a full IRI (a prefixed name expanded with the store's prefixes); for a read,
+    a graph that is not in the store is an error naming those that are, never an empty answer."""
+    given = getattr(args, "tenant", None)
+    if not given:
+        return store
+    try:
+        args.tenant = expand(given, store.prefixes)
+        if not write:
+            tenant = NamedNode(args.tenant)
+            if not store.raw.contains_named_graph(tenant):
+                views.require_graph(tenant, store.named_graphs())
+    except BaseException as err:
+        store.close()
+        if isinstance(err, ValueError) and not isinstance(err, MemkgError):
+            raise UsageError(f"--tenant {given!r} is not an IRI: {err}") from None
+        raise
+    return store
+
+
+def read_query_argument(text: str) -> str:
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise UsageError(f"{path}: no such query file")
+        return path.read_text(encoding="utf-8")
+    return text
+
+
+def parse_term(text: str) -> Any:
+    """A term as written in Turtle: <iri>, a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:),
+    "a literal", "x"@en, "1"^^xsd:decimal, 42, true. Parsed by pyoxigraph, never pasted into queries."""
+    from pyoxigraph import RdfFormat, parse
+
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
+    try:
+        (quad,) = list(parse(f'{head}<urn:memkg:s> <urn:memkg:p> {text} .', format=RdfFormat.TURTLE))
+    except (SyntaxError, ValueError):
+        raise UsageError(f"not an RDF term: {text!r} (write <iri>, prefix:name, \"text\", 42 or true)") from None
+    return quad.object
+
+
+def parse_time(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        t = parse_datetime(text)
+    except ValueError:
+        raise UsageError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise UsageError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
+    return t
+
+
+# -- options many commands share (one wording everywhere in `memkg --help`) ------------------
+
+
+def tenant_option(p: argparse.ArgumentParser, help: str = "restrict to one tenant's graph") -> None:
+    p.add_argument("--tenant", metavar="IRI", help=help)
+
+
+class _DeprecatedGraph(argparse.Action):
+    """``--graph IRI``: the old name of a write's ``--tenant``, still taken, with a note."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        import sys
+
+        print("memkg: note: --graph is deprecated; write --tenant (the same graph IRI)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> None:
+    """``--tenant IRI`` for commands that write into (or export) one graph, as reads take it;
+    ``--graph`` is kept as a deprecated alias. The value lands in ``args.graph``."""
+    p.add_argument("--tenant", dest="graph", metavar="IRI", help=help)
+    p.add_argument("--graph", dest="graph", metavar="IRI", action=_DeprecatedGraph, help=argparse.SUPPRESS)
+
+
+def format_option(p: argparse.ArgumentParser, choices: Sequence[str], default: str) -> None:
+    p.add_argument("--format", default=default, choices=choices, help=f"output format (default: {default})")
+
+
+#: The limits (memkg.guard.limits.Limits) each command takes as options, and their help.
+LIMIT_HELP = {
+    "max_depth": ("N", "refuse input nesting triple terms (or SPARQL brackets) deeper than this (default: 64)"),
+    "max_literal": ("CHARS", "refuse a literal longer than this (default and most: 16 MiB, the RDF parser's limit)"),
+    "max_query": ("BYTES", "refuse a SPARQL query longer than this with 400 (default: 1 MiB; 0: no limit)"),
+    "max_update": ("BYTES", "refuse a SPARQL update longer than this with 400 (default: 4 MiB; 0: no limit)"),
+}
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, *names: str) -> None:
+    """``--max-depth`` and friends (see memkg.guard.limits), each defaulting to the library's value."""
+    for name in names:
+        metavar, text = LIMIT_HELP[name]
+        parser.add_argument("--" + name.replace("_", "-"), type=int, metavar=metavar, dest=name, help=text)
+
+
+def limits_from(args: argparse.Namespace) -> Any:
+    """The :class:`memkg.guard.limits.Limits` the options give (UsageError for a value out of range)."""
+    import dataclasses
+
+    from ...guard.limits import DEFAULT
+
+    given = {n: getattr(args, n) for n in LIMIT_HELP if getattr(args, n, None) is not None}
+    for name in ("max_query", "max_update"):
+        if given.get(name) == 0:
+            given[name] = None
+    try:
+        return dataclasses.replace(DEFAULT, **given)
+    except ValueError as err:
+        raise UsageError(str(err)) from None

@@ -1,0 +1,419 @@
+"""What the endpoint does, apart from HTTP: queries, views, updates and the Graph Store.
+
+Reads (queries, views, recall, pictures) go to the worker pool, each on the current
+snapshot; writes happen here,
+in the server process (the only one with the store open read-write), through
+the store's validated write path, under its write lock, and publish a new
+snapshot before the lock is released, so the next query sees the write.
+
+No untrusted SPARQL is parsed or evaluated here: an update is planned by a
+worker (sandboxed when the server has tokens, killed past ``--timeout``, the
+write lock released with it) on the current snapshot, and only its planned,
+validated change is applied here. A restricted token's write is judged against
+the graphs it can read (tenant-blind: see docs/endpoint-security.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import email.policy
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email.parser import BytesParser
+from typing import Any
+
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+
+from ...store import views
+from ...core.errors import ParseError, UnknownFormatError
+from ...guard.limits import DEFAULT as DEFAULT_LIMITS
+from ...guard.limits import Limits, count_openings, guarded, nesting_depth
+from ...core.vocab import ONTOLOGY_GRAPH
+from ...store import MemoryStore, rdf_format
+from ...core.terms import Graph, parse_datetime
+from ...validation.writes import time_limit as validation_time_limit
+from . import negotiation as neg
+from . import rights
+from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
+from .jobs import Answer, Confinement, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, UpdateJob
+from .pool import QueryTimeout, WorkerPool, WorkerShares
+from .rights import Forbidden, Grant, UpdateSummary
+from .snapshots import Generation, Snapshots
+
+
+
+#: Times an update is planned without the write lock before it is planned under it.
+OPTIMISTIC_ATTEMPTS = 2
+
+#: 1 GiB: a Graph Store PUT of a large TriG file fits, a runaway client does not fill memory.
+DEFAULT_MAX_BODY = DEFAULT_LIMITS.max_body
+
+
+@dataclass(frozen=True)
+class Settings:
+    read_only: bool = False
+    timeout: float | None = 60.0  #: seconds a query or update may run; None: no limit
+    workers: int = 2
+    limits: Limits = DEFAULT_LIMITS  #: sizes and nesting of requests (memkg.guard.limits)
+
+    @property
+    def max_body(self) -> int | None:
+        """Bytes a request body may have (413 beyond); None: no limit."""
+        return self.limits.max_body
+
+
+@dataclass(frozen=True)
+class GraphWrite:
+    """What a Graph Store write did: whether it created the graph, and the quads it changed."""
+
+    created: bool
+    removed: int
+    added: int
+
+
+class Endpoint:
+    """The endpoint over one open store: owns its snapshots and its worker pool."""
+
+    def __init__(self, store: MemoryStore, settings: Settings, *, tokens: rights.TokenCheck | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.tokens = tokens
+        self.snapshots = Snapshots(store)
+        try:
+            with store.lock():
+                self.snapshots.publish()
+            # With tokens, the workers have no network (memkg.guard.sandbox), or the server does not start.
+            self.pool = WorkerPool(settings.workers, sandboxed=tokens is not None)
+            self.shares = WorkerShares(settings.workers)
+        except BaseException:
+            self.snapshots.close()
+            raise
+        self._closed = threading.Event()
+
+    # -- who -----------------------------------------------------------------------------
+
+    def grant(self, authorization: str | None) -> Grant:
+        return rights.grant(self.tokens, authorization)
+
+    # -- reading (in the workers) ----------------------------------------------------------
+
+    def query(
+        self,
+        grant: Grant,
+        text: str,
+        *,
+        default_graph_uris: Sequence[str] = (),
+        named_graph_uris: Sequence[str] = (),
+        accept: str | None = None,
+        format: str | None = None,
+        base_iri: str | None = None,
+    ) -> Answer:
+        if not neg.accepts_any(accept, format):
+            raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
+        limits = self.settings.limits
+        # Its size, brackets and nesting are measured here, before a worker is taken: a regular
+        # expression at C speed over at most --max-query bytes (memkg.guard.limits). The worker works
+        # out its dataset: the text is parsed there only.
+        limits.check_query(text)
+        confine = Confinement(grant, tuple(default_graph_uris), tuple(named_graph_uris))
+        answer: Answer = self._read(
+            lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant
+        )
+        return answer
+
+    def view(
+        self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
+    ) -> Answer:
+        bound = views.bind(views.get_view(name), params, prefixes=self.store.prefixes)
+        dataset = rights.view_options(grant, bound.tenant)
+        if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
+            views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
+        answer: Answer = self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
+        return answer
+
+    def get_graph(
+        self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
+    ) -> Answer:
+        if graph is None:
+            if grant.restricted:
+                raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
+            answer: Answer = self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
+            return answer
+        rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
+        answer = self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
+        return answer
+
+    def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
+        timeout = self.settings.timeout
+        with self.shares.slot(grant), self.snapshots.reading() as generation:
+            reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0, what=what)
+        if isinstance(reply, Failure):
+            raise_failure(reply)
+        return reply
+
+    def recall(self, grant: Grant, query: str, *, tenant: str | None = None, k: str = "10",
+               valid_at: str | None = None, known_at: str | None = None, packet: str = "false") -> Answer:
+        """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
+        default graph), in a worker like a query (killed past ``--timeout``), on the current
+        snapshot and the recall index it links to."""
+        if grant.restricted and tenant is not None and NamedNode(_iri_parameter(tenant, "tenant")) not in (grant.tenants or ()):
+            raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
+        tenants = (_iri_parameter(tenant, "tenant"),) if tenant is not None else (
+            tuple(sorted(t.value for t in grant.tenants or ())) if grant.restricted else None)
+        if packet not in ("true", "false"):
+            raise BadRequest(f"packet is true or false, not {packet!r}")
+        try:
+            count = int(k)
+        except ValueError:
+            raise BadRequest(f"k is a whole number, not {k!r}") from None
+        if not 1 <= count <= 1000:
+            raise BadRequest(f"k must be between 1 and 1000, got {count}")
+        self.settings.limits.check_size("max_query", len(query.encode("utf-8", "surrogatepass")), "the question")
+        valid, known = _time_parameter(valid_at, "valid_at"), _time_parameter(known_at, "known_at")
+        # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
+        self.store.recall_index()
+        answer: Answer = self._read(
+            lambda gen: RecallJob(str(gen.path), query, tenants, count, valid, known, packet == "true"), "recall", grant)
+        return answer
+
+    def picture(self, grant: Grant, kind: str, params: dict[str, list[str]]) -> Answer:
+        """``GET /pictures[/KIND]`` (:mod:`.pictures_route`), in a worker like a query."""
+        answer: Answer = self._read(lambda gen: PictureJob(str(gen.path), grant, kind, params), "picture", grant)
+        return answer
+
+    # -- writing (here, serialized by the store's write lock) ----------------------------------
+
+    def update(
+        self,
+        grant: Grant,
+        text: str,
+        *,
+        using_graphs: Sequence[str] = (),
+        using_named_graphs: Sequence[str] = (),
+        base_iri: str | None = None,
+    ) -> UpdateSummary:
+        self._check_writes(grant)
+        limits = self.settings.limits
+        limits.check_update(text)  # size, brackets and nesting, as for a query
+        job = UpdateJob("", text, grant, tuple(using_graphs), tuple(using_named_graphs), base_iri)
+        # Planned without the write lock, on the snapshot current when planning starts: a
+        # runaway update never holds the lock (it is stopped at --timeout before taking it).
+        # A plan is applied only if no write committed meanwhile; else it is planned again,
+        # the last time under the lock (bounded by --timeout too).
+        for attempt in range(OPTIMISTIC_ATTEMPTS + 1):
+            locked = attempt == OPTIMISTIC_ATTEMPTS
+            with self.store.lock() if locked else contextlib.nullcontext():
+                planned_on = self.snapshots.current.number
+                plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update", grant)
+            with self._writing(), self.store.lock():
+                if self.snapshots.current.number != planned_on:
+                    continue  # another write committed while this one was planned
+                removed = self.store.change(
+                    remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
+                )
+                self.snapshots.publish()
+                return UpdateSummary(removed=removed, added=len(plan.add))
+        raise AssertionError("unreachable: the last attempt plans under the write lock")
+
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        """A write holds the lock (waiting for it included) and validates within ``--timeout``:
+        past it the write stops with nothing written (503), so no write holds others' past it."""
+        return validation_time_limit(self.settings.timeout)
+
+    def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
+        """Replace ``graph`` with the payload, in one atomic, validated write."""
+        self._check_graph(grant, graph)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
+                              timeout=self.settings.timeout)
+        with self._writing(), self.store.lock():
+            existed = self._exists(graph)
+            old = list(self.store.quads(graph=graph))
+            removed = self.store.change(
+                remove=old, add=quads, source=f"PUT {_label(graph)}", visible=rights.visible_graphs(grant)
+            )
+            self.snapshots.publish()
+        return GraphWrite(created=not existed, removed=removed, added=len(quads))
+
+    def post_graph(
+        self, grant: Grant, graph: Graph | None, payload: bytes, content_type: str | None, *, base_iri: str
+    ) -> GraphWrite:
+        """Add the payload to ``graph`` (or, for None, a TriG/N-Quads payload to its own graphs)."""
+        self._check_writes(grant)
+        quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
+                              timeout=self.settings.timeout)
+        for target in {q.graph_name for q in quads} | ({graph} if graph is not None else set()):
+            self._check_graph(grant, target)
+        with self._writing(), self.store.lock():
+            existed = graph is None or self._exists(graph)
+            added = self.store.write(quads, source=f"POST {_label(graph)}", visible=rights.visible_graphs(grant))
+            self.snapshots.publish()
+        return GraphWrite(created=not existed, removed=0, added=added)
+
+    def delete_graph(self, grant: Grant, graph: Graph) -> GraphWrite:
+        self._check_graph(grant, graph)
+        with self._writing(), self.store.lock():
+            if not self._exists(graph):
+                raise LookupError(f"no graph {graph} in the store")
+            removed = self.store.change(
+                remove=list(self.store.quads(graph=graph)), source=f"DELETE {_label(graph)}",
+                visible=rights.visible_graphs(grant),
+            )
+            if isinstance(graph, NamedNode):
+                self.store.backend.remove_graph(graph)  # the (now empty) graph's name goes too
+            self.snapshots.publish()
+        return GraphWrite(created=False, removed=removed, added=0)
+
+    def _exists(self, graph: Graph) -> bool:
+        return isinstance(graph, DefaultGraph) or self.store.raw.contains_named_graph(graph)
+
+    def _check_writes(self, grant: Grant) -> None:
+        if self.settings.read_only:
+            raise WritesRefused("this server runs with --read-only: writes are refused")
+        if not grant.write:
+            raise Forbidden(f"token {grant.token_name} may not write" if grant.token_name else "this token may not write")
+
+    def _check_graph(self, grant: Grant, graph: Graph) -> None:
+        self._check_writes(grant)
+        if graph == ONTOLOGY_GRAPH:
+            raise Forbidden(f"{graph} is memkg's ontology graph; memkg maintains it, writes to it are refused")
+        if not rights.can_write_graph(grant, graph):
+            raise Forbidden(f"this token may not write graph {_label(graph)}")
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def health(self, grant: Grant | None) -> dict[str, object]:
+        """Liveness. Without a grant (no token on a server with tokens): the status alone. With
+        a tenant's token: the server's settings, nothing about other tenants' activity (the
+        snapshot number counts everyone's writes). The rest only on a server without tokens."""
+        status: dict[str, object] = {"status": "closing" if self._closed.is_set() else "ok"}
+        if grant is None:
+            return status
+        status |= {"read_only": self.settings.read_only, "timeout": self.settings.timeout}
+        if grant.restricted:
+            return status
+        return status | {
+            "snapshot": self.snapshots.current.number if not self._closed.is_set() else None,
+            "workers": self.pool.pids(),
+        }
+
+    def close(self, grace: float) -> None:
+        """Stop the workers (busy ones get ``grace`` s), wait for a write in progress, close the store."""
+        self._closed.set()
+        self.pool.close(grace)
+        with self.store.lock():
+            self.snapshots.close()
+            self.store.close()
+
+
+def _iri_parameter(value: str, name: str) -> str:
+    try:
+        return NamedNode(value).value
+    except ValueError as err:
+        raise BadRequest(f"{name}={value!r} is not an IRI: {err}") from None
+
+
+def _time_parameter(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        t = parse_datetime(value)
+    except ValueError:
+        raise BadRequest(f"{name}={value!r} is not a date-time (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise BadRequest(f"{name}={value!r} has no timezone")
+    return t
+
+
+def _label(graph: Graph | None) -> str:
+    if graph is None:
+        return "the store"
+    return "the default graph" if isinstance(graph, DefaultGraph) else f"graph {graph}"
+
+
+def payload_format(content_type: str | None) -> RdfFormat:
+    """The RDF format of a request body, from its Content-Type (415 if it is not one we read)."""
+    if not content_type:
+        raise UnsupportedMediaType("the request body needs a Content-Type (text/turtle, application/n-triples, …)")
+    fmt = neg.by_name(content_type, neg.GRAPH_FORMATS)
+    if fmt is None:
+        kinds = ", ".join(f.media_type for f in neg.GRAPH_FORMATS)
+        raise UnsupportedMediaType(f"cannot read a body of type {content_type}; send one of {kinds}")
+    return neg.GRAPH_SERIALIZERS[fmt.name]
+
+
+def parse_payload(
+    payload: bytes, content_type: str | None, *, base_iri: str, into: Graph | None, limits: Limits = DEFAULT_LIMITS,
+    timeout: float | None = None,
+) -> list[Quad]:
+    """The quads of a Graph Store body: its triples go ``into`` the target graph.
+
+    A dataset body (TriG, N-Quads) sent to one graph may only name that graph:
+    a Graph Store request writes the graph it names and no other.
+
+    Bounded: a body with more ``<<`` and ``{|`` than ``--max-depth`` has the nesting of
+    its first 64 KiB measured before the parser sees it (a regular expression at C speed:
+    a deep body is refused in milliseconds); past them, each quad's depth is checked as
+    it comes out of a parser whose stack holds the body's every ``<<`` (memkg.guard.limits.guarded),
+    and past ``timeout`` seconds the parse stops with :class:`~.pool.QueryTimeout`
+    (it runs in the server, before the write lock is taken: it holds no other write).
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if content_type and content_type.split(";")[0].strip().lower() == "multipart/form-data":
+        quads = []
+        for part_type, part, name in _form_parts(payload, content_type):
+            try:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                quads += parse_payload(part, part_type, base_iri=base_iri, into=into, limits=limits, timeout=left)
+            except ParseError as err:  # say which part of the form is wrong
+                raise ParseError(err.reason, file=f"<form part {name}>", line=err.line, column=err.column) from None
+        return quads
+    fmt = payload_format(content_type)
+    quads = []
+    openings = count_openings(payload)
+    if openings > limits.max_depth:  # fewer cannot nest past it: most bodies are never scanned
+        limits.check_rdf(payload, source="the request body", whole=False)  # the rest: quad by quad, in guarded
+    parser = guarded(
+        lambda: parse(payload, fmt, base_iri=base_iri, rename_blank_nodes=True),
+        openings=openings, limits=limits, source="the request body", scan=lambda: nesting_depth(payload),
+    )
+    try:
+        for q in parser:
+            if deadline is not None and len(quads) % 4096 == 0 and time.monotonic() > deadline:
+                assert timeout is not None
+                raise QueryTimeout(timeout, "parse of the request body")
+            if into is not None and q.graph_name != into:
+                if not isinstance(q.graph_name, DefaultGraph):
+                    raise BadRequest(
+                        f"the body puts triples in graph {q.graph_name}, but this request writes {_label(into)}"
+                    )
+                q = Quad(q.subject, q.predicate, q.object, into)
+            quads.append(q)
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file="<request body>") from None
+    return quads
+
+
+def _form_parts(payload: bytes, content_type: str) -> list[tuple[str | None, bytes, str]]:
+    """The parts of a ``multipart/form-data`` body (Graph Store Protocol §5.5: each part is an RDF
+    document to merge): (its Content-Type, or one told from its file name; its bytes; its name)."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + payload
+    )
+    if not message.is_multipart():
+        raise BadRequest("the multipart/form-data body has no parts (is its boundary right?)")
+    parts = []
+    for part in message.iter_parts():
+        name = part.get_filename() or part.get_param("name", header="content-disposition") or "?"
+        declared = part.get("Content-Type")
+        if declared is None:
+            try:
+                declared = rdf_format(str(name)).media_type
+            except UnknownFormatError:
+                pass  # payload_format() says what is missing
+        body = part.get_payload(decode=True)
+        parts.append((None if declared is None else str(declared), body if isinstance(body, bytes) else b"", str(name)))
+    return parts

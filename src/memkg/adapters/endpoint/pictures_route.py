@@ -1,0 +1,80 @@
+"""``/pictures``: the pictures of :mod:`memkg.adapters.pictures` over HTTP, for the query page and any client.
+
+| path | does |
+|---|---|
+| ``GET /pictures`` | JSON: the picture kinds, the formats, and the store's prefixes (for compact IRIs) |
+| ``GET /pictures/KIND?claim=IRI[&claim=…][&tenant=IRI][&format=svg|dot|json]`` | one picture |
+
+KIND is ``history``, ``lineage``, ``support`` or ``packet`` (which takes several
+``claim``). IRIs may be prefixed names with the store's prefixes. A token limited to
+tenants must name one of them (or have exactly one); a picture reads that tenant's
+graph and the shared ones only, as a view does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pyoxigraph import NamedNode
+
+from .. import pictures
+from ...store import views
+from ...guard.access import Forbidden, Grant
+from ...core.prefixes import expand
+from .failures import BadRequest
+
+
+def answer(store: Any, grant: Grant, kind: str, params: Mapping[str, Sequence[str]]) -> tuple[str, bytes]:
+    """The content type and body answering ``GET /pictures/KIND`` (``kind`` "" for the index)."""
+    prefixes = store.prefixes
+    if not kind:
+        visible = {p: ns for p, ns in prefixes.items()}
+        body = {"kinds": list(pictures.KINDS), "formats": list(pictures.FORMATS), "prefixes": visible}
+        return "application/json", json.dumps(body).encode()
+    if kind not in pictures.KINDS:
+        raise LookupError(f"no picture at /pictures/{kind}; there are {', '.join(pictures.KINDS)}")
+    claims = [expand(c, prefixes) for c in params.get("claim", []) if c.strip()]
+    if not claims or (kind != "packet" and len(claims) != 1):
+        raise BadRequest(f"/pictures/{kind} needs {'one or more' if kind == 'packet' else 'exactly one'} claim=IRI")
+    fmt = _one(params, "format") or "svg"
+    if fmt not in pictures.FORMATS:
+        raise BadRequest(f"format={fmt!r}: pictures come as {', '.join(pictures.FORMATS)}")
+    tenant = _tenant(store, grant, _one(params, "tenant"), prefixes)
+    for claim in claims:
+        try:
+            NamedNode(claim)
+        except ValueError as err:
+            raise BadRequest(f"claim={claim!r} is not an IRI: {err}") from None
+    drawing = pictures.picture(store, kind, claims if kind == "packet" else claims[0], tenant=tenant,
+                               prefixes=prefixes)
+    return pictures.CONTENT_TYPES[fmt], pictures.render(drawing, fmt).encode("utf-8")
+
+
+def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:
+    values = [v for v in params.get(name, []) if v.strip()]
+    if len(values) > 1:
+        raise BadRequest(f"the request has {len(values)} {name!r} parameters; give one")
+    return values[0].strip() if values else None
+
+
+def _tenant(store: Any, grant: Grant, given: str | None, prefixes: Mapping[str, str]) -> str | None:
+    """The tenant the picture reads: the one given (checked against the grant and the store), the
+    grant's only tenant, or (an open server) every graph."""
+    if given is None:
+        if not grant.restricted:
+            return None
+        if len(grant.tenants or ()) != 1:
+            raise Forbidden("this token has several tenants: name one with tenant=IRI")
+        return next(iter(grant.tenants or ())).value
+    try:
+        tenant = NamedNode(expand(given, prefixes))
+    except ValueError as err:
+        raise BadRequest(f"tenant={given!r} is not an IRI: {err}") from None
+    if grant.restricted and tenant not in (grant.tenants or ()):
+        raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
+    if not store.raw.contains_named_graph(tenant):
+        known = [g for g in store.named_graphs() if grant.can_see(g)]
+        views.require_graph(tenant, known)
+    return tenant.value

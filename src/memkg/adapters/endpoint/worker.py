@@ -1,0 +1,261 @@
+"""A query worker: a child process that runs queries on read-only snapshots.
+
+pyoxigraph cannot cancel a query, so queries run here, in a process the server
+can kill when one runs past its deadline. A worker never opens the live store
+(Oxigraph calls a read-only open beside a writer undefined behaviour): it opens
+the snapshot a job names (an immutable RocksDB checkpoint, see
+:mod:`memkg.adapters.endpoint.snapshots`) and keeps it open until a job names a newer one.
+
+The worker serializes answers itself, so only bytes cross the pipe.
+
+A worker serving tokens is *sandboxed* (:mod:`memkg.guard.sandbox`): before its first
+job it forbids itself every socket but Unix ones, so no SPARQL it runs (SERVICE,
+LOAD, however spelled) reaches the network. It also plans updates
+(:class:`~.jobs.UpdateJob`): the server applies the plan, never the text. Jobs run
+on a thread with a large stack: Oxigraph's parsers recurse, so a request's thread
+gets the stack its count of opening brackets could need whatever the reading of
+its text (:func:`memkg.guard.limits.sparql_stack`), not what a scan of it says.
+
+Recall and pictures run here too (:class:`~.jobs.RecallJob`, :class:`~.jobs.PictureJob`):
+memkg's own code over the snapshot, killed past ``--timeout`` like a query.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import threading
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
+
+from ...guard import access
+from ...guard import sandbox
+from ...store import claim_index
+from ...core.errors import ParseError
+from ...guard.limits import MAX_SPARQL_BRACKETS, SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
+from ...history.updates import UnsupportedUpdate, UpdateError, plan_update
+from ...core.vocab import ONTOLOGY_GRAPH
+from ...recall import INDEX_FILE, RecallIndex, default_embedder
+from ...store import MemoryStore
+from ...core.vocab import PREFIXES
+from . import negotiation as neg
+from . import jobs
+from .jobs import Answer, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, Reply, UpdateJob
+
+#: The first message a worker sends: it has imported everything and is ready.
+READY = "ready"
+#: The stack of the thread that runs a job without SPARQL text (virtual memory: pages are
+#: used as it grows); a SPARQL job's is memkg.guard.limits.sparql_stack of its text.
+JOB_STACK = SPARQL_STACK_BASE
+#: Seconds after which a job runs at the lowest CPU priority (nice 19).
+LONG_JOB = 0.5
+
+
+class _Snapshots:
+    """The one snapshot this worker has open, as a read-only :class:`~memkg.MemoryStore`."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.store: MemoryStore | None = None
+        self._recall: RecallIndex | None = None
+
+    def recall_index(self) -> RecallIndex:
+        """The server's recall index, read-only, kept for the worker's life and brought up to
+        date before each recall (:meth:`~memkg.recall.RecallIndex.follow`): loading its vectors
+        whole after every write would cost ~1 s a worker at 100,000 documents."""
+        if self._recall is None:
+            assert self.path is not None
+            live = (Path(self.path) / INDEX_FILE).resolve()  # the snapshot links to it
+            if not live.exists():
+                raise PermissionError("the store has no recall index yet")
+            # Ranking reads quads from the store it is given, never the index's own: an empty one.
+            self._recall = RecallIndex(Store(), live, default_embedder(), read_only=True)
+        else:
+            self._recall.follow()
+        return self._recall
+
+    def open(self, path: str) -> MemoryStore:
+        if path != self.path:
+            if self.store is not None:
+                self.store.close()  # release the older snapshot's files first
+                self.store = None
+            self.store = MemoryStore(path, read_only=True, validation=None)
+            self.path = path
+        assert self.store is not None
+        return self.store
+
+
+def main(conn: Connection, sandboxed: bool = False) -> None:
+    """The worker: sandbox itself if asked (before any other thread starts), then serve jobs."""
+    if sandboxed:
+        try:
+            sandbox.install()
+        except sandbox.SandboxUnavailable as err:
+            jobs.send(conn, f"sandbox unavailable: {err}")
+            return
+    # Ctrl-C and SIGTERM are for the server, which shuts its workers down in order.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_server, args=(conn.fileno(),), name="memkg-orphan-check", daemon=True).start()
+    _serve(conn)
+
+
+def _serve(conn: Connection) -> None:
+    """The worker's loop: a job in, a reply out, until the pipe closes or a None arrives."""
+    snapshots = _Snapshots()
+    jobs.send(conn, READY)
+    while True:
+        try:
+            job = jobs.receive(conn)
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        jobs.send(conn, _run_on_own_thread(job, snapshots))
+
+
+def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
+    """Run one job on a fresh thread (with the large stack); a job still running after
+    :data:`LONG_JOB` seconds goes to the lowest CPU priority, so that a runaway request
+    (stopped at ``--timeout`` anyway) takes CPU only from what nobody else wants. The
+    thread ends with the job: the next one starts at the normal priority again."""
+    replies: list[Reply] = []
+    text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
+    stack = sparql_stack(text) if text else JOB_STACK
+    if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
+        return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
+                                "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS)
+    threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
+    try:
+        thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
+        thread.start()
+    finally:
+        threading.stack_size(0)
+    thread.join(LONG_JOB)
+    if thread.is_alive() and thread.native_id is not None and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, thread.native_id, 19)
+        except OSError:
+            pass  # a politeness, not a guarantee
+        thread.join()
+    return replies[0]
+
+
+def _exit_with_server(fd: int) -> None:
+    """A server killed outright (SIGKILL, OOM) cannot stop its workers: each notices alone.
+
+    An idle worker sees its pipe close, but one in a long query would run on; pyoxigraph
+    releases the GIL while it evaluates, so this thread, waiting for the server's end of
+    the pipe to hang up (the worker's parent is the fork server, not the server), gets to
+    end the process at once.
+    """
+    poller = select.poll()
+    poller.register(fd, getattr(select, "POLLRDHUP", 0x2000))
+    while True:
+        if poller.poll():
+            os._exit(1)
+
+
+def run(job: Job, snapshots: _Snapshots) -> Reply:
+    try:
+        memory = snapshots.open(job.snapshot)
+        store = memory.backend.local_store()
+        if isinstance(job, QueryJob):
+            return _query(store, job)
+        if isinstance(job, UpdateJob):
+            return _plan(store, job)
+        if isinstance(job, RecallJob):
+            return _recall(memory, snapshots.recall_index(), job)
+        if isinstance(job, PictureJob):
+            return _picture(memory, job)
+        return _graph(store, job)
+    except ParseError as err:
+        return Failure("parse", err.reason, err.line, err.column, source=err.file)
+    except LimitExceeded as err:
+        return Failure("limit", str(err), limit=err.limit, value=err.value)
+    except access.Forbidden as err:
+        return Failure("forbidden", str(err))
+    except UnsupportedUpdate as err:
+        return Failure("unsupported", str(err))
+    except neg.NotAcceptable as err:
+        return Failure("not-acceptable", str(err))
+    except LookupError as err:
+        return Failure("not-found", str(err.args[0]) if err.args else "not found")
+    except (UpdateError, ValueError) as err:
+        return Failure("bad-request", str(err))
+    except Exception as err:  # noqa: BLE001 - the server turns it into a 500 with the message
+        if sandbox.installed() and "os error 13" in str(err):  # EACCES from the sandbox's socket()
+            return Failure("forbidden", "the request tried to reach the network (SERVICE or LOAD), "
+                                        "which this server's sandbox forbids")
+        return Failure("error", f"{type(err).__name__}: {err}")
+
+
+def _query(store: Store, job: QueryJob) -> Answer:
+    dataset = job.dataset
+    if job.confine is not None:  # its size and nesting were checked by the server
+        c = job.confine
+        dataset = access.query_options(
+            c.grant, job.query, default_graph_uris=c.default_graph_uris, named_graph_uris=c.named_graph_uris,
+            base_iri=job.base_iri,
+        )
+    try:
+        results = store.query(job.query, prefixes=PREFIXES, base_iri=job.base_iri, **dataset)
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file="<query>", sparql=job.query) from None
+    if isinstance(results, QueryTriples):
+        fmt = neg.choose(job.accept, neg.GRAPH_FORMATS, override=job.format)
+        return Answer(200, neg.content_type(fmt), _serialize_graph(results, fmt))
+    fmt = neg.choose(job.accept, neg.TABLE_FORMATS, override=job.format)
+    body = results.serialize(format=neg.TABLE_SERIALIZERS[fmt.name]) or b""
+    return Answer(200, neg.content_type(fmt), body)
+
+
+def _plan(store: Store, job: UpdateJob) -> Plan:
+    change = plan_update(
+        store, job.update, grant=job.grant, using_graphs=job.using_graphs,
+        using_named_graphs=job.using_named_graphs, base_iri=job.base_iri, limits=None,
+    )
+    return Plan(change.remove, change.add)
+
+
+def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Answer:
+    from ...recall import answer
+
+    found = answer(memory, job.query, tenants=job.tenants, k=job.k, valid_at=job.valid_at, known_at=job.known_at,
+                   packet=job.packet, index=index)
+    return Answer(200, "application/json", json.dumps(found.to_dict()).encode())
+
+
+def _picture(memory: MemoryStore, job: PictureJob) -> Answer:
+    from . import pictures_route
+
+    content_type, body = pictures_route.answer(memory, job.grant, job.kind, job.params)
+    return Answer(200, content_type, body)
+
+
+def _graph(store: Store, job: GraphJob) -> Answer:
+    if job.graph is None:
+        fmt = neg.choose(job.accept, neg.DATASET_FORMATS, override=job.format)
+        quads = (q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name != ONTOLOGY_GRAPH)
+    else:
+        if not isinstance(job.graph, DefaultGraph) and not store.contains_named_graph(job.graph):
+            raise LookupError(f"no graph {job.graph} in the store")
+        fmt = neg.choose(job.accept, neg.GRAPH_FORMATS, override=job.format)
+        quads = store.quads_for_pattern(None, None, None, job.graph)
+    # memkg's index triples are derived data, rebuilt on every write: never part of a graph's content.
+    data = (q for q in quads if not claim_index.is_index_quad(q))
+    if job.head:
+        return Answer(200, neg.content_type(fmt), b"")
+    rdf_format = neg.GRAPH_SERIALIZERS[fmt.name]
+    items = data if rdf_format.supports_datasets else (q.triple for q in data)
+    return Answer(200, neg.content_type(fmt), _serialize_graph(items, fmt))
+
+
+def _serialize_graph(items: object, fmt: neg.Format) -> bytes:
+    rdf_format = neg.GRAPH_SERIALIZERS[fmt.name]
+    prefixes = PREFIXES if rdf_format in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
+    return serialize(items, format=rdf_format, prefixes=prefixes) or b""

@@ -1,0 +1,132 @@
+"""memkg's exceptions.
+
+Few and specific, each carrying the identifiers a user needs to find the fault:
+file, line and column for bad input; shape and focus node for a refused write.
+They derive from the standard exceptions callers already catch (``SyntaxError``,
+``ValueError``, ``OSError``), the way pyoxigraph's do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class MemkgError(Exception):
+    """Base class of every error memkg raises on purpose."""
+
+
+def rebuilt(cls: type[BaseException], args: tuple[Any, ...], keywords: dict[str, Any]) -> BaseException:
+    """``cls(*args, **keywords)``: how an error with keyword-only fields is unpickled (the
+    first load hands its errors from another process, :mod:`memkg.loading.first_load`)."""
+    return cls(*args, **keywords)
+
+
+class ParseError(MemkgError, SyntaxError):
+    """RDF or SPARQL input that does not parse.
+
+    ``file``, ``line`` and ``column`` locate the fault (1-based; any may be None
+    when the parser could not tell, e.g. for text given inline).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.column = column
+        self.reason = message
+        where = ":".join(str(x) for x in (self.file or "<input>", line, column) if x is not None)
+        super().__init__(f"{where}: {message}")
+        # SyntaxError's own fields, so tracebacks and IDEs point at the spot.
+        self.filename, self.lineno, self.offset = self.file, line, column
+        self.msg = f"{where}: {message}"
+
+    def __str__(self) -> str:  # SyntaxError.__str__ would append "(file, line N)" again
+        return self.msg
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.reason,), {"file": self.file, "line": self.line, "column": self.column})
+
+    @classmethod
+    def from_syntax_error(cls, err: SyntaxError, *, file: str | Path | None = None,
+                          sparql: str | None = None, update: bool = False) -> "ParseError":
+        """Wrap a pyoxigraph ``SyntaxError``, keeping its position. Given the ``sparql`` text
+        that failed, the reason is said in one plain line (:mod:`memkg.core.sparql_errors`)."""
+        reason = str(err.args[0]) if err.args else str(err)
+        line, column = err.lineno, err.offset
+        if line is None:  # SPARQL errors carry the position in the text: "error at 3:14: …"
+            m = re.match(r"error at (\d+):(\d+): ?(.*)", reason, re.DOTALL)
+            if m:
+                line, column, reason = int(m.group(1)), int(m.group(2)), m.group(3)
+        # pyoxigraph repeats the position in its message; ours leads with it already.
+        reason = re.sub(r"^Parser error at line \d+ column \d+: ", "", reason)
+        if sparql is not None:
+            from .sparql_errors import explain
+
+            reason = explain(reason, sparql, line, column, update=update)
+        return cls(reason, file=file or err.filename, line=line, column=column)
+
+
+class UnknownFormatError(MemkgError, ValueError):
+    """A file whose RDF format cannot be told from its extension."""
+
+
+class NotFoundError(MemkgError, KeyError):
+    """An identifier (IRI, view name, …) that names nothing in the store."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken invariant: which shape, on which focus node, and why."""
+
+    shape: str
+    focus: str
+    message: str
+    path: str | None = None
+    value: str | None = None
+    severity: str = "Violation"
+
+    def __str__(self) -> str:
+        where = f" path {self.path}" if self.path else ""
+        val = f" value {self.value}" if self.value else ""
+        return f"{self.severity}: {self.shape} on {self.focus}{where}{val}: {self.message}"
+
+
+class Refused(MemkgError, ValueError):
+    """A write refused because it breaks a rule (an invariant, a policy, a reserved name); nothing was written.
+
+    Every adapter maps this one class: the command line to exit code 1, the
+    endpoint to 400, the agent tools to a tool error.
+    """
+
+
+class ValidationError(Refused):
+    """A write refused because it breaks invariants; nothing was written."""
+
+    def __init__(self, violations: list[Violation], *, source: str | None = None) -> None:
+        self.violations = list(violations)
+        self.source = source
+        head = f"{source}: " if source else ""
+        lines = [f"{head}write refused, {len(self.violations)} violation(s); nothing was written"]
+        lines += [f"  {v}" for v in self.violations[:20]]
+        if len(self.violations) > 20:
+            lines.append(f"  … and {len(self.violations) - 20} more")
+        super().__init__("\n".join(lines))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.violations,), {"source": self.source})
+
+
+class StoreLockedError(MemkgError, OSError):
+    """The store directory is already open for writing by another process."""

@@ -1,0 +1,265 @@
+"""A lexical scanner for SPARQL 1.2 queries and updates.
+
+memkg does not parse SPARQL itself (Oxigraph does); it only needs to *see* a
+request the way Oxigraph will: which words are keywords (``FROM``, ``SERVICE``,
+``INSERT``…), which IRIs follow them, where one update operation ends and the
+next begins. A regular expression over the raw text gets that wrong as soon as
+a keyword sits in a string, a comment or an IRI, so this module tokenizes by
+the SPARQL grammar's terminals: IRIs ``<…>`` (with ``\\u`` escapes), the four
+string quote forms with their escapes, ``#`` comments, prefixed names, blank
+node labels, variables, numbers, language tags, SPARQL 1.2's ``<<( )>>``,
+``{| |}`` and ``~``, and bare words.
+
+>>> [t.text for t in tokenize('SELECT * FROM <urn:a> WHERE { ?s ?p "FROM" } # FROM')]
+['SELECT', '*', 'FROM', '<urn:a>', 'WHERE', '{', '?s', '?p', '"FROM"', '}']
+
+Oxigraph matches keywords without a word boundary (``SERVICE:x`` is the
+keyword ``SERVICE`` followed by ``:x``; ``FROMNAMED<g>`` is ``FROM NAMED <g>``),
+so a bare word here may hold more than one keyword: callers that guard against
+a keyword check with :func:`hides_keyword`, never by equality alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from .errors import ParseError
+
+# Grammar terminals (SPARQL 1.1 section 19.8, with SPARQL 1.2's additions).
+_PN_CHARS_BASE = (
+    "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
+)
+_PN_CHARS_U = _PN_CHARS_BASE + "_"
+_PN_CHARS = _PN_CHARS_U + "\\-0-9\u00b7\u0300-\u036f\u203f-\u2040"
+_PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
+_PN_PREFIX = f"[{_PN_CHARS_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"
+_PN_LOCAL = f"(?:[{_PN_CHARS_U}:0-9]|{_PLX})(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?"
+_VARNAME = f"[{_PN_CHARS_U}0-9][{_PN_CHARS_U}0-9\u00b7\u0300-\u036f\u203f-\u2040]*"
+_UCHAR = r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
+_ECHAR = r"\\[tbnrf\"'\\]"
+
+_RULES: list[tuple[str, str]] = [
+    ("IRI", f"<(?:[^<>\"{{}}|^`\\\\\\x00-\\x20]|{_UCHAR})*>"),
+    ("STRING", f"'''(?:(?:'|'')?(?:[^'\\\\]|{_ECHAR}|{_UCHAR}))*'''"),
+    ("STRING", f'"""(?:(?:"|"")?(?:[^"\\\\]|{_ECHAR}|{_UCHAR}))*"""'),
+    ("STRING", f"'(?:[^'\\\\\\n\\r]|{_ECHAR}|{_UCHAR})*'"),
+    ("STRING", f'"(?:[^"\\\\\\n\\r]|{_ECHAR}|{_UCHAR})*"'),
+    ("BNODE", f"_:[{_PN_CHARS_U}0-9](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"),
+    ("VAR", f"[?$]{_VARNAME}"),
+    ("PNAME", f"(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?"),
+    ("LANGTAG", r"@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*(?:--[a-zA-Z]+)?"),
+    ("NUMBER", r"[0-9]+\.?[0-9]*[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+"),
+    ("WORD", r"[A-Za-z_][A-Za-z0-9_]*"),
+    ("PUNCT", r"<<\(|\)>>|<<|>>|\{\||\|\}|\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.*+\-/=<>!|^~?$]"),
+]
+_SCANNER = re.compile("|".join(f"(?P<{kind}{i}>{rx})" for i, (kind, rx) in enumerate(_RULES)))
+_SPACE = re.compile(r"(?:[ \t\r\n]|#[^\r\n]*)*")
+_ESCAPE = re.compile(f"{_UCHAR}|{_ECHAR}")
+_ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+
+
+@dataclass(frozen=True)
+class Token:
+    """One terminal: its kind, its text as written, and where it starts (offsets, 1-based line/column)."""
+
+    kind: str  # IRI STRING BNODE VAR PNAME LANGTAG NUMBER WORD PUNCT
+    text: str
+    start: int
+    end: int
+    line: int
+    column: int
+
+    def is_word(self, *keywords: str) -> bool:
+        """Whether this is exactly one of ``keywords`` (ASCII case-insensitive)."""
+        return self.kind == "WORD" and self.text.upper() in keywords
+
+    @property
+    def value(self) -> str:
+        """An IRI's or string's content with escapes resolved; the text otherwise."""
+        if self.kind == "IRI":
+            return _unescape(self.text[1:-1])
+        if self.kind == "STRING":
+            quote = 3 if self.text[:3] in ("'''", '"""') else 1
+            return _unescape(self.text[quote:-quote])
+        return self.text
+
+
+def _unescape(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        s = m.group(0)
+        return chr(int(s[2:], 16)) if s[1] in "uU" else _ECHARS[s[1]]
+
+    return _ESCAPE.sub(one, text)
+
+
+def tokenize(text: str, *, source: str = "<sparql>") -> list[Token]:
+    """Every token of ``text``, comments and white space left out.
+
+    Raises :class:`~memkg.core.errors.ParseError` (with line and column) at a
+    character no SPARQL terminal can start with, e.g. an unterminated string.
+    """
+    tokens: list[Token] = []
+    pos, line, line_start = 0, 1, 0
+    n = len(text)
+    while True:
+        space = _SPACE.match(text, pos)
+        assert space is not None
+        for m in re.finditer(r"\n", space.group(0)):
+            line, line_start = line + 1, pos + m.end()
+        pos = space.end()
+        if pos >= n:
+            return tokens
+        m = _SCANNER.match(text, pos)
+        if m is None or m.end() == pos:
+            what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
+            raise ParseError(what, file=source, line=line, column=pos - line_start + 1)
+        kind = (m.lastgroup or "").rstrip("0123456789")
+        tokens.append(Token(kind, m.group(0), pos, m.end(), line, pos - line_start + 1))
+        newlines = m.group(0).count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + m.group(0).rfind("\n") + 1
+        pos = m.end()
+
+
+def hides_keyword(token: Token, keyword: str) -> bool:
+    """Whether Oxigraph could read ``keyword`` at this token, although it lexes as something else.
+
+    Oxigraph's keywords need no word boundary: ``SERVICE:x`` is ``SERVICE :x``,
+    ``SERVICESILENT<…>`` is ``SERVICE SILENT <…>`` and ``trueSERVICE`` can end a
+    triple with ``true``. Any bare word containing the keyword, and any prefixed
+    name whose prefix starts with it (after an optional ``true``/``false``), counts.
+    """
+    keyword = keyword.upper()
+    if token.kind == "WORD":
+        return keyword in token.text.upper()
+    if token.kind == "PNAME":
+        prefix = token.text.split(":", 1)[0].upper()
+        return any(prefix.startswith(lead + keyword) for lead in ("", "TRUE", "FALSE"))
+    return False
+
+
+@dataclass
+class Prologue:
+    """The BASE and PREFIX declarations in force, to resolve IRIs the way the parser will."""
+
+    base: str | None = None
+    prefixes: dict[str, str] | None = None
+
+    def declare(self, tokens: list[Token], i: int) -> int:
+        """If ``tokens[i]`` starts a BASE/PREFIX/VERSION declaration, record it and return the index after it."""
+        tok = tokens[i]
+        if tok.is_word("BASE") and i + 1 < len(tokens) and tokens[i + 1].kind == "IRI":
+            self.base = self.resolve(tokens[i + 1])
+            return i + 2
+        if (
+            tok.is_word("PREFIX")
+            and i + 2 < len(tokens)
+            and tokens[i + 1].kind == "PNAME"
+            and tokens[i + 1].text.endswith(":")
+            and tokens[i + 2].kind == "IRI"
+        ):
+            self.prefixes = dict(self.prefixes or {})
+            self.prefixes[tokens[i + 1].text[:-1]] = self.resolve(tokens[i + 2])
+            return i + 3
+        if tok.is_word("VERSION") and i + 1 < len(tokens) and tokens[i + 1].kind == "STRING":
+            return i + 2
+        return i
+
+    def resolve(self, token: Token) -> str:
+        """The absolute IRI an IRI or prefixed-name token denotes; ValueError if it cannot be told."""
+        if token.kind == "IRI":
+            iri = token.value
+            if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", iri):
+                return iri
+            if self.base is None:
+                raise ValueError(f"relative IRI <{iri}> without a base IRI")
+            return resolve_iri(self.base, iri)
+        if token.kind == "PNAME":
+            prefix, local = token.text.split(":", 1)
+            if prefix not in (self.prefixes or {}):
+                raise ValueError(f"undeclared prefix {prefix!r} in {token.text}")
+            return (self.prefixes or {})[prefix] + re.sub(r"\\(.)", r"\1", local)
+        raise ValueError(f"{token.text} is not an IRI")
+
+
+_IRI_PARTS = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$", re.DOTALL)
+
+
+def resolve_iri(base: str, ref: str) -> str:
+    """RFC 3986 section 5.2 reference resolution, as Oxigraph does it (``urljoin`` differs for ``urn:``)."""
+    rs, ra, rp, rq, rf = _IRI_PARTS.match(ref).groups()  # type: ignore[union-attr]
+    bs, ba, bp, bq, _ = _IRI_PARTS.match(base).groups()  # type: ignore[union-attr]
+    if rs is not None:
+        s, a, p, q = rs, ra, _remove_dots(rp), rq
+    elif ra is not None:
+        s, a, p, q = bs, ra, _remove_dots(rp), rq
+    elif rp == "":
+        s, a, p, q = bs, ba, bp, rq if rq is not None else bq
+    else:
+        if rp.startswith("/"):
+            p = _remove_dots(rp)
+        elif ba is not None and bp == "":
+            p = _remove_dots("/" + rp)
+        else:
+            p = _remove_dots(bp[: bp.rfind("/") + 1] + rp)
+        s, a, q = bs, ba, rq
+    out = f"{s}:" if s is not None else ""
+    out += f"//{a}" if a is not None else ""
+    out += p
+    out += f"?{q}" if q is not None else ""
+    return out + (f"#{rf}" if rf is not None else "")
+
+
+def _remove_dots(path: str) -> str:
+    out: list[str] = []
+    while path:
+        if path.startswith("../"):
+            path = path[3:]
+        elif path.startswith("./"):
+            path = path[2:]
+        elif path.startswith("/./") or path == "/.":
+            path = "/" + path[3:]
+        elif path.startswith("/../") or path == "/..":
+            path = "/" + path[4:]
+            if out:
+                out.pop()
+        elif path in (".", ".."):
+            path = ""
+        else:
+            m = re.match(r"/?[^/]*", path)
+            assert m is not None
+            out.append(m.group(0))
+            path = path[m.end():]
+    return "".join(out)
+
+
+def matching(tokens: list[Token], i: int) -> int:
+    """The index of the bracket closing the one at ``tokens[i]`` (``{``, ``(``, ``[``, ``<<(``, ``{|``)."""
+    pairs = {"{": "}", "(": ")", "[": "]", "<<(": ")>>", "<<": ">>", "{|": "|}"}
+    openers = {"{", "(", "[", "<<(", "<<", "{|"}
+    depth = 0
+    for j in range(i, len(tokens)):
+        t = tokens[j]
+        if t.kind != "PUNCT":
+            continue
+        if t.text in openers:
+            depth += 1
+        elif t.text in pairs.values():
+            depth -= 1
+            if depth == 0:
+                return j
+    tok = tokens[i]
+    raise ParseError(f"{tok.text!r} is never closed", line=tok.line, column=tok.column)
+
+
+def words(tokens: list[Token]) -> Iterator[str]:
+    """The bare words, upper-cased (for quick keyword tests)."""
+    return (t.text.upper() for t in tokens if t.kind == "WORD")
+
+
+def predeclared(prefixes: Mapping[str, str] | None) -> Prologue:
+    return Prologue(prefixes=dict(prefixes or {}))

@@ -1,0 +1,158 @@
+"""What a storage backend is: the quads it reads (:class:`QuadStore`), the writes it applies
+(:class:`Backend`) and what it can do (:class:`Capabilities`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    Store,
+    Triple,
+)
+
+
+class QuadStore(Protocol):
+    """The part of pyoxigraph's ``Store`` API memkg reads with: a pyoxigraph ``Store`` is one,
+    and so is a SPARQL server seen through :class:`memkg.store.backends.sparql.ServerStore`."""
+
+    def quads_for_pattern(
+        self,
+        subject: NamedNode | BlankNode | Triple | None,
+        predicate: NamedNode | None,
+        object: NamedNode | BlankNode | Literal | Triple | None,
+        graph_name: NamedNode | BlankNode | DefaultGraph | None = None,
+    ) -> Iterator[Quad]: ...
+
+    def query(self, query: str, *, prefixes: dict[str, str] | None = None,
+              use_default_graph_as_union: bool = False, default_graph: Any = None, named_graphs: Any = None,
+              substitutions: Any = None, base_iri: str | None = None) -> QuerySolutions | QueryBoolean | QueryTriples: ...
+
+    def named_graphs(self) -> Iterator[NamedNode | BlankNode]: ...
+
+    def contains_named_graph(self, graph_name: NamedNode | BlankNode | DefaultGraph) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, quad: Any) -> bool: ...
+
+    def __iter__(self) -> Any: ...
+
+
+class UpdatableQuadStore(QuadStore, Protocol):
+    """A :class:`QuadStore` that also takes SPARQL updates as text (the ontology's install)."""
+
+    def update(self, update: str, /) -> None: ...
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do. The store and the modules over it ask these, never the
+    backend's type (the embedded store and a SPARQL server differ in exactly these ways).
+
+    >>> from memkg.store.backends.embedded import EmbeddedBackend
+    >>> EmbeddedBackend.capabilities.in_process
+    True
+    """
+
+    #: The quads are in this process: a pattern lookup is an index seek, not a request, so
+    #: memkg reads node by node where that is quicker, and whole-store work (validation of
+    #: every graph, the claim-index check, export, the support cone) runs on the store itself.
+    #: Else lookups are batched into few queries and whole-store work runs on a copy.
+    in_process: bool
+    #: Large loads may go through a bulk loader (faster, not transactional) and be compacted.
+    bulk_load: bool
+    #: No one else writes, so indexes this process keeps in memory (the support links,
+    #: :mod:`memkg.provenance.support_index`) stay current.
+    memory_indexes: bool
+    #: The recall index is kept beside the store by this process (:mod:`memkg.recall`); else
+    #: recall is asked of the server (:meth:`Backend.recall`).
+    recall_index: bool
+
+
+class Backend(Protocol):
+    """Where a :class:`~memkg.store.MemoryStore`'s quads live, and how they are written.
+
+    The store does everything memkg means by a write (index triples, validation, the
+    store clock, idempotency) and hands the backend finished quads. Each write method
+    is atomic: it is applied whole or not at all.
+    """
+
+    capabilities: Capabilities
+    #: The store directory (None: in memory, or not on this machine).
+    path: Path | None
+    read_only: bool
+
+    @property
+    def store(self) -> QuadStore:
+        """The quads, to read (``MemoryStore.raw``)."""
+        ...
+
+    def extend(self, quads: Iterable[Quad]) -> None:
+        """Add ``quads`` in one transaction."""
+        ...
+
+    def bulk_extend(self, quads: Iterable[Quad]) -> None:
+        """Add ``quads`` fast, not transactionally (``capabilities.bulk_load``; else as extend)."""
+        ...
+
+    def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
+        """Remove, then add, quads in one transaction (blank nodes keep their identity)."""
+        ...
+
+    def rebuild_index(self) -> None:
+        """Derive the claim index again from the data, in one transaction."""
+        ...
+
+    def optimize(self) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
+        """Every quad (or the shared graph's and ``graphs``'), read at once."""
+        ...
+
+    def local_store(self) -> Store:
+        """A pyoxigraph Store holding the memory, for whole-store work (validation, the index
+        check): the store itself when ``capabilities.in_process``, else a copy read at once."""
+        ...
+
+    def remove_graph(self, graph: NamedNode) -> None:
+        """Forget the name of an empty graph."""
+        ...
+
+    def backup(self, directory: str) -> None:
+        """A consistent copy of the store in ``directory`` (the embedded store only)."""
+        ...
+
+    @property
+    def view_site(self) -> str:
+        """Where views are evaluated: ``here`` (their query on :attr:`store`), ``server``
+        (:meth:`server_view`) or ``copy`` (on a copy of the view's dataset)."""
+        ...
+
+    def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """The view as the server answers it (only when :attr:`view_site` is ``server``)."""
+        ...
+
+    def declared_prefixes(self) -> dict[str, str]:
+        """The prefixes the loaded files declared (:mod:`memkg.core.prefixes`)."""
+        ...
+
+    def recall(self, query: str, *, tenant: str | NamedNode | None = None, k: int = 10,
+               valid_at: datetime | None = None, known_at: datetime | None = None) -> list[Any]:
+        """Recall answered where the index is (only without ``capabilities.recall_index``)."""
+        ...

@@ -1,0 +1,162 @@
+"""The embedded backend: the memory in a pyoxigraph ``Store`` in this process, on disk or in memory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store, Triple
+
+from .. import claim_index
+from .. import ontology
+from ...core import prefixes as prefix_names
+from ...core.errors import StoreLockedError
+from ...core.terms import Term, has_blank, sparql_data_term
+from .base import Capabilities
+
+
+
+class EmbeddedBackend:
+    """An Oxigraph store in this process: a directory (created if needed), or memory (``path``
+    None, for tests and scratch work), or a ``store`` already open. The ontology graph is
+    brought up to date on opening, unless ``read_only``.
+
+    Raises :class:`~memkg.core.errors.StoreLockedError` when another process has the
+    directory open for writing.
+
+    >>> backend = EmbeddedBackend()
+    >>> backend.extend([Quad(NamedNode("urn:ex:a"), NamedNode("urn:ex:p"), Literal("1"))])
+    >>> Quad(NamedNode("urn:ex:a"), NamedNode("urn:ex:p"), Literal("1")) in backend.store
+    True
+    """
+
+    capabilities = Capabilities(in_process=True, bulk_load=True, memory_indexes=True, recall_index=True)
+    #: Views run as queries on the store itself.
+    view_site = "here"
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
+                 store: Store | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.read_only = read_only
+        try:
+            if store is not None:
+                self.store = store
+            elif self.path is None:
+                self.store = Store()
+            elif read_only:
+                self.store = Store.read_only(str(self.path))
+            else:
+                self.store = Store(str(self.path))
+            if not read_only:
+                ontology.install(self.store)
+        except OSError as err:
+            if "lock" in str(err).lower():
+                raise StoreLockedError(
+                    f"{self.path}: the store is open for writing in another process "
+                    f"(a running `memkg serve`?); stop it, or reach the store through that server"
+                ) from err
+            raise
+
+    def extend(self, quads: Iterable[Quad]) -> None:
+        self.store.extend(quads)
+
+    def bulk_extend(self, quads: Iterable[Quad]) -> None:
+        self.store.bulk_extend(quads)
+
+    def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
+        """One SPARQL update (so one transaction); a named graph left empty goes too."""
+        update, functions = _change_update(remove, add)
+        self.store.update(update, custom_functions=functions)
+        # Oxigraph keeps a named graph once emptied; memkg's graphs exist while they hold quads.
+        for g in {q.graph_name for q in remove if isinstance(q.graph_name, NamedNode)}:
+            if not any(self.store.quads_for_pattern(None, None, None, g)):
+                self.store.remove_graph(g)
+
+    def rebuild_index(self) -> None:
+        claim_index.rebuild(self.store)
+
+    def optimize(self) -> None:
+        self.store.optimize()
+
+    def flush(self) -> None:
+        if self.path is not None and not self.read_only:
+            self.store.flush()
+
+    def close(self) -> None:
+        if "store" in vars(self):  # closing twice is harmless
+            self.flush()
+            del self.store  # pyoxigraph closes on drop
+
+    def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
+        chosen: list[NamedNode | DefaultGraph | None] = [None] if graphs is None else [DefaultGraph(), *graphs]
+        return [q for g in chosen for q in self.store.quads_for_pattern(None, None, None, g)
+                if with_index or not claim_index.is_index_quad(q)]
+
+    def local_store(self) -> Store:
+        return self.store
+
+    def remove_graph(self, graph: NamedNode) -> None:
+        self.store.remove_graph(graph)
+
+    def backup(self, directory: str) -> None:
+        self.store.backup(directory)
+
+    def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
+        raise NotImplementedError("the embedded store has no server: its views run here (view_site)")
+
+    def declared_prefixes(self) -> dict[str, str]:
+        return prefix_names.read(self.path)
+
+    def recall(self, query: str, **options: Any) -> list[Any]:
+        raise NotImplementedError("the embedded store recalls with its own index (capabilities.recall_index)")
+
+
+def _data_block(quads: Iterable[Quad]) -> str:
+    """Quads as the body of INSERT/DELETE DATA, each term serialized by pyoxigraph (never pasted text)."""
+    parts = []
+    for q in quads:
+        triple = f"{sparql_data_term(q.subject)} {q.predicate} {sparql_data_term(q.object)} ."
+        parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
+    return "\n".join(parts)
+
+
+_CHANGE = "urn:memkg:change:"
+
+
+def _change_update(remove: Sequence[Quad], add: Sequence[Quad]) -> tuple[str, dict[NamedNode, Callable[..., Any]]]:
+    """One SPARQL update (so one transaction) that removes, then adds, these quads.
+
+    Quads without blank nodes go as DELETE DATA / INSERT DATA. A blank node
+    written in update text would be a new node (and DELETE DATA refuses them), so
+    quads holding one are looked up by row number through custom functions that
+    hand Oxigraph the very terms, identity included.
+    """
+    table: list[Quad] = []
+    operations: list[str] = []
+
+    def by_reference(verb: str, quads: list[Quad]) -> None:
+        for in_default in (True, False):
+            rows = [q for q in quads if isinstance(q.graph_name, DefaultGraph) == in_default]
+            if not rows:
+                continue
+            first = len(table)
+            table.extend(rows)
+            numbers = " ".join(str(n) for n in range(first, len(table)))
+            pattern = "?s ?p ?o" if in_default else "GRAPH ?g { ?s ?p ?o }"
+            binds = " ".join(f"BIND(<{_CHANGE}{v}>(?i) AS ?{v})" for v in ("spog" if not in_default else "spo"))
+            operations.append(f"{verb} {{ {pattern} }} WHERE {{ VALUES ?i {{ {numbers} }} {binds} }}")
+
+    for verb, quads in (("DELETE", remove), ("INSERT", add)):
+        plain = [q for q in quads if not has_blank(q)]
+        if plain:
+            operations.append(f"{verb} DATA {{ {_data_block(plain)} }}")
+        by_reference(verb, [q for q in quads if has_blank(q)])
+
+    def component(index: int) -> Callable[[Literal], Any]:
+        return lambda i: (table[int(i.value)].subject, table[int(i.value)].predicate,
+                          table[int(i.value)].object, table[int(i.value)].graph_name)[index]
+
+    functions = {NamedNode(f"{_CHANGE}{v}"): component(k) for k, v in enumerate("spog")}
+    return " ;\n".join(operations), functions
