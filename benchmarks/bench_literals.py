@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
 from memkg import MemoryStore  # noqa: E402
-from memkg.shacl.written import WrittenForms  # noqa: E402
+from memkg.core.written import WrittenForms  # noqa: E402
 from memkg.validation import validate_store  # noqa: E402
 
 

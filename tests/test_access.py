@@ -12,20 +12,19 @@ import pytest
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
 from memkg import MemoryStore
+from memkg.core.errors import ParseError
+from memkg.core.vocab import ONTOLOGY_GRAPH, PREFIXES
 from memkg.guard.access import (
     OPEN,
     Forbidden,
     Grant,
     Tokens,
     Unauthorized,
+    bearer_grant,
     can_write_graph,
     query_options,
     view_options,
 )
-from memkg.adapters.endpoint.rights import bearer_grant
-from memkg.core.errors import ParseError
-from memkg.core.vocab import ONTOLOGY_GRAPH
-from memkg.core.vocab import PREFIXES
 
 from . import leakgen
 
@@ -132,13 +131,11 @@ def test_tokens_refuse_missing_or_unknown(tmp_path: Path, header: str | None) ->
         bearer_grant(tokens, header)
 
 
-def test_the_library_takes_a_token_and_the_deprecated_header_form_still_works(tmp_path: Path) -> None:
+def test_the_library_takes_a_token_not_a_header(tmp_path: Path) -> None:
     tokens = Tokens.load(write_tokens(tmp_path, '{"lia-secret-0123456789": {"tenants": ["urn:t:a"], "write": true}}'))
     assert tokens.holder("lia-secret-0123456789").tenants == frozenset({A})
     with pytest.raises(Unauthorized):
-        tokens.holder("Bearer lia-secret-0123456789")  # the header form is the adapter's to read
-    with pytest.warns(DeprecationWarning, match="bearer_grant"):
-        assert tokens.grant("Bearer lia-secret-0123456789").tenants == frozenset({A})
+        tokens.holder("Bearer lia-secret-0123456789")  # the header form is bearer_grant's to read
 
 
 @pytest.mark.parametrize(("text", "expected"), [

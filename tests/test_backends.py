@@ -9,12 +9,11 @@ import pytest
 from pyoxigraph import NamedNode, Quad
 
 from memkg import MemoryStore
-from memkg.store.backends.base import Capabilities
-from memkg.store.backends.embedded import EmbeddedBackend
-from memkg.store.backends import sparql
-from memkg.store.backends.sparql import ServerStore, SparqlBackend
 from memkg.core.errors import ValidationError
 from memkg.core.vocab import MEMX, RDF_TYPE, mem
+from memkg.store.backends.base import Capabilities
+from memkg.store.backends.embedded import EmbeddedBackend
+from memkg.store.backends.sparql import SparqlBackend
 
 from .conftest import FarBackend
 
@@ -37,19 +36,6 @@ def test_a_store_takes_a_path_or_a_backend_not_both(tmp_path) -> None:
     with pytest.raises(ValueError, match="not both"):
         MemoryStore(tmp_path / "s", backend=EmbeddedBackend())
 
-
-def test_memkg_remote_is_a_deprecated_alias() -> None:
-    with pytest.warns(DeprecationWarning, match="MemoryStore.connect"):
-        from memkg.remote import RemoteStore
-    store = RemoteStore("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True)
-    assert isinstance(store, MemoryStore) and isinstance(store.backend, SparqlBackend)
-    with pytest.warns(DeprecationWarning, match="memkg.store.backends.sparql.ServerStore"):
-        from memkg.remote import RemoteBackend
-    with pytest.warns(DeprecationWarning, match="memkg.store.backends.sparql.SparqlClient"):
-        from memkg.remote import SparqlClient
-    assert RemoteBackend is ServerStore and SparqlClient is sparql.SparqlClient
-    with pytest.raises(ImportError):
-        from memkg.remote import NoSuchName  # noqa: F401
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "lia-tea.trig"

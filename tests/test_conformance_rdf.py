@@ -45,7 +45,7 @@ import pyoxigraph as ox
 import pytest
 
 from memkg import MemoryStore, ParseError
-from memkg.shacl.written import WrittenForms
+from memkg.core.written import WrittenForms
 
 # -- where the suite is ------------------------------------------------------------------
 

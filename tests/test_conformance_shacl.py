@@ -14,7 +14,7 @@ nodes are compared by structure (their outgoing triples, a few levels deep);
 a blank node the expected report does not describe matches any blank node.
 Paths are compared in their SPARQL form. Terms compare exactly as written:
 the data is validated with its literals as written (a pyoxigraph store would
-rewrite ``"01"^^xsd:integer`` to ``"1"``; :mod:`memkg.shacl.written`), and the
+rewrite ``"01"^^xsd:integer`` to ``"1"``; :mod:`memkg.core.written`), and the
 expected report is read from the parsed manifest, not from a store.
 ``sht:Failure`` entries expect the shapes to be refused with ``ShapeError``.
 

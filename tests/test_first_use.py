@@ -55,12 +55,14 @@ def test_retract_without_a_tenant_finds_the_claim_s_graph(run) -> None:
     assert code == 2 and "nothing by that IRI in any graph" in err
 
 
-def test_writes_take_tenant_and_graph_is_a_deprecated_alias(run) -> None:
+def test_writes_take_tenant_and_graph_as_the_contract_names_it(run) -> None:
     run("load", str(LIA))
     code, _, err = run("retract", EX + "c1", "--tenant", LIA_GRAPH)
     assert code == 0 and "deprecated" not in err
-    code, _, err = run("retract", EX + "c2", "--graph", LIA_GRAPH)
-    assert code == 0 and "--graph is deprecated; write --tenant" in err
+    code, _, err = run("retract", EX + "c2", "--graph", LIA_GRAPH)  # SPEC 5: memkg load FILE… [--graph IRI]
+    assert code == 0 and "deprecated" not in err
+    code, out, _ = run("view", "current", "--tenant", LIA_GRAPH, "--format", "csv")
+    assert EX + "c1" not in out and EX + "c2" not in out
 
 
 def test_global_options_are_taken_after_the_command_too(run, tmp_path: Path) -> None:

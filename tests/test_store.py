@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad
 
-import memkg.store.memory as store_module
+import memkg.store.loads as store_module
 from memkg import MemoryStore, ParseError, UnknownFormatError, ValidationError
 from memkg.core.errors import Violation
 from memkg.store.literals import RewrittenLiteralsError

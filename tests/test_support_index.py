@@ -137,7 +137,7 @@ def test_load_and_load_data(store: MemoryStore, tmp_path: Path) -> None:
 
 
 def test_bulk_load_is_taken_into_account(monkeypatch) -> None:
-    from memkg.store import memory as store_module
+    from memkg.store import loads as store_module
 
     monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)  # every load takes the bulk loader
     s = MemoryStore(support_index=True, validation=None)

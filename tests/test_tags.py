@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, Message, NotFoundError
+from memkg.core.vocab import mem
 from memkg.store import Clock
 from memkg.tags import (
     DECLARED_QUERY,
@@ -23,7 +24,6 @@ from memkg.tags import (
     declared_id,
     schema_name,
 )
-from memkg.core.vocab import mem
 
 from .conftest import data_quads
 
@@ -616,15 +616,3 @@ def test_intersect_joins_the_smallest_hyperedge_first(store: MemoryStore, tags: 
     assert tags.intersect(["topic:common", "org:Mid", "person:Rare"]) == records[:2]
     assert tags.intersect(["topic:common", "org:None"]) == []
 
-
-def test_the_old_as_of_keyword_still_reads_the_past_with_a_deprecation_warning(store: MemoryStore, tags: Tags) -> None:
-    (m,) = messages(store, "m1")
-    tags.add(m, ["org:Acme"])
-    before = tags.version(m).recorded_at
-    tags.update(m, ["org:Beta"])
-    with pytest.warns(DeprecationWarning, match="known_at"):
-        old = tags.properties(m, as_of=before)
-    assert [str(d.edge) for d in old] == ["org:Acme"]
-    assert [str(d.edge) for d in tags.properties(m, known_at=before)] == ["org:Acme"]
-    with pytest.raises(TypeError, match="both known_at and as_of"):
-        tags.properties(m, as_of=before, known_at=before)

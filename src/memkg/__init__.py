@@ -7,6 +7,10 @@ Everything a user needs is importable from here::
     store.load("examples/lia-tea.trig")
     for row in store.query("SELECT ?c WHERE { GRAPH ?g { ?c a mem:Claim } }"):
         print(row["c"])
+
+This module is also the composition root: it plugs memkg's features into the store
+(:func:`memkg.store.plug_in`), which never imports them: the write validator, the recall
+and support indexes, the first load and recall itself.
 """
 
 from .core.errors import (
@@ -32,9 +36,12 @@ from .core.model import (
     Retraction,
     Vertex,
 )
-from .provenance.evidence import BudgetError, EvidencePacket, assess, packet, verify
+from .core.vocab import MEM, PROV, mem, prov
+from .guard.limits import LimitExceeded, Limits
 from .loading.extraction import ABSTAINING, CONSTRAINED, SENTENCES, extract
-from .tags.policy import Policy, PolicyError
+from .loading.first_load import FIRST_LOAD
+from .loading.ingest import IngestError, ingest_file, ingest_lines
+from .loading.jsonlines import JsonLimits
 from .provenance import (
     accept_echoes,
     dependents,
@@ -46,12 +53,19 @@ from .provenance import (
     support,
     withdraw,
 )
+from .provenance.evidence import BudgetError, EvidencePacket, assess, packet, verify
+from .provenance.support_index import SUPPORT_INDEX
 from .recall import Embedder, Hit, RecallConfig, recall
-from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore
+from .recall.follower import RECALL_INDEX
+from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore, plug_in
+from .store.literals import RewrittenLiteralsError
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
-from .core.vocab import MEM, PROV, mem, prov
+from .tags.policy import Policy, PolicyError
+from .validation import WriteValidator, validate_files
 
 __version__ = "0.1.0"
+
+plug_in(judge=WriteValidator, followers=[RECALL_INDEX, SUPPORT_INDEX], first_load=FIRST_LOAD, recaller=recall)
 
 __all__ = [
     "ABSTAINING",
@@ -70,7 +84,11 @@ __all__ = [
     "EvidencePacket",
     "Extraction",
     "Hit",
+    "IngestError",
+    "JsonLimits",
     "LaneError",
+    "LimitExceeded",
+    "Limits",
     "LoadReport",
     "MemkgError",
     "MemoryStore",
@@ -85,6 +103,7 @@ __all__ = [
     "Predicate",
     "RecallConfig",
     "ReservedLabelError",
+    "RewrittenLiteralsError",
     "Retraction",
     "StoreLockedError",
     "Tags",
@@ -98,6 +117,8 @@ __all__ = [
     "erase",
     "extract",
     "impact",
+    "ingest_file",
+    "ingest_lines",
     "lineage",
     "mem",
     "minimal_support",
@@ -106,6 +127,7 @@ __all__ = [
     "recall",
     "prov",
     "support",
+    "validate_files",
     "verify",
     "withdraw",
 ]

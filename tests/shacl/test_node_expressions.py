@@ -171,7 +171,7 @@ def test_memkg_shapes_use_no_node_expression() -> None:
     from pathlib import Path
 
     from memkg.shacl.components.expression_based import COMPONENTS
-    from memkg.shacl.shapes import ExpressionTarget
+    from memkg.shacl.targets import ExpressionTarget
 
     own = Shapes.from_file(Path(__file__).resolve().parents[2] / "shapes" / "memkg.ttl")
     loaded = [own._shapes[n] for n in own]  # noqa: SLF001 - looking inside on purpose

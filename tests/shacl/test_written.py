@@ -9,7 +9,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from memkg.shacl import Shapes, WrittenForms
 from memkg.shacl.vocab import XSD_NS
-from memkg.shacl.written import stored_forms, suspect
+from memkg.core.written import stored_forms, suspect
 
 PREFIXES = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .

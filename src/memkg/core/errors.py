@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .sparql_errors import explain
+
 
 class MemkgError(Exception):
     """Base class of every error memkg raises on purpose."""
@@ -69,8 +71,6 @@ class ParseError(MemkgError, SyntaxError):
         # pyoxigraph repeats the position in its message; ours leads with it already.
         reason = re.sub(r"^Parser error at line \d+ column \d+: ", "", reason)
         if sparql is not None:
-            from .sparql_errors import explain
-
             reason = explain(reason, sparql, line, column, update=update)
         return cls(reason, file=file or err.filename, line=line, column=column)
 

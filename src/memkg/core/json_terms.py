@@ -19,8 +19,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, Triple
-
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    QuerySolutions,
+    Triple,
+)
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 

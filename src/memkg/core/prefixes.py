@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
 from .vocab import MEMX, PREFIXES
 
 FILE_NAME = "memkg-prefixes.json"
@@ -75,8 +77,6 @@ def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
     >>> short(NamedNode("https://w3id.org/memkg#Claim")), short(Literal("Amy")), short(None)
     ('mem:Claim', '"Amy"', '')
     """
-    from pyoxigraph import BlankNode, Literal, NamedNode, Triple
-
     if term is None:
         return ""
     if isinstance(term, NamedNode):

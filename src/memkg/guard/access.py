@@ -2,7 +2,7 @@
 
 SPEC section 6: with a tokens file (JSON ``{"TOKEN": {"tenants": [GRAPH-IRI, …], "write":
 bool}}``) every request carries a token (over HTTP an ``Authorization: Bearer TOKEN``
-header, which the adapters read: :func:`memkg.adapters.endpoint.rights.bearer_grant`); a token sees
+header, read by :func:`bearer_grant`); a token sees
 its tenants' graphs plus the shared default graph (and the ontology graph, the shared
 vocabulary), and writes only where ``write`` is true, whatever the request names (``GRAPH``, ``FROM``,
 ``FROM NAMED``, ``SERVICE``, protocol parameters).
@@ -32,16 +32,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode
 
 from ..core import sparql as sparql_lexer
 from ..core.errors import MemkgError, ParseError
-from ..core.vocab import ONTOLOGY_GRAPH
 from ..core.terms import GraphName
-from ..store.views import dataset_for
-from ..core.vocab import PREFIXES
+from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
 
 
 class Unauthorized(MemkgError, PermissionError):
@@ -125,7 +123,7 @@ class Tokens:
         """The grant of the token ``secret``; :class:`Unauthorized` if it is none we know.
 
         How a request carries its token (an HTTP ``Authorization: Bearer`` header) is
-        the adapter's business (:func:`memkg.adapters.endpoint.rights.bearer_grant`).
+        read by :func:`bearer_grant`.
         """
         found: Grant | None = None
         offered = secret.encode()
@@ -137,17 +135,33 @@ class Tokens:
             raise Unauthorized("unknown token")
         return found
 
-    def grant(self, authorization: str | None) -> Grant:
-        """Deprecated (one release): use :func:`memkg.adapters.endpoint.rights.bearer_grant` for a
-        header, or :meth:`holder` for a token."""
-        import warnings
 
-        warnings.warn("Tokens.grant(header) is deprecated: use memkg.adapters.endpoint.rights.bearer_grant(tokens, header) "
-                      "or Tokens.holder(secret)", DeprecationWarning, stacklevel=2)
-        scheme, _, secret = (authorization or "").strip().partition(" ")
-        if scheme.lower() != "bearer" or not secret.strip():
-            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
-        return self.holder(secret.strip())
+
+class TokenCheck(Protocol):
+    """What reads a request's token: :class:`Tokens`, or a test's stand-in."""
+
+    def holder(self, secret: str) -> Grant: ...
+
+
+def bearer_grant(tokens: TokenCheck, authorization: str | None) -> Grant:
+    """The grant of an HTTP ``Authorization: Bearer TOKEN`` header (RFC 6750 §2.1; the
+    scheme is case-insensitive); :class:`Unauthorized` without one we know. The agent
+    tools' HTTP transport uses the same rule.
+
+    >>> tokens = Tokens({"s3cret-token-lia": OPEN})
+    >>> bearer_grant(tokens, "bearer  s3cret-token-lia ") is OPEN
+    True
+    >>> bearer_grant(tokens, "Basic czNjcmV0")
+    Traceback (most recent call last):
+    memkg.guard.access.Unauthorized: the Authorization header must be 'Bearer TOKEN'
+    """
+    if not authorization or not authorization.strip():
+        raise Unauthorized("this endpoint needs an 'Authorization: Bearer TOKEN' header")
+    scheme, _, secret = authorization.strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+    return tokens.holder(secret)
 
 
 def _read_entry(path: Path, n: int, token: str, entry: Any) -> Grant:
@@ -259,6 +273,14 @@ def scan_query(
 _FROM = re.compile(r"(?<![\w:])FROM(?![\w:])", re.IGNORECASE)
 
 
+def dataset_for(tenant: NamedNode | None) -> dict[str, Any]:
+    """``Store.query`` options giving a reader its dataset: one tenant's graph plus the shared
+    default graph and the ontology graph, or (``None``) every graph as one."""
+    if tenant is None:
+        return {"use_default_graph_as_union": True}
+    return {"default_graph": [tenant, DefaultGraph(), ONTOLOGY_GRAPH]}
+
+
 def query_options(
     grant: Grant,
     query_text: str,
@@ -321,13 +343,13 @@ def query_options(
 def view_options(grant: Grant, tenant: NamedNode | None) -> dict[str, Any]:
     """Keyword arguments for ``Store.query`` giving a view (:mod:`memkg.store.views`) its dataset.
 
-    Unrestricted: :func:`memkg.store.views.dataset_for` (one tenant plus the shared
+    Unrestricted: :func:`dataset_for` (one tenant plus the shared
     graphs, or every graph). Restricted: ``tenant`` must be one of the grant's
     (else :class:`Forbidden`); without one, the union of the grant's tenants and
     the shared graphs, never every graph.
     """
     if not grant.restricted:
-        return dataset_for(tenant, ONTOLOGY_GRAPH)
+        return dataset_for(tenant)
     if tenant is not None and tenant not in (grant.tenants or ()):
         raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
     tenants = [tenant] if tenant is not None else sorted(grant.tenants or (), key=str)

@@ -33,6 +33,7 @@ memkg.guard.limits.LimitExceeded: the input nests 3 deep (<<( … )>>, {| … |}
 
 from __future__ import annotations
 
+import mmap
 import queue
 import re
 import threading
@@ -42,6 +43,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+import numpy
+import numpy as np
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from ..core.errors import MemkgError, rebuilt
@@ -308,7 +311,6 @@ def _depth(data: str | bytes | Any, kind: str) -> int:
         brackets = brackets.replace(pair, byte)
     if len(brackets) < 4096:
         return max(0, max(accumulate(_STEP.get(b, 0) for b in brackets)))
-    import numpy as np  # a long run of brackets: summed in C
 
     table = np.zeros(256, dtype=np.int64)
     for b, step in _STEP.items():
@@ -357,7 +359,6 @@ def json_depth(data: bytes, *, over: int = 0) -> int:
     """
     if data.count(b"[") + data.count(b"{") <= over:
         return 0
-    import numpy
 
     steps = numpy.frombuffer(_JSON_STRING.sub(b"", data).translate(_JSON_STEP), dtype=numpy.int8)
     return int(max(0, numpy.cumsum(steps, dtype=numpy.int64).max(initial=0)))
@@ -422,8 +423,6 @@ def count_file_openings(path: str | Path) -> int:
 
 def file_nesting_depth(path: str | Path) -> int:
     """:func:`nesting_depth` of a file, mapped into memory rather than read."""
-    import mmap
-
     with open(path, "rb") as f:
         if f.seek(0, 2) == 0:
             return 0

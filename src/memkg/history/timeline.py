@@ -18,10 +18,9 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from ..core.errors import NotFoundError, ParseError
 from ..core.json_terms import term_json, terms_json
-from ..store import MemoryStore
 from ..core.terms import IRI, Term, datetime_literal, datetime_of, tenant_iri
 from ..core.vocab import PREFIXES, mem, prov
-
+from ..store import MemoryStore
 
 
 @dataclass(frozen=True)

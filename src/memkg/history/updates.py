@@ -53,20 +53,25 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, parse
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Store,
+    Triple,
+    parse,
+)
 
-from ..store import claim_index
-from ..guard.access import Forbidden, Grant, can_write_graph, require_write
-from ..store.backends.base import QuadStore
 from ..core.errors import MemkgError, ParseError
-from ..guard.limits import Limits
-from ..core.vocab import ONTOLOGY_GRAPH
 from ..core.sparql import Prologue, Token, hides_keyword, matching, tokenize
-from ..store import MemoryStore
 from ..core.terms import Graph, Term
-from ..core.vocab import PREFIXES
-
-
+from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
+from ..guard.access import Forbidden, Grant, can_write_graph, require_write
+from ..guard.limits import Limits
+from ..store import MemoryStore, claim_index
+from ..store.backends.base import QuadStore
 
 #: What a library caller's update is held to by default: the nesting the parsers survive, any size.
 NESTING_ONLY = Limits(max_query=None, max_update=None, max_body=None)

@@ -40,10 +40,9 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from ..core.errors import NotFoundError
 from ..core.model import Claim, Extraction, Item, Predicate, Vertex
-from ..core.vocab import ONTOLOGY_GRAPH
-from ..store import MemoryStore, as_graph
 from ..core.terms import iri
-from ..core.vocab import OWL, RDF, mem, rdf
+from ..core.vocab import ONTOLOGY_GRAPH, OWL, RDF, mem, rdf
+from ..store import MemoryStore, as_graph
 
 __all__ = [
     "ABSTAINING",

@@ -42,21 +42,27 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
+from pyoxigraph import (
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Store,
+    Triple,
+    serialize,
+)
 
-from ..store import claim_index
-from ..guard import limits
 from ..core.errors import MemkgError, ParseError, ValidationError
-from ..store.literals import LiteralRewrites, RewrittenLiteralsError
 from ..core.vocab import ONTOLOGY_GRAPH
+from ..guard import limits
+from ..store import LoadReport, MemoryStore, claim_index
+from ..store.backends.base import QuadStore
+from ..store.literals import LiteralRewrites, RewrittenLiteralsError
 from ..store.reading import FileReader
 from ..validation.writes import WriteValidator, holds_no_data
-
-if TYPE_CHECKING:
-    from ..store.backends.base import QuadStore
-    from ..store import LoadReport
 
 #: The index quads the store derives itself: those whose names a parser makes up.
 _STORE_DERIVED = "isBLANK(?r) || isBLANK(?s) || isBLANK(?o) || isTRIPLE(?o)"
@@ -182,8 +188,6 @@ def read_files(task: Task, progress: Callable[[str], None] | None = None) -> Rea
     Raises what a load raises for its input (ParseError, LimitExceeded,
     RewrittenLiteralsError, OSError).
     """
-    from ..store import LoadReport
-
     reader = task.reader
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
     found = Reading(seconds=report.seconds)
@@ -240,8 +244,6 @@ def judge_copy(
     Raises ValidationError (or ParseError, should Oxigraph's parser refuse what Python's read
     accepted).
     """
-    from ..store import LoadReport
-
     reader = task.reader
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
     assert task.engine is not None
@@ -438,3 +440,19 @@ class _Background:
         if self._error is not None:
             raise self._error
         return self._result
+
+
+class FirstLoad:
+    """The first load as the store's plug-in (:class:`memkg.store.plugins.FirstLoad`)."""
+
+    def applies(self, store: MemoryStore, size: int) -> bool:
+        return applies(store.raw, store.validator, size)
+
+    def load(self, store: MemoryStore, reader: FileReader, report: LoadReport, *,
+             strict_literals: bool) -> list[tuple[str, str]]:
+        validator = store.validator if isinstance(store.validator, WriteValidator) else None  # see applies()
+        return load(store.backend.local_store(), reader, validator=validator, report=report,
+                    strict_literals=strict_literals)
+
+
+FIRST_LOAD = FirstLoad()

@@ -64,21 +64,23 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Triple
 
-from ..store.turns import TurnCounter
 from ..core.errors import MemkgError
-from .jsonlines import DEFAULT_LIMITS, JsonLimits, parse_lines, read_lines
 from ..core.model import Attachment, Message, content_hash, decimal_literal
-from ..store import MemoryStore, as_graph
 from ..core.terms import datetime_literal, iri, new_id, parse_datetime
 from ..core.vocab import RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
+from ..store import MemoryStore, as_graph
+from ..store.turns import TurnCounter
+from .jsonlines import DEFAULT_LIMITS, JsonLimits, parse_lines, read_lines
 
 RDF_JSON = NamedNode(RDF + "JSON")
 KINDS = ("note", "claim", "message")
@@ -181,7 +183,6 @@ def timezone_named(name: str) -> tzinfo:
         if delta >= timedelta(hours=24):
             raise ValueError(f"timezone offset {name!r} is not under 24 hours")
         return timezone(-delta if sign == "-" else delta)
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(text)
@@ -519,8 +520,6 @@ def ingest_file(
     """Ingest a ``.jsonl`` file (read as bytes, strictly UTF-8, a bounded line at a time);
     errors name the file and line. ``"-"`` reads standard input."""
     if str(path) == "-":
-        import sys
-
         return _ingest(store, read_lines(sys.stdin.buffer, limits), graph=graph, source="<stdin>",
                        assume_timezone=assume_timezone)
     with Path(path).open("rb") as f:

@@ -23,8 +23,8 @@ import math
 import operator
 import re
 from collections.abc import Iterable, Iterator
-from itertools import accumulate, repeat
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from typing import IO, Any
 
 from ..guard.limits import DEFAULT, PARSER_TOKEN_LIMIT, Limits

@@ -10,11 +10,12 @@ from pyoxigraph import (
     QuerySolutions,
 )
 
-from ..store import views
-from ..core.vocab import ONTOLOGY_GRAPH
-from ..store import MemoryStore
-from ..core.terms import IRI as IRI  # re-exported: the provenance modules' argument type
+from ..core.terms import (
+    IRI as IRI,  # re-exported: the provenance modules' argument type
+)
 from ..core.terms import Resource, full_iri, tenant_iri
+from ..guard.access import dataset_for
+from ..store import MemoryStore
 
 #: A node of a lineage or support graph: an IRI or a blank node.
 Node = Resource
@@ -29,7 +30,7 @@ as_node = full_iri
 
 def dataset(tenant: IRI | None) -> dict[str, Any]:
     """Query options for one tenant (its graph, the shared default graph, the ontology), or all graphs."""
-    return views.dataset_for(tenant_iri(tenant), ONTOLOGY_GRAPH)
+    return dataset_for(tenant_iri(tenant))
 
 
 def select(store: MemoryStore, query: str, options: dict[str, Any]) -> QuerySolutions:

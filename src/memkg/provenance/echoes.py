@@ -14,9 +14,9 @@ from pyoxigraph import (
     Quad,
 )
 
-from ..store import MemoryStore
 from ..core.terms import datetime_of
 from ..core.vocab import mem
+from ..store import MemoryStore
 from .datasets import IRI, as_node, dataset, select
 
 # -- echoes ----------------------------------------------------------------------------

@@ -14,12 +14,12 @@ from pyoxigraph import (
 )
 
 from ..core.errors import NotFoundError
-from ..core.model import Retraction
 from ..core.json_terms import terms_json
-from ..store import MemoryStore
+from ..core.model import Retraction
 from ..core.terms import IRI as _IRI
 from ..core.terms import new_id
 from ..core.vocab import mem, memx, prov, rdf
+from ..store import MemoryStore
 from .datasets import IRI, Node, as_node
 from .withdrawal import ERASURE
 

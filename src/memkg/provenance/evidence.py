@@ -32,10 +32,10 @@ from typing import Any
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, serialize
 
 from ..core.errors import MemkgError
+from ..core.vocab import MEMX, PREFIXES, mem, prov, rdf
+from ..store import MemoryStore
 from . import Group, SupportGraph
 from .datasets import IRI, Node, as_node, dataset, select, values_block
-from ..store import MemoryStore
-from ..core.vocab import MEMX, PREFIXES, mem, prov, rdf
 
 __all__ = [
     "Assessment",

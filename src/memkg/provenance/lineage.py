@@ -10,8 +10,8 @@ from pyoxigraph import (
 )
 
 from ..core.json_terms import term_json, terms_json
-from ..store import MemoryStore
 from ..core.terms import tenant_iri
+from ..store import MemoryStore
 from .datasets import IRI, Node, as_node
 
 # -- lineage ---------------------------------------------------------------------------

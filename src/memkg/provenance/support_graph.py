@@ -16,11 +16,11 @@ from pyoxigraph import (
     parse,
 )
 
-from ..store import MemoryStore
-from .support_index import SupportIndex, graph_key
-from ..core.vocab import mem
 from ..core.terms import tenant_iri
+from ..core.vocab import mem
+from ..store import MemoryStore
 from .datasets import IRI, Node, as_node, chunks, select
+from .support_index import SupportIndex, graph_key
 
 # -- the support graph ---------------------------------------------------------------
 

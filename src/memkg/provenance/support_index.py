@@ -26,12 +26,16 @@ adjacency is a dict used as an ordered set, so repeated quads are one link.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode, Quad
 
 from ..core.vocab import mem
 from ..store.backends.base import QuadStore
+
+if TYPE_CHECKING:
+    from ..store import MemoryStore
 
 #: The predicates held, by the name the index uses for them.
 LINKS = {
@@ -109,3 +113,36 @@ class SupportIndex:
             name: {g: {s: set(os) for s, os in table.items() if os} for g, table in by_graph.items() if table}
             for name, by_graph in self.forward.items()
         }
+
+
+class _HeldSupportIndex:
+    """A store's support index as its follower (:class:`memkg.store.plugins.Follower`)."""
+
+    follows = frozenset(LINKS)
+
+    def __init__(self, index: SupportIndex) -> None:
+        self.index = index
+
+    def begin(self, added: Sequence[Quad] | None, removed: Sequence[Quad]) -> None:
+        return None
+
+    def apply(self, *, added: Sequence[Quad], removed: Sequence[Quad], begun: object) -> None:
+        self.index.apply(added=added, removed=removed)
+
+    def close(self) -> None:
+        pass
+
+
+class SupportIndexKind:
+    """Plugs the support index into stores that keep one (``MemoryStore(support_index=True)``):
+    built on first use, from the store's links."""
+
+    name = "support"
+
+    def open(self, store: MemoryStore, *, create: bool) -> _HeldSupportIndex | None:
+        if not (create and store.keeps_support_index and store.capabilities.memory_indexes):
+            return None
+        return _HeldSupportIndex(SupportIndex.build(store.raw))
+
+
+SUPPORT_INDEX = SupportIndexKind()

@@ -11,11 +11,10 @@ from pyoxigraph import (
 )
 
 from ..core.errors import NotFoundError
-from ..core.model import Retraction
-from ..core.vocab import ONTOLOGY_GRAPH
 from ..core.json_terms import terms_json
+from ..core.model import Retraction
+from ..core.vocab import ONTOLOGY_GRAPH, mem, rdf
 from ..store import MemoryStore, gc_paused
-from ..core.vocab import mem, rdf
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph, iri_key
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, NamedNode
 
+from ..provenance.evidence import packet as make_packet
 from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
 from .hits import SIGNALS, Hit, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport
@@ -87,7 +88,8 @@ def recall(
     if not store.capabilities.recall_index:  # a server's store: the server recalls (SparqlBackend.recall)
         if tenants is not None and tenant is None:
             raise ValueError("a remote store recalls in one tenant (tenant=…) or in all its token may see")
-        return store.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
+        found = store.backend.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
+        return [Hit.from_dict(h) for h in found]
     chosen = [tenant] if tenant is not None else list(tenants) if tenants is not None else None
     graphs = None if chosen is None else ["", *(_graph_key(t) for t in chosen)]
     index = index or store.recall_index()
@@ -126,8 +128,6 @@ def answer(
     hits = recall(store, query, tenant=tenant, tenants=tenants, k=k, valid_at=valid_at, known_at=known_at, index=index)
     evidence = None
     if packet and hits:
-        from ..provenance.evidence import packet as make_packet
-
         scope = tenant if tenant is not None else None
         if scope is None and tenants is not None:
             if len(tenants) != 1:

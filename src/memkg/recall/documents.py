@@ -19,9 +19,20 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from ..core.vocab import ONTOLOGY_GRAPH
 from ..core.terms import datetime_of
-from ..core.vocab import MEM, MEMX, OWL, RDF, RDF_REIFIES, RDF_TYPE, RDFS, mem, prov, rdfs
+from ..core.vocab import (
+    MEM,
+    MEMX,
+    ONTOLOGY_GRAPH,
+    OWL,
+    RDF,
+    RDF_REIFIES,
+    RDF_TYPE,
+    RDFS,
+    mem,
+    prov,
+    rdfs,
+)
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 FOAF = "http://xmlns.com/foaf/0.1/"

@@ -47,9 +47,18 @@ from typing import Any
 import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
 
-from ..core.vocab import ONTOLOGY_GRAPH
-from ..core.vocab import MEMX, RDF_TYPE, mem
-from .documents import LABEL_PREDICATES, Document, Graph, GraphKey, Labeller, affected, derive, graph_key, graph_term
+from ..core.vocab import MEMX, ONTOLOGY_GRAPH, RDF_TYPE, mem
+from .documents import (
+    LABEL_PREDICATES,
+    Document,
+    Graph,
+    GraphKey,
+    Labeller,
+    affected,
+    derive,
+    graph_key,
+    graph_term,
+)
 from .embedder import Embedder
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
@@ -387,7 +396,11 @@ def _grow(a: np.ndarray, cap: int) -> np.ndarray:
 
 
 class RecallIndex:
-    """The derived text, vector and link index of one store (see the module doc)."""
+    """The derived text, vector and link index of one store (see the module doc); the
+    store's follower (:class:`memkg.store.plugins.Follower`), kept by every write."""
+
+    #: A streamed write (a bulk load) hands over every quad it adds.
+    follows: Collection[NamedNode] | None = None
 
     def __init__(self, store: Store, path: Path | None, embedder: Embedder, *, read_only: bool = False) -> None:
         self.store = store
@@ -576,15 +589,15 @@ class RecallIndex:
                         out.add(key)
         return out
 
-    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (),
-              created: Collection[tuple[NamedNode, Graph]] = ()) -> None:
+    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (), begun: object = None) -> None:
         """Bring the index up to a write just committed to the store.
 
         Every node the write touched has its document derived again; documents
         that changed are replaced, those that are gone removed (and scrubbed).
-        ``created``: nodes the store held nothing about before this write (see
-        :meth:`unseen`), derived from ``added`` alone.
+        ``begun``: what :meth:`begin` returned, the nodes the store held nothing about
+        before this write (see :meth:`unseen`), derived from ``added`` alone.
         """
+        created: Collection[tuple[NamedNode, Graph]] = begun if isinstance(begun, set) else ()
         touched: dict[tuple[NamedNode, Graph], None] = {}
         renamed: dict[tuple[NamedNode, Graph], None] = {}
         written: dict[tuple[NamedNode, Graph], list[Quad]] = {}

@@ -39,6 +39,7 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
+from ..core.written import WrittenForms
 from .compiler import Compiler, TargetBinder
 from .components.sparql import component_definitions
 from .engine import Engine
@@ -47,11 +48,12 @@ from .expressions import Evaluator, ExpressionReader
 from .graph import ShapesGraph, read_file
 from .paths import Path
 from .report import ValidationReport, ValidationResult
-from .shapes import Loader, NodeTarget, Shape
+from .shapes import Loader, Shape
+from .targets import NodeTarget
 from .terms import Term
 from .vocab import SH
 from .vocabulary import check_vocabulary
-from .written import WrittenForms
+
 
 def _graph_list(
     default_graph: Iterable[NamedNode | BlankNode | DefaultGraph] | NamedNode | DefaultGraph | None,
@@ -223,7 +225,7 @@ class Shapes:
         at a time and keeping the focus nodes' (faster for many focus nodes in a
         data graph not much bigger than what they need).
         ``written``: the literals of the data as written where ``store`` holds another
-        form (:class:`~memkg.shacl.written.WrittenForms`, from the parsed input): the
+        form (:class:`~memkg.core.written.WrittenForms`, from the parsed input): the
         focus nodes they touch are judged again as written, and results name the
         terms as written.
         ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.

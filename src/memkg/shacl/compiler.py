@@ -27,13 +27,13 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ..core.terms import has_blank, sparql_term
 from .components.base import Component, Ctx, Fragment
 from .components.shape_based import PropertyComponent
 from .incomplete import Excuse, condition
 from .paths import Path
 from .shapes import Shape
 from .terms import Term
-from ..core.terms import has_blank, sparql_term
 
 #: Branches per generated query.
 MAX_BRANCHES = 8

@@ -13,57 +13,44 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Store, Triple, Variable
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QuerySolutions,
+    Store,
+    Triple,
+    Variable,
+)
 
+from ..core.written import WrittenForms
 from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
 from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
 from .report import ValidationResult
-from .shapes import ClassTarget, ExpressionTarget, NodeTarget, ObjectsOfTarget, Shape, SparqlTarget, SubjectsOfTarget, Target
+from .rows import Row
+from .shapes import Shape
+from .targets import (
+    ClassTarget,
+    ExpressionTarget,
+    NodeTarget,
+    ObjectsOfTarget,
+    SparqlTarget,
+    SubjectsOfTarget,
+    Target,
+)
 from .terms import Graph, Term, canonical, lexical, term_key
 from .vocab import RDF, RDFS, SH
-from .written import WrittenForms
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Shapes
     from .components.base import Component
-
-
-@dataclass
-class Row:
-    """One solution of a generated query (a candidate or actual result)."""
-
-    branch: Branch
-    root: Term
-    route: tuple[Term, ...]
-    focus: Term
-    value: Term | None
-    path: Term | None = None
-    key: Term | None = None
-    aux: Term | None = None
-    message: Literal | None = None
-    bindings: dict[str, Term] | None = None
-    #: Whether focus and value are already the terms as written (decided in Python).
-    as_written: bool = False
-
-    @property
-    def group(self) -> tuple[Term, ...]:
-        """Identifies the focus node together with the route that reached it."""
-        return (self.root, *self.route)
-
-    def without_value(self) -> "Row":
-        return replace(self, value=None)
-
-    def without_key(self) -> "Row":
-        return replace(self, key=None)
-
-    def with_solution(self, *, value: Term | None, path: Term | None, message: Literal | None,
-                      bindings: dict[str, Term]) -> "Row":
-        return replace(self, value=value, path=path, message=message, bindings=bindings)
 
 
 class DataView:

@@ -36,13 +36,26 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
+from ..core.terms import has_blank, sparql_term
 from .errors import ShapeError
-from .graph import ShapesGraph, boolean, integer
+from .graph import ShapesGraph, boolean, integer, prefixes_of
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
 from .terms import Term
-from ..core.terms import has_blank, sparql_term
-from .vocab import FALSE, OWL_NS, RDF, RDF_NS, RDFS, RDFS_NS, SH, SH_NS, TRUE, XSD, XSD_NS, short
+from .vocab import (
+    FALSE,
+    OWL_NS,
+    RDF,
+    RDF_NS,
+    RDFS,
+    RDFS_NS,
+    SH,
+    SH_NS,
+    TRUE,
+    XSD,
+    XSD_NS,
+    short,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -182,8 +195,6 @@ class ExpressionReader:
         return self._shnex(node, names, shape)
 
     def _sparql_based(self, node: Term, one: dict[NamedNode, Term], shape: Term | None) -> Expr:
-        from .components.sparql import prefixes_of
-
         key = SH.select if SH.select in one else SH.sparqlExpr
         extra = set(one) - {key, SH.prefixes}
         if extra:

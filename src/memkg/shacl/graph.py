@@ -22,7 +22,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, p
 
 from .errors import ShapeError
 from .terms import Term
-from .vocab import RDF, RDFS, SHACL_SPEC
+from .vocab import OWL, RDF, RDFS, SH, SHACL_SPEC
 
 _FORMATS = {
     ".ttl": RdfFormat.TURTLE,
@@ -184,6 +184,36 @@ class ShapesGraph:
     def is_instance(self, node: Term, cls: NamedNode) -> bool:
         """Whether ``node`` is a SHACL instance of ``cls`` in the shapes graph."""
         return node in self.instances(cls)
+
+
+def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> dict[str, str]:
+    """Prefix declarations reachable from ``node`` via ``sh:prefixes`` (SHACL §5.2.1),
+    following ``owl:imports`` inside the shapes graph."""
+    out: dict[str, str] = {}
+    seen: set[Term] = set()
+    todo = list(graph.objects(node, SH.prefixes))
+    while todo:
+        holder = todo.pop()
+        if holder in seen:
+            continue
+        seen.add(holder)
+        todo.extend(graph.objects(holder, OWL.imports))
+        for decl in graph.objects(holder, SH.declare):
+            prefixes = graph.objects(decl, SH.prefix)
+            namespaces = graph.objects(decl, SH.namespace)
+            if len(prefixes) != 1 or len(namespaces) != 1 or not isinstance(prefixes[0], Literal):
+                raise ShapeError(
+                    f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
+                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+                )
+            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]
+            if out.get(prefix, ns) != ns:
+                raise ShapeError(
+                    f"prefix {prefix!r} is declared with two namespaces ({out[prefix]} and {ns})",
+                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+                )
+            out[prefix] = ns
+    return out
 
 
 def boolean(term: Term) -> bool | None:

@@ -18,7 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, serialize
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Triple,
+    serialize,
+)
 
 from .paths import Path
 from .terms import Term

@@ -6,18 +6,12 @@ the view templates and the small write protocol through which the features above
 never imports those features.
 """
 
-from .memory import (
-    BULK_THRESHOLD,
-    DEFAULT_STORE_PATH,
-    FORMAT_NAMES,
-    STREAM_THRESHOLD_BYTES,
-    Clock,
-    LoadReport,
-    MemoryStore,
-    as_graph,
-    gc_paused,
-    rdf_format,
-)
+from .clock import Clock
+from .formats import FORMAT_NAMES, as_graph, rdf_format
+from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
+from .memory import DEFAULT_STORE_PATH, MemoryStore
+from .plugins import plug_in
+from .report import LoadReport
 
 __all__ = [
     "BULK_THRESHOLD",
@@ -29,5 +23,6 @@ __all__ = [
     "MemoryStore",
     "as_graph",
     "gc_paused",
+    "plug_in",
     "rdf_format",
 ]

@@ -32,7 +32,7 @@ from typing import Any
 from pyoxigraph import Literal, Quad, Triple
 
 from ..core.errors import Refused, rebuilt
-from ..shacl.written import WrittenForms
+from ..core.written import WrittenForms
 
 #: How many rewritten literals a report names (with file and line).
 EXAMPLES = 5

@@ -16,8 +16,8 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
-from ..guard import limits
 from ..core.errors import ParseError
+from ..guard import limits
 from ..guard.limits import Limits
 
 Progress = Callable[[str], None]

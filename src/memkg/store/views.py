@@ -38,9 +38,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode
+from pyoxigraph import Literal, NamedNode
 
 from ..core.errors import NotFoundError
 from ..core.prefixes import BUILT_IN, declared_in, expand
@@ -233,8 +232,3 @@ def require_graph(tenant: NamedNode, known: Collection[NamedNode]) -> None:
         raise NotFoundError(f"no graph named {tenant} (known: {names})")
 
 
-def dataset_for(tenant: NamedNode | None, ontology_graph: NamedNode) -> dict[str, Any]:
-    """Query options giving a view its dataset: one tenant (plus shared graphs), or everything."""
-    if tenant is None:
-        return {"use_default_graph_as_union": True}
-    return {"default_graph": [tenant, DefaultGraph(), ontology_graph]}

@@ -60,8 +60,15 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, parse, se
 
 from ..core.errors import MemkgError, ParseError, Refused
 from ..core.resources import data_dir
-from . import DEFAULT_LANE, RESERVED_PREFIX, EdgeProperty, check_name, normalize_label, normalize_value
 from ..core.vocab import MEM, RDF, RDFS, SH, XSD
+from . import (
+    DEFAULT_LANE,
+    RESERVED_PREFIX,
+    EdgeProperty,
+    check_name,
+    normalize_label,
+    normalize_value,
+)
 
 #: Where the generated shapes' IRIs live unless :meth:`Policy.to_shapes` is told otherwise.
 SHAPES_BASE = "urn:memkg:policy:"

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 from typing import Literal as Mode
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
@@ -15,11 +13,12 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
 from ..core.errors import NotFoundError
 from ..core.terms import datetime_literal, datetime_of, iri, new_id
 from ..core.vocab import RDF_TYPE, mem
+from ..store import as_graph
 
 if TYPE_CHECKING:
+    from ..store import MemoryStore
     from ..store.backends.base import QuadStore
     from .policy import Policy
-    from ..store import MemoryStore
 
 from .properties import (
     _RESERVED_VALUE,
@@ -54,28 +53,6 @@ from .queries import (
     version_order,
 )
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _renamed_as_of(method: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Accept the old keyword ``as_of`` for ``known_at`` for one release, with a DeprecationWarning.
-
-    The signature stays the new one, so a type checker already flags ``as_of``.
-    """
-
-    @functools.wraps(method)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if "as_of" in kwargs:
-            if "known_at" in kwargs:
-                raise TypeError(f"{method.__qualname__}() got both known_at and as_of")
-            warnings.warn(f"{method.__qualname__}(as_of=…) is now known_at=…; as_of goes in the next release",
-                          DeprecationWarning, stacklevel=2)
-            kwargs["known_at"] = kwargs.pop("as_of")
-        return method(*args, **kwargs)
-
-    return wrapper
-
 
 class Tags:
     """Edge properties of the records in one graph of a :class:`~memkg.store.MemoryStore`.
@@ -100,8 +77,6 @@ class Tags:
         graph: str | NamedNode | None = None,
         policy: Policy | None = None,
     ) -> None:
-        from ..store import as_graph
-
         self.store = store
         self.graph: NamedNode | DefaultGraph = as_graph(graph)
         self.policy = policy
@@ -169,7 +144,6 @@ class Tags:
             raise NotFoundError(f"{node}: an edge property without mem:edgeLabel and mem:edgeValue")
         return EdgeProperty(label.object.value, value.object.value)  # type: ignore[union-attr]
 
-    @_renamed_as_of
     def version(self, record: Record, *, known_at: datetime | None = None) -> Version | None:
         """The record's version now (or at transaction time ``known_at``); None if it had none then."""
         known_at = checked_known_at(known_at)
@@ -184,7 +158,6 @@ class Tags:
         node = iri(record, kind="record")
         return sorted((self._read(v) for v in self._versions_of(node)), key=version_order)
 
-    @_renamed_as_of
     def properties(self, record: Record, *, known_at: datetime | None = None) -> list[Declared]:
         """The properties the record carries now (or at ``known_at``), each with its stable id."""
         v = self.version(record, known_at=known_at)
@@ -389,7 +362,6 @@ class Tags:
         with self._lock:
             return Link(prop, tuple(self._reserved_write({x: (set(), {prop}), y: (set(), {prop})})))
 
-    @_renamed_as_of
     def connections(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
         """The records ``record`` is connected to."""
         node = iri(record, kind="record")
@@ -458,7 +430,6 @@ class Tags:
             leaving = {node} if len(members) > 2 else members
             return Link(prop, tuple(self._reserved_write({m: (set(), {prop}) for m in sorted(leaving, key=iri_order)})))
 
-    @_renamed_as_of
     def chain(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
         """The adjustment chain ``record`` belongs to, in time order (empty if none)."""
         node = iri(record, kind="record")
@@ -519,7 +490,6 @@ class Tags:
                 )
         return props
 
-    @_renamed_as_of
     def intersect(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
@@ -535,7 +505,6 @@ class Tags:
         known_at = checked_known_at(known_at)
         return self._records(" ".join(f"?v mem:hasEdgeProperty {p.iri} ." for p in props), known_at)
 
-    @_renamed_as_of
     def union(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
@@ -547,7 +516,6 @@ class Tags:
         known_at = checked_known_at(known_at)
         return self._records(" UNION ".join(f"{{ ?v mem:hasEdgeProperty {p.iri} }}" for p in props), known_at)
 
-    @_renamed_as_of
     def count(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
@@ -584,7 +552,6 @@ class Tags:
         timed = [(r, self.record_time(r)) for r in records]
         return sorted(timed, key=lambda rt: (rt[1] is None, rt[1] or datetime.min, rt[0].value))
 
-    @_renamed_as_of
     def timeline(
         self,
         properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
@@ -599,7 +566,6 @@ class Tags:
         """
         return self._ordered(self._gather(properties, mode, known_at))
 
-    @_renamed_as_of
     def traverse(
         self,
         record: Record,
@@ -647,7 +613,6 @@ class Tags:
         return self._in_graph(f"?v mem:versionOf ?r ; mem:hasEdgeProperty ?p . {live_pattern(known_at)} "
                               f"?p mem:edgeLabel ?label ; mem:edgeValue ?value .")
 
-    @_renamed_as_of
     def labels(self, *, known_at: datetime | None = None) -> list[LabelCount]:
         """Every label in use, with how many records carry it and how many distinct values it has."""
         q = (f"SELECT ?label (COUNT(DISTINCT ?r) AS ?n) (COUNT(DISTINCT ?p) AS ?k) "
@@ -655,7 +620,6 @@ class Tags:
         return [LabelCount(row["label"].value, int(row["n"].value), int(row["k"].value))
                 for row in self.store.query(q)]  # type: ignore[union-attr]
 
-    @_renamed_as_of
     def values(self, label: str, *, known_at: datetime | None = None) -> list[tuple[str, int]]:
         """The values of ``label`` in use, each with how many records carry it, most used first."""
         name = Literal(normalize_label(label))

@@ -37,7 +37,7 @@ queries (``benchmarks/bench_validation.py``).
 """
 
 from .dataset import data_graph_for, tenant_graphs
-from .engines import NativeEngine, PyshaclEngine
+from .engines import NativeEngine
 from .results import ENGINES, Graph, Report, Result, Term
 from .shapes import Engine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
@@ -48,7 +48,6 @@ __all__ = [
     "Engine",
     "Graph",
     "NativeEngine",
-    "PyshaclEngine",
     "Report",
     "Result",
     "Term",

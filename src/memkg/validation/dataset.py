@@ -9,8 +9,8 @@ from __future__ import annotations
 from pyoxigraph import DefaultGraph
 
 from ..core.vocab import ONTOLOGY_GRAPH
-from .results import Graph
 from ..store.backends.base import QuadStore
+from .results import Graph
 
 
 def data_graph_for(graph: Graph) -> list[Graph]:

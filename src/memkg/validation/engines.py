@@ -9,21 +9,20 @@ attributed to the *named* shape (the invariant) it belongs to.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from functools import cached_property
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
-from ..shacl.written import WrittenForms
 from ..core.vocab import SH
+from ..core.written import WrittenForms
+from ..shacl import Shapes
 from .dataset import data_graph_for
 from .results import Graph, Result, Term
 
 _SH = lambda name: NamedNode(SH + name)  # noqa: E731
 
 
-class _ShapeNames:
+class ShapeNames:
     """Maps any shape node (a blank property shape, an sh:or member) to its named ancestor."""
 
     _LINKS = ("property", "node", "not", "qualifiedValueShape", "sparql")
@@ -56,11 +55,9 @@ class NativeEngine:
     name = "native"
 
     def __init__(self, shapes: Sequence[Quad]) -> None:
-        from ..shacl import Shapes
-
         self._quads = list(shapes)
         self._shapes = Shapes.from_quads(self._quads)
-        self._names = _ShapeNames(self._quads)
+        self._names = ShapeNames(self._quads)
 
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
@@ -86,130 +83,3 @@ class NativeEngine:
                 )
             )
         return out
-
-
-class PyshaclEngine:
-    """pySHACL over the RDF 1.1 projection of the data: the reference engine.
-
-    pySHACL cannot read triple terms, so the data is projected
-    (:mod:`memkg.validation.projection`) and every result mapped back. The SHACL 1.2 node
-    kind ``sh:TripleTerm`` becomes ``sh:class proj:TripleTerm`` on the
-    projection, and its results are reported under the node-kind component
-    again. The ontology's OWL-RL closure (computed once, on the ontology alone:
-    owlrl over data is far too slow) is mixed into every data graph.
-
-    pySHACL validates a single rdflib graph, so a SHACL-SPARQL constraint that
-    reads other graphs (``GRAPH``; memkg's tenant-isolation shape) cannot run
-    there: such shapes are listed in :attr:`unsupported` and left out.
-    """
-
-    name = "pyshacl"
-
-    def __init__(self, shapes: Sequence[Quad]) -> None:
-        self._quads = list(shapes)
-        self._names = _ShapeNames(self._quads)
-        needs_graphs = {
-            q.subject
-            for q in self._quads
-            if q.predicate == _SH("select") and re.search(r"\bGRAPH\b", q.object.value, re.IGNORECASE)
-        }
-        #: Named shapes this engine cannot check (they read other graphs).
-        self.unsupported = {self._names.named(c) for c in needs_graphs}
-
-    @cached_property
-    def _shapes_graph(self):  # type: ignore[no-untyped-def]
-        from .projection import PROJ, project
-
-        rewritten: list[Quad] = []
-        self._triple_term_shapes: set[Term] = set()
-        for q in self._quads:
-            if q.subject in self.unsupported:
-                continue
-            if q.predicate == _SH("nodeKind") and q.object == _SH("TripleTerm"):
-                self._triple_term_shapes.add(q.subject)
-                rewritten.append(Quad(q.subject, _SH("class"), NamedNode(str(PROJ) + "TripleTerm"), q.graph_name))
-            else:
-                rewritten.append(q)
-        return project(rewritten).dataset.default_graph
-
-    @cached_property
-    def _ontology_closure(self):  # type: ignore[no-untyped-def]
-        import owlrl
-
-        from ..store.ontology import ontology_quads
-        from .projection import project
-
-        graph = project([Quad(q.subject, q.predicate, q.object) for q in ontology_quads()]).dataset.default_graph
-        owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
-        return graph
-
-    def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
-        written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-    ) -> list[Result]:
-        """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
-        ``written``: the data's literals as written, given to pySHACL in place of the stored ones.
-        ``progress`` is told when pySHACL starts (it reports nothing while it runs)."""
-        if progress is not None:
-            progress("pySHACL…")
-        import pyshacl
-        from rdflib import RDF as RDFNS
-        from rdflib import Namespace
-
-        from .projection import project
-
-        shapes_graph = self._shapes_graph
-        data = []
-        for g in data_graph_for(graph):
-            data += [Quad(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, g)
-                     if not (written and written.values([g], q.subject, q.predicate) is not None)]
-            if written:
-                data += [Quad(s, p, o) for s, p, o in written.triples([g])]
-        projection = project(data)
-        data_graph = projection.dataset.default_graph
-        focus_nodes = None
-        if focus is not None:
-            focus_nodes = [projection.node(f) for f in focus]
-            if not focus_nodes:
-                return []
-            if any(isinstance(f, BlankNode) for f in focus):
-                focus_nodes = None  # pySHACL names focus nodes by IRI only: validate all, keep the focus nodes' below
-        _, results_graph, _ = pyshacl.validate(
-            data_graph,
-            shacl_graph=shapes_graph,
-            ont_graph=self._ontology_closure,
-            inference="none",
-            advanced=True,
-            allow_warnings=True,
-            focus_nodes=focus_nodes,
-        )
-        sh = Namespace(SH)
-        out: list[Result] = []
-        for node in results_graph.subjects(RDFNS.type, sh.ValidationResult):
-            def one(p):  # type: ignore[no-untyped-def]
-                return results_graph.value(node, p)
-
-            source = projection.to_original(one(sh.sourceShape))
-            component = projection.to_original(one(sh.sourceConstraintComponent))
-            if source in self._triple_term_shapes and component == _SH("ClassConstraintComponent"):
-                component = _SH("NodeKindConstraintComponent")
-            path = one(sh.resultPath)
-            value = one(sh.value)
-            out.append(
-                Result(
-                    focus=projection.to_original(one(sh.focusNode)),
-                    shape=self._names.named(source),
-                    component=component,  # type: ignore[arg-type]
-                    message=str(one(sh.resultMessage) or ""),
-                    path=projection.to_original(path) if path is not None else None,
-                    value=projection.to_original(value) if value is not None else None,
-                    severity=projection.to_original(one(sh.resultSeverity)),  # type: ignore[arg-type]
-                    source_shape=source,
-                    graph=graph,
-                )
-            )
-        if focus is not None and focus_nodes is None:
-            wanted = set(focus)
-            out = [r for r in out if r.focus in wanted]
-        return out
-

@@ -17,6 +17,7 @@ from pyoxigraph import (
 )
 
 from ..core.errors import Violation
+from ..core.json_terms import sparql_term_json as term
 from ..core.terms import Graph as Graph  # re-exported for the validation modules
 from ..core.terms import Term as Term
 from ..core.vocab import MEM, MEMX, PROV, RDF, SH, rdf
@@ -92,8 +93,6 @@ class Report:
     def to_json(self) -> str:
         """The report as JSON; every term a SPARQL 1.1 JSON results term object
         (:func:`memkg.core.json_terms.sparql_term_json`), the message a string."""
-        from ..core.json_terms import sparql_term_json as term
-
         return json.dumps(
             {
                 "conforms": self.conforms,

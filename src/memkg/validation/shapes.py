@@ -16,8 +16,8 @@ from pyoxigraph import (
 
 from ..core.errors import ParseError
 from ..core.resources import data_dir
-from ..shacl.written import WrittenForms
-from .engines import NativeEngine, PyshaclEngine
+from ..core.written import WrittenForms
+from .engines import NativeEngine
 from .results import ENGINES, Graph, Result, Term
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ def make_engine(name: str, shapes: Sequence[Quad]) -> Engine:
     if name == "native":
         return NativeEngine(shapes)
     if name == "pyshacl":
+        # pySHACL and rdflib take most of a second to import; only the reference engine needs them.
+        from .pyshacl_engine import PyshaclEngine
+
         return PyshaclEngine(shapes)
     raise ValueError(f"unknown validation engine {name!r}; expected one of {', '.join(ENGINES)}")
 

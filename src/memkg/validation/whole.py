@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import Store
 
-from ..shacl.written import WrittenForms
+from ..core.written import WrittenForms
+from ..store import MemoryStore
 from .dataset import tenant_graphs
 from .results import Report
 from .shapes import builtin_shapes, make_engine, read_shapes, validate_graphs
@@ -122,8 +123,6 @@ def validate_files(
     Raises :class:`~memkg.core.errors.ParseError` for a file that does not parse, and
     :class:`~memkg.guard.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
     """
-    from ..store import MemoryStore
-
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
     loaded = scratch.load(*paths, format=format, progress=progress, limits=limits)
     return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,

@@ -20,15 +20,14 @@ from pyoxigraph import (
 )
 
 from ..core.errors import MemkgError, Violation
-from ..core.vocab import ONTOLOGY_GRAPH
+from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs
 from ..store.ontology import ontology_quads
-from ..core.vocab import MEMX, SH, mem, prov, rdf, rdfs
 from .results import Graph, Result, Term
 from .shapes import Engine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
-    from ..store.backends.base import QuadStore
     from ..store import MemoryStore
+    from ..store.backends.base import QuadStore
 
 # -- validation of writes ------------------------------------------------------------
 

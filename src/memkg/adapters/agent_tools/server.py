@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
 import anyio
+import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
@@ -42,11 +43,11 @@ from mcp_types import (
 )
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError, create_model
 from pydantic_core import to_json
+from pyoxigraph import NamedNode
 
 from ... import __version__
 from ...guard import cancellation
-from ...guard.access import OPEN, Grant, Tokens, Unauthorized
-from ..endpoint.rights import bearer_grant
+from ...guard.access import OPEN, Grant, Tokens, Unauthorized, bearer_grant
 from . import wire
 from .limits import DEFAULT_LIMITS, Limits
 from .tools import MemoryTools, ToolRefusal, refusal
@@ -86,7 +87,6 @@ class Callers:
         """The one caller of a stdio server: confined to ``tenant``, or (None) the whole store."""
         if tenant is None:
             return cls()
-        from pyoxigraph import NamedNode
 
         return cls(Grant(frozenset({NamedNode(tenant)}), write=True, token_name="--tenant"))
 
@@ -439,8 +439,6 @@ def serve_http(
 ) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted; ``ready`` gets the URL
     once the socket listens (port 0 picks a free one)."""
-    import uvicorn
-
     app: Any = server.streamable_http_app(json_response=True, max_request_body_size=limits.max_body, host=host)
     app = wire.DepthGate(app, limits.max_json_depth, limits.max_body)
     if tokens is not None:

@@ -25,21 +25,21 @@ import uuid
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal as KindName
+from typing import Any
+from typing import Literal as KindName
 
 from pyoxigraph import NamedNode
 
 from ... import provenance
-from ...history import timeline
-from ...store import views
-from ...guard.access import Forbidden, Grant, Unauthorized, view_options
 from ...core.errors import MemkgError, NotFoundError, ValidationError
-from ...core.model import Claim, Message, Predicate, Vertex, term
-from ...core.vocab import ONTOLOGY_GRAPH
 from ...core.json_terms import rows_json
-from ...store import MemoryStore
+from ...core.model import Claim, Message, Predicate, Vertex, term
 from ...core.terms import ID_BASE, new_id
-from ...core.vocab import mem
+from ...core.vocab import ONTOLOGY_GRAPH, mem
+from ...guard.access import Forbidden, Grant, Unauthorized, view_options
+from ...history import timeline
+from ...recall import answer as recall_answer
+from ...store import MemoryStore, views
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "claim_for_event", "refusal", "tenant_for"]
@@ -330,7 +330,6 @@ class MemoryTools:
         graph = tenant_for(grant, tenant)
         _stamp(valid_at, "valid_at")
         _stamp(known_at, "known_at")
-        from ...recall import answer as recall_answer  # its indexes load on first use, not at startup
 
         found = recall_answer(self.store, query, tenant=graph, k=k, valid_at=valid_at, known_at=known_at,
                               packet=packet, max_vertices=self.limits.max_packet_vertices)

@@ -31,6 +31,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import numpy
+
 from ...guard.limits import json_depth
 
 __all__ = ["DepthGate", "depth_refusal", "stdio_streams"]
@@ -52,8 +54,6 @@ def depth_refusal(raw: bytes, limit: int) -> bytes | None:
 
 def _request_id(raw: bytes) -> Any:
     """The top-level ``id`` of a message too deep to parse: its nested values cut out, then parsed."""
-    import numpy
-
     blanked = _STRING.sub(lambda m: b'"' + b" " * max(0, len(m.group()) - 2) + b'"'[: len(m.group()) - 1], raw)
     steps = numpy.frombuffer(blanked, dtype=numpy.uint8)
     step = numpy.where((steps == 0x5B) | (steps == 0x7B), 1, numpy.where((steps == 0x5D) | (steps == 0x7D), -1, 0))

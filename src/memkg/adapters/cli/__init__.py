@@ -18,10 +18,17 @@ The package, module by module:
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
-from ...core.errors import NotFoundError, ParseError, Refused, StoreLockedError, UnknownFormatError
+from ...core.errors import (
+    NotFoundError,
+    ParseError,
+    Refused,
+    StoreLockedError,
+    UnknownFormatError,
+)
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
@@ -56,7 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `memkg export | head`: the reader has all it wants
         # Python would complain again when it flushes stdout at exit; point it at nothing.
-        import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import NamedNode
+from pyoxigraph import NamedNode, RdfFormat, parse
 
-from ...store import views
 from ...core.errors import MemkgError
 from ...core.prefixes import expand
-from ...store import MemoryStore
 from ...core.terms import parse_datetime
 from ...core.vocab import PREFIXES
+from ...guard.limits import DEFAULT
+from ...store import MemoryStore, views
+from ...store.backends.sparql import SparqlBackend, token_from_env
 from .exit_codes import UsageError
 
 
@@ -23,8 +25,6 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     read-only open *undefined behaviour* while another process writes, whereas a
     read-write open fails cleanly (StoreLockedError) when a server holds the store."""
     if getattr(args, "endpoint", None):
-        from ...store.backends.sparql import SparqlBackend, token_from_env
-
         server = SparqlBackend(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
                                token=token_from_env(args.token), read_only=not write)
         args.store = server.endpoint  # messages name where the data went (never a password)
@@ -67,8 +67,6 @@ def read_query_argument(text: str) -> str:
 def parse_term(text: str) -> Any:
     """A term as written in Turtle: <iri>, a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:),
     "a literal", "x"@en, "1"^^xsd:decimal, 42, true. Parsed by pyoxigraph, never pasted into queries."""
-    from pyoxigraph import RdfFormat, parse
-
     head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
     try:
         (quad,) = list(parse(f'{head}<urn:memkg:s> <urn:memkg:p> {text} .', format=RdfFormat.TURTLE))
@@ -96,22 +94,11 @@ def tenant_option(p: argparse.ArgumentParser, help: str = "restrict to one tenan
     p.add_argument("--tenant", metavar="IRI", help=help)
 
 
-class _DeprecatedGraph(argparse.Action):
-    """``--graph IRI``: the old name of a write's ``--tenant``, still taken, with a note."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        import sys
-
-        print("memkg: note: --graph is deprecated; write --tenant (the same graph IRI)", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> None:
     """``--tenant IRI`` for commands that write into (or export) one graph, as reads take it;
-    ``--graph`` is kept as a deprecated alias. The value lands in ``args.graph``."""
-    p.add_argument("--tenant", dest="graph", metavar="IRI", help=help)
-    p.add_argument("--graph", dest="graph", metavar="IRI", action=_DeprecatedGraph, help=argparse.SUPPRESS)
+    ``--graph IRI`` is the same option under the name SPEC section 5 gives ``memkg load``.
+    The value lands in ``args.graph``."""
+    p.add_argument("--tenant", "--graph", dest="graph", metavar="IRI", help=help)
 
 
 def format_option(p: argparse.ArgumentParser, choices: Sequence[str], default: str) -> None:
@@ -136,9 +123,6 @@ def add_limit_arguments(parser: argparse.ArgumentParser, *names: str) -> None:
 
 def limits_from(args: argparse.Namespace) -> Any:
     """The :class:`memkg.guard.limits.Limits` the options give (UsageError for a value out of range)."""
-    import dataclasses
-
-    from ...guard.limits import DEFAULT
 
     given = {n: getattr(args, n) for n in LIMIT_HELP if getattr(args, n, None) is not None}
     for name in ("max_query", "max_update"):

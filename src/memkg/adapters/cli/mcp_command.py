@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ...guard.access import Tokens
+from ..agent_tools import DEFAULT_LIMITS, MemoryTools
 from .arguments import open_store, tenant_option
 from .exit_codes import EXIT_OK, UsageError
 
@@ -21,13 +24,10 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    try:
+    try:  # the MCP SDK is an extra (memkg[mcp]): imported only when serving
         from ..agent_tools.server import Callers, build_server, serve_http, serve_stdio
     except ImportError as err:
         raise UsageError(f"memkg mcp needs the MCP SDK ({err.name}): pip install 'memkg[mcp]'") from None
-    from ...guard.access import Tokens
-    from ..agent_tools import DEFAULT_LIMITS, MemoryTools
-    from dataclasses import replace
 
     if args.tokens and not args.http:
         raise UsageError("--tokens is for --http; over stdio name the one tenant with --tenant IRI")

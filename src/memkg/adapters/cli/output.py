@@ -6,11 +6,18 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
+from pyoxigraph import (
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    serialize,
+)
 
 from ...core.prefixes import short as short_term
-from ...store import FORMAT_NAMES
 from ...core.vocab import PREFIXES
+from ...store import FORMAT_NAMES
 from .exit_codes import UsageError
 
 RESULT_FORMATS = {

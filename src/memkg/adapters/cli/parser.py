@@ -7,19 +7,21 @@ this module lays them out in the order ``memkg --help`` lists them.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from ... import __version__
 from ...store import DEFAULT_STORE_PATH
-from . import index_command
-from . import mcp_command
-from . import provenance_commands
-from . import recall_command
-from . import serve_command
-from . import store_commands
-from . import tags_commands
-from . import time_commands
+from . import (
+    index_command,
+    mcp_command,
+    provenance_commands,
+    recall_command,
+    serve_command,
+    store_commands,
+    tags_commands,
+    time_commands,
+)
 
 # command(name, help, example, func) -> the subcommand's parser, for its arguments
 AddCommand = Callable[[str, str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]

@@ -8,10 +8,23 @@ Over memkg.provenance, memkg.provenance.evidence and memkg.loading.extraction.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 from ...core.prefixes import expand
+from ...loading import extraction
+from ...provenance import (
+    accept_echoes,
+    erase,
+    impact,
+    lineage,
+    minimal_support,
+    propose_echoes,
+    support,
+    withdraw,
+)
+from ...provenance.evidence import assess, packet, verify
 from .arguments import format_option, graph_option, open_store, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import print_rows, short
@@ -26,14 +39,10 @@ def _iri_or_blank(term: Any) -> str:
 
 
 def _emit_json(data: Any) -> None:
-    import json
-
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
-    from ...provenance import lineage
-
     if wants_picture(args):
         return draw(args, "lineage", args.claim)
     with open_store(args, write=False) as store:
@@ -49,8 +58,6 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 
 def cmd_dependents(args: argparse.Namespace) -> int:
-    from ...provenance import impact
-
     with open_store(args, write=False) as store:
         found = impact(store, args.source, tenant=args.tenant, with_downstream=args.all)
     if args.format == "json":
@@ -67,8 +74,6 @@ def cmd_dependents(args: argparse.Namespace) -> int:
 
 
 def cmd_support(args: argparse.Namespace) -> int:
-    from ...provenance import minimal_support, support
-
     if wants_picture(args):
         return draw(args, "support", args.claim)
     with open_store(args, write=False) as store:
@@ -90,8 +95,6 @@ def cmd_support(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from ...provenance import withdraw
-
     with open_store(args, write=True) as store:
         result = withdraw(store, args.source, reason=args.reason, graph=args.graph)
     print(result.retraction.value)
@@ -103,8 +106,6 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
-    from ...provenance import erase
-
     with open_store(args, write=True) as store:
         result = erase(store, args.source, reason=args.reason, graph=args.graph)
     print(result.record.value)
@@ -117,8 +118,6 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 
 def cmd_packet(args: argparse.Namespace) -> int:
-    from ...provenance.evidence import packet
-
     if wants_picture(args):
         return draw(args, "packet", args.claims, max_vertices=args.max_vertices, max_hops=args.max_hops,
                     strict=args.strict)
@@ -133,8 +132,6 @@ def cmd_packet(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from ...provenance.evidence import verify
-
     with open_store(args, write=False) as store:
         v = verify(store, args.end, tenant=args.tenant)
     print_rows(["depth", "stage", "kind", "verdict", "reason"],
@@ -146,8 +143,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_assess(args: argparse.Namespace) -> int:
-    from ...provenance.evidence import assess
-
     with open_store(args, write=False) as store:
         a = assess(store, args.claim, tenant=args.tenant, default_reliability=args.default_reliability)
     def num(x: float | None) -> str:
@@ -166,8 +161,6 @@ def cmd_assess(args: argparse.Namespace) -> int:
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    from ...loading import extraction
-
     extractor = {"sentences": extraction.SENTENCES, "constrained": extraction.CONSTRAINED,
                  "abstaining": extraction.ABSTAINING}[args.extractor]
     with open_store(args, write=True) as store:
@@ -183,8 +176,6 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_echoes(args: argparse.Namespace) -> int:
-    from ...provenance import accept_echoes, propose_echoes
-
     with open_store(args, write=args.accept) as store:
         proposals = propose_echoes(store, tenant=args.tenant, threshold=args.threshold)
         if args.accept and proposals:

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from ...recall import answer
+from ..pictures import packet_diagram, render
 from .arguments import format_option, open_store, parse_time, tenant_option
 from .exit_codes import EXIT_OK, UsageError
 from .picture_output import PICTURE_FORMATS, emit, picture_options, wants_picture
@@ -16,8 +18,6 @@ if TYPE_CHECKING:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from ...recall import answer
-
     if args.k < 1:
         raise UsageError(f"--k must be at least 1, got {args.k}")
     with open_store(args, write=False) as store:
@@ -25,7 +25,6 @@ def cmd_recall(args: argparse.Namespace) -> int:
                         known_at=parse_time(args.known_at), packet=args.packet or wants_picture(args))
         prefixes = store.prefixes
     if wants_picture(args):  # the evidence packet, drawn (memkg.adapters.pictures)
-        from ..pictures import packet_diagram, render
 
         if result.packet is None:
             raise UsageError("this recall has no evidence packet to draw (no hits?)")

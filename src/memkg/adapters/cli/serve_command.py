@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..endpoint import ServeOptions, serve
 from .arguments import add_limit_arguments, limits_from
 from .exit_codes import UsageError
 
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ..endpoint import ServeOptions, serve
-
     if args.timeout is not None and args.timeout < 0:
         raise UsageError("--timeout takes a number of seconds (0: no limit)")
     if args.workers < 0:

@@ -8,14 +8,20 @@ import shutil
 import sys
 import time
 import traceback
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...store import views
-from ...store import FORMAT_NAMES
+from ...store import FORMAT_NAMES, views
+from ...validation import validate_files, validate_store
 from .arguments import (
-    add_limit_arguments, format_option, graph_option, limits_from, open_store, read_query_argument, tenant_option,
+    add_limit_arguments,
+    format_option,
+    graph_option,
+    limits_from,
+    open_store,
+    read_query_argument,
+    tenant_option,
 )
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
@@ -135,8 +141,6 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ...validation import validate_files, validate_store
-
     for shapes in args.shapes:
         if not Path(shapes).is_file():
             raise UsageError(f"{shapes}: no such shapes file (--shapes FILE: your own SHACL shapes, Turtle)")
@@ -158,11 +162,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if report.conforms else EXIT_INVALID
 
 
-STATS_QUERY = f"""
-SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {{
-  GRAPH ?g {{ ?x a ?class }}
+STATS_QUERY = """
+SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {
+  GRAPH ?g { ?x a ?class }
   FILTER(?g != <https://w3id.org/memkg>)
-}} GROUP BY ?g ?class ORDER BY ?g DESC(?n) ?class
+} GROUP BY ?g ?class ORDER BY ?g DESC(?n) ?class
 """
 
 

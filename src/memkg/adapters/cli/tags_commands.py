@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...tags import Tags
+from ...tags.policy import Policy
 from .arguments import graph_option, open_store, parse_time
 from .exit_codes import EXIT_OK
 from .output import print_rows
@@ -32,9 +34,6 @@ def _print_change(change: Any) -> None:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    from ...tags.policy import Policy
-    from ...tags import Tags
-
     policy = Policy.load(args.policy) if getattr(args, "policy", None) else None
     a = args.action
     with open_store(args, write=a in TAG_WRITES) as store:
@@ -97,8 +96,6 @@ def cmd_tags(args: argparse.Namespace) -> int:
 
 
 def cmd_policy(args: argparse.Namespace) -> int:
-    from ...tags.policy import Policy
-
     policy = Policy.load(args.file)
     if args.action == "shapes":
         text = policy.shapes_turtle(include_base=not args.policy_only)
@@ -135,8 +132,8 @@ def register(command: AddCommand) -> None:
         return q
 
     def known_at(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--known-at", "--as-of", dest="known_at", metavar="TIME",
-                       help="read the store as it was at this transaction time (--as-of: the old name, for one release)")
+        q.add_argument("--known-at", dest="known_at", metavar="TIME",
+                       help="read the store as it was at this transaction time")
 
     for name, help, example in (
         ("add", "Add properties to a record (values it holds are reported, not repeated; e_ labels are rejected).",

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ...loading.jsonlines import JsonLimits
 from ...core.prefixes import expand
+from ...history import timeline
 from ...history.timeline import MAX_QUESTIONS
+from ...loading.ingest import IngestError, ingest_file, timezone_named
+from ...loading.jsonlines import JsonLimits
 from .arguments import (
     add_limit_arguments,
     format_option,
@@ -33,8 +36,6 @@ if TYPE_CHECKING:
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     with open_store(args, write=True) as store:
         old, graph = store.get_claim(args.claim, graph=args.graph)
         new = replace(
@@ -62,9 +63,6 @@ def cmd_retract(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from ...loading.ingest import IngestError, ingest_file, timezone_named
-    from ...loading.jsonlines import JsonLimits
-
     try:
         limits = JsonLimits.of(limits_from(args), max_line_bytes=args.max_line_bytes)
         assume = timezone_named(args.assume_timezone) if args.assume_timezone else None
@@ -129,8 +127,6 @@ example:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from ...history import timeline
-
     if wants_picture(args):
         return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
@@ -153,8 +149,6 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ...history import timeline
-
     with open_store(args, write=False) as store:
         change = timeline.diff(store, parse_time(args.from_time), parse_time(args.to_time), tenant=args.tenant)
     for sign, rows in (("+", change.added), ("-", change.removed)):
@@ -165,8 +159,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    from ...history import timeline
-
     with open_store(args, write=False) as store:
         found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant,
                                 max_questions=args.max_questions)

@@ -28,23 +28,32 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
-from ...store import views
 from ...core.errors import ParseError, UnknownFormatError
+from ...core.terms import Graph, parse_datetime
+from ...core.vocab import ONTOLOGY_GRAPH
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits, count_openings, guarded, nesting_depth
-from ...core.vocab import ONTOLOGY_GRAPH
-from ...store import MemoryStore, rdf_format
-from ...core.terms import Graph, parse_datetime
+from ...store import MemoryStore, rdf_format, views
 from ...validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
 from . import rights
-from .failures import BadRequest, UnsupportedMediaType, WritesRefused, raise_failure
-from .jobs import Answer, Confinement, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, UpdateJob
+from .failures import raise_failure
+from .jobs import (
+    Answer,
+    Confinement,
+    Failure,
+    GraphJob,
+    Job,
+    PictureJob,
+    Plan,
+    QueryJob,
+    RecallJob,
+    UpdateJob,
+)
 from .pool import QueryTimeout, WorkerPool, WorkerShares
+from .request_errors import BadRequest, UnsupportedMediaType, WritesRefused
 from .rights import Forbidden, Grant, UpdateSummary
 from .snapshots import Generation, Snapshots
-
-
 
 #: Times an update is planned without the write lock before it is planned under it.
 OPTIMISTIC_ATTEMPTS = 2

@@ -11,38 +11,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ...guard.access import Forbidden, Unauthorized
 from ...core.errors import MemkgError, NotFoundError, ParseError, Refused
+from ...guard.access import Forbidden, Unauthorized
 from ...guard.limits import LimitExceeded
 from ...validation.writes import WriteTimeout
 from . import negotiation as neg
 from .jobs import Failure
 from .pool import QueryTimeout, ServerBusy, WorkerCrashed
+from .request_errors import (
+    BadRequest,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    WritesRefused,
+)
 from .rights import UnsupportedUpdate
-
-
-class BadRequest(MemkgError, ValueError):
-    """A request the protocol does not allow (a missing or repeated parameter, …): 400."""
-
-
-class WritesRefused(MemkgError, PermissionError):
-    """A write to a server started with ``--read-only``: 403."""
-
-
-class MethodNotAllowed(MemkgError):
-    """405, with the methods the resource does allow."""
-
-    def __init__(self, method: str, path: str, allowed: tuple[str, ...]) -> None:
-        super().__init__(f"{method} is not allowed on {path}; use {', '.join(allowed)}")
-        self.allowed = allowed
-
-
-class PayloadTooLarge(MemkgError):
-    """A request body over the server's ``--max-body``: 413 (the connection is closed)."""
-
-
-class UnsupportedMediaType(MemkgError, ValueError):
-    """A request body in a format the server does not read: 415."""
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,18 @@ from urllib.parse import parse_qs, urlsplit
 
 from pyoxigraph import DefaultGraph, NamedNode
 
-from ...store import views
 from ...guard.access import Forbidden, Grant
+from ...store import views
 from .app import Endpoint, GraphWrite
-from .failures import BadRequest, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType, to_http
+from .failures import to_http
 from .jobs import Answer
 from .pool import ServerBusy
+from .request_errors import (
+    BadRequest,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
 
 FORM = "application/x-www-form-urlencoded"
 SPARQL_QUERY = "application/sparql-query"

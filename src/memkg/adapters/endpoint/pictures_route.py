@@ -19,11 +19,11 @@ from typing import Any
 
 from pyoxigraph import NamedNode
 
-from .. import pictures
-from ...store import views
-from ...guard.access import Forbidden, Grant
 from ...core.prefixes import expand
-from .failures import BadRequest
+from ...guard.access import Forbidden, Grant
+from ...store import views
+from .. import pictures
+from .request_errors import BadRequest
 
 
 def answer(store: Any, grant: Grant, kind: str, params: Mapping[str, Sequence[str]]) -> tuple[str, bytes]:

@@ -23,15 +23,15 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 from ...core.errors import MemkgError
 from ...guard.sandbox import SandboxUnavailable
-from . import jobs
-from . import worker
+from . import jobs, worker
 from .jobs import Job, Reply
+
 
 def _context() -> Any:
     if "forkserver" not in multiprocessing.get_all_start_methods():

@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode
 
-from ...guard import access
-from ...guard.access import OPEN, Forbidden, Grant, Unauthorized
 from ...core.vocab import ONTOLOGY_GRAPH
+from ...guard import access
+from ...guard.access import (
+    OPEN,
+    Forbidden,
+    Grant,
+    TokenCheck,
+    Unauthorized,
+    bearer_grant,
+)
 from ...history.updates import UnsupportedUpdate
 
 __all__ = [
@@ -27,35 +34,9 @@ __all__ = [
 ]
 
 
-class TokenCheck(Protocol):
-    def holder(self, secret: str) -> Grant: ...
-
-
 def load_tokens(path: str | Path | None) -> TokenCheck | None:
     """The server's tokens, or None (no ``--tokens``: every request is :data:`OPEN`)."""
     return None if path is None else access.Tokens.load(path)
-
-
-def bearer_grant(tokens: TokenCheck, authorization: str | None) -> Grant:
-    """The grant of an HTTP ``Authorization: Bearer TOKEN`` header (RFC 6750 §2.1; the
-    scheme is case-insensitive); :class:`Unauthorized` without one we know. The agent
-    tools' HTTP transport uses the same rule.
-
-    >>> from memkg.guard.access import Tokens
-    >>> tokens = Tokens({"s3cret-token-lia": OPEN})
-    >>> bearer_grant(tokens, "bearer  s3cret-token-lia ") is OPEN
-    True
-    >>> bearer_grant(tokens, "Basic czNjcmV0")
-    Traceback (most recent call last):
-    memkg.guard.access.Unauthorized: the Authorization header must be 'Bearer TOKEN'
-    """
-    if not authorization or not authorization.strip():
-        raise Unauthorized("this endpoint needs an 'Authorization: Bearer TOKEN' header")
-    scheme, _, secret = authorization.strip().partition(" ")
-    secret = secret.strip()
-    if scheme.lower() != "bearer" or not secret:
-        raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
-    return tokens.holder(secret)
 
 
 def grant(tokens: TokenCheck | None, authorization: str | None) -> Grant:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import shutil
 import threading
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 

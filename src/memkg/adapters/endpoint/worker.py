@@ -32,19 +32,33 @@ from pathlib import Path
 
 from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
 
-from ...guard import access
-from ...guard import sandbox
-from ...store import claim_index
 from ...core.errors import ParseError
-from ...guard.limits import MAX_SPARQL_BRACKETS, SPARQL_STACK_BASE, SPARQL_STACK_CAP, LimitExceeded, sparql_stack
+from ...core.vocab import ONTOLOGY_GRAPH, PREFIXES
+from ...guard import access, sandbox
+from ...guard.limits import (
+    MAX_SPARQL_BRACKETS,
+    SPARQL_STACK_BASE,
+    SPARQL_STACK_CAP,
+    LimitExceeded,
+    sparql_stack,
+)
 from ...history.updates import UnsupportedUpdate, UpdateError, plan_update
-from ...core.vocab import ONTOLOGY_GRAPH
-from ...recall import INDEX_FILE, RecallIndex, default_embedder
-from ...store import MemoryStore
-from ...core.vocab import PREFIXES
+from ...recall import INDEX_FILE, RecallIndex, answer, default_embedder
+from ...store import MemoryStore, claim_index
+from . import jobs, pictures_route
 from . import negotiation as neg
-from . import jobs
-from .jobs import Answer, Failure, GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, Reply, UpdateJob
+from .jobs import (
+    Answer,
+    Failure,
+    GraphJob,
+    Job,
+    PictureJob,
+    Plan,
+    QueryJob,
+    RecallJob,
+    Reply,
+    UpdateJob,
+)
 
 #: The first message a worker sends: it has imported everything and is ready.
 READY = "ready"
@@ -223,16 +237,12 @@ def _plan(store: Store, job: UpdateJob) -> Plan:
 
 
 def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Answer:
-    from ...recall import answer
-
     found = answer(memory, job.query, tenants=job.tenants, k=job.k, valid_at=job.valid_at, known_at=job.known_at,
                    packet=job.packet, index=index)
     return Answer(200, "application/json", json.dumps(found.to_dict()).encode())
 
 
 def _picture(memory: MemoryStore, job: PictureJob) -> Answer:
-    from . import pictures_route
-
     content_type, body = pictures_route.answer(memory, job.grant, job.kind, job.params)
     return Answer(200, content_type, body)
 

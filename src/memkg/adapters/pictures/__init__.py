@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.terms import IRI
+from ...provenance.evidence import packet
 from .build import history_timeline, packet_diagram, provenance_diagram
 from .dot import to_dot
 from .model import Diagram, Edge, Node, Picture, Row, Timeline
@@ -47,7 +48,6 @@ def picture(store: Any, kind: str, claim: str | Sequence[str], *, tenant: IRI | 
         return history_timeline(store, claims[0], tenant=tenant, prefixes=prefixes)
     if kind in ("lineage", "support"):
         return provenance_diagram(store, claims[0], tenant=tenant, prefixes=prefixes, links=kind)
-    from ...provenance.evidence import packet
 
     return packet_diagram(packet(store, claims, tenant=tenant, **packet_options), prefixes=prefixes)
 

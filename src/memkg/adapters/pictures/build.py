@@ -17,8 +17,10 @@ from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
 from ...core.errors import NotFoundError
 from ...core.prefixes import short
-from ...store import MemoryStore
 from ...core.terms import IRI, datetime_of, tenant_iri
+from ...history.timeline import history
+from ...provenance import impact, lineage, support
+from ...store import MemoryStore
 from .model import Diagram, Row, Timeline
 
 #: lineage link kinds that hold a claim up (the others only say where it came from)
@@ -65,8 +67,6 @@ def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI 
 
     Raises :class:`~memkg.core.errors.NotFoundError` when ``claim`` is no claim.
     """
-    from ...history.timeline import history
-
     prefixes = prefixes or store.prefixes
     versions = history(store, claim, tenant=tenant)
     values = " ".join(f"<{v.claim.value}>" for v in versions)
@@ -152,8 +152,6 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
     ``links="lineage"``, where each piece came from (derivation, assertion, generation, use).
     Each source is asked what withdrawing it would do: a source whose withdrawal makes the
     claim fall is marked critical, and every source says how many claims would fall."""
-    from ...provenance import impact, lineage, support
-
     if links not in ("lineage", "support"):
         raise ValueError(f"links is 'lineage' or 'support', not {links!r}")
     prefixes = prefixes or store.prefixes

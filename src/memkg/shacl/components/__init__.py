@@ -16,18 +16,20 @@ from __future__ import annotations
 
 from pyoxigraph import NamedNode
 
-from . import cardinality
-from . import expression_based
-from . import list_based
-from . import logical
-from . import other
-from . import property_pair
-from . import reification
-from . import shape_based
-from . import sparql
-from . import string_based
-from . import value_range
-from . import value_type
+from . import (
+    cardinality,
+    expression_based,
+    list_based,
+    logical,
+    other,
+    property_pair,
+    reification,
+    shape_based,
+    sparql,
+    string_based,
+    value_range,
+    value_type,
+)
 from .base import Component, Ctx, Fragment, Reader
 
 _MODULES = (value_type, cardinality, value_range, string_based, property_pair, logical, shape_based, other,

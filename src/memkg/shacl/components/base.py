@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ...core.terms import BlankNodeInQuery, sparql_term
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, integer
 from ..incomplete import Excuse
+from ..rows import Row
 from ..terms import Term
-from ...core.terms import BlankNodeInQuery, sparql_term
-from ..vocab import SHACL_SPEC, XSD, short
+from ..vocab import SHACL12_SPEC, SHACL_SPEC, XSD, short
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compiler import Compiler
-    from ..engine import Engine, Row
+    from ..engine import Engine
     from ..shapes import Shape
 
 
@@ -152,7 +153,7 @@ class Component:
         exactly as the SPARQL fragment decides them: the value of each result (None for
         a result about the focus node alone), or None when the component is not decided
         in Python (then the SPARQL results stand). Used for the focus nodes whose values
-        a store holds in another form (:mod:`memkg.shacl.written`)."""
+        a store holds in another form (:mod:`memkg.core.written`)."""
         return None
 
     def excused_by(self) -> Excuse | None:
@@ -319,8 +320,6 @@ def const(term: Term) -> str:
 
 def spec(section: str, anchor: str, *, v12: bool = False) -> tuple[str, str]:
     """(rule, link) for a SHACL paragraph."""
-    from ..vocab import SHACL12_SPEC
-
     return (f"SHACL {'1.2 ' if v12 else ''}{section}", (SHACL12_SPEC if v12 else SHACL_SPEC) + "#" + anchor)
 
 

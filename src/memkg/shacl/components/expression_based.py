@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 from pyoxigraph import BlankNode, NamedNode
 
 from ..errors import ShapeError
-from ..expressions import Constant, Evaluator, ExpressionReader, Expr, sparql_expression
+from ..expressions import Constant, Evaluator, Expr, ExpressionReader, sparql_expression
+from ..rows import Row
 from ..terms import Term
 from ..vocab import SH, SHACL12_SPEC, TRUE, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 _NODE_EXPR_SPEC = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
 

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
+from ..rows import Row
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL12_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 
 def list_members(node: Term, engine: "Engine") -> list[Term] | None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..incomplete import Excuse
+from ..rows import Row
 from ..terms import Term
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 
 class _Logical(Component):

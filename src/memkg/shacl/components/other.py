@@ -7,15 +7,17 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ...core.written import stored_form, suspect
 from ..incomplete import Excuse
-from ..paths import parse_path
+from ..paths import PredicatePath, parse_path
+from ..rows import Row
+from ..targets import ClassTarget
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, short
-from ..written import stored_form, suspect
 from .base import Component, Ctx, Fragment, Reader, const
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 
 def rewritten(term: Term) -> bool:
@@ -79,9 +81,6 @@ class ClosedComponent(Component):
 
     @staticmethod
     def _allowed_by_types(node: Term, engine: "Engine") -> set[Term]:
-        from ..paths import PredicatePath
-        from ..shapes import ClassTarget
-
         classes: set[Term] = set()
         for t in engine.view.outgoing(node).get(RDF.type, []) if not isinstance(node, Literal) else []:
             classes |= engine.view.superclasses(t)

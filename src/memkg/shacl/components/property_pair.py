@@ -9,9 +9,9 @@ from pyoxigraph import Literal, NamedNode
 
 from ..errors import ShapeError
 from ..incomplete import Excuse
+from ..paths import Path, parse_path
 from ..terms import Term
 from ..values import compare
-from ..paths import Path, parse_path
 from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 

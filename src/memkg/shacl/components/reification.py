@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, ClassVar
 from pyoxigraph import Literal, NamedNode
 
 from ..graph import boolean
+from ..rows import Row
 from ..terms import Term
 from ..vocab import RDF, SH, SHACL12_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 _REIFIES = f"<{RDF.reifies.value}>"
 

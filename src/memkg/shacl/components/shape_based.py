@@ -7,12 +7,13 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..incomplete import Excuse
+from ..rows import Row
 from ..terms import Term
 from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, at_least
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 
 class NodeComponent(Component):

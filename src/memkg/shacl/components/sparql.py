@@ -38,50 +38,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
+from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
 from ..errors import ShapeError
-from ..graph import ShapesGraph, boolean
+from ..graph import ShapesGraph, boolean, prefixes_of
+from ..rows import Row
 from ..sparqltext import UserQuery
 from ..terms import Term
-from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
-from ..vocab import OWL, SH, SH_NS, SHACL_SPEC, SHX, local_name, short
+from ..vocab import SH, SH_NS, SHACL_SPEC, SHX, local_name, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine, Row
+    from ..engine import Engine
 
 #: The graph name under which the shapes graph is visible to ``$shapesGraph``.
 SHAPES_GRAPH = NamedNode("urn:memkg:shacl:shapes-graph")
 _CHECK_STORE = Store()
-
-
-def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> dict[str, str]:
-    """Prefix declarations reachable from ``node`` via ``sh:prefixes`` (SHACL §5.2.1),
-    following ``owl:imports`` inside the shapes graph."""
-    out: dict[str, str] = {}
-    seen: set[Term] = set()
-    todo = list(graph.objects(node, SH.prefixes))
-    while todo:
-        holder = todo.pop()
-        if holder in seen:
-            continue
-        seen.add(holder)
-        todo.extend(graph.objects(holder, OWL.imports))
-        for decl in graph.objects(holder, SH.declare):
-            prefixes = graph.objects(decl, SH.prefix)
-            namespaces = graph.objects(decl, SH.namespace)
-            if len(prefixes) != 1 or len(namespaces) != 1 or not isinstance(prefixes[0], Literal):
-                raise ShapeError(
-                    f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
-                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
-                )
-            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]
-            if out.get(prefix, ns) != ns:
-                raise ShapeError(
-                    f"prefix {prefix!r} is declared with two namespaces ({out[prefix]} and {ns})",
-                    shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
-                )
-            out[prefix] = ns
-    return out
 
 
 def _one_string(graph: ShapesGraph, node: Term, param: NamedNode, shape: Term, rule: str) -> str:
@@ -260,8 +231,6 @@ class SparqlConstraintComponent(_SelectBased):
 
     def all_rows(self, engine: "Engine", branch: Any) -> list["Row"]:
         """Every target's results from one run of ``shx:selectAll``."""
-        from ..engine import Row
-
         assert self.query_all is not None
         by_focus: dict[Term, list[dict[str, Term]]] = {}
         for sol in engine.select(self.query_all.render(consts=self.consts)):

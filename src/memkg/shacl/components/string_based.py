@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from pyoxigraph import Literal, NamedNode, Store
 
 from ..terms import Term, sparql_string
-from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from ..values import lang_matches, matches, string_length
+from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
 _COMPARE = {">=": operator.ge, "<=": operator.le}

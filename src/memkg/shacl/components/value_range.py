@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from pyoxigraph import Literal
 
 from ..terms import Term
+from ..values import compare
 from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, const
-from ..values import compare
 from .value_type import python_number
 
 if TYPE_CHECKING:  # pragma: no cover

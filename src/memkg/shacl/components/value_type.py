@@ -9,7 +9,7 @@ expression (and a range check for the bounded integer types) otherwise.
 Note: a pyoxigraph ``Store`` rewrites well-formed literals of the derived
 integer types (``xsd:byte``, ``xsd:int``, ``xsd:long``, ...) to ``xsd:integer``
 and ``xsd:dateTimeStamp`` to ``xsd:dateTime`` when they are written. Given the
-literals as written (:mod:`memkg.shacl.written`), the engine judges those values
+literals as written (:mod:`memkg.core.written`), the engine judges those values
 again in Python (:meth:`DatatypeComponent.judge`), so ``"5"^^xsd:int`` conforms to
 ``sh:datatype xsd:int`` and ``"300"^^xsd:byte`` does not.
 """
@@ -25,54 +25,13 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ..incomplete import Excuse
 from ..terms import Term
+from ..values import well_formed, wellformed
 from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, XSD_NS, short
-from ..values import well_formed
 from .base import Component, Ctx, Fragment, Reader, const
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Engine
 
-_CASTABLE = {
-    "boolean", "integer", "decimal", "float", "double", "dateTime", "date", "time",
-    "duration", "yearMonthDuration", "dayTimeDuration",
-}
-_INTEGER_RANGES: dict[str, tuple[int | None, int | None]] = {
-    "nonNegativeInteger": (0, None),
-    "positiveInteger": (1, None),
-    "nonPositiveInteger": (None, 0),
-    "negativeInteger": (None, -1),
-    "long": (-(2**63), 2**63 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "short": (-(2**15), 2**15 - 1),
-    "byte": (-128, 127),
-    "unsignedLong": (0, 2**64 - 1),
-    "unsignedInt": (0, 2**32 - 1),
-    "unsignedShort": (0, 2**16 - 1),
-    "unsignedByte": (0, 255),
-}
-_TZ = r"(Z|[+-]((0[0-9]|1[0-3]):[0-5][0-9]|14:00))?"
-_REGEXES = {
-    "gYear": r"^-?([1-9][0-9]{3,}|0[0-9]{3})" + _TZ + "$",
-    "gYearMonth": r"^-?([1-9][0-9]{3,}|0[0-9]{3})-(0[1-9]|1[0-2])" + _TZ + "$",
-    "gMonth": r"^--(0[1-9]|1[0-2])" + _TZ + "$",
-    "gMonthDay": r"^--(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" + _TZ + "$",
-    "gDay": r"^---(0[1-9]|[12][0-9]|3[01])" + _TZ + "$",
-    "hexBinary": r"^([0-9a-fA-F]{2})*$",
-    "base64Binary": r"^((([A-Za-z0-9+/] ?){4})*(([A-Za-z0-9+/] ?){3}[A-Za-z0-9+/]|([A-Za-z0-9+/] ?){2}[AEIMQUYcgkosw048] ?=|[A-Za-z0-9+/] ?[AQgw] ?= ?=))?$",
-    "language": r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$",
-    "normalizedString": r"^[^\n\r\t]*$",
-    "token": r"^([^\s]+( [^\s]+)*)?$",
-    "NMTOKEN": r"^[\w.:-]+$",
-    "Name": r"^[A-Za-z_:][\w.:-]*$",
-    "NCName": r"^[A-Za-z_][\w.-]*$",
-}
-
-
-#: Lexical forms Python vouches for exactly as Oxigraph's casts read them (a write's
-#: confidence, its dates): plain numerals short enough for Oxigraph's fixed-point
-#: decimals, and dateTimes Python's calendar accepts (years 1-9999, hours below 24,
-#: microseconds at most), no sign but "-", no leading zeros (canonical forms: what a
-#: Store holds). Anything else is left to SPARQL.
 _INTEGER_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})")
 _DECIMAL_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?")
 _DATETIME_LEX = re.compile(
@@ -128,44 +87,6 @@ def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
     if datatype == RDF.langString:
         return bool(term.language)
     return wellformed("?v", datatype) is None
-
-
-def wellformed(v: str, datatype: NamedNode) -> str | None:
-    """A SPARQL expression true iff the literal in ``v`` (already known to have
-    ``datatype``) has a lexical form in the datatype's lexical space; None when
-    any lexical form is acceptable (xsd:string, unknown datatypes).
-
-    >>> from memkg.shacl.vocab import XSD
-    >>> wellformed("?v", XSD.decimal)
-    'COALESCE(isLiteral(<http://www.w3.org/2001/XMLSchema#decimal>(STR(?v))), false)'
-    >>> wellformed("?v", XSD.string) is None
-    True
-    """
-    iri = datatype.value
-    if iri == RDF.langString.value:
-        return f'(LANG({v}) != "")'
-    if not iri.startswith(XSD_NS):
-        return None
-    name = iri[len(XSD_NS):]
-    if name in _CASTABLE:
-        return f"COALESCE(isLiteral(<{iri}>(STR({v}))), false)"
-    if name in _INTEGER_RANGES:
-        lo, hi = _INTEGER_RANGES[name]
-        cast = f"<{XSD_NS}integer>(STR({v}))"
-        conds = [f"isLiteral({cast})"]
-        # Oxigraph's xsd:integer is 64-bit: the cast fails beyond, and bounds at the
-        # limits would not even parse (-9223372036854775808 is read as -(2^63)).
-        if lo is not None and lo > -(2**63):
-            conds.append(f"{cast} >= {lo}")
-        if hi is not None and hi < 2**63 - 1:
-            conds.append(f"{cast} <= {hi}")
-        return "COALESCE(" + " && ".join(conds) + ", false)"
-    if name == "dateTimeStamp":
-        cast = f"<{XSD_NS}dateTime>(STR({v}))"
-        return f'COALESCE(isLiteral({cast}) && TZ({cast}) != "", false)'
-    if name in _REGEXES:
-        return f"COALESCE(REGEX(STR({v}), {Literal(_REGEXES[name])}), false)"
-    return None
 
 
 def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: Term) -> tuple[NamedNode, ...]:

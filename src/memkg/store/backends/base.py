@@ -153,6 +153,7 @@ class Backend(Protocol):
         ...
 
     def recall(self, query: str, *, tenant: str | NamedNode | None = None, k: int = 10,
-               valid_at: datetime | None = None, known_at: datetime | None = None) -> list[Any]:
-        """Recall answered where the index is (only without ``capabilities.recall_index``)."""
+               valid_at: datetime | None = None, known_at: datetime | None = None) -> list[dict[str, Any]]:
+        """Recall answered where the index is, its hits as JSON (only without
+        ``capabilities.recall_index``)."""
         ...

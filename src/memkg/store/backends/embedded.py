@@ -7,15 +7,22 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store, Triple
+from pyoxigraph import (
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    Store,
+)
 
-from .. import claim_index
-from .. import ontology
 from ...core import prefixes as prefix_names
 from ...core.errors import StoreLockedError
-from ...core.terms import Term, has_blank, sparql_data_term
+from ...core.terms import has_blank, sparql_data_term
+from .. import claim_index, ontology
 from .base import Capabilities
-
 
 
 class EmbeddedBackend:
@@ -109,7 +116,7 @@ class EmbeddedBackend:
     def declared_prefixes(self) -> dict[str, str]:
         return prefix_names.read(self.path)
 
-    def recall(self, query: str, **options: Any) -> list[Any]:
+    def recall(self, query: str, **options: Any) -> list[dict[str, Any]]:
         raise NotImplementedError("the embedded store recalls with its own index (capabilities.recall_index)")
 
 

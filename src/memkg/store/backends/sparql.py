@@ -77,14 +77,13 @@ from pyoxigraph import (
     parse_query_results,
 )
 
-from .. import claim_index
-from .. import ontology
-from . import rdf11
 from ...core import sparql as sparql_lexer
 from ...core.errors import MemkgError
 from ...core.json_terms import sparql_term_json
 from ...core.terms import Term, sparql_data_term
 from ...core.vocab import MEMX, ONTOLOGY_GRAPH, PREFIXES
+from .. import claim_index, ontology
+from . import rdf11
 from .base import Capabilities
 
 DIALECTS = ("auto", "rdf12", "rdf11")
@@ -541,8 +540,6 @@ def _names_dataset(sparql: str) -> bool:
 
 def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
     """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
-    import json
-
     bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
     body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
     results = parse_query_results(body, QueryResultsFormat.JSON)
@@ -703,13 +700,11 @@ class SparqlBackend:
         k: int = 10,
         valid_at: datetime | None = None,
         known_at: datetime | None = None,
-    ) -> list[Any]:
+    ) -> list[dict[str, Any]]:
         """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
-        vector indexes it keeps beside its store, under this client's token. Another SPARQL
-        server has no such indexes (and no copy here could be kept current as other clients
-        write): :class:`RemoteError` says so."""
-        from ...recall import Hit
-
+        vector indexes it keeps beside its store, under this client's token; its hits as JSON
+        (SPEC section 7). Another SPARQL server has no such indexes (and no copy here could be
+        kept current as other clients write): :class:`RemoteError` says so."""
         params = [("q", query), ("k", str(k))]
         params += [(name, value) for name, value in (
             ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
@@ -725,7 +720,8 @@ class SparqlBackend:
                     f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
                     f"serve, or recall where the store is (--store)", status=err.status) from None
             raise
-        return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
+        hits: list[dict[str, Any]] = json.loads(body)["hits"]
+        return hits
 
 
 def is_memkg_server(client: SparqlClient) -> bool:

@@ -8,10 +8,11 @@ Parsed quads (``pyoxigraph.parse``) keep every literal as written. SHACL judges
 terms, so :class:`WrittenForms` records, for the few quads whose object a store
 would rewrite, what was written; the engine validates the store as usual and
 then judges again, in Python, the focus nodes those quads touch
-(:meth:`memkg.shacl.Shapes.validate`, ``written=``).
+(:meth:`memkg.shacl.Shapes.validate`, ``written=``); the store's loads count them
+(:mod:`memkg.store.literals`).
 
 >>> from pyoxigraph import Literal, NamedNode, Quad
->>> from memkg.shacl.vocab import XSD
+>>> from memkg.core.vocab import xsd as XSD
 >>> s, p = NamedNode("http://e/s"), NamedNode("http://e/p")
 >>> written = WrittenForms.of([Quad(s, p, Literal("01", datatype=XSD.integer)), Quad(s, p, Literal("1", datatype=XSD.integer))])
 >>> len(written), [str(t) for t in written.values([None], s, p)]
@@ -28,8 +29,9 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from .terms import Graph, Term
-from .vocab import XSD_NS
+from .terms import GraphName as Graph
+from .terms import Term
+from .vocab import XSD as XSD_NS
 
 _TZ = r"(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)?"
 _DATE = r"[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
@@ -59,7 +61,7 @@ _ZERO_OFFSET = ("+00:00", "-00:00")
 def suspect(literal: Literal) -> bool:
     """Whether a store might keep ``literal`` in another form (False: it surely keeps it).
 
-    >>> from memkg.shacl.vocab import XSD
+    >>> from memkg.core.vocab import xsd as XSD
     >>> suspect(Literal("0.95", datatype=XSD.decimal)), suspect(Literal("0.950", datatype=XSD.decimal))
     (False, True)
     """
