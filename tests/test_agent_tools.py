@@ -21,7 +21,7 @@ import pytest
 
 from memkg import MemoryStore
 from memkg.guard.access import OPEN
-from memkg.adapters.agent_tools import Limits, MemoryTools, ToolRefusal
+from memkg.adapters.agent_tools import ToolLimits, MemoryTools, ToolRefusal
 from memkg.core.vocab import mem
 
 from .mcp_servers import ENV, HttpServer, error, http_client, result, stdio_client
@@ -90,9 +90,9 @@ async def refused_as_too_deep(call: Any) -> None:
     stops: answered at once with an error naming the limit (before, stdio dropped it unanswered)."""
     from mcp import MCPError
 
-    for depth in (Limits().max_json_depth + 1, 250):  # the SDK's client serialises at most ~250
+    for depth in (ToolLimits().max_json_depth + 1, 250):  # the SDK's client serialises at most ~250
         started = time.monotonic()
-        with pytest.raises(MCPError, match=f"past the limit of {Limits().max_json_depth} \\(max_json_depth\\)"):
+        with pytest.raises(MCPError, match=f"past the limit of {ToolLimits().max_json_depth} \\(max_json_depth\\)"):
             await call("remember_message", {"content": nested(depth)}, read_timeout_seconds=20)
         assert time.monotonic() - started < 10
 
@@ -117,9 +117,9 @@ def test_stdio_lists_every_tool_with_a_typed_schema_and_a_description(memory) ->
             assert tool.input_schema["type"] == "object"
             assert tool.output_schema is not None
         content = listed["remember_message"].input_schema["properties"]["content"]
-        assert content["type"] == "string" and content["maxLength"] == Limits().max_content
+        assert content["type"] == "string" and content["maxLength"] == ToolLimits().max_content
         assert listed["remember_message"].input_schema["required"] == ["content"]
-        assert listed["recall"].input_schema["properties"]["k"]["maximum"] == Limits().max_k
+        assert listed["recall"].input_schema["properties"]["k"]["maximum"] == ToolLimits().max_k
         assert listed["explain_claim"].annotations.read_only_hint is True
         assert listed["forget"].annotations.destructive_hint is True
 
@@ -240,7 +240,7 @@ def test_malformed_arguments_are_tool_errors_and_the_server_keeps_serving(memory
             call = client.call_tool
             assert "content" in error(await call("remember_message", {}))
             assert "valid string" in error(await call("remember_message", {"content": 5}))
-            assert "at most" in error(await call("remember_message", {"content": "x" * (Limits().max_content + 1)}))
+            assert "at most" in error(await call("remember_message", {"content": "x" * (ToolLimits().max_content + 1)}))
             assert "timezone" in error(await call("remember_message", {"content": "x", "event_time": "2026-01-01T00:00:00"}))
             assert "not a full IRI" in error(await call("explain_claim", {"claim": "lia"}))
             assert "object" in error(await call("remember_claim", {
@@ -254,8 +254,8 @@ def test_malformed_arguments_are_tool_errors_and_the_server_keeps_serving(memory
             assert "valid string" in error(await call("remember_message", {"content": nested(50)}))
             await refused_as_too_deep(call)
             from mcp import MCPError
-            with pytest.raises(MCPError, match=f"longer than {Limits().max_body:,} bytes, the limit"):
-                await call("remember_message", {"content": "x" * Limits().max_body}, read_timeout_seconds=30)
+            with pytest.raises(MCPError, match=f"longer than {ToolLimits().max_body:,} bytes, the limit"):
+                await call("remember_message", {"content": "x" * ToolLimits().max_body}, read_timeout_seconds=30)
             assert "not found" in error(await call("explain_claim", {"claim": "urn:x:nothing"}))
             unknown = await call("no_such_tool", {})
             assert unknown.is_error
@@ -428,7 +428,7 @@ def test_a_call_past_the_time_limit_is_stopped_with_nothing_written_and_the_serv
 
     store = SlowStore(embedder=HashingEmbedder())
     store.release.set()
-    tools = MemoryTools(store, limits=Limits(timeout=1.0))
+    tools = MemoryTools(store, limits=ToolLimits(timeout=1.0))
     server = build_server(tools)
     before = len(store)
 

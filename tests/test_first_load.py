@@ -142,7 +142,7 @@ def test_a_store_with_data_takes_the_general_path(tmp_path: Path) -> None:
 
 
 def memkg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from memkg import first_load; first_load.MIN_BYTES = 0; from memkg.adapters.cli import main; sys.exit(main())"
+    code = "import sys; from memkg.loading import first_load; first_load.MIN_BYTES = 0; from memkg.adapters.cli import main; sys.exit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 

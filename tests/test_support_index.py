@@ -90,7 +90,7 @@ def test_the_index_is_built_only_when_asked_for() -> None:
     assert MemoryStore().support_index() is None
     s = MemoryStore(support_index=True)
     s.load_data(BASE, format="trig")
-    assert s._support is None  # not before first use
+    assert s.follower("support") is None  # not before first use
     assert s.support_index().snapshot() == fresh(s)  # type: ignore[union-attr]
     assert [c.value for c in P.dependents(s, EX + "s", tenant=T.value)] == [EX + "a", EX + "c", EX + "d"]
 
@@ -169,6 +169,6 @@ def test_an_index_update_that_fails_drops_the_index(store: MemoryStore, monkeypa
     with pytest.raises(RuntimeError, match="boom"):
         store.write([Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T)])
     monkeypatch.undo()
-    assert store._support is None
+    assert store.follower("support") is None
     assert Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T) in store  # the write itself was committed
     check(store)

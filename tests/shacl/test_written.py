@@ -8,7 +8,7 @@ from __future__ import annotations
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from memkg.shacl import Shapes, WrittenForms
-from memkg.shacl.vocab import XSD_NS
+from memkg.core.vocab import XSD as XSD_NS
 from memkg.core.written import stored_forms, suspect
 
 PREFIXES = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .

@@ -57,6 +57,8 @@ _RULES: list[tuple[str, str]] = [
 ]
 _SCANNER = re.compile("|".join(f"(?P<{kind}{i}>{rx})" for i, (kind, rx) in enumerate(_RULES)))
 _SPACE = re.compile(r"(?:[ \t\r\n]|#[^\r\n]*)*")
+#: What lies between two terminals, for ``tokenize(layout=True)``.
+_LAYOUT = re.compile(r"(?P<SPACE>[ \t\r\n]+)|(?P<COMMENT>#[^\r\n]*)")
 _ESCAPE = re.compile(f"{_UCHAR}|{_ECHAR}")
 _ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
@@ -65,7 +67,7 @@ _ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'":
 class Token:
     """One terminal: its kind, its text as written, and where it starts (offsets, 1-based line/column)."""
 
-    kind: str  # IRI STRING BNODE VAR PNAME LANGTAG NUMBER WORD PUNCT
+    kind: str  # IRI STRING BNODE VAR PNAME LANGTAG NUMBER WORD PUNCT (and SPACE COMMENT: layout)
     text: str
     start: int
     end: int
@@ -75,6 +77,21 @@ class Token:
     def is_word(self, *keywords: str) -> bool:
         """Whether this is exactly one of ``keywords`` (ASCII case-insensitive)."""
         return self.kind == "WORD" and self.text.upper() in keywords
+
+    @property
+    def keyword(self) -> str | None:
+        """A bare word upper-cased (keywords are case-insensitive); None for other tokens."""
+        return self.text.upper() if self.kind == "WORD" else None
+
+    @property
+    def var(self) -> str | None:
+        """A variable's name without ``?``/``$``; None for other tokens."""
+        return self.text[1:] if self.kind == "VAR" else None
+
+    @property
+    def layout(self) -> bool:
+        """Whether this is white space or a comment (``tokenize(layout=True)``)."""
+        return self.kind in ("SPACE", "COMMENT")
 
     @property
     def value(self) -> str:
@@ -95,11 +112,16 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def tokenize(text: str, *, source: str = "<sparql>") -> list[Token]:
-    """Every token of ``text``, comments and white space left out.
+def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False) -> list[Token]:
+    """Every token of ``text``; with ``layout``, white space and comments too (as ``SPACE``
+    and ``COMMENT`` tokens), so that joining the tokens' texts gives ``text`` back, for code
+    that rewrites a query.
 
     Raises :class:`~memkg.core.errors.ParseError` (with line and column) at a
     character no SPARQL terminal can start with, e.g. an unterminated string.
+
+    >>> [t.text for t in tokenize('ASK { ?x a "y" } # done', layout=True) if t.kind not in ("SPACE",)]
+    ['ASK', '{', '?x', 'a', '"y"', '}', '# done']
     """
     tokens: list[Token] = []
     pos, line, line_start = 0, 1, 0
@@ -107,8 +129,15 @@ def tokenize(text: str, *, source: str = "<sparql>") -> list[Token]:
     while True:
         space = _SPACE.match(text, pos)
         assert space is not None
-        for m in re.finditer(r"\n", space.group(0)):
-            line, line_start = line + 1, pos + m.end()
+        if layout:
+            for m in _LAYOUT.finditer(text, pos, space.end()):
+                tokens.append(Token("COMMENT" if m.lastgroup == "COMMENT" else "SPACE", m.group(0), m.start(),
+                                    m.end(), line, m.start() - line_start + 1))
+                for nl in re.finditer(r"\n", m.group(0)):
+                    line, line_start = line + 1, m.start() + nl.end()
+        else:
+            for m in re.finditer(r"\n", space.group(0)):
+                line, line_start = line + 1, pos + m.end()
         pos = space.end()
         if pos >= n:
             return tokens

@@ -1,13 +1,19 @@
-"""Namespaces and the terms memkg's code refers to by name.
+"""Namespaces and the terms memkg's code refers to by name: the one vocabulary module.
 
-The vocabulary itself is defined in ``ontology/memkg.ttl``; this module only
-gives Python names to the IRIs the code needs, so that no IRI string is typed
-twice.
+The vocabulary itself is defined in ``ontology/memkg.ttl`` (and SHACL's by the W3C); this
+module only gives Python names to the IRIs the code needs, so that no IRI string is typed
+twice. One convention throughout: ``MEM``, ``SH``, ``XSD`` … are namespace IRIs as text;
+``mem``, ``sh``, ``xsd`` … give their terms as nodes (``sh.minCount``).
+
+>>> sh.minCount
+<NamedNode value=http://www.w3.org/ns/shacl#minCount>
+>>> xsd.integer.value == XSD + "integer"
+True
 """
 
 from __future__ import annotations
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
 MEM = "https://w3id.org/memkg#"
 #: The toolkit's own index triples (see :mod:`memkg.store.claim_index`). Never user data.
@@ -18,6 +24,8 @@ RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 SH = "http://www.w3.org/ns/shacl#"
+#: The native SHACL engine's own extension of SHACL-SPARQL (``shx:selectAll``, :mod:`memkg.shacl`).
+SHX = "https://w3id.org/memkg/shacl#"
 
 #: The ontology's IRI, and the graph each store keeps its copy of the ontology in.
 ONTOLOGY_IRI = "https://w3id.org/memkg"
@@ -33,37 +41,74 @@ PREFIXES: dict[str, str] = {
 }
 
 
-class _Namespace:
-    """``MEM_.Claim`` → ``NamedNode("https://w3id.org/memkg#Claim")``."""
+class Namespace:
+    """Attribute access to the terms of one namespace: ``mem.Claim`` → ``NamedNode("https://w3id.org/memkg#Claim")``."""
 
     def __init__(self, base: str) -> None:
-        self._base = base
+        self.base = base
 
     def __getattr__(self, name: str) -> NamedNode:
         # Called only for a name not yet set: the term is kept as an attribute, so that
         # `mem.eventId` in a loop over a load's quads is a plain lookup (0.4 s per 420k).
         if name.startswith("__"):
             raise AttributeError(name)
-        term = NamedNode(self._base + name)
+        term = NamedNode(self.base + name)
         setattr(self, name, term)
         return term
 
     def __getitem__(self, name: str) -> NamedNode:
-        return NamedNode(self._base + name)
+        return NamedNode(self.base + name)
 
 
-mem = _Namespace(MEM)
-memx = _Namespace(MEMX)
-prov = _Namespace(PROV)
-rdf = _Namespace(RDF)
-rdfs = _Namespace(RDFS)
-xsd = _Namespace(XSD)
-owl = _Namespace(OWL)
+mem = Namespace(MEM)
+memx = Namespace(MEMX)
+prov = Namespace(PROV)
+rdf = Namespace(RDF)
+rdfs = Namespace(RDFS)
+xsd = Namespace(XSD)
+owl = Namespace(OWL)
+sh = Namespace(SH)
+shx = Namespace(SHX)
 
 RDF_TYPE = rdf.type
 RDF_REIFIES = rdf.reifies
+
+TRUE = Literal("true", datatype=xsd.boolean)
+FALSE = Literal("false", datatype=xsd.boolean)
+
+#: Where the SHACL spec paragraphs live; ShapeError messages link to them.
+SHACL_SPEC = "https://www.w3.org/TR/shacl/"
+SHACL12_SPEC = "https://w3c.github.io/data-shapes/shacl12-core/"
 
 
 def sparql_prefixes() -> str:
     """The PREFIX lines for the namespaces above, for query templates built in code."""
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
+
+
+def local_name(iri: NamedNode) -> str:
+    """The part after ``#`` or the last ``/``: ``sh:minCount`` → ``minCount``.
+
+    >>> local_name(sh.ClassConstraintComponent)
+    'ClassConstraintComponent'
+    """
+    value = iri.value
+    for sep in ("#", "/"):
+        if sep in value:
+            return value.rsplit(sep, 1)[1]
+    return value
+
+
+def term_text(term: object) -> str:
+    """A term as SHACL messages write it: ``sh:``, ``xsd:``, ``rdf:``, ``rdfs:`` and ``owl:`` IRIs
+    abbreviated, any other term whole (:func:`memkg.core.prefixes.short` is for tables).
+
+    >>> term_text(xsd.integer), term_text(NamedNode("http://example.org/a"))
+    ('xsd:integer', '<http://example.org/a>')
+    """
+    if isinstance(term, NamedNode):
+        for prefix, ns in (("sh", SH), ("xsd", XSD), ("rdf", RDF), ("rdfs", RDFS), ("owl", OWL)):
+            if term.value.startswith(ns):
+                return f"{prefix}:{term.value[len(ns):]}"
+        return f"<{term.value}>"
+    return str(term)

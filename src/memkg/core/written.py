@@ -12,12 +12,12 @@ then judges again, in Python, the focus nodes those quads touch
 (:mod:`memkg.store.literals`).
 
 >>> from pyoxigraph import Literal, NamedNode, Quad
->>> from memkg.core.vocab import xsd as XSD
+>>> from memkg.core.vocab import xsd
 >>> s, p = NamedNode("http://e/s"), NamedNode("http://e/p")
->>> written = WrittenForms.of([Quad(s, p, Literal("01", datatype=XSD.integer)), Quad(s, p, Literal("1", datatype=XSD.integer))])
+>>> written = WrittenForms.of([Quad(s, p, Literal("01", datatype=xsd.integer)), Quad(s, p, Literal("1", datatype=xsd.integer))])
 >>> len(written), [str(t) for t in written.values([None], s, p)]
 (1, ['"01"^^<http://www.w3.org/2001/XMLSchema#integer>', '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'])
->>> stored_form(Literal("5", datatype=XSD.int))
+>>> stored_form(Literal("5", datatype=xsd.int))
 <Literal value=5 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#integer>>
 """
 
@@ -61,8 +61,8 @@ _ZERO_OFFSET = ("+00:00", "-00:00")
 def suspect(literal: Literal) -> bool:
     """Whether a store might keep ``literal`` in another form (False: it surely keeps it).
 
-    >>> from memkg.core.vocab import xsd as XSD
-    >>> suspect(Literal("0.95", datatype=XSD.decimal)), suspect(Literal("0.950", datatype=XSD.decimal))
+    >>> from memkg.core.vocab import xsd
+    >>> suspect(Literal("0.95", datatype=xsd.decimal)), suspect(Literal("0.950", datatype=xsd.decimal))
     (False, True)
     """
     dt = literal.datatype.value

@@ -39,6 +39,7 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
+from ..core.vocab import sh
 from ..core.written import WrittenForms
 from .compiler import Compiler, TargetBinder
 from .components.sparql import component_definitions
@@ -51,7 +52,6 @@ from .report import ValidationReport, ValidationResult
 from .shapes import Loader, Shape
 from .targets import NodeTarget
 from .terms import Term
-from .vocab import SH
 from .vocabulary import check_vocabulary
 
 
@@ -247,4 +247,4 @@ class Shapes:
         engine = Engine(self, store, _graph_list(default_graph), written, progress)
         results = engine.validate(focus, scan=scan)
         # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
-        return ValidationReport(all(r.severity in (SH.Debug, SH.Trace) for r in results), tuple(results))
+        return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))

@@ -28,6 +28,7 @@ from pyoxigraph import (
     Variable,
 )
 
+from ..core.vocab import rdf, rdfs, sh
 from ..core.written import WrittenForms
 from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
@@ -46,7 +47,6 @@ from .targets import (
     Target,
 )
 from .terms import Graph, Term, canonical, lexical, term_key
-from .vocab import RDF, RDFS, SH
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Shapes
@@ -98,14 +98,14 @@ class DataView:
                 if c in cached or not isinstance(c, (NamedNode, BlankNode)):
                     continue
                 cached.add(c)
-                todo.extend(q.object for q in self._quads(c, RDFS.subClassOf, None))
+                todo.extend(q.object for q in self._quads(c, rdfs.subClassOf, None))
             self._supers[cls] = cached
         return cached
 
     def is_instance(self, node: Term, cls: NamedNode) -> bool:
         if not isinstance(node, (NamedNode, BlankNode)):
             return False
-        return any(cls in self.superclasses(t) for t in self.outgoing(node).get(RDF.type, ()))
+        return any(cls in self.superclasses(t) for t in self.outgoing(node).get(rdf.type, ()))
 
 
 _TEMPLATE = re.compile(r"\{[$?]([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -134,7 +134,7 @@ class Engine:
         uses_incomplete = stated(store, graphs)
         self.compiler: Compiler = shapes._compiler_for(incomplete=uses_incomplete)
         self._incomplete = IncompleteNodes(lambda node, p: self.view.outgoing(node).get(p, ()),
-                                           self.view.objects(SH.incompleteURIStart)) if uses_incomplete else None
+                                           self.view.objects(sh.incompleteURIStart)) if uses_incomplete else None
         self._default_graph: list[Graph] | None = list(default_graph) if default_graph is not None else None
         self._memo: dict[tuple[int, Term], bool] = {}
         self._deciding: set[tuple[int, Term]] = set()
@@ -361,7 +361,7 @@ class Engine:
         self._judging.add(key)
         try:
             for comp in shape.constraints:
-                nested = comp.params.get("property") if comp.component == SH.PropertyConstraintComponent else None
+                nested = comp.params.get("property") if comp.component == sh.PropertyConstraintComponent else None
                 if nested is not None:
                     verdict = self.conforms_as_written(nested, node)
                     if verdict is not True:

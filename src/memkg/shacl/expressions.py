@@ -37,25 +37,25 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from ..core.terms import has_blank, sparql_term
+from ..core.vocab import (
+    FALSE,
+    OWL,
+    RDF,
+    RDFS,
+    SH,
+    TRUE,
+    XSD,
+    rdf,
+    rdfs,
+    sh,
+    term_text,
+    xsd,
+)
 from .errors import ShapeError
 from .graph import ShapesGraph, boolean, integer, prefixes_of
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
 from .terms import Term
-from .vocab import (
-    FALSE,
-    OWL_NS,
-    RDF,
-    RDF_NS,
-    RDFS,
-    RDFS_NS,
-    SH,
-    SH_NS,
-    TRUE,
-    XSD,
-    XSD_NS,
-    short,
-)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -86,7 +86,7 @@ _RENAMED = {"encode": "ENCODE_FOR_URI"}
 
 #: Calls of one ``sparql:`` function per evaluation (one per combination of its arguments' outputs).
 MAX_CALLS = 10_000
-_WELL_KNOWN = {"rdf": RDF_NS, "rdfs": RDFS_NS, "xsd": XSD_NS, "owl": OWL_NS, "sh": SH_NS}
+_WELL_KNOWN = {"rdf": RDF, "rdfs": RDFS, "xsd": XSD, "owl": OWL, "sh": SH}
 #: ``shnex:`` parameters that take the input nodes (``shnex:nodes``) and one operand each.
 _ON_NODES = ("filterShape", "findFirst", "matchAll", "flatMap", "limit", "offset", "orderBy", "remove")
 #: ``shnex:`` functions of one node-expression argument.
@@ -166,15 +166,15 @@ class ExpressionReader:
         preds = g.predicates(node)
         if not preds:
             return ListExpr(node, ())  # the empty expression: no output nodes
-        if RDF.first in preds:
+        if rdf.first in preds:
             members = g.list_items(node, shape=shape, what="a list expression")
             return ListExpr(node, tuple(self.read(m, shape=shape) for m in members))
         params = {p: g.objects(node, p) for p in preds}
         for p, vals in params.items():
             if len(vals) != 1:
-                raise _err(f"node expression {node}: {short(p)} must have one value, found {len(vals)}", shape)
+                raise _err(f"node expression {node}: {term_text(p)} must have one value, found {len(vals)}", shape)
         one = {p: vals[0] for p, vals in params.items()}
-        if SH.select in one or SH.sparqlExpr in one:
+        if sh.select in one or sh.sparqlExpr in one:
             return self._sparql_based(node, one, shape)
         sparql = [p for p in one if p.value.startswith(SPARQL_NS)]
         if sparql:
@@ -189,24 +189,24 @@ class ExpressionReader:
         names = {}
         for p in one:
             if not p.value.startswith(SHNEX_NS):
-                raise _err(f"node expression {node}: {short(p)} is not a node expression parameter memkg "
+                raise _err(f"node expression {node}: {term_text(p)} is not a node expression parameter memkg "
                            "implements", shape)
             names[p.value[len(SHNEX_NS):]] = one[p]
         return self._shnex(node, names, shape)
 
     def _sparql_based(self, node: Term, one: dict[NamedNode, Term], shape: Term | None) -> Expr:
-        key = SH.select if SH.select in one else SH.sparqlExpr
-        extra = set(one) - {key, SH.prefixes}
+        key = sh.select if sh.select in one else sh.sparqlExpr
+        extra = set(one) - {key, sh.prefixes}
         if extra:
-            raise _err(f"node expression {node}: {short(sorted(extra, key=str)[0])} is not a parameter of "
-                       f"{short(key)}", shape)
+            raise _err(f"node expression {node}: {term_text(sorted(extra, key=str)[0])} is not a parameter of "
+                       f"{term_text(key)}", shape)
         text = one[key]
         if not isinstance(text, Literal):
-            raise _err(f"node expression {node}: {short(key)} must be a string literal", shape)
+            raise _err(f"node expression {node}: {term_text(key)} must be a string literal", shape)
         # The well-known prefixes need no declaration in a node expression's SPARQL (the W3C tests'
         # sh:targetNode [ sh:select ] uses rdfs: undeclared; w3c/data-shapes#176 proposes this default).
         prefixes = {**_WELL_KNOWN, **prefixes_of(self.graph, node, shape=shape)}
-        if key == SH.select:
+        if key == sh.select:
             query = UserQuery.parse(text.value, prefixes, shape=shape, where=f"the node expression {node}")
             projected = query.projected()
             if query.form != "SELECT" or len(projected) != 1:
@@ -309,7 +309,7 @@ def _boolean(value: bool) -> Literal:
 
 
 def _integer(n: int) -> Literal:
-    return Literal(str(n), datatype=XSD.integer)
+    return Literal(str(n), datatype=xsd.integer)
 
 
 def _distinct(nodes: list[Term]) -> list[Term]:
@@ -334,8 +334,8 @@ class Evaluator:
         if isinstance(expr, Constant):
             return [expr.node]
         if isinstance(expr, ListExpr):
-            if not expr.members and expr.node == RDF.nil:
-                return [RDF.nil]
+            if not expr.members and expr.node == rdf.nil:
+                return [rdf.nil]
             return [n for m in expr.members for n in self.evaluate(m, focus)]
         assert isinstance(expr, Call)
         method: Callable[[Call, Term | None], list[Term]] | None = getattr(
@@ -364,7 +364,7 @@ class Evaluator:
         return out
 
     def _instancesOf(self, expr: Call, focus: Term | None) -> list[Term]:
-        text = (f"SELECT DISTINCT ?_v WHERE {{ ?_v <{RDF.type.value}>/<{RDFS.subClassOf.value}>* "
+        text = (f"SELECT DISTINCT ?_v WHERE {{ ?_v <{rdf.type.value}>/<{rdfs.subClassOf.value}>* "
                 f"{sparql_term(expr.terms[0])} }}")
         return [s["_v"] for s in self.engine.select(text)]
 
@@ -547,7 +547,7 @@ def target_pattern(expr: Expr, var: str) -> str | None:
         return " UNION ".join("{ " + p + " }" for p in parts) if parts else "FILTER(false)"
     if isinstance(expr, Call):
         if expr.name == "instancesOf":
-            return f"{var} <{RDF.type.value}>/<{RDFS.subClassOf.value}>* {sparql_term(expr.terms[0])} ."
+            return f"{var} <{rdf.type.value}>/<{rdfs.subClassOf.value}>* {sparql_term(expr.terms[0])} ."
         if expr.name == "sh:select" and expr.query is not None and "this" not in expr.query.variables():
             return "{ " + expr.query.render(renames={expr.var: var}) + " }"
     return None

@@ -5,10 +5,10 @@ as plain Python indexes (and, lazily, as a pyoxigraph :class:`~pyoxigraph.Store`
 for the SPARQL features that query it).
 
 >>> from pyoxigraph import NamedNode, Triple, Literal
->>> from memkg.shacl.vocab import RDF, SH
+>>> from memkg.core.vocab import rdf, sh
 >>> s = NamedNode("http://example.org/S")
->>> g = ShapesGraph([Triple(s, RDF.type, SH.NodeShape), Triple(s, SH.minLength, Literal("2"))])
->>> g.is_instance(s, SH.NodeShape), g.objects(s, SH.minLength)
+>>> g = ShapesGraph([Triple(s, rdf.type, sh.NodeShape), Triple(s, sh.minLength, Literal("2"))])
+>>> g.is_instance(s, sh.NodeShape), g.objects(s, sh.minLength)
 (True, [<Literal value=2 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#string>>])
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
+from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh
 from .errors import ShapeError
 from .terms import Term
-from .vocab import OWL, RDF, RDFS, SH, SHACL_SPEC
 
 _FORMATS = {
     ".ttl": RdfFormat.TURTLE,
@@ -129,15 +129,15 @@ class ShapesGraph:
         items: list[Term] = []
         seen: set[Term] = set()
         current = node
-        while current != RDF.nil:
+        while current != rdf.nil:
             if not isinstance(current, (NamedNode, BlankNode)) or current in seen:
                 raise ShapeError(
                     f"{what} must be a well-formed SHACL list, {node} is not",
                     shape=shape, rule="SHACL §1.4 SHACL lists", link=SHACL_SPEC + "#syntax-rule-SHACL-list",
                 )
             seen.add(current)
-            first = self.objects(current, RDF.first)
-            rest = self.objects(current, RDF.rest)
+            first = self.objects(current, rdf.first)
+            rest = self.objects(current, rdf.rest)
             if len(first) != 1 or len(rest) != 1:
                 raise ShapeError(
                     f"{what} must be a well-formed SHACL list: {current} needs exactly one rdf:first and one rdf:rest",
@@ -156,7 +156,7 @@ class ShapesGraph:
             if c in out:
                 continue
             out.add(c)
-            todo.extend(self.objects(c, RDFS.subClassOf))
+            todo.extend(self.objects(c, rdfs.subClassOf))
         return out
 
     def subclasses(self, cls: NamedNode) -> set[Term]:
@@ -168,7 +168,7 @@ class ShapesGraph:
             if c in out:
                 continue
             out.add(c)
-            todo.extend(self.subjects(RDFS.subClassOf, c))
+            todo.extend(self.subjects(rdfs.subClassOf, c))
         return out
 
     def instances(self, cls: NamedNode) -> set[Term]:
@@ -177,7 +177,7 @@ class ShapesGraph:
         if cached is None:
             cached = set()
             for c in self.subclasses(cls):
-                cached.update(self.subjects(RDF.type, c))
+                cached.update(self.subjects(rdf.type, c))
             self._instances[cls] = cached
         return cached
 
@@ -191,16 +191,16 @@ def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) ->
     following ``owl:imports`` inside the shapes graph."""
     out: dict[str, str] = {}
     seen: set[Term] = set()
-    todo = list(graph.objects(node, SH.prefixes))
+    todo = list(graph.objects(node, sh.prefixes))
     while todo:
         holder = todo.pop()
         if holder in seen:
             continue
         seen.add(holder)
-        todo.extend(graph.objects(holder, OWL.imports))
-        for decl in graph.objects(holder, SH.declare):
-            prefixes = graph.objects(decl, SH.prefix)
-            namespaces = graph.objects(decl, SH.namespace)
+        todo.extend(graph.objects(holder, owl.imports))
+        for decl in graph.objects(holder, sh.declare):
+            prefixes = graph.objects(decl, sh.prefix)
+            namespaces = graph.objects(decl, sh.namespace)
             if len(prefixes) != 1 or len(namespaces) != 1 or not isinstance(prefixes[0], Literal):
                 raise ShapeError(
                     f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
@@ -223,8 +223,8 @@ def boolean(term: Term) -> bool | None:
     is a well-formed boolean, but not ``true`` (W3C test core/property/uniqueLang-002).
 
     >>> from pyoxigraph import Literal
-    >>> from memkg.shacl.vocab import XSD
-    >>> boolean(Literal("true", datatype=XSD.boolean)), boolean(Literal("1", datatype=XSD.boolean))
+    >>> from memkg.core.vocab import xsd
+    >>> boolean(Literal("true", datatype=xsd.boolean)), boolean(Literal("1", datatype=xsd.boolean))
     (True, False)
     """
     if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#boolean":
@@ -239,8 +239,8 @@ def integer(term: Term) -> int | None:
     """The value of an ``xsd:integer`` literal, or None.
 
     >>> from pyoxigraph import Literal
-    >>> from memkg.shacl.vocab import XSD
-    >>> integer(Literal("3", datatype=XSD.integer)), integer(Literal("3"))
+    >>> from memkg.core.vocab import xsd
+    >>> integer(Literal("3", datatype=xsd.integer)), integer(Literal("3"))
     (3, None)
     """
     if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#integer":

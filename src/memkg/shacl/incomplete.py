@@ -33,11 +33,11 @@ tests below, so the queries for other data are the same as without this module.
 >>> store = Store()
 >>> stated(store, None)
 False
->>> store.add(Quad(NamedNode("http://e/info"), SH.incompleteURIStart, Literal("http://e/ext/"), DefaultGraph()))
+>>> store.add(Quad(NamedNode("http://e/info"), sh.incompleteURIStart, Literal("http://e/ext/"), DefaultGraph()))
 >>> stated(store, None)
 True
 >>> nodes = IncompleteNodes(lambda s, p: [q.object for q in store.quads_for_pattern(s, p, None)],
-...                        [q.object for q in store.quads_for_pattern(None, SH.incompleteURIStart, None)])
+...                        [q.object for q in store.quads_for_pattern(None, sh.incompleteURIStart, None)])
 >>> nodes(NamedNode("http://e/ext/someone")), nodes(NamedNode("http://e/here")), nodes(Literal("http://e/ext/x"))
 (True, False, False)
 """
@@ -49,8 +49,8 @@ from typing import Callable, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store
 
+from ..core.vocab import sh, xsd
 from .terms import Graph, Term
-from .vocab import SH, XSD
 
 #: The values of xsd:boolean literals (as SPARQL compares them: "1"^^xsd:boolean = true).
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
@@ -67,7 +67,7 @@ class Excuse(Enum):
 def stated(store: Store, graphs: list[Graph] | None) -> bool:
     """Whether the data graph (``graphs`` of ``store``; None: its default graph) states
     ``sh:incomplete`` or ``sh:incompleteURIStart`` (index look-ups on the predicate)."""
-    predicates = (SH.incomplete, SH.incompleteURIStart)
+    predicates = (sh.incomplete, sh.incompleteURIStart)
     # First in every graph at once: two seeks answer for the data that never uses the terms.
     if all(next(iter(store.quads_for_pattern(None, p, None, None)), None) is None for p in predicates):
         return False
@@ -82,7 +82,7 @@ def condition(var: str, fresh: Callable[[str], str], *, iris_only: bool = False)
     """A SPARQL expression true iff the node in ``var`` is incomplete (``iris_only``:
     and is an IRI; a declared blank node then does not count)."""
     b, s, u = fresh("b"), fresh("s"), fresh("u")
-    inc, start = f"<{SH.incomplete.value}>", f"<{SH.incompleteURIStart.value}>"
+    inc, start = f"<{sh.incomplete.value}>", f"<{sh.incompleteURIStart.value}>"
     # COALESCE: a value of sh:incomplete that is not a boolean says nothing.
     by_start = (
         f"(isIRI({var}) && NOT EXISTS {{ {var} {inc} {b} FILTER(COALESCE({b} = false, false)) }} "
@@ -111,8 +111,8 @@ class IncompleteNodes:
             return False
         found = self._known.get(node)
         if found is None:
-            flags = {_BOOLEANS.get(t.value) for t in self._objects(node, SH.incomplete)
-                     if isinstance(t, Literal) and t.datatype == XSD.boolean}
+            flags = {_BOOLEANS.get(t.value) for t in self._objects(node, sh.incomplete)
+                     if isinstance(t, Literal) and t.datatype == xsd.boolean}
             found = True in flags or (
                 isinstance(node, NamedNode) and False not in flags and node.value.startswith(self._starts)
             )

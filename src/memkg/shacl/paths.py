@@ -19,10 +19,10 @@ from typing import ClassVar
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
+from ..core.vocab import SHACL_SPEC, rdf, sh
 from .errors import ShapeError
 from .graph import ShapesGraph
 from .terms import Term
-from .vocab import RDF, SH, SHACL_SPEC
 
 _RULE = "SHACL §2.3.1 SHACL property paths"
 _LINK = SHACL_SPEC + "#property-paths"
@@ -77,12 +77,12 @@ class PredicatePath(Path):
 
 
 def _list_triples(items: list[Term]) -> tuple[Term, list[Triple]]:
-    head: Term = RDF.nil
+    head: Term = rdf.nil
     triples: list[Triple] = []
     for item in reversed(items):
         node = BlankNode()
-        triples.append(Triple(node, RDF.first, item))
-        triples.append(Triple(node, RDF.rest, head))
+        triples.append(Triple(node, rdf.first, item))
+        triples.append(Triple(node, rdf.rest, head))
         head = node
     return head, triples
 
@@ -122,13 +122,13 @@ class AlternativePath(Path):
     def to_triples(self) -> tuple[Term, list[Triple]]:
         node = BlankNode()
         head, triples = _members_to_triples(self.options)
-        return node, [Triple(node, SH.alternativePath, head), *triples]
+        return node, [Triple(node, sh.alternativePath, head), *triples]
 
 
 @dataclass(frozen=True)
 class _Unary(Path):
     inner: Path
-    _PREDICATE = SH.inversePath
+    _PREDICATE = sh.inversePath
     _FORMAT = "{}"
 
     def sparql(self) -> str:
@@ -144,7 +144,7 @@ class _Unary(Path):
 class InversePath(_Unary):
     """``sh:inversePath``: follow the inner path backwards."""
 
-    _PREDICATE = SH.inversePath
+    _PREDICATE = sh.inversePath
     _FORMAT = "(^{})"
 
 
@@ -152,7 +152,7 @@ class InversePath(_Unary):
 class ZeroOrMorePath(_Unary):
     """``sh:zeroOrMorePath``: ``p*``."""
 
-    _PREDICATE = SH.zeroOrMorePath
+    _PREDICATE = sh.zeroOrMorePath
     _FORMAT = "({})*"
 
 
@@ -160,7 +160,7 @@ class ZeroOrMorePath(_Unary):
 class OneOrMorePath(_Unary):
     """``sh:oneOrMorePath``: ``p+``."""
 
-    _PREDICATE = SH.oneOrMorePath
+    _PREDICATE = sh.oneOrMorePath
     _FORMAT = "({})+"
 
 
@@ -168,15 +168,15 @@ class OneOrMorePath(_Unary):
 class ZeroOrOnePath(_Unary):
     """``sh:zeroOrOnePath``: ``p?``."""
 
-    _PREDICATE = SH.zeroOrOnePath
+    _PREDICATE = sh.zeroOrOnePath
     _FORMAT = "({})?"
 
 
 _UNARY = {
-    SH.inversePath: InversePath,
-    SH.zeroOrMorePath: ZeroOrMorePath,
-    SH.oneOrMorePath: OneOrMorePath,
-    SH.zeroOrOnePath: ZeroOrOnePath,
+    sh.inversePath: InversePath,
+    sh.zeroOrMorePath: ZeroOrMorePath,
+    sh.oneOrMorePath: OneOrMorePath,
+    sh.zeroOrOnePath: ZeroOrOnePath,
 }
 
 
@@ -189,7 +189,7 @@ def parse_path(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> 
 
     >>> from pyoxigraph import BlankNode, NamedNode, Triple
     >>> b, p = BlankNode(), NamedNode("http://e/p")
-    >>> parse_path(ShapesGraph([Triple(b, SH.inversePath, p)]), b)
+    >>> parse_path(ShapesGraph([Triple(b, sh.inversePath, p)]), b)
     InversePath(inner=PredicatePath(iri=<NamedNode value=http://e/p>))
     """
     return _parse(graph, node, shape, ())
@@ -207,7 +207,7 @@ def _parse(graph: ShapesGraph, node: Term, shape: Term | None, visiting: tuple[T
     if node in visiting:
         raise _fail(f"path {node} is recursive (a path cannot contain itself)", shape)
     visiting = (*visiting, node)
-    if graph.has(node, RDF.first):
+    if graph.has(node, rdf.first):
         items = graph.list_items(node, shape=shape, what="a sequence path")
         if len(items) < 2:
             raise _fail(f"a sequence path needs at least two members, {node} has {len(items)}", shape)
@@ -221,7 +221,7 @@ def _parse(graph: ShapesGraph, node: Term, shape: Term | None, visiting: tuple[T
         )
     predicate = predicates[0]
     (value,) = graph.objects(node, predicate)
-    if predicate == SH.alternativePath:
+    if predicate == sh.alternativePath:
         items = graph.list_items(value, shape=shape, what="the value of sh:alternativePath")
         if len(items) < 2:
             raise _fail(f"sh:alternativePath needs a list of at least two paths, {node} has {len(items)}", shape)

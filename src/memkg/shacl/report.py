@@ -2,9 +2,9 @@
 
 >>> from pyoxigraph import Literal, NamedNode
 >>> from memkg.shacl.paths import PredicatePath
->>> from memkg.shacl.vocab import SH
+>>> from memkg.core.vocab import sh
 >>> r = ValidationResult(NamedNode("http://e/a"), PredicatePath(NamedNode("http://e/age")), Literal("x"),
-...                      NamedNode("http://e/S"), SH.DatatypeConstraintComponent, SH.Violation,
+...                      NamedNode("http://e/S"), sh.DatatypeConstraintComponent, sh.Violation,
 ...                      Literal("Value is not an xsd:integer"), None)
 >>> report = ValidationReport(False, (r,))
 >>> print(report)
@@ -29,9 +29,9 @@ from pyoxigraph import (
     serialize,
 )
 
+from ..core.vocab import FALSE, TRUE, local_name, rdf, sh, term_text
 from .paths import Path
 from .terms import Term
-from .vocab import FALSE, RDF, SH, TRUE, local_name, short
 
 _PREFIXES = {
     "sh": "http://www.w3.org/ns/shacl#",
@@ -72,7 +72,7 @@ class ValidationResult:
             parts.append(f"value {_show(self.value)}")
         text = " ".join(parts)
         msg = self.message.value if self.message is not None else ""
-        return f"{text}: {msg} (shape {self.source_shape}, {short(self.component)})"
+        return f"{text}: {msg} (shape {self.source_shape}, {term_text(self.component)})"
 
 
 @dataclass(frozen=True)
@@ -99,26 +99,26 @@ class ValidationReport:
         g = graph_name or DefaultGraph()
         triples: list[Triple] = []
         report = BlankNode()
-        triples.append(Triple(report, RDF.type, SH.ValidationReport))
-        triples.append(Triple(report, SH.conforms, TRUE if self.conforms else FALSE))
+        triples.append(Triple(report, rdf.type, sh.ValidationReport))
+        triples.append(Triple(report, sh.conforms, TRUE if self.conforms else FALSE))
         for r in self.results:
             node = BlankNode()
-            triples.append(Triple(report, SH.result, node))
-            triples.append(Triple(node, RDF.type, SH.ValidationResult))
-            triples.append(Triple(node, SH.focusNode, r.focus))
+            triples.append(Triple(report, sh.result, node))
+            triples.append(Triple(node, rdf.type, sh.ValidationResult))
+            triples.append(Triple(node, sh.focusNode, r.focus))
             if r.path is not None:
                 head, more = r.path.to_triples()
-                triples.append(Triple(node, SH.resultPath, head))
+                triples.append(Triple(node, sh.resultPath, head))
                 triples.extend(more)
             if r.value is not None:
-                triples.append(Triple(node, SH.value, r.value))
-            triples.append(Triple(node, SH.sourceShape, r.source_shape))
-            triples.append(Triple(node, SH.sourceConstraintComponent, r.component))
-            triples.append(Triple(node, SH.resultSeverity, r.severity))
+                triples.append(Triple(node, sh.value, r.value))
+            triples.append(Triple(node, sh.sourceShape, r.source_shape))
+            triples.append(Triple(node, sh.sourceConstraintComponent, r.component))
+            triples.append(Triple(node, sh.resultSeverity, r.severity))
             if r.message is not None:
-                triples.append(Triple(node, SH.resultMessage, r.message))
+                triples.append(Triple(node, sh.resultMessage, r.message))
             if r.source_constraint is not None:
-                triples.append(Triple(node, SH.sourceConstraint, r.source_constraint))
+                triples.append(Triple(node, sh.sourceConstraint, r.source_constraint))
         return [Quad(t.subject, t.predicate, t.object, g) for t in triples]
 
     def serialize(self, format: Union[RdfFormat, str] = RdfFormat.TURTLE) -> str:  # noqa: A002

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
+from ..core.vocab import SHACL12_SPEC, SHACL_SPEC, owl, rdf, rdfs, sh, term_text
 from .components import CORE, Component, Reader
 from .components.sparql import ComponentDefinition, SparqlBasedComponent
 from .errors import ShapeError
@@ -36,9 +37,8 @@ from .targets import (
     Target,
 )
 from .terms import Term, canonical
-from .vocab import OWL, RDF, RDFS, SH, SHACL12_SPEC, SHACL_SPEC, short
 
-_TARGETS = (SH.targetNode, SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
+_TARGETS = (sh.targetNode, sh.targetClass, sh.targetSubjectsOf, sh.targetObjectsOf, sh.target)
 
 
 @dataclass(eq=False)
@@ -49,7 +49,7 @@ class Shape:
     path: Path | None = None
     targets: list[Target] = field(default_factory=list)
     constraints: list[Component] = field(default_factory=list)
-    severity: NamedNode = SH.Violation
+    severity: NamedNode = sh.Violation
     messages: tuple[Literal, ...] = ()
     deactivated: bool = False
 
@@ -83,10 +83,10 @@ class Loader:
         """Every node that is a shape by SHACL §2.1, in a stable order."""
         g = self.graph
         found: dict[Term, None] = {}
-        for kind in (SH.NodeShape, SH.PropertyShape, SH.ShapeClass):
+        for kind in (sh.NodeShape, sh.PropertyShape, sh.ShapeClass):
             for n in g.instances(kind):
                 found[n] = None
-        params = {SH.path, *_TARGETS}
+        params = {sh.path, *_TARGETS}
         for parser in self.parsers:
             params.update(parser.PARAMETERS)
         for p in params:
@@ -104,14 +104,14 @@ class Loader:
             raise ShapeError(f"a shape must be an IRI or a blank node, not {node}")
         g = self.graph
         shape = self.shapes[node] = Shape(node)
-        paths = g.objects(node, SH.path)
+        paths = g.objects(node, sh.path)
         if len(paths) > 1:
             raise _err(f"a property shape has exactly one sh:path, found {len(paths)}", node, "SHACL §2.3 sh:path", "#property-shapes")
         if paths:
-            if g.is_instance(node, SH.NodeShape):
+            if g.is_instance(node, sh.NodeShape):
                 raise _err("a SHACL instance of sh:NodeShape cannot have sh:path", node, "SHACL §2.2 node shapes", "#node-shapes")
             shape.path = parse_path(g, paths[0], shape=node)
-            computed = g.objects(node, SH["values"])
+            computed = g.objects(node, sh["values"])
             if len(computed) > 1:
                 raise _values_err(f"a property shape has at most one sh:values, found {len(computed)}", node)
             if computed:
@@ -119,9 +119,9 @@ class Loader:
                     raise _values_err("sh:values needs a predicate path (an IRI as sh:path)", node)
                 expr = ExpressionReader(g, self.load).read(computed[0], shape=node)
                 shape.path = values_path(shape.path, expr, shape=node)
-        elif g.has(node, SH["values"]):
+        elif g.has(node, sh["values"]):
             raise _values_err("sh:values is for property shapes (with sh:path)", node)
-        elif g.is_instance(node, SH.PropertyShape):
+        elif g.is_instance(node, sh.PropertyShape):
             raise _err("a SHACL instance of sh:PropertyShape needs sh:path", node, "SHACL §2.3 property shapes", "#property-shapes")
         self._read_common(shape)
         reader = Reader(g, shape, self)
@@ -140,15 +140,15 @@ class Loader:
         for param in cls.PARAMETERS:
             for value in g.objects(node, param):
                 if isinstance(value, BlankNode | NamedNode | Literal | Triple):
-                    reifiers = g.subjects(RDF.reifies, Triple(node, param, value))
+                    reifiers = g.subjects(rdf.reifies, Triple(node, param, value))
                 else:  # pragma: no cover - every object is one of those
                     reifiers = []
                 for reifier in reifiers:
                     concerned = [c for c in out if value in c.params.values()] or out
-                    severities = g.objects(reifier, SH.severity)
+                    severities = g.objects(reifier, sh.severity)
                     if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
                         raise _err("sh:severity must be a single IRI", node, "SHACL 1.2 §2.1.5 sh:severity", "#severity")
-                    deactivated = g.objects(reifier, SH.deactivated)
+                    deactivated = g.objects(reifier, sh.deactivated)
                     if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
                         raise _err("sh:deactivated must be a single xsd:boolean", node,
                                    "SHACL 1.2 §2.1.6 sh:deactivated", "#deactivated")
@@ -161,19 +161,19 @@ class Loader:
 
     def _read_common(self, shape: Shape) -> None:
         g, node = self.graph, shape.node
-        severities = g.objects(node, SH.severity)
+        severities = g.objects(node, sh.severity)
         if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
             raise _err("sh:severity must be a single IRI", node, "SHACL §2.1.5 sh:severity", "#severity")
         if severities:
             shape.severity = severities[0]  # type: ignore[assignment]
-        messages = g.objects(node, SH.message)
+        messages = g.objects(node, sh.message)
         for m in messages:
             if not isinstance(m, Literal) or (m.datatype.value not in (
                 "http://www.w3.org/2001/XMLSchema#string", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
             )):
                 raise _err(f"sh:message values must be strings, got {m}", node, "SHACL §2.1.5 sh:message", "#message")
         shape.messages = tuple(messages)  # type: ignore[arg-type]
-        deactivated = g.objects(node, SH.deactivated)
+        deactivated = g.objects(node, sh.deactivated)
         if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
             raise _err("sh:deactivated must be a single xsd:boolean", node, "SHACL §2.1.6 sh:deactivated", "#deactivated")
         shape.deactivated = bool(deactivated and boolean(deactivated[0]))
@@ -193,7 +193,7 @@ class Loader:
         g, node = self.graph, shape.node
         targets: list[Target] = []
         nodes = []
-        for n in g.objects(node, SH.targetNode):
+        for n in g.objects(node, sh.targetNode):
             if is_expression(g, n):
                 targets.append(self._expression_target(node, n))
             else:
@@ -201,23 +201,23 @@ class Loader:
         if nodes:  # (a bare blank node of the shapes graph is never a node of the data graph: nothing to validate)
             targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
-            (SH.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
-            (SH.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),
-            (SH.targetObjectsOf, ObjectsOfTarget, "SHACL §2.1.3.5 sh:targetObjectsOf", "#targetObjectsOf"),
+            (sh.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
+            (sh.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),
+            (sh.targetObjectsOf, ObjectsOfTarget, "SHACL §2.1.3.5 sh:targetObjectsOf", "#targetObjectsOf"),
         ):
             for v in g.objects(node, p):
                 if not isinstance(v, NamedNode):
-                    raise _err(f"{short(p)} values are IRIs, got {v}", node, rule, anchor)
+                    raise _err(f"{term_text(p)} values are IRIs, got {v}", node, rule, anchor)
                 targets.append(cls(v))
         # SHACL 1.2: a sh:ShapeClass is a node shape and a class, so it targets its instances.
-        is_class = g.is_instance(node, RDFS.Class) or g.is_instance(node, OWL.Class) or g.is_instance(node, SH.ShapeClass)
-        if is_class and (g.is_instance(node, SH.NodeShape) or g.is_instance(node, SH.PropertyShape)
-                         or g.is_instance(node, SH.ShapeClass)):
+        is_class = g.is_instance(node, rdfs.Class) or g.is_instance(node, owl.Class) or g.is_instance(node, sh.ShapeClass)
+        if is_class and (g.is_instance(node, sh.NodeShape) or g.is_instance(node, sh.PropertyShape)
+                         or g.is_instance(node, sh.ShapeClass)):
             if not isinstance(node, NamedNode):
                 raise _err("a shape that is also a class must be an IRI", node, "SHACL §2.1.3.3 implicit class targets", "#implicit-targetClass")
             targets.append(ClassTarget(node))
-        for t in g.objects(node, SH.target):
-            selects = g.objects(t, SH.select)
+        for t in g.objects(node, sh.target):
+            selects = g.objects(t, sh.select)
             if len(selects) != 1 or not isinstance(selects[0], Literal):
                 raise ShapeError(
                     f"sh:target {t}: only SPARQL-based targets with exactly one sh:select are supported",

@@ -21,65 +21,15 @@ is re-emitted verbatim or replaced by a serialised RDF term.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..core import sparql as sparql_lexer
 from ..core.errors import ParseError
+from ..core.sparql import Token, tokenize
+from ..core.vocab import SHACL_SPEC
 from .errors import ShapeError
-from .vocab import SHACL_SPEC
-
-# Token kinds of memkg's one SPARQL lexer (:mod:`memkg.core.sparql`), as this module names them.
-_KINDS = {"IRI": "iri", "STRING": "string", "BNODE": "bnode", "VAR": "var", "PNAME": "pname",
-          "LANGTAG": "langtag", "NUMBER": "number", "WORD": "name", "PUNCT": "punct"}
-# What lies between two tokens: white space and comments, kept so that the text can be re-emitted.
-_LAYOUT = re.compile(r"(?P<ws>[ \t\r\n]+)|(?P<comment>#[^\r\n]*)")
 
 _RULE = "SHACL §5.6.1 pre-bound variables"
 _LINK = SHACL_SPEC + "#pre-binding"
-
-
-@dataclass
-class Token:
-    """One lexical token: its kind and its text."""
-
-    kind: str
-    text: str
-
-    @property
-    def keyword(self) -> str | None:
-        """The upper-cased keyword, for ``name`` tokens."""
-        return self.text.upper() if self.kind == "name" else None
-
-    @property
-    def var(self) -> str | None:
-        """The variable name without ``?``/``$``, for ``var`` tokens."""
-        return self.text[1:] if self.kind == "var" else None
-
-
-def tokenize(text: str) -> list[Token]:
-    """Split SPARQL text into tokens; joining their texts gives the text back.
-
-    The terminals are those of :func:`memkg.core.sparql.tokenize` (memkg reads SPARQL
-    with one lexer); white space and comments between them are kept as ``ws`` and
-    ``comment`` tokens. Raises :class:`~memkg.core.errors.ParseError` where no SPARQL
-    terminal can start (an unterminated string).
-
-    >>> [t.text for t in tokenize('ASK { ?x a "y" }') if t.kind != "ws"]
-    ['ASK', '{', '?x', 'a', '"y"', '}']
-    """
-    out: list[Token] = []
-    pos = 0
-    for terminal in sparql_lexer.tokenize(text):
-        out.extend(_layout(text, pos, terminal.start))
-        out.append(Token(_KINDS[terminal.kind], terminal.text))
-        pos = terminal.end
-    out.extend(_layout(text, pos, len(text)))
-    return out
-
-
-def _layout(text: str, start: int, end: int) -> list[Token]:
-    return [Token(m.lastgroup or "ws", m.group()) for m in _LAYOUT.finditer(text, start, end)]
-
 
 _PN_ESCAPE = re.compile(r"\\(.)")
 
@@ -100,7 +50,7 @@ class UserQuery:
         Raises :class:`ShapeError` for an unknown prefix or a query that is not SELECT/ASK.
         """
         try:
-            tokens = tokenize(text)
+            tokens = tokenize(text, layout=True)
         except ParseError as err:
             raise ShapeError(f"{where} is not SPARQL (line {err.line}, column {err.column}: {err.reason})",
                              shape=shape) from None
@@ -111,14 +61,14 @@ class UserQuery:
         # Prologue: PREFIX/BASE declarations, removed (their IRIs are inlined below).
         while i < n:
             t = tokens[i]
-            if t.kind in ("ws", "comment"):
+            if t.layout:
                 i += 1
                 continue
             kw = t.keyword
             if kw == "PREFIX":
                 j = _skip_ws(tokens, i + 1)
                 k = _skip_ws(tokens, j + 1)
-                if j >= n or k >= n or tokens[j].kind != "pname" or tokens[k].kind != "iri":
+                if j >= n or k >= n or tokens[j].kind != "PNAME" or tokens[k].kind != "IRI":
                     raise ShapeError(f"malformed PREFIX declaration in {where}", shape=shape)
                 known[tokens[j].text[:-1]] = tokens[k].text[1:-1]
                 i = k + 1
@@ -128,14 +78,14 @@ class UserQuery:
             break
         form = None
         for t in tokens[i:]:
-            if t.kind == "pname":
+            if t.kind == "PNAME":
                 prefix, local = t.text.split(":", 1)
                 if prefix not in known:
                     raise ShapeError(
                         f"{where} uses the undeclared prefix {prefix!r}; declare it with sh:prefixes/sh:declare",
                         shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
                     )
-                out.append(Token("iri", "<" + known[prefix] + _PN_ESCAPE.sub(r"\1", local) + ">"))
+                out.append(replace(t, kind="IRI", text="<" + known[prefix] + _PN_ESCAPE.sub(r"\1", local) + ">"))
                 continue
             if form is None and t.keyword in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
                 form = t.keyword
@@ -150,7 +100,7 @@ class UserQuery:
 
     def variables(self) -> set[str]:
         """Every variable name used in the query."""
-        return {t.text[1:] for t in self.tokens if t.kind == "var"}
+        return {t.text[1:] for t in self.tokens if t.kind == "VAR"}
 
     def _top_projection(self) -> tuple[set[str], bool]:
         for i, t in enumerate(self.tokens):
@@ -185,7 +135,7 @@ class UserQuery:
         if start is None:
             return None
         for t in self.tokens[start + 1 :]:
-            if t.kind in ("ws", "comment"):
+            if t.layout:
                 continue
             return t.var
         return None
@@ -199,7 +149,7 @@ class UserQuery:
                 raise ShapeError(f"{where} must not contain {kw}", shape=shape, rule=_RULE, link=_LINK)
             if kw == "AS":
                 j = _skip_ws(toks, i + 1)
-                if j < len(toks) and toks[j].kind == "var" and toks[j].text[1:] in prebound:
+                if j < len(toks) and toks[j].kind == "VAR" and toks[j].text[1:] in prebound:
                     raise ShapeError(
                         f"{where} must not bind the pre-bound variable {toks[j].text} with AS",
                         shape=shape, rule=_RULE, link=_LINK,
@@ -271,7 +221,7 @@ class UserQuery:
                 paren += 1
             elif t.text == ")":
                 paren -= 1
-            if t.kind == "var":
+            if t.kind == "VAR":
                 name = t.text[1:]
                 if name in consts and _is_bound_call(toks, i):
                     # BOUND($x) with $x pre-bound is true (BOUND(<term>) would not parse).
@@ -307,19 +257,19 @@ class UserQuery:
 def _is_bound_call(tokens: list[Token], i: int) -> bool:
     """Whether the variable at ``i`` is the argument of ``BOUND( )``."""
     j = i - 1
-    while j >= 0 and tokens[j].kind in ("ws", "comment"):
+    while j >= 0 and tokens[j].layout:
         j -= 1
     if j < 0 or tokens[j].text != "(":
         return False
     j -= 1
-    while j >= 0 and tokens[j].kind in ("ws", "comment"):
+    while j >= 0 and tokens[j].layout:
         j -= 1
     k = _skip_ws(tokens, i + 1)
     return j >= 0 and tokens[j].keyword == "BOUND" and k < len(tokens) and tokens[k].text == ")"
 
 
 def _skip_ws(tokens: list[Token], i: int) -> int:
-    while i < len(tokens) and tokens[i].kind in ("ws", "comment"):
+    while i < len(tokens) and tokens[i].layout:
         i += 1
     return i
 
@@ -354,11 +304,11 @@ def _projection(tokens: list[Token], select: int) -> tuple[set[str], bool, int |
             paren -= 1
         elif t.text == "*" and paren == 0:
             star = True
-        elif t.kind == "var" and paren == 0:
+        elif t.kind == "VAR" and paren == 0:
             names.add(t.text[1:])
         elif t.keyword == "AS":
             j = _skip_ws(tokens, i + 1)
-            if j < len(tokens) and tokens[j].kind == "var":
+            if j < len(tokens) and tokens[j].kind == "VAR":
                 names.add(tokens[j].text[1:])
         i += 1
     while i < len(tokens) and tokens[i].text != "{":
@@ -377,7 +327,7 @@ def _in_scope(tokens: list[Token], start: int) -> set[str]:
         if t.keyword == "FILTER":
             i = _skip_constraint(tokens, i + 1, end)
             continue
-        if t.kind == "var":
+        if t.kind == "VAR":
             names.add(t.text[1:])
         i += 1
     return names
@@ -385,7 +335,7 @@ def _in_scope(tokens: list[Token], start: int) -> set[str]:
 
 def _skip_constraint(tokens: list[Token], i: int, end: int) -> int:
     i = _skip_ws(tokens, i)
-    while i < end and tokens[i].kind in ("name", "iri"):  # NOT EXISTS, function names
+    while i < end and tokens[i].kind in ("WORD", "IRI"):  # NOT EXISTS, function names
         i = _skip_ws(tokens, i + 1)
     if i < end and tokens[i].text in ("(", "{"):
         open_, close = tokens[i].text, ")" if tokens[i].text == "(" else "}"

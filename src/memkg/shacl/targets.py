@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pyoxigraph import NamedNode
 
 from ..core.terms import has_blank, sparql_term
+from ..core.vocab import rdf, rdfs
 from .sparqltext import UserQuery
 from .terms import Term
-from .vocab import RDF, RDFS
 
 
 class Target:
@@ -41,7 +41,7 @@ class ClassTarget(Target):
     cls: NamedNode
 
     def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
-        return f"{var} <{RDF.type.value}>/<{RDFS.subClassOf.value}>* <{self.cls.value}> ."
+        return f"{var} <{rdf.type.value}>/<{rdfs.subClassOf.value}>* <{self.cls.value}> ."
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,12 @@ is known to be well formed (then comparing by value is what SPARQL does).
 Results are cached: the terms judged this way are the few a store rewrites.
 
 >>> from pyoxigraph import Literal
->>> from memkg.shacl.vocab import XSD
->>> well_formed(Literal("300", datatype=XSD.byte)), well_formed(Literal("-5", datatype=XSD.negativeInteger))
+>>> from memkg.core.vocab import xsd
+>>> well_formed(Literal("300", datatype=xsd.byte)), well_formed(Literal("-5", datatype=xsd.negativeInteger))
 (False, True)
->>> compare(Literal("01", datatype=XSD.integer), ">=", Literal("1", datatype=XSD.integer))
+>>> compare(Literal("01", datatype=xsd.integer), ">=", Literal("1", datatype=xsd.integer))
 True
->>> matches(Literal("2020-01-01T00:00:00.000Z", datatype=XSD.dateTime), r"\\.000Z$", None)
+>>> matches(Literal("2020-01-01T00:00:00.000Z", datatype=xsd.dateTime), r"\\.000Z$", None)
 True
 """
 
@@ -23,8 +23,8 @@ import functools
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Store
 
 from ..core.terms import sparql_term
+from ..core.vocab import XSD, rdf
 from .terms import Term, sparql_string
-from .vocab import RDF, XSD_NS
 
 _STORE = Store()
 
@@ -77,23 +77,23 @@ def wellformed(v: str, datatype: NamedNode) -> str | None:
     ``datatype``) has a lexical form in the datatype's lexical space; None when
     any lexical form is acceptable (xsd:string, unknown datatypes).
 
-    >>> from memkg.shacl.vocab import XSD
-    >>> wellformed("?v", XSD.decimal)
+    >>> from memkg.core.vocab import xsd
+    >>> wellformed("?v", xsd.decimal)
     'COALESCE(isLiteral(<http://www.w3.org/2001/XMLSchema#decimal>(STR(?v))), false)'
-    >>> wellformed("?v", XSD.string) is None
+    >>> wellformed("?v", xsd.string) is None
     True
     """
     iri = datatype.value
-    if iri == RDF.langString.value:
+    if iri == rdf.langString.value:
         return f'(LANG({v}) != "")'
-    if not iri.startswith(XSD_NS):
+    if not iri.startswith(XSD):
         return None
-    name = iri[len(XSD_NS):]
+    name = iri[len(XSD):]
     if name in _CASTABLE:
         return f"COALESCE(isLiteral(<{iri}>(STR({v}))), false)"
     if name in _INTEGER_RANGES:
         lo, hi = _INTEGER_RANGES[name]
-        cast = f"<{XSD_NS}integer>(STR({v}))"
+        cast = f"<{XSD}integer>(STR({v}))"
         conds = [f"isLiteral({cast})"]
         # Oxigraph's xsd:integer is 64-bit: the cast fails beyond, and bounds at the
         # limits would not even parse (-9223372036854775808 is read as -(2^63)).
@@ -103,7 +103,7 @@ def wellformed(v: str, datatype: NamedNode) -> str | None:
             conds.append(f"{cast} <= {hi}")
         return "COALESCE(" + " && ".join(conds) + ", false)"
     if name == "dateTimeStamp":
-        cast = f"<{XSD_NS}dateTime>(STR({v}))"
+        cast = f"<{XSD}dateTime>(STR({v}))"
         return f'COALESCE(isLiteral({cast}) && TZ({cast}) != "", false)'
     if name in _REGEXES:
         return f"COALESCE(REGEX(STR({v}), {Literal(_REGEXES[name])}), false)"
@@ -115,7 +115,7 @@ def _ask(expression: str) -> bool | None:
     solutions = _STORE.query(f'SELECT (COALESCE({expression}, "error") AS ?r) {{}}')
     assert isinstance(solutions, QuerySolutions)
     value = next(iter(solutions))["r"]
-    if isinstance(value, Literal) and value.datatype.value == XSD_NS + "boolean":
+    if isinstance(value, Literal) and value.datatype.value == XSD + "boolean":
         return value.value == "true"
     return None
 
@@ -133,7 +133,7 @@ def well_formed(term: Term) -> bool:
     datatypes the engine does not know, as for ``sh:datatype``)."""
     if not isinstance(term, Literal):
         return False
-    if term.datatype == RDF.langString:
+    if term.datatype == rdf.langString:
         return bool(term.language)
     return _lexical_ok(term.value, term.datatype)
 

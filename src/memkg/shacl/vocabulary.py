@@ -9,9 +9,9 @@ anything else raises :class:`~memkg.shacl.errors.ShapeError` naming the term.
 
 >>> from pyoxigraph import Literal, NamedNode, Triple
 >>> from memkg.shacl.graph import ShapesGraph
->>> from memkg.shacl.vocab import SH
+>>> from memkg.core.vocab import sh
 >>> s = NamedNode("http://e/S")
->>> check_vocabulary(ShapesGraph([Triple(s, SH.minCont, Literal("1"))]), set())
+>>> check_vocabulary(ShapesGraph([Triple(s, sh.minCont, Literal("1"))]), set())
 Traceback (most recent call last):
 ...
 memkg.shacl.errors.ShapeError: shape <http://e/S>: sh:minCont is not a SHACL term memkg's engine implements; the shapes graph is refused rather than read without it [SHACL 1.2 Core, https://w3c.github.io/data-shapes/shacl12-core/]
@@ -23,10 +23,10 @@ from collections.abc import Iterable
 
 from pyoxigraph import NamedNode, Triple
 
+from ..core.vocab import SH, SHACL12_SPEC, rdf, sh, term_text
 from .errors import ShapeError
 from .graph import ShapesGraph
 from .terms import Term
-from .vocab import RDF, SH, SH_NS, SHACL12_SPEC, short
 
 #: Predicates the engine reads besides the components' parameters: structure, targets,
 #: SHACL-SPARQL, reports (test files hold their expected report), and data-graph flags.
@@ -54,7 +54,7 @@ _RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
 
 
 def _known(extra: Iterable[NamedNode]) -> frozenset[NamedNode]:
-    return frozenset((*(SH[n] for n in (*_STRUCTURE, *_DESCRIPTIVE)), *extra))
+    return frozenset((*(sh[n] for n in (*_STRUCTURE, *_DESCRIPTIVE)), *extra))
 
 
 def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
@@ -63,22 +63,22 @@ def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Ite
     or a node is typed with an ``sh:`` class it does not implement. Other nodes are not
     read as shapes (a test file's data may use retired terms such as ``sh:nodeShape``)."""
     known = _known(parameters)
-    classes = frozenset(SH[n] for n in _CLASSES)
+    classes = frozenset(sh[n] for n in _CLASSES)
     checked = set(shapes)
     for t in graph.triples():
         p = t.predicate
-        if p == RDF.reifies and isinstance(t.object, Triple) and t.object.subject in checked:
+        if p == rdf.reifies and isinstance(t.object, Triple) and t.object.subject in checked:
             checked.add(t.subject)  # annotations of a shape's triples: sh:severity, sh:deactivated
     for t in graph.triples():
         p = t.predicate
-        if p.value.startswith(SH_NS) and p not in known and (t.subject in checked or not shapes):
-            raise ShapeError(f"{short(p)} is not a SHACL term memkg's engine implements; the shapes graph is "
+        if p.value.startswith(SH) and p not in known and (t.subject in checked or not shapes):
+            raise ShapeError(f"{term_text(p)} is not a SHACL term memkg's engine implements; the shapes graph is "
                              "refused rather than read without it", shape=t.subject, rule=_RULE[0], link=_RULE[1])
-        if p == RDF.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH_NS) \
+        if p == rdf.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH) \
                 and t.object not in classes:
             what = ("a SHACL-AF function" if t.object.value.endswith("Function") else
                     "a SHACL-AF rule" if t.object.value.endswith("Rule") else "a class")
-            raise ShapeError(f"{t.subject} is {short(t.object)}, {what} memkg's engine does not implement; the "
+            raise ShapeError(f"{t.subject} is {term_text(t.object)}, {what} memkg's engine does not implement; the "
                              "shapes graph is refused rather than read without it", shape=t.subject,
                              rule=_RULE[0], link=_RULE[1])
 

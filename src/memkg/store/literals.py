@@ -12,8 +12,8 @@ File validation (``memkg validate FILE``) judges the literals as written
 (:class:`memkg.shacl.WrittenForms`).
 
 >>> from pyoxigraph import Literal, NamedNode, Quad
->>> from memkg.shacl.vocab import XSD
->>> q = Quad(NamedNode("http://e/s"), NamedNode("http://e/p"), Literal("01", datatype=XSD.integer))
+>>> from memkg.core.vocab import xsd
+>>> q = Quad(NamedNode("http://e/s"), NamedNode("http://e/p"), Literal("01", datatype=xsd.integer))
 >>> rewrites = LiteralRewrites.of(WrittenForms.of([q]), [("<data>", 0)])
 >>> rewrites.count, str(rewrites.examples[0])
 (1, '<data>: "01"^^<http://www.w3.org/2001/XMLSchema#integer> is stored as "1"^^<http://www.w3.org/2001/XMLSchema#integer>')

@@ -39,13 +39,13 @@ queries (``benchmarks/bench_validation.py``).
 from .dataset import data_graph_for, tenant_graphs
 from .engines import NativeEngine
 from .results import ENGINES, Graph, Report, Result, Term
-from .shapes import Engine, builtin_shapes, make_engine, read_shapes, validate_graphs
+from .shapes import ValidationEngine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
 from .writes import WriteValidator, install
 
 __all__ = [
     "ENGINES",
-    "Engine",
+    "ValidationEngine",
     "Graph",
     "NativeEngine",
     "Report",

@@ -44,7 +44,7 @@ def read_shapes(path: str | Path) -> list[Quad]:
         raise ParseError.from_syntax_error(err, file=path) from None
 
 
-class Engine(Protocol):
+class ValidationEngine(Protocol):
     name: str
 
     def validate(
@@ -54,7 +54,7 @@ class Engine(Protocol):
         ...
 
 
-def make_engine(name: str, shapes: Sequence[Quad]) -> Engine:
+def make_engine(name: str, shapes: Sequence[Quad]) -> ValidationEngine:
     if name == "native":
         return NativeEngine(shapes)
     if name == "pyshacl":
@@ -70,7 +70,7 @@ def _within(progress: Callable[[str], None], step: str, message: str) -> None:
 
 
 def validate_graphs(
-    engine: Engine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
+    engine: ValidationEngine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
 ) -> list[Result]:
     seen: set[tuple[str, ...]] = set()

@@ -23,7 +23,7 @@ from ..core.errors import MemkgError, Violation
 from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs
 from ..store.ontology import ontology_quads
 from .results import Graph, Result, Term
-from .shapes import Engine, builtin_shapes, make_engine, validate_graphs
+from .shapes import ValidationEngine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
     from ..store import MemoryStore
@@ -85,10 +85,10 @@ class WriteValidator:
 
     def __init__(self, engine: str = "native") -> None:
         self.engine_name = engine
-        self._engine: Engine | None = None
+        self._engine: ValidationEngine | None = None
 
     @property
-    def engine(self) -> Engine:
+    def engine(self) -> ValidationEngine:
         if self._engine is None:
             self._engine = make_engine(self.engine_name, builtin_shapes())
         return self._engine

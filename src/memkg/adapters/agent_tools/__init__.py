@@ -15,7 +15,7 @@ The SDK is imported only by :mod:`.server`: ``pip install 'memkg[mcp]'`` (see do
 
 from __future__ import annotations
 
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .tools import MemoryTools, ToolRefusal, tenant_for
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "MemoryTools", "ToolRefusal", "tenant_for"]
+__all__ = ["DEFAULT_LIMITS", "ToolLimits", "MemoryTools", "ToolRefusal", "tenant_for"]

@@ -21,7 +21,7 @@ from ...guard import limits as input_limits
 
 
 @dataclass(frozen=True)
-class Limits:
+class ToolLimits:
     max_content: int = 1_000_000  #: characters of one message's content
     max_iri: int = 2048  #: characters of one IRI
     max_text: int = 4096  #: characters of a query, a reason, a name, a literal value
@@ -44,4 +44,4 @@ class Limits:
             raise ValueError("timeout must be positive, or None for no limit")
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = ToolLimits()

@@ -49,7 +49,7 @@ from ... import __version__
 from ...guard import cancellation
 from ...guard.access import OPEN, Grant, Tokens, Unauthorized, bearer_grant
 from . import wire
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .tools import MemoryTools, ToolRefusal, refusal
 
 __all__ = ["BearerGate", "Callers", "ToolSpec", "build_server", "serve_http", "serve_stdio"]
@@ -175,7 +175,7 @@ def _refused(text: str) -> dict[str, Any]:
 def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
     """The SDK's low-level ``Server`` offering the memory's tools; ``callers`` says who each call is."""
     callers = callers or Callers()
-    limits: Limits = tools.limits
+    limits: ToolLimits = tools.limits
     specs: dict[str, ToolSpec] = {}
     slots = asyncio.Semaphore(limits.max_concurrent)
 
@@ -422,7 +422,7 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
 # -- running -------------------------------------------------------------------------------
 
 
-def serve_stdio(server: Server, limits: Limits = DEFAULT_LIMITS) -> None:
+def serve_stdio(server: Server, limits: ToolLimits = DEFAULT_LIMITS) -> None:
     """Serve over standard input and output until the client closes them."""
 
     async def serve() -> None:
@@ -434,7 +434,7 @@ def serve_stdio(server: Server, limits: Limits = DEFAULT_LIMITS) -> None:
 
 
 def serve_http(
-    server: Server, host: str, port: int, *, tokens: Tokens | None, limits: Limits = DEFAULT_LIMITS,
+    server: Server, host: str, port: int, *, tokens: Tokens | None, limits: ToolLimits = DEFAULT_LIMITS,
     ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted; ``ready`` gets the URL

@@ -40,7 +40,7 @@ from ...guard.access import Forbidden, Grant, Unauthorized, view_options
 from ...history import timeline
 from ...recall import answer as recall_answer
 from ...store import MemoryStore, views
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, ToolLimits
 
 __all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "claim_for_event", "refusal", "tenant_for"]
 
@@ -164,7 +164,7 @@ def refusal(err: BaseException) -> ToolRefusal:
 class MemoryTools:
     """The agent tools over one store (see the module doc)."""
 
-    def __init__(self, store: MemoryStore, *, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, store: MemoryStore, *, limits: ToolLimits = DEFAULT_LIMITS) -> None:
         self.store = store
         self.limits = limits
 

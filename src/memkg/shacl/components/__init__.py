@@ -5,8 +5,8 @@ maps every activating parameter to its component class. SPARQL-based
 components declared in a shapes graph are added per shapes graph
 (:func:`memkg.shacl.components.sparql.component_definitions`).
 
->>> from memkg.shacl.vocab import SH
->>> registry()[SH.minCount].__name__
+>>> from memkg.core.vocab import sh
+>>> registry()[sh.minCount].__name__
 'MinCountComponent'
 >>> sorted(s for s, _ in SECTIONS)[:2]
 ['SHACL 1.2 List Constraint Components', 'SHACL 1.2 Node Expression Constraint Components']

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ...core.terms import BlankNodeInQuery, sparql_term
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, term_text, xsd
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, integer
 from ..incomplete import Excuse
 from ..rows import Row
 from ..terms import Term
-from ..vocab import SHACL12_SPEC, SHACL_SPEC, XSD, short
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compiler import Compiler
@@ -221,7 +221,7 @@ class Component:
 
     def describe(self) -> str:
         """A default ``sh:resultMessage``."""
-        return f"violates {short(self.IRI)}"
+        return f"violates {term_text(self.IRI)}"
 
     def template_values(self) -> dict[str, Term]:
         """Parameter values for ``{$name}`` in messages."""
@@ -230,7 +230,7 @@ class Component:
             if isinstance(v, bool):
                 continue
             if isinstance(v, int):
-                v = Literal(str(v), datatype=XSD.integer)
+                v = Literal(str(v), datatype=xsd.integer)
             if isinstance(v, (NamedNode, Literal, BlankNode)):
                 out[k] = v
         return out
@@ -259,54 +259,54 @@ class Reader:
         """The single value of a parameter known to be present (ShapeError if several)."""
         value = self.at_most_one(cls, param)
         if value is None:  # pragma: no cover - callers check presence first
-            raise cls.error(self, f"{short(param)} has no value")
+            raise cls.error(self, f"{term_text(param)} has no value")
         return value
 
     def at_most_one(self, cls: type[Component], param: NamedNode) -> Term | None:
         vals = self.values(param)
         if len(vals) > 1:
-            raise cls.error(self, f"{short(param)} must have at most one value, found {len(vals)}")
+            raise cls.error(self, f"{term_text(param)} must have at most one value, found {len(vals)}")
         return vals[0] if vals else None
 
     def check_scope(self, cls: type[Component], param: NamedNode) -> None:
         if cls.SCOPE == "property" and not self.is_property:
-            raise cls.error(self, f"node shapes cannot have {short(param)} (only property shapes can)")
+            raise cls.error(self, f"node shapes cannot have {term_text(param)} (only property shapes can)")
         if cls.SCOPE == "node" and self.is_property:
-            raise cls.error(self, f"property shapes cannot have {short(param)}")
+            raise cls.error(self, f"property shapes cannot have {term_text(param)}")
 
     def non_negative_integer(self, cls: type[Component], param: NamedNode, value: Term) -> int:
         n = integer(value)
         if n is None or n < 0:
-            raise cls.error(self, f"{short(param)} must be a non-negative xsd:integer literal, got {value}")
+            raise cls.error(self, f"{term_text(param)} must be a non-negative xsd:integer literal, got {value}")
         return n
 
     def boolean(self, cls: type[Component], param: NamedNode, value: Term) -> bool:
         b = boolean(value)
         if b is None:
-            raise cls.error(self, f"{short(param)} must be an xsd:boolean literal, got {value}")
+            raise cls.error(self, f"{term_text(param)} must be an xsd:boolean literal, got {value}")
         return b
 
     def iri(self, cls: type[Component], param: NamedNode, value: Term) -> NamedNode:
         if not isinstance(value, NamedNode):
-            raise cls.error(self, f"the values of {short(param)} must be IRIs, got {value}")
+            raise cls.error(self, f"the values of {term_text(param)} must be IRIs, got {value}")
         return value
 
     def string(self, cls: type[Component], param: NamedNode, value: Term) -> str:
-        if not isinstance(value, Literal) or value.datatype != XSD.string or value.language:
-            raise cls.error(self, f"{short(param)} must be an xsd:string literal, got {value}")
+        if not isinstance(value, Literal) or value.datatype != xsd.string or value.language:
+            raise cls.error(self, f"{term_text(param)} must be an xsd:string literal, got {value}")
         return value.value
 
     def shape_ref(self, cls: type[Component], param: NamedNode, value: Term, *, node_shape: bool = False) -> Term:
         """Check that ``value`` can be a shape and make sure it is loaded."""
         if not isinstance(value, (NamedNode, BlankNode)):
-            raise cls.error(self, f"the values of {short(param)} must be shapes (IRIs or blank nodes), got {value}")
+            raise cls.error(self, f"the values of {term_text(param)} must be shapes (IRIs or blank nodes), got {value}")
         shape = self.shapes.load(value)
         if node_shape and shape.path is not None:
-            raise cls.error(self, f"the values of {short(param)} must be node shapes, {value} has sh:path")
+            raise cls.error(self, f"the values of {term_text(param)} must be node shapes, {value} has sh:path")
         return value
 
     def shape_list(self, cls: type[Component], param: NamedNode, value: Term) -> list[Term]:
-        members = self.graph.list_items(value, shape=self.node, what=f"the value of {short(param)}")
+        members = self.graph.list_items(value, shape=self.node, what=f"the value of {term_text(param)}")
         return [self.shape_ref(cls, param, m) for m in members]
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...core.vocab import SHACL_SPEC, sh
 from ..incomplete import Excuse
 from ..terms import Term
-from ..vocab import SH, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader, at_least
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class MinCountComponent(Component):
     """sh:minCount — at least n value nodes (property shapes only)."""
 
-    IRI = SH.MinCountConstraintComponent
-    PARAMETERS = (SH.minCount,)
+    IRI = sh.MinCountConstraintComponent
+    PARAMETERS = (sh.minCount,)
     SPEC = "SHACL §4.2.1 sh:minCount"
     ANCHOR = SHACL_SPEC + "#MinCountConstraintComponent"
     SCOPE = "property"
@@ -25,8 +25,8 @@ class MinCountComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        reader.check_scope(cls, SH.minCount)
-        n = reader.non_negative_integer(cls, SH.minCount, reader.one(cls, SH.minCount))
+        reader.check_scope(cls, sh.minCount)
+        n = reader.non_negative_integer(cls, sh.minCount, reader.one(cls, sh.minCount))
         return [cls(reader.shape, minCount=n)] if n > 0 else []
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -59,17 +59,17 @@ class MinCountComponent(Component):
 class MaxCountComponent(Component):
     """sh:maxCount — at most n value nodes (property shapes only)."""
 
-    IRI = SH.MaxCountConstraintComponent
+    IRI = sh.MaxCountConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.maxCount,)
+    PARAMETERS = (sh.maxCount,)
     SPEC = "SHACL §4.2.2 sh:maxCount"
     ANCHOR = SHACL_SPEC + "#MaxCountConstraintComponent"
     SCOPE = "property"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        reader.check_scope(cls, SH.maxCount)
-        n = reader.non_negative_integer(cls, SH.maxCount, reader.one(cls, SH.maxCount))
+        reader.check_scope(cls, sh.maxCount)
+        n = reader.non_negative_integer(cls, sh.maxCount, reader.one(cls, sh.maxCount))
         return [cls(reader.shape, maxCount=n)]
 
     def fragment(self, ctx: Ctx) -> Fragment:

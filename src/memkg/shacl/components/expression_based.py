@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
+from ...core.vocab import SHACL12_SPEC, TRUE, sh, term_text
 from ..errors import ShapeError
 from ..expressions import Constant, Evaluator, Expr, ExpressionReader, sparql_expression
 from ..rows import Row
 from ..terms import Term
-from ..vocab import SH, SHACL12_SPEC, TRUE, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,16 +35,16 @@ class ExpressionComponent(Component):
     """sh:expression — the node expression, evaluated with each value node as focus node,
     gives no output node other than ``true``; each value node for which it does is a result."""
 
-    IRI = SH.ExpressionConstraintComponent
+    IRI = sh.ExpressionConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.expression,)
+    PARAMETERS = (sh.expression,)
     SPEC = "SHACL 1.2 Node Expressions sh:expression"
     ANCHOR = _NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for term, expr in _read(cls, reader, SH.expression):
+        for term, expr in _read(cls, reader, sh.expression):
             comp = cls(reader.shape, expression=term, expr=expr)
             comp.source_constraint = term
             out.append(comp)
@@ -70,25 +70,25 @@ class ExpressionComponent(Component):
         return {"expression": self.params["expression"]}
 
     def describe(self) -> str:
-        return f"Value does not satisfy the expression {short(self.params['expression'])}"
+        return f"Value does not satisfy the expression {term_text(self.params['expression'])}"
 
 
 class NodeByExpressionComponent(Component):
     """sh:nodeByExpression — every value node conforms to each node shape the node
     expression gives, evaluated with the focus node."""
 
-    IRI = SH.NodeByExpressionConstraintComponent
+    IRI = sh.NodeByExpressionConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.nodeByExpression,)
+    PARAMETERS = (sh.nodeByExpression,)
     SPEC = "SHACL 1.2 Core sh:nodeByExpression"
     ANCHOR = SHACL12_SPEC + "#NodeByExpressionConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for term, expr in _read(cls, reader, SH.nodeByExpression):
+        for term, expr in _read(cls, reader, sh.nodeByExpression):
             if isinstance(expr, Constant):
-                reader.shape_ref(cls, SH.nodeByExpression, term, node_shape=True)
+                reader.shape_ref(cls, sh.nodeByExpression, term, node_shape=True)
             comp = cls(reader.shape, nodeByExpression=term, expr=expr)
             if isinstance(expr, Constant):
                 comp.source_constraint = term
@@ -126,7 +126,7 @@ class NodeByExpressionComponent(Component):
         return out
 
     def describe(self) -> str:
-        return f"Value does not conform to the shapes of {short(self.params['nodeByExpression'])}"
+        return f"Value does not conform to the shapes of {term_text(self.params['nodeByExpression'])}"
 
 
 SECTION = "SHACL 1.2 Node Expression Constraint Components"

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
+from ...core.vocab import SHACL12_SPEC, rdf, sh, term_text
 from ..rows import Row
 from ..terms import Term
-from ..vocab import RDF, SH, SHACL12_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,12 +28,12 @@ def list_members(node: Term, engine: "Engine") -> list[Term] | None:
     """The members of the data-graph list ``node``, or None if it is not a well-formed SHACL list."""
     members: list[Term] = []
     seen: set[Term] = set()
-    while node != RDF.nil:
+    while node != rdf.nil:
         if not isinstance(node, (NamedNode, BlankNode)) or node in seen:
             return None
         seen.add(node)
         out = engine.view.outgoing(node)
-        first, rest = out.get(RDF.first, []), out.get(RDF.rest, [])
+        first, rest = out.get(rdf.first, []), out.get(rdf.rest, [])
         if len(first) != 1 or len(rest) != 1:
             return None
         members.append(first[0])
@@ -59,7 +59,7 @@ class _ListComponent(Component):
 
 
 class _ListLength(_ListComponent):
-    PARAM = SH.minListLength
+    PARAM = sh.minListLength
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -70,9 +70,9 @@ class _ListLength(_ListComponent):
 class MinListLengthComponent(_ListLength):
     """sh:minListLength — every value node is a list of at least n members."""
 
-    IRI = SH.MinListLengthConstraintComponent
-    PARAMETERS = (SH.minListLength,)
-    PARAM = SH.minListLength
+    IRI = sh.MinListLengthConstraintComponent
+    PARAMETERS = (sh.minListLength,)
+    PARAM = sh.minListLength
     ANCHOR = SHACL12_SPEC + "#MinListLengthConstraintComponent"
 
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
@@ -85,9 +85,9 @@ class MinListLengthComponent(_ListLength):
 class MaxListLengthComponent(_ListLength):
     """sh:maxListLength — every value node is a list of at most n members."""
 
-    IRI = SH.MaxListLengthConstraintComponent
-    PARAMETERS = (SH.maxListLength,)
-    PARAM = SH.maxListLength
+    IRI = sh.MaxListLengthConstraintComponent
+    PARAMETERS = (sh.maxListLength,)
+    PARAM = sh.maxListLength
     ANCHOR = SHACL12_SPEC + "#MaxListLengthConstraintComponent"
 
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
@@ -100,13 +100,13 @@ class MaxListLengthComponent(_ListLength):
 class UniqueMembersComponent(_ListComponent):
     """sh:uniqueMembers — every value node is a list without repeated members."""
 
-    IRI = SH.UniqueMembersConstraintComponent
-    PARAMETERS = (SH.uniqueMembers,)
+    IRI = sh.UniqueMembersConstraintComponent
+    PARAMETERS = (sh.uniqueMembers,)
     ANCHOR = SHACL12_SPEC + "#UniqueMembersConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        on = reader.boolean(cls, SH.uniqueMembers, reader.one(cls, SH.uniqueMembers))
+        on = reader.boolean(cls, sh.uniqueMembers, reader.one(cls, sh.uniqueMembers))
         return [cls(reader.shape, uniqueMembers=on)] if on else []
 
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
@@ -120,14 +120,14 @@ class MemberShapeComponent(_ListComponent):
     """sh:memberShape — every value node is a list whose members all conform to the shape
     (an incomplete member is not checked, as by sh:node)."""
 
-    IRI = SH.MemberShapeConstraintComponent
-    PARAMETERS = (SH.memberShape,)
+    IRI = sh.MemberShapeConstraintComponent
+    PARAMETERS = (sh.memberShape,)
     ANCHOR = SHACL12_SPEC + "#MemberShapeConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, memberShape=reader.shape_ref(cls, SH.memberShape, v))
-                for v in reader.values(SH.memberShape)]
+        return [cls(reader.shape, memberShape=reader.shape_ref(cls, sh.memberShape, v))
+                for v in reader.values(sh.memberShape)]
 
     def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
         if members is None:
@@ -136,7 +136,7 @@ class MemberShapeComponent(_ListComponent):
         return not engine.nonconforming(self.params["memberShape"], checked)
 
     def describe(self) -> str:
-        return f"Value is not a list whose members conform to {short(self.params['memberShape'])}"
+        return f"Value is not a list whose members conform to {term_text(self.params['memberShape'])}"
 
 
 SECTION = "SHACL 1.2 List Constraint Components"

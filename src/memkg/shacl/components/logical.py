@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...core.vocab import SHACL_SPEC, sh, term_text
 from ..incomplete import Excuse
 from ..rows import Row
 from ..terms import Term
-from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class _Logical(Component):
-    PARAM = SH["not"]
+    PARAM = sh["not"]
     # At a property shape an incomplete value node is not checked for conformance; at a
     # node shape the nested shapes judge the focus node (and excuse what they excuse).
     EXCUSED_BY = Excuse.VALUE
@@ -69,15 +69,15 @@ class _Logical(Component):
 class NotComponent(_Logical):
     """sh:not — no value node conforms to the shape."""
 
-    IRI = SH.NotConstraintComponent
+    IRI = sh.NotConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH["not"],)
+    PARAMETERS = (sh["not"],)
     SPEC = "SHACL §4.6.1 sh:not"
     ANCHOR = SHACL_SPEC + "#NotConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, members=(reader.shape_ref(cls, SH["not"], v),)) for v in reader.values(SH["not"])]
+        return [cls(reader.shape, members=(reader.shape_ref(cls, sh["not"], v),)) for v in reader.values(sh["not"])]
 
     def combine(self, nonconforming: list[str]) -> str:
         return f"!({nonconforming[0]})"
@@ -89,7 +89,7 @@ class NotComponent(_Logical):
         return {"not": self.members[0]}
 
     def describe(self) -> str:
-        return f"Value conforms to {short(self.members[0])}"
+        return f"Value conforms to {term_text(self.members[0])}"
 
 
 class _ListLogical(_Logical):
@@ -102,9 +102,9 @@ class _ListLogical(_Logical):
 class AndComponent(_ListLogical):
     """sh:and — every value node conforms to all member shapes."""
 
-    IRI = SH.AndConstraintComponent
+    IRI = sh.AndConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH["and"],)
+    PARAMETERS = (sh["and"],)
     SPEC = "SHACL §4.6.2 sh:and"
     ANCHOR = SHACL_SPEC + "#AndConstraintComponent"
 
@@ -121,9 +121,9 @@ class AndComponent(_ListLogical):
 class OrComponent(_ListLogical):
     """sh:or — every value node conforms to at least one member shape."""
 
-    IRI = SH.OrConstraintComponent
+    IRI = sh.OrConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH["or"],)
+    PARAMETERS = (sh["or"],)
     SPEC = "SHACL §4.6.3 sh:or"
     ANCHOR = SHACL_SPEC + "#OrConstraintComponent"
 
@@ -143,9 +143,9 @@ class OrComponent(_ListLogical):
 class XoneComponent(_ListLogical):
     """sh:xone — every value node conforms to exactly one member shape (duplicates count twice)."""
 
-    IRI = SH.XoneConstraintComponent
+    IRI = sh.XoneConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.xone,)
+    PARAMETERS = (sh.xone,)
     SPEC = "SHACL §4.6.4 sh:xone"
     ANCHOR = SHACL_SPEC + "#XoneConstraintComponent"
 

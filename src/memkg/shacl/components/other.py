@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, rdf, sh, term_text
 from ...core.written import stored_form, suspect
 from ..incomplete import Excuse
 from ..paths import PredicatePath, parse_path
 from ..rows import Row
 from ..targets import ClassTarget
 from ..terms import Term
-from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, const
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,29 +30,29 @@ class ClosedComponent(Component):
     property shapes and sh:ignoredProperties; each other triple is a result with
     its predicate as path and its object as value."""
 
-    IRI = SH.ClosedConstraintComponent
-    PARAMETERS = (SH.closed, SH.ignoredProperties)
+    IRI = sh.ClosedConstraintComponent
+    PARAMETERS = (sh.closed, sh.ignoredProperties)
     SPEC = "SHACL §4.8.1 sh:closed"
     ANCHOR = SHACL_SPEC + "#ClosedConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        value = reader.one(cls, SH.closed)
-        if value == SH.ByTypes and reader.is_property:
+        value = reader.one(cls, sh.closed)
+        if value == sh.ByTypes and reader.is_property:
             raise cls.error(reader, "sh:closed sh:ByTypes (SHACL 1.2) is supported on node shapes only")
-        if value != SH.ByTypes and not reader.boolean(cls, SH.closed, value):
+        if value != sh.ByTypes and not reader.boolean(cls, sh.closed, value):
             return []
         allowed: list[NamedNode] = []
-        for prop in reader.graph.objects(reader.node, SH.property):
-            for path_node in reader.graph.objects(prop, SH.path):
+        for prop in reader.graph.objects(reader.node, sh.property):
+            for path_node in reader.graph.objects(prop, sh.path):
                 pred = parse_path(reader.graph, path_node, shape=prop).predicate
                 if pred is not None and pred not in allowed:
                     allowed.append(pred)
-        ignored = reader.at_most_one(cls, SH.ignoredProperties)
+        ignored = reader.at_most_one(cls, sh.ignoredProperties)
         if ignored is not None:
             for item in reader.graph.list_items(ignored, shape=reader.node, what="the value of sh:ignoredProperties"):
                 if item not in allowed:
-                    allowed.append(reader.iri(cls, SH.ignoredProperties, item))
+                    allowed.append(reader.iri(cls, sh.ignoredProperties, item))
         return [cls(reader.shape, closed=value, allowed=tuple(allowed))]
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -63,7 +63,7 @@ class ClosedComponent(Component):
             node = ctx.fresh("n")
             bind = ctx.values(node)
         test = f" FILTER({ctx.path_out} NOT IN ({allowed}))" if allowed else ""
-        post = self._by_types if self.params["closed"] == SH.ByTypes else None
+        post = self._by_types if self.params["closed"] == sh.ByTypes else None
         return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True, post=post)
 
     def _by_types(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
@@ -82,11 +82,11 @@ class ClosedComponent(Component):
     @staticmethod
     def _allowed_by_types(node: Term, engine: "Engine") -> set[Term]:
         classes: set[Term] = set()
-        for t in engine.view.outgoing(node).get(RDF.type, []) if not isinstance(node, Literal) else []:
+        for t in engine.view.outgoing(node).get(rdf.type, []) if not isinstance(node, Literal) else []:
             classes |= engine.view.superclasses(t)
         todo = [s for s in engine.compiler.shapes()
                 if any(isinstance(t, ClassTarget) and t.cls in classes for t in s.targets)]
-        allowed: set[Term] = {RDF.type}
+        allowed: set[Term] = {rdf.type}
         seen: set[int] = set()
         while todo:
             shape = todo.pop()
@@ -94,13 +94,13 @@ class ClosedComponent(Component):
                 continue
             seen.add(id(shape))
             for c in shape.constraints:
-                if c.component == SH.PropertyConstraintComponent:
+                if c.component == sh.PropertyConstraintComponent:
                     path = engine.compiler.shape(c.params["property"]).path
                     if isinstance(path, PredicatePath):
                         allowed.add(path.iri)
-                elif c.component == SH.NodeConstraintComponent:
+                elif c.component == sh.NodeConstraintComponent:
                     todo.append(engine.compiler.shape(c.params["node"]))
-                elif c.component == SH.ClosedConstraintComponent:
+                elif c.component == sh.ClosedConstraintComponent:
                     allowed.update(c.params["allowed"])
         return allowed
 
@@ -111,8 +111,8 @@ class ClosedComponent(Component):
 class HasValueComponent(Component):
     """sh:hasValue — the given term is one of the value nodes."""
 
-    IRI = SH.HasValueConstraintComponent
-    PARAMETERS = (SH.hasValue,)
+    IRI = sh.HasValueConstraintComponent
+    PARAMETERS = (sh.hasValue,)
     SPEC = "SHACL §4.8.2 sh:hasValue"
     ANCHOR = SHACL_SPEC + "#HasValueConstraintComponent"
     # At a node shape the value node is the focus node itself: no triple decides it.
@@ -121,7 +121,7 @@ class HasValueComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, hasValue=v) for v in reader.values(SH.hasValue)]
+        return [cls(reader.shape, hasValue=v) for v in reader.values(sh.hasValue)]
 
     def fragment(self, ctx: Ctx) -> Fragment:
         term = self.params["hasValue"]
@@ -151,21 +151,21 @@ class HasValueComponent(Component):
         return [] if isinstance(term, BlankNode) or term in values else [None]
 
     def describe(self) -> str:
-        return f"Missing expected value {short(self.params['hasValue'])}"
+        return f"Missing expected value {term_text(self.params['hasValue'])}"
 
 
 class InComponent(Component):
     """sh:in — every value node is a member of the list."""
 
-    IRI = SH.InConstraintComponent
+    IRI = sh.InConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH["in"],)
+    PARAMETERS = (sh["in"],)
     SPEC = "SHACL §4.8.3 sh:in"
     ANCHOR = SHACL_SPEC + "#InConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        value = reader.one(cls, SH["in"])
+        value = reader.one(cls, sh["in"])
         members = reader.graph.list_items(value, shape=reader.node, what="the value of sh:in")
         return [cls(reader.shape, **{"in": value, "members": tuple(members)})]
 
@@ -186,30 +186,30 @@ class InComponent(Component):
         return [v for v in values if v not in members]
 
     def describe(self) -> str:
-        return "Value is not in " + ", ".join(short(m) for m in self.params["members"])
+        return "Value is not in " + ", ".join(term_text(m) for m in self.params["members"])
 
 
 class UniqueValuesForComponent(Component):
     """sh:uniqueValuesFor (SHACL 1.2) — no two focus nodes of the shape's targets share the values of
     the property (or, for a list of properties, the same combination of values)."""
 
-    IRI = SH.UniqueValuesForConstraintComponent
-    PARAMETERS = (SH.uniqueValuesFor,)
+    IRI = sh.UniqueValuesForConstraintComponent
+    PARAMETERS = (sh.uniqueValuesFor,)
     SPEC = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
     ANCHOR = SHACL12_SPEC + "#UniqueValuesForConstraintComponent"
     SCOPE = "node"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        reader.check_scope(cls, SH.uniqueValuesFor)
+        reader.check_scope(cls, sh.uniqueValuesFor)
         out: list[Component] = []
-        for v in reader.values(SH.uniqueValuesFor):
+        for v in reader.values(sh.uniqueValuesFor):
             items = reader.graph.list_items(v, shape=reader.node, what="the value of sh:uniqueValuesFor") \
-                if isinstance(v, BlankNode) or v == RDF.nil else [v]
+                if isinstance(v, BlankNode) or v == rdf.nil else [v]
             if not items:
                 raise cls.error(reader, "sh:uniqueValuesFor needs at least one property")
             out.append(cls(reader.shape, uniqueValuesFor=v,
-                           properties=tuple(reader.iri(cls, SH.uniqueValuesFor, i) for i in items)))
+                           properties=tuple(reader.iri(cls, sh.uniqueValuesFor, i) for i in items)))
         return out
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -224,7 +224,7 @@ class UniqueValuesForComponent(Component):
         return Fragment(f"FILTER EXISTS {{ {mine} {theirs} FILTER(!sameTerm({other}, {ctx.focus})) {among} }}", value=False)
 
     def describe(self) -> str:
-        return "Another focus node has the same values for " + ", ".join(short(p) for p in self.params["properties"])
+        return "Another focus node has the same values for " + ", ".join(term_text(p) for p in self.params["properties"])
 
 
 SECTION = "SHACL §4.8 Other Constraint Components"

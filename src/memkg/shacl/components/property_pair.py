@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode
 
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
 from ..errors import ShapeError
 from ..incomplete import Excuse
 from ..paths import Path, parse_path
 from ..terms import Term
 from ..values import compare
-from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class _Pair(Component):
-    PARAM = SH.equals
+    PARAM = sh.equals
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -58,9 +58,9 @@ class _Pair(Component):
 class EqualsComponent(_Pair):
     """sh:equals — the value nodes equal the values of the other property."""
 
-    IRI = SH.EqualsConstraintComponent
-    PARAMETERS = (SH.equals,)
-    PARAM = SH.equals
+    IRI = sh.EqualsConstraintComponent
+    PARAMETERS = (sh.equals,)
+    PARAM = sh.equals
     SPEC = "SHACL §4.5.1 sh:equals"
     ANCHOR = SHACL_SPEC + "#EqualsConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
@@ -95,10 +95,10 @@ class EqualsComponent(_Pair):
 class DisjointComponent(_Pair):
     """sh:disjoint — no value node is also a value of the other property."""
 
-    IRI = SH.DisjointConstraintComponent
+    IRI = sh.DisjointConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.disjoint,)
-    PARAM = SH.disjoint
+    PARAMETERS = (sh.disjoint,)
+    PARAM = sh.disjoint
     SPEC = "SHACL §4.5.2 sh:disjoint"
     ANCHOR = SHACL_SPEC + "#DisjointConstraintComponent"
 
@@ -119,10 +119,10 @@ class DisjointComponent(_Pair):
 class LessThanComponent(_Pair):
     """sh:lessThan — every value node is less than every value of the other property (property shapes only)."""
 
-    IRI = SH.LessThanConstraintComponent
+    IRI = sh.LessThanConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.lessThan,)
-    PARAM = SH.lessThan
+    PARAMETERS = (sh.lessThan,)
+    PARAM = sh.lessThan
     SPEC = "SHACL §4.5.3 sh:lessThan"
     ANCHOR = SHACL_SPEC + "#LessThanConstraintComponent"
     SCOPE = "property"
@@ -152,10 +152,10 @@ class LessThanComponent(_Pair):
 class LessThanOrEqualsComponent(LessThanComponent):
     """sh:lessThanOrEquals — every value node is at most every value of the other property."""
 
-    IRI = SH.LessThanOrEqualsConstraintComponent
+    IRI = sh.LessThanOrEqualsConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.lessThanOrEquals,)
-    PARAM = SH.lessThanOrEquals
+    PARAMETERS = (sh.lessThanOrEquals,)
+    PARAM = sh.lessThanOrEquals
     SPEC = "SHACL §4.5.4 sh:lessThanOrEquals"
     ANCHOR = SHACL_SPEC + "#LessThanOrEqualsConstraintComponent"
     OPERATOR = "<="
@@ -164,9 +164,9 @@ class LessThanOrEqualsComponent(LessThanComponent):
 class SubsetOfComponent(Component):
     """sh:subsetOf (SHACL 1.2) — every value node is also reached from the focus node by the given path."""
 
-    IRI = SH.SubsetOfConstraintComponent
+    IRI = sh.SubsetOfConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.subsetOf,)
+    PARAMETERS = (sh.subsetOf,)
     SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
     ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
@@ -174,7 +174,7 @@ class SubsetOfComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         return [cls(reader.shape, subsetOf=v, other=parse_path(reader.graph, v, shape=reader.node))
-                for v in reader.values(SH.subsetOf)]
+                for v in reader.values(sh.subsetOf)]
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.focus} {self.params['other'].sparql()} {ctx.value} }}")

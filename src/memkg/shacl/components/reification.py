@@ -16,25 +16,25 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pyoxigraph import Literal, NamedNode
 
+from ...core.vocab import SHACL12_SPEC, rdf, sh, term_text
 from ..graph import boolean
 from ..rows import Row
 from ..terms import Term
-from ..vocab import RDF, SH, SHACL12_SPEC, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Engine
 
-_REIFIES = f"<{RDF.reifies.value}>"
+_REIFIES = f"<{rdf.reifies.value}>"
 
 
 class ReifierShapeComponent(Component):
     """sh:reifierShape (+ sh:reificationRequired) — reifiers of the value triples conform."""
 
-    IRI = SH.ReifierShapeConstraintComponent
-    PARAMETERS = (SH.reifierShape, SH.reificationRequired)
-    ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = (SH.reifierShape, SH.reificationRequired)
-    PARAM = SH.reifierShape
+    IRI = sh.ReifierShapeConstraintComponent
+    PARAMETERS = (sh.reifierShape, sh.reificationRequired)
+    ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = (sh.reifierShape, sh.reificationRequired)
+    PARAM = sh.reifierShape
     SPEC = "SHACL 1.2 §4.7.5 sh:reifierShape"
     ANCHOR = SHACL12_SPEC + "#ReifierShapeShapeConstraintComponent"
     SCOPE = "property"
@@ -42,7 +42,7 @@ class ReifierShapeComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         param = cls.PARAM
-        required_term = reader.at_most_one(cls, SH.reificationRequired)
+        required_term = reader.at_most_one(cls, sh.reificationRequired)
         required = False
         if required_term is not None:
             b = boolean(required_term)
@@ -50,12 +50,12 @@ class ReifierShapeComponent(Component):
                 raise cls.error(reader, f"sh:reificationRequired must be an xsd:boolean literal, got {required_term}")
             required = b
         shapes = tuple(reader.shape_ref(cls, param, v, node_shape=True) for v in reader.values(param))
-        if not shapes and (not required or cls.PARAM != SH.reifierShape or reader.has(SH.reifiableBy)):
+        if not shapes and (not required or cls.PARAM != sh.reifierShape or reader.has(sh.reifiableBy)):
             return []  # sh:reificationRequired alone belongs to sh:reifierShape's component
         reader.check_scope(cls, param)
         pred = reader.shape.path.predicate if reader.shape.path is not None else None
         if pred is None:
-            raise cls.error(reader, f"with {short(param)} or sh:reificationRequired, sh:path must be an IRI")
+            raise cls.error(reader, f"with {term_text(param)} or sh:reificationRequired, sh:path must be an IRI")
         return [cls(reader.shape, shapes=shapes, reificationRequired=required, predicate=pred)]
 
     def _triple(self, ctx: Ctx, v: str) -> str:
@@ -110,7 +110,7 @@ class ReifierShapeComponent(Component):
     def describe(self) -> str:
         if self.params["shapes"]:
             return "A reifier of the value's triple does not conform to " + ", ".join(
-                short(s) for s in self.params["shapes"]
+                term_text(s) for s in self.params["shapes"]
             )
         return "The value's triple has no reifier"
 
@@ -118,10 +118,10 @@ class ReifierShapeComponent(Component):
 class ReifiableByComponent(ReifierShapeComponent):
     """sh:reifiableBy — the earlier draft name of sh:reifierShape (same semantics)."""
 
-    IRI = SH.ReifiableByConstraintComponent
-    PARAMETERS = (SH.reifiableBy, SH.reificationRequired)
-    ACTIVATORS = (SH.reifiableBy,)
-    PARAM = SH.reifiableBy
+    IRI = sh.ReifiableByConstraintComponent
+    PARAMETERS = (sh.reifiableBy, sh.reificationRequired)
+    ACTIVATORS = (sh.reifiableBy,)
+    PARAM = sh.reifiableBy
     SPEC = "SHACL 1.2 draft sh:reifiableBy"
     ANCHOR = "https://github.com/w3c/data-shapes/pull/368"
 

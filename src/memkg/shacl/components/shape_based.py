@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh, term_text
 from ..incomplete import Excuse
 from ..rows import Row
 from ..terms import Term
-from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, at_least
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,9 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 class NodeComponent(Component):
     """sh:node — every value node conforms to the node shape."""
 
-    IRI = SH.NodeConstraintComponent
+    IRI = sh.NodeConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.node,)
+    PARAMETERS = (sh.node,)
     SPEC = "SHACL §4.7.1 sh:node"
     ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:and
@@ -29,7 +29,7 @@ class NodeComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, node=reader.shape_ref(cls, SH.node, v, node_shape=True)) for v in reader.values(SH.node)]
+        return [cls(reader.shape, node=reader.shape_ref(cls, sh.node, v, node_shape=True)) for v in reader.values(sh.node)]
 
     def fragment(self, ctx: Ctx) -> Fragment:
         nc = ctx.nc(self.params["node"], ctx.value)
@@ -48,7 +48,7 @@ class NodeComponent(Component):
         return [v for v, c in zip(values, conforming) if not c]
 
     def describe(self) -> str:
-        return f"Value does not conform to shape {short(self.params['node'])}"
+        return f"Value does not conform to shape {term_text(self.params['node'])}"
 
 
 class PropertyComponent(Component):
@@ -58,8 +58,8 @@ class PropertyComponent(Component):
     sh:property into routes instead of asking this class for a fragment.
     """
 
-    IRI = SH.PropertyConstraintComponent
-    PARAMETERS = (SH.property,)
+    IRI = sh.PropertyConstraintComponent
+    PARAMETERS = (sh.property,)
     SPEC = "SHACL §4.7.2 sh:property"
     ANCHOR = SHACL_SPEC + "#PropertyConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:node
@@ -68,8 +68,8 @@ class PropertyComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for v in reader.values(SH.property):
-            reader.shape_ref(cls, SH.property, v)
+        for v in reader.values(sh.property):
+            reader.shape_ref(cls, sh.property, v)
             if reader.shapes.load(v).path is None:
                 raise cls.error(reader, f"the values of sh:property must be property shapes (with sh:path), {v} is not")
             out.append(cls(reader.shape, property=v))
@@ -88,7 +88,7 @@ class PropertyComponent(Component):
 
 
 class _Qualified(Component):
-    PARAMETERS = (SH.qualifiedValueShape, SH.qualifiedMinCount, SH.qualifiedMaxCount, SH.qualifiedValueShapesDisjoint)
+    PARAMETERS = (sh.qualifiedValueShape, sh.qualifiedMinCount, sh.qualifiedMaxCount, sh.qualifiedValueShapesDisjoint)
     #: Whether an incomplete value node counts (it possibly conforms: it may make up a
     #: minimum, never exceed a maximum).
     COUNTS_INCOMPLETE = False
@@ -98,28 +98,28 @@ class _Qualified(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        reader.check_scope(cls, SH.qualifiedValueShape)
-        qvs = reader.shape_ref(cls, SH.qualifiedValueShape, reader.one(cls, SH.qualifiedValueShape))
-        low = reader.at_most_one(cls, SH.qualifiedMinCount)
-        high = reader.at_most_one(cls, SH.qualifiedMaxCount)
-        disjoint_term = reader.at_most_one(cls, SH.qualifiedValueShapesDisjoint)
-        disjoint = reader.boolean(cls, SH.qualifiedValueShapesDisjoint, disjoint_term) if disjoint_term else False
+        reader.check_scope(cls, sh.qualifiedValueShape)
+        qvs = reader.shape_ref(cls, sh.qualifiedValueShape, reader.one(cls, sh.qualifiedValueShape))
+        low = reader.at_most_one(cls, sh.qualifiedMinCount)
+        high = reader.at_most_one(cls, sh.qualifiedMaxCount)
+        disjoint_term = reader.at_most_one(cls, sh.qualifiedValueShapesDisjoint)
+        disjoint = reader.boolean(cls, sh.qualifiedValueShapesDisjoint, disjoint_term) if disjoint_term else False
         if low is None and high is None:
             raise cls.error(reader, "sh:qualifiedValueShape needs sh:qualifiedMinCount or sh:qualifiedMaxCount")
         siblings: list[Term] = []
         if disjoint:
-            for parent in reader.graph.subjects(SH.property, reader.node):
-                for prop in reader.graph.objects(parent, SH.property):
-                    for sib in reader.graph.objects(prop, SH.qualifiedValueShape):
+            for parent in reader.graph.subjects(sh.property, reader.node):
+                for prop in reader.graph.objects(parent, sh.property):
+                    for sib in reader.graph.objects(prop, sh.qualifiedValueShape):
                         if sib != qvs and sib not in siblings:
-                            siblings.append(reader.shape_ref(cls, SH.qualifiedValueShape, sib))
+                            siblings.append(reader.shape_ref(cls, sh.qualifiedValueShape, sib))
         common = {"qualifiedValueShape": qvs, "siblings": tuple(siblings), "disjoint": disjoint}
         out: list[Component] = []
         if low is not None:
-            n = reader.non_negative_integer(cls, SH.qualifiedMinCount, low)
+            n = reader.non_negative_integer(cls, sh.qualifiedMinCount, low)
             out.append(QualifiedMinCountComponent(reader.shape, qualifiedMinCount=n, **common))
         if high is not None:
-            n = reader.non_negative_integer(cls, SH.qualifiedMaxCount, high)
+            n = reader.non_negative_integer(cls, sh.qualifiedMaxCount, high)
             out.append(QualifiedMaxCountComponent(reader.shape, qualifiedMaxCount=n, **common))
         return out
 
@@ -163,7 +163,7 @@ class _Qualified(Component):
 class QualifiedMinCountComponent(_Qualified):
     """sh:qualifiedMinCount — at least n value nodes conform to the qualified shape."""
 
-    IRI = SH.QualifiedMinCountConstraintComponent
+    IRI = sh.QualifiedMinCountConstraintComponent
     EXCUSED_BY = Excuse.FOCUS
     COUNTS_INCOMPLETE = True
 
@@ -211,14 +211,14 @@ class QualifiedMinCountComponent(_Qualified):
     def describe(self) -> str:
         return (
             f"Less than {self.params['qualifiedMinCount']} values conform to "
-            f"{short(self.params['qualifiedValueShape'])}"
+            f"{term_text(self.params['qualifiedValueShape'])}"
         )
 
 
 class QualifiedMaxCountComponent(_Qualified):
     """sh:qualifiedMaxCount — at most n value nodes conform to the qualified shape."""
 
-    IRI = SH.QualifiedMaxCountConstraintComponent
+    IRI = sh.QualifiedMaxCountConstraintComponent
     PER_VALUE = True
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -263,15 +263,15 @@ class QualifiedMaxCountComponent(_Qualified):
     def describe(self) -> str:
         return (
             f"More than {self.params['qualifiedMaxCount']} values conform to "
-            f"{short(self.params['qualifiedValueShape'])}"
+            f"{term_text(self.params['qualifiedValueShape'])}"
         )
 
 
 class SomeValueComponent(Component):
     """sh:someValue (SHACL 1.2) — at least one value node conforms to the shape."""
 
-    IRI = SH.SomeValueConstraintComponent
-    PARAMETERS = (SH.someValue,)
+    IRI = sh.SomeValueConstraintComponent
+    PARAMETERS = (sh.someValue,)
     SPEC = "SHACL 1.2 §4.7.4 sh:someValue"
     ANCHOR = SHACL12_SPEC + "#SomeValueConstraintComponent"
     # As sh:qualifiedMinCount 1: the focus node's conforming value may be stated elsewhere,
@@ -280,7 +280,7 @@ class SomeValueComponent(Component):
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, someValue=reader.shape_ref(cls, SH.someValue, v)) for v in reader.values(SH.someValue)]
+        return [cls(reader.shape, someValue=reader.shape_ref(cls, sh.someValue, v)) for v in reader.values(sh.someValue)]
 
     def fragment(self, ctx: Ctx) -> Fragment:
         pattern = self.nonconformance(ctx)
@@ -317,7 +317,7 @@ class SomeValueComponent(Component):
         return [] if any(verdicts) else [None]
 
     def describe(self) -> str:
-        return f"No value conforms to {short(self.params['someValue'])}"
+        return f"No value conforms to {term_text(self.params['someValue'])}"
 
 
 SECTION = "SHACL §4.7 Shape-based Constraint Components"

@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
 from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
+from ...core.vocab import SH, SHACL_SPEC, local_name, sh, shx, term_text
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, prefixes_of
 from ..rows import Row
 from ..sparqltext import UserQuery
 from ..terms import Term
-from ..vocab import SH, SH_NS, SHACL_SPEC, SHX, local_name, short
 from .base import Component, Ctx, Fragment, Reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,13 +58,13 @@ _CHECK_STORE = Store()
 def _one_string(graph: ShapesGraph, node: Term, param: NamedNode, shape: Term, rule: str) -> str:
     values = graph.objects(node, param)
     if len(values) != 1 or not isinstance(values[0], Literal) or values[0].language:
-        raise ShapeError(f"{node} must have exactly one string value for {short(param)}", shape=shape, rule=rule,
+        raise ShapeError(f"{node} must have exactly one string value for {term_text(param)}", shape=shape, rule=rule,
                          link=SHACL_SPEC + "#sparql-constraints")
     return values[0].value
 
 
 def _messages(graph: ShapesGraph, node: Term) -> tuple[Literal, ...]:
-    return tuple(m for m in graph.objects(node, SH.message) if isinstance(m, Literal))
+    return tuple(m for m in graph.objects(node, sh.message) if isinstance(m, Literal))
 
 
 def _consts(component: "Component", reader_shape: Any, query: UserQuery, *, where: str) -> dict[str, str]:
@@ -222,8 +222,8 @@ class _SelectBased(Component):
 class SparqlConstraintComponent(_SelectBased):
     """sh:sparql — a SPARQL SELECT query whose solutions are the violations (SHACL §5)."""
 
-    IRI = SH.SPARQLConstraintComponent
-    PARAMETERS = (SH.sparql,)
+    IRI = sh.SPARQLConstraintComponent
+    PARAMETERS = (sh.sparql,)
     SPEC = "SHACL §5.1 SPARQL-based constraints"
     ANCHOR = SHACL_SPEC + "#sparql-constraints"
     #: The ``shx:selectAll`` form, for every focus node at once (see the module doc).
@@ -246,13 +246,13 @@ class SparqlConstraintComponent(_SelectBased):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for node in reader.values(SH.sparql):
+        for node in reader.values(sh.sparql):
             if not isinstance(node, (NamedNode, BlankNode)):
                 raise cls.error(reader, f"the values of sh:sparql must be IRIs or blank nodes, got {node}")
-            deact = reader.graph.objects(node, SH.deactivated)
+            deact = reader.graph.objects(node, sh.deactivated)
             if deact and boolean(deact[0]):
                 continue
-            text = _one_string(reader.graph, node, SH.select, reader.node, cls.SPEC)
+            text = _one_string(reader.graph, node, sh.select, reader.node, cls.SPEC)
             where = f"the sh:select of {node}"
             query = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
             if query.form != "SELECT":
@@ -261,7 +261,7 @@ class SparqlConstraintComponent(_SelectBased):
             comp = cls(reader.shape, sparql=node)
             comp.source_constraint = node
             comp.messages = _messages(reader.graph, node)
-            severities = reader.graph.objects(node, SH.severity)  # SHACL 1.2: a constraint's own severity
+            severities = reader.graph.objects(node, sh.severity)  # SHACL 1.2: a constraint's own severity
             if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
                 raise cls.error(reader, f"the sh:severity of {node} must be a single IRI")
             comp.severity = severities[0] if severities and isinstance(severities[0], NamedNode) else None
@@ -277,16 +277,16 @@ class SparqlConstraintComponent(_SelectBased):
         return {}
 
     def describe(self) -> str:
-        return f"Violates the SPARQL constraint {short(self.params['sparql'])}"
+        return f"Violates the SPARQL constraint {term_text(self.params['sparql'])}"
 
 
 def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, str]) -> UserQuery | None:
     """The constraint's ``shx:selectAll``, checked: a SELECT projecting ``$this`` and
     every variable ``sh:select`` projects (its solutions must carry the same results)."""
-    if not reader.graph.objects(node, SHX.selectAll):
+    if not reader.graph.objects(node, shx.selectAll):
         return None
     where = f"the shx:selectAll of {node}"
-    text = _one_string(reader.graph, node, SHX.selectAll, reader.node, SparqlConstraintComponent.SPEC)
+    text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.SPEC)
     query_all = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
     missing = sorted(({"this"} | query.projected()) - query_all.projected())
     if query_all.form != "SELECT" or missing:
@@ -336,7 +336,7 @@ class SparqlBasedComponent(_SelectBased):
             comp.validator = validator
             comp.query = validator.query
             comp.messages = validator.messages or d.messages
-            where = f"the validator {validator.node} of {short(d.node)}"
+            where = f"the validator {validator.node} of {term_text(d.node)}"
             comp.consts = _consts(comp, reader.shape, validator.query, where=where)
             comp.uses_shapes_graph = "shapesGraph" in validator.query.variables()
             _syntax_check(validator.query, comp.consts, shape=reader.node, where=where)
@@ -361,7 +361,7 @@ class SparqlBasedComponent(_SelectBased):
         return self.query.render(consts=self.consts, renames={"this": ctx.focus, "value": ctx.value}, body_only=True)
 
     def describe(self) -> str:
-        return f"Violates {short(self.DEFINITION.node)}"
+        return f"Violates {term_text(self.DEFINITION.node)}"
 
 
 @dataclass
@@ -385,7 +385,7 @@ class ComponentDefinition:
                 "IRI": self.node,
                 "PARAMETERS": tuple(p.path for p in self.parameters),
                 "ACTIVATORS": mandatory,
-                "SPEC": f"SHACL §6 SPARQL-based constraint component {short(self.node)}",
+                "SPEC": f"SHACL §6 SPARQL-based constraint component {term_text(self.node)}",
                 "ANCHOR": SHACL_SPEC + "#sparql-constraint-components",
             },
         )
@@ -395,16 +395,16 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
     """The SPARQL-based constraint components declared in ``graph``."""
     out: list[ComponentDefinition] = []
     rule = "SHACL §6 SPARQL-based constraint components"
-    for node in sorted(graph.instances(SH.ConstraintComponent), key=str):
-        if not isinstance(node, NamedNode) or node.value.startswith(SH_NS):
+    for node in sorted(graph.instances(sh.ConstraintComponent), key=str):
+        if not isinstance(node, NamedNode) or node.value.startswith(SH):
             continue  # core components (e.g. from a copy of the SHACL vocabulary) are built in
         params: list[Parameter] = []
-        for p in graph.objects(node, SH.parameter):
-            paths = graph.objects(p, SH.path)
+        for p in graph.objects(node, sh.parameter):
+            paths = graph.objects(p, sh.path)
             if len(paths) != 1 or not isinstance(paths[0], NamedNode):
                 raise ShapeError(f"parameter {p} of {node} needs exactly one IRI sh:path", shape=node, rule=rule,
                                  link=SHACL_SPEC + "#constraint-components-parameters")
-            opt = graph.objects(p, SH.optional)
+            opt = graph.objects(p, sh.optional)
             params.append(Parameter(paths[0], local_name(paths[0]), bool(opt and boolean(opt[0]))))
         names = [p.name for p in params]
         if len(set(names)) != len(names):
@@ -415,13 +415,13 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
             if not values:
                 return None
             v = values[0]
-            asks, selects = graph.objects(v, SH.ask), graph.objects(v, SH.select)
-            where = f"the validator {v} of {short(node) if isinstance(node, NamedNode) else node}"
+            asks, selects = graph.objects(v, sh.ask), graph.objects(v, sh.select)
+            where = f"the validator {v} of {term_text(node) if isinstance(node, NamedNode) else node}"
             if asks and ask_ok:
-                text = _one_string(graph, v, SH.ask, node, rule)
+                text = _one_string(graph, v, sh.ask, node, rule)
                 prebound = {"this", "value", "currentShape", "shapesGraph", *names}
             elif selects and select_ok:
-                text = _one_string(graph, v, SH.select, node, rule)
+                text = _one_string(graph, v, sh.select, node, rule)
                 prebound = {"this", "currentShape", "shapesGraph", *names}
             else:
                 raise ShapeError(f"{where} needs sh:ask (sh:validator) or sh:select", shape=node, rule=rule)
@@ -433,9 +433,9 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
             ComponentDefinition(
                 node=node,
                 parameters=params,
-                validator=validator(SH.validator, select_ok=False, ask_ok=True),
-                node_validator=validator(SH.nodeValidator, select_ok=True, ask_ok=True),
-                property_validator=validator(SH.propertyValidator, select_ok=True, ask_ok=True),
+                validator=validator(sh.validator, select_ok=False, ask_ok=True),
+                node_validator=validator(sh.nodeValidator, select_ok=True, ask_ok=True),
+                property_validator=validator(sh.propertyValidator, select_ok=True, ask_ok=True),
                 messages=_messages(graph, node),
             )
         )

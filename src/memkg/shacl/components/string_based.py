@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode, Store
 
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
 from ..terms import Term, sparql_string
 from ..values import lang_matches, matches, string_length
-from ..vocab import SH, SHACL12_SPEC, SHACL_SPEC
 from .base import Component, Ctx, Fragment, Reader
 
 _COMPARE = {">=": operator.ge, "<=": operator.le}
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class _Length(Component):
-    PARAM = SH.minLength
+    PARAM = sh.minLength
     OPERATOR = ">="
 
     @classmethod
@@ -43,10 +43,10 @@ class _Length(Component):
 class MinLengthComponent(_Length):
     """sh:minLength — the string form of every value node has at least n characters."""
 
-    IRI = SH.MinLengthConstraintComponent
+    IRI = sh.MinLengthConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.minLength,)
-    PARAM = SH.minLength
+    PARAMETERS = (sh.minLength,)
+    PARAM = sh.minLength
     OPERATOR = ">="
     SPEC = "SHACL §4.4.1 sh:minLength"
     ANCHOR = SHACL_SPEC + "#MinLengthConstraintComponent"
@@ -58,10 +58,10 @@ class MinLengthComponent(_Length):
 class MaxLengthComponent(_Length):
     """sh:maxLength — the string form of every value node has at most n characters."""
 
-    IRI = SH.MaxLengthConstraintComponent
+    IRI = sh.MaxLengthConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.maxLength,)
-    PARAM = SH.maxLength
+    PARAMETERS = (sh.maxLength,)
+    PARAM = sh.maxLength
     OPERATOR = "<="
     SPEC = "SHACL §4.4.2 sh:maxLength"
     ANCHOR = SHACL_SPEC + "#MaxLengthConstraintComponent"
@@ -76,21 +76,21 @@ _REGEX_CHECK = Store()
 class PatternComponent(Component):
     """sh:pattern (+ sh:flags) — the string form of every value node matches the regular expression."""
 
-    IRI = SH.PatternConstraintComponent
+    IRI = sh.PatternConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.pattern, SH.flags)
+    PARAMETERS = (sh.pattern, sh.flags)
     SPEC = "SHACL §4.4.3 sh:pattern"
     ANCHOR = SHACL_SPEC + "#PatternConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        flags_term = reader.at_most_one(cls, SH.flags)
-        flags = reader.string(cls, SH.flags, flags_term) if flags_term is not None else None
+        flags_term = reader.at_most_one(cls, sh.flags)
+        flags = reader.string(cls, sh.flags, flags_term) if flags_term is not None else None
         if flags is not None and set(flags) - set("smixq"):
             raise cls.error(reader, f"sh:flags may only contain the flags s, m, i, x, q, got {flags!r}")
         out: list[Component] = []
-        for value in reader.values(SH.pattern):
-            pattern = reader.string(cls, SH.pattern, value)
+        for value in reader.values(sh.pattern):
+            pattern = reader.string(cls, sh.pattern, value)
             args = sparql_string(pattern) + (f", {sparql_string(flags)}" if flags else "")
             (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]
             if check["m"] == Literal("invalid"):
@@ -140,17 +140,17 @@ def _python_regex(pattern: str) -> re.Pattern[str] | None:
 class LanguageInComponent(Component):
     """sh:languageIn — every value node is a literal whose language tag matches one of the ranges."""
 
-    IRI = SH.LanguageInConstraintComponent
+    IRI = sh.LanguageInConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.languageIn,)
+    PARAMETERS = (sh.languageIn,)
     SPEC = "SHACL §4.4.4 sh:languageIn"
     ANCHOR = SHACL_SPEC + "#LanguageInConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        value = reader.one(cls, SH.languageIn)
+        value = reader.one(cls, sh.languageIn)
         items = reader.graph.list_items(value, shape=reader.node, what="the value of sh:languageIn")
-        langs = [reader.string(cls, SH.languageIn, i) for i in items]
+        langs = [reader.string(cls, sh.languageIn, i) for i in items]
         return [cls(reader.shape, languageIn=value, languages=tuple(langs))]
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -171,17 +171,17 @@ class UniqueLangComponent(Component):
     """sh:uniqueLang — no two value nodes share a (non-empty) language tag (property shapes only);
     SHACL 1.2: with its base direction (``"a"@ar--ltr`` and ``"b"@ar--rtl`` differ)."""
 
-    IRI = SH.UniqueLangConstraintComponent
+    IRI = sh.UniqueLangConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.uniqueLang,)
+    PARAMETERS = (sh.uniqueLang,)
     SPEC = "SHACL §4.4.5 sh:uniqueLang"
     ANCHOR = SHACL_SPEC + "#UniqueLangConstraintComponent"
     SCOPE = "property"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        reader.check_scope(cls, SH.uniqueLang)
-        on = reader.boolean(cls, SH.uniqueLang, reader.one(cls, SH.uniqueLang))
+        reader.check_scope(cls, sh.uniqueLang)
+        on = reader.boolean(cls, sh.uniqueLang, reader.one(cls, sh.uniqueLang))
         return [cls(reader.shape, uniqueLang=on)] if on else []
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -215,15 +215,15 @@ _LINE_BREAKS = "\n\u000B\f\r\u0085\u2028\u2029"
 class SingleLineComponent(Component):
     """sh:singleLine (SHACL 1.2) — the string form of every value node holds no line break."""
 
-    IRI = SH.SingleLineConstraintComponent
+    IRI = sh.SingleLineConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.singleLine,)
+    PARAMETERS = (sh.singleLine,)
     SPEC = "SHACL 1.2 §4.4.6 sh:singleLine"
     ANCHOR = SHACL12_SPEC + "#SingleLineConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        on = reader.boolean(cls, SH.singleLine, reader.one(cls, SH.singleLine))
+        on = reader.boolean(cls, sh.singleLine, reader.one(cls, sh.singleLine))
         return [cls(reader.shape, singleLine=on)] if on else []
 
     def fragment(self, ctx: Ctx) -> Fragment:

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal
 
+from ...core.vocab import SHACL_SPEC, sh, term_text
 from ..terms import Term
 from ..values import compare
-from ..vocab import SH, SHACL_SPEC, short
 from .base import Component, Ctx, Fragment, Reader, const
 from .value_type import python_number
 
@@ -26,13 +26,13 @@ _COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operato
 
 class _Range(Component):
     OPERATOR = ">"
-    PARAM = SH.minExclusive
+    PARAM = sh.minExclusive
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, cls.PARAM)
         if not isinstance(value, Literal):
-            raise cls.error(reader, f"{short(cls.PARAM)} must be a literal, got {value}")
+            raise cls.error(reader, f"{term_text(cls.PARAM)} must be a literal, got {value}")
         return [cls(reader.shape, **{cls.PARAM.value.rsplit("#", 1)[1]: value})]
 
     @property
@@ -62,10 +62,10 @@ class _Range(Component):
 class MinExclusiveComponent(_Range):
     """sh:minExclusive — every value node is greater than the bound."""
 
-    IRI = SH.MinExclusiveConstraintComponent
+    IRI = sh.MinExclusiveConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.minExclusive,)
-    PARAM = SH.minExclusive
+    PARAMETERS = (sh.minExclusive,)
+    PARAM = sh.minExclusive
     OPERATOR = ">"
     SPEC = "SHACL §4.3.1 sh:minExclusive"
     ANCHOR = SHACL_SPEC + "#MinExclusiveConstraintComponent"
@@ -74,10 +74,10 @@ class MinExclusiveComponent(_Range):
 class MinInclusiveComponent(_Range):
     """sh:minInclusive — every value node is greater than or equal to the bound."""
 
-    IRI = SH.MinInclusiveConstraintComponent
+    IRI = sh.MinInclusiveConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.minInclusive,)
-    PARAM = SH.minInclusive
+    PARAMETERS = (sh.minInclusive,)
+    PARAM = sh.minInclusive
     OPERATOR = ">="
     SPEC = "SHACL §4.3.2 sh:minInclusive"
     ANCHOR = SHACL_SPEC + "#MinInclusiveConstraintComponent"
@@ -86,10 +86,10 @@ class MinInclusiveComponent(_Range):
 class MaxExclusiveComponent(_Range):
     """sh:maxExclusive — every value node is less than the bound."""
 
-    IRI = SH.MaxExclusiveConstraintComponent
+    IRI = sh.MaxExclusiveConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.maxExclusive,)
-    PARAM = SH.maxExclusive
+    PARAMETERS = (sh.maxExclusive,)
+    PARAM = sh.maxExclusive
     OPERATOR = "<"
     SPEC = "SHACL §4.3.3 sh:maxExclusive"
     ANCHOR = SHACL_SPEC + "#MaxExclusiveConstraintComponent"
@@ -98,10 +98,10 @@ class MaxExclusiveComponent(_Range):
 class MaxInclusiveComponent(_Range):
     """sh:maxInclusive — every value node is less than or equal to the bound."""
 
-    IRI = SH.MaxInclusiveConstraintComponent
+    IRI = sh.MaxInclusiveConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.maxInclusive,)
-    PARAM = SH.maxInclusive
+    PARAMETERS = (sh.maxInclusive,)
+    PARAM = sh.maxInclusive
     OPERATOR = "<="
     SPEC = "SHACL §4.3.4 sh:maxInclusive"
     ANCHOR = SHACL_SPEC + "#MaxInclusiveConstraintComponent"

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, XSD, rdf, sh, term_text
 from ..incomplete import Excuse
 from ..terms import Term
 from ..values import well_formed, wellformed
-from ..vocab import RDF, SH, SHACL12_SPEC, SHACL_SPEC, XSD_NS, short
 from .base import Component, Ctx, Fragment, Reader, const
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,16 +43,16 @@ _DATETIME_LEX = re.compile(
 def python_number(term: Term) -> Decimal | None:
     """The exact value of an xsd:integer or xsd:decimal literal Python vouches for, else None.
 
-    >>> from memkg.shacl.vocab import XSD
-    >>> python_number(Literal("0.75", datatype=XSD.decimal)), python_number(Literal("1e3", datatype=XSD.decimal))
+    >>> from memkg.core.vocab import xsd
+    >>> python_number(Literal("0.75", datatype=xsd.decimal)), python_number(Literal("1e3", datatype=xsd.decimal))
     (Decimal('0.75'), None)
     """
     if not isinstance(term, Literal):
         return None
     dt = term.datatype.value
-    if dt == XSD_NS + "integer":
+    if dt == XSD + "integer":
         lex = _INTEGER_LEX
-    elif dt == XSD_NS + "decimal":
+    elif dt == XSD + "decimal":
         lex = _DECIMAL_LEX
     else:
         return None
@@ -64,15 +64,15 @@ def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
     (False: let SPARQL decide). Mirrors :func:`wellformed` where that needs no cast;
     of the cast datatypes, vouches for short integers, decimals and dateTimes.
 
-    >>> from memkg.shacl.vocab import XSD
-    >>> surely_wellformed(Literal("2026-01-03T00:00:00Z", datatype=XSD.dateTime), XSD.dateTime)
+    >>> from memkg.core.vocab import xsd
+    >>> surely_wellformed(Literal("2026-01-03T00:00:00Z", datatype=xsd.dateTime), xsd.dateTime)
     True
-    >>> surely_wellformed(Literal("2026-02-30T00:00:00Z", datatype=XSD.dateTime), XSD.dateTime)
+    >>> surely_wellformed(Literal("2026-02-30T00:00:00Z", datatype=xsd.dateTime), xsd.dateTime)
     False
     """
     if not isinstance(term, Literal) or term.datatype != datatype:
         return False
-    name = datatype.value[len(XSD_NS):] if datatype.value.startswith(XSD_NS) else None
+    name = datatype.value[len(XSD):] if datatype.value.startswith(XSD) else None
     if name in ("integer", "decimal"):
         return python_number(term) is not None
     if name == "dateTime":
@@ -84,15 +84,15 @@ def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
         except ValueError:
             return False
         return True
-    if datatype == RDF.langString:
+    if datatype == rdf.langString:
         return bool(term.language)
     return wellformed("?v", datatype) is None
 
 
 def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: Term) -> tuple[NamedNode, ...]:
     """An IRI, or (SHACL 1.2) a SHACL list of IRIs: any one of them will do."""
-    if isinstance(value, BlankNode) and (value == RDF.nil or reader.graph.has(value, RDF.first)):
-        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {short(param)}")
+    if isinstance(value, BlankNode) and (value == rdf.nil or reader.graph.has(value, rdf.first)):
+        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {term_text(param)}")
         return tuple(reader.iri(cls, param, i) for i in items)
     return (reader.iri(cls, param, value),)
 
@@ -100,9 +100,9 @@ def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: 
 class ClassComponent(Component):
     """sh:class — every value node is a SHACL instance of the class (``rdf:type/rdfs:subClassOf*``)."""
 
-    IRI = SH.ClassConstraintComponent
+    IRI = sh.ClassConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH["class"],)
+    PARAMETERS = (sh["class"],)
     SPEC = "SHACL §4.1.1 sh:class"
     ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
     EXCUSED_BY = Excuse.VALUE
@@ -110,13 +110,13 @@ class ClassComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for v in reader.values(SH["class"]):
-            classes = _iri_or_list(reader, cls, SH["class"], v)
+        for v in reader.values(sh["class"]):
+            classes = _iri_or_list(reader, cls, sh["class"], v)
             out.append(cls(reader.shape, **{"class": v, "classes": classes}))
         return out
 
     def fragment(self, ctx: Ctx) -> Fragment:
-        path = f"<{RDF.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*"
+        path = f"<{rdf.type.value}>/<http://www.w3.org/2000/01/rdf-schema#subClassOf>*"
         tests = " UNION ".join(f"{{ {ctx.value} {path} {const(c)} }}" for c in self.params["classes"])
         return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {tests} }}" if tests else ctx.values())
 
@@ -124,22 +124,22 @@ class ClassComponent(Component):
         return [v for v in values if not any(engine.view.is_instance(v, c) for c in self.params["classes"])]
 
     def describe(self) -> str:
-        return "Value is not an instance of " + " or ".join(short(c) for c in self.params["classes"])
+        return "Value is not an instance of " + " or ".join(term_text(c) for c in self.params["classes"])
 
 
 class DatatypeComponent(Component):
     """sh:datatype — every value node is a well-formed literal of the datatype."""
 
-    IRI = SH.DatatypeConstraintComponent
+    IRI = sh.DatatypeConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.datatype,)
+    PARAMETERS = (sh.datatype,)
     SPEC = "SHACL §4.1.2 sh:datatype"
     ANCHOR = SHACL_SPEC + "#DatatypeConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        value = reader.one(cls, SH.datatype)
-        return [cls(reader.shape, datatype=value, datatypes=_iri_or_list(reader, cls, SH.datatype, value))]
+        value = reader.one(cls, sh.datatype)
+        return [cls(reader.shape, datatype=value, datatypes=_iri_or_list(reader, cls, sh.datatype, value))]
 
     def condition(self, v: str) -> str:
         alternatives = []
@@ -164,22 +164,22 @@ class DatatypeComponent(Component):
 
     def describe(self) -> str:
         return "Value is not a well-formed literal of datatype " + " or ".join(
-            short(dt) for dt in self.params["datatypes"])
+            term_text(dt) for dt in self.params["datatypes"])
 
 
 class RootClassComponent(Component):
     """sh:rootClass (SHACL 1.2) — every value node is the class or one of its subclasses (``rdfs:subClassOf*``)."""
 
-    IRI = SH.RootClassConstraintComponent
+    IRI = sh.RootClassConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.rootClass,)
+    PARAMETERS = (sh.rootClass,)
     SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
     ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
     EXCUSED_BY = Excuse.IRI_VALUE  # only an IRI can be a valid value
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        return [cls(reader.shape, rootClass=reader.iri(cls, SH.rootClass, v)) for v in reader.values(SH.rootClass)]
+        return [cls(reader.shape, rootClass=reader.iri(cls, sh.rootClass, v)) for v in reader.values(sh.rootClass)]
 
     def fragment(self, ctx: Ctx) -> Fragment:
         c = const(self.params["rootClass"])
@@ -190,17 +190,17 @@ class RootClassComponent(Component):
         return [v for v in values if root not in engine.view.superclasses(v)]
 
     def describe(self) -> str:
-        return f"Value is not {short(self.params['rootClass'])} or a subclass of it"
+        return f"Value is not {term_text(self.params['rootClass'])} or a subclass of it"
 
 
 _KINDS = {
-    SH.IRI: ("isIRI",),
-    SH.BlankNode: ("isBlank",),
-    SH.Literal: ("isLiteral",),
-    SH.BlankNodeOrIRI: ("isBlank", "isIRI"),
-    SH.BlankNodeOrLiteral: ("isBlank", "isLiteral"),
-    SH.IRIOrLiteral: ("isIRI", "isLiteral"),
-    SH.TripleTerm: ("isTRIPLE",),
+    sh.IRI: ("isIRI",),
+    sh.BlankNode: ("isBlank",),
+    sh.Literal: ("isLiteral",),
+    sh.BlankNodeOrIRI: ("isBlank", "isIRI"),
+    sh.BlankNodeOrLiteral: ("isBlank", "isLiteral"),
+    sh.IRIOrLiteral: ("isIRI", "isLiteral"),
+    sh.TripleTerm: ("isTRIPLE",),
 }
 #: The Python classes of the terms each SPARQL test accepts.
 _KIND_CLASSES = {"isIRI": NamedNode, "isBlank": BlankNode, "isLiteral": Literal, "isTRIPLE": Triple}
@@ -209,17 +209,17 @@ _KIND_CLASSES = {"isIRI": NamedNode, "isBlank": BlankNode, "isLiteral": Literal,
 class NodeKindComponent(Component):
     """sh:nodeKind — every value node has the node kind (SHACL 1.2 adds sh:TripleTerm and lists of kinds)."""
 
-    IRI = SH.NodeKindConstraintComponent
+    IRI = sh.NodeKindConstraintComponent
     PER_VALUE = True
-    PARAMETERS = (SH.nodeKind,)
+    PARAMETERS = (sh.nodeKind,)
     SPEC = "SHACL §4.1.3 sh:nodeKind"
     ANCHOR = SHACL_SPEC + "#NodeKindConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
-        value = reader.one(cls, SH.nodeKind)
+        value = reader.one(cls, sh.nodeKind)
         kinds: list[Term] = [value]
-        if value not in _KINDS and reader.graph.has(value, RDF.first):
+        if value not in _KINDS and reader.graph.has(value, rdf.first):
             kinds = reader.graph.list_items(value, shape=reader.node, what="the value of sh:nodeKind")
         for k in kinds:
             if k not in _KINDS:
@@ -245,7 +245,7 @@ class NodeKindComponent(Component):
         return [v for v in values if not isinstance(v, accepted)]
 
     def describe(self) -> str:
-        return "Value does not have node kind " + ", ".join(short(k) for k in self.params["kinds"])
+        return "Value does not have node kind " + ", ".join(term_text(k) for k in self.params["kinds"])
 
 
 SECTION = "SHACL §4.1 Value Type Constraint Components"

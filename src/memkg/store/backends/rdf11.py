@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
-from ...core import sparql as sparql_lexer
 from ...core.errors import MemkgError
+from ...core.sparql import Token, tokenize
 from ...core.terms import Term
 from ...core.vocab import RDF
 
@@ -222,37 +222,10 @@ def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Itera
 
 # -- queries ------------------------------------------------------------------------------
 
-@dataclass
-class Token:
-    kind: str  #: ws, open (``<<(``), close (``)>>``), reifier, string, iri, var, word, punct
-    text: str
-
-
-_KINDS = {"IRI": "iri", "STRING": "string", "VAR": "var", "PNAME": "word", "WORD": "word",
-          "NUMBER": "word", "BNODE": "word", "LANGTAG": "word"}
-_PUNCT_KINDS = {"<<(": "open", ")>>": "close", "<<": "reifier", ">>": "reifier",
-                "{|": "reifier", "|}": "reifier", "~": "reifier"}
-
-
-def tokens(text: str) -> list[Token]:
-    """SPARQL text as tokens, white space and comments kept as ``ws`` so the text reassembles.
-
-    The terminals are :mod:`memkg.core.sparql`'s (one scanner for all of memkg); this
-    only names them for the rewriter and keeps what lies between them.
-    """
-    out: list[Token] = []
-    pos = 0
-    for t in sparql_lexer.tokenize(text, source="<query>"):
-        if t.start > pos:
-            out.append(Token("ws", text[pos:t.start]))
-        kind = _KINDS.get(t.kind) or _PUNCT_KINDS.get(t.text, "punct")
-        out.append(Token(kind, t.text))
-        pos = t.end
-    if pos < len(text):
-        out.append(Token("ws", text[pos:]))
-    return out
-
-
+#: Tokens the rewriter reads as one word (a keyword or a term's text).
+_WORDS = frozenset({"WORD", "PNAME", "NUMBER", "BNODE", "LANGTAG"})
+#: SPARQL 1.2's reifier syntax, which has no form over the encoding.
+_REIFIER_SYNTAX = frozenset({"<<", ">>", "{|", "|}", "~"})
 _BLOCK_END_KEYWORDS = {"OPTIONAL", "FILTER", "BIND", "MINUS", "GRAPH", "SERVICE", "VALUES", "UNION"}
 _REFUSED_FUNCTIONS = {"TRIPLE", "SUBJECT", "PREDICATE", "OBJECT"}
 _MARK = f'"{TRIPLE_NS}"'
@@ -274,7 +247,7 @@ class _Rewriter:
         self.fresh = 0
 
     def next_significant(self, j: int) -> int:
-        while j < len(self.toks) and self.toks[j].kind == "ws":
+        while j < len(self.toks) and self.toks[j].layout:
             j += 1
         return j
 
@@ -283,9 +256,9 @@ class _Rewriter:
         depth = 0
         for j in range(start, len(self.toks)):
             t = self.toks[j]
-            if t.text == "(" or t.kind == "open":
+            if t.text == "(" or t.text == "<<(":
                 depth += 1
-            elif t.text == ")" or t.kind == "close":
+            elif t.text == ")" or t.text == ")>>":
                 depth -= 1
                 if depth == 0:
                     return j + 1
@@ -303,20 +276,20 @@ class _Rewriter:
         while self.i < len(toks):
             t = toks[self.i]
             up = t.text.upper()
-            if t.kind == "ws":
+            if t.layout:
                 out.append(t.text)
                 self.i += 1
                 continue
-            if t.kind == "reifier":
+            if t.text in _REIFIER_SYNTAX:
                 raise Rdf11Unsupported(
                     f"{t.text!r}: reifier syntax (<< … >>, ~, {{| |}}) has no SPARQL 1.1 form over the "
                     f"RDF 1.1 encoding; write the reifier's triples with rdf:reifies <<( s p o )>>"
                 )
-            if t.kind == "word" and up == "VERSION":
+            if t.kind in _WORDS and up == "VERSION":
                 j = self.next_significant(self.i + 1)
                 self.i = j + 1  # the version string goes too: SPARQL 1.1 has no VERSION
                 continue
-            if t.kind == "word" and (up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}):
+            if t.kind in _WORDS and (up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}):
                 j = self.next_significant(self.i + 1)
                 if j < len(toks) and toks[j].text == "(":
                     if up in _REFUSED_FUNCTIONS:
@@ -331,9 +304,9 @@ class _Rewriter:
                     out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
                     self.i = end
                     continue
-            if t.kind == "word" and up == "CONSTRUCT":
+            if t.kind in _WORDS and up == "CONSTRUCT":
                 after_construct = True
-            if t.kind == "open":
+            if t.text == "<<(":
                 text, patterns = self.triple_term()
                 if patterns:
                     if parens:
@@ -370,7 +343,7 @@ class _Rewriter:
                 out.append(self.flush(pending[-1], before=False))
                 self.i += 1
                 continue
-            elif t.kind == "word" and up in _BLOCK_END_KEYWORDS and parens == 0 and pending[-1]:
+            elif t.kind in _WORDS and up in _BLOCK_END_KEYWORDS and parens == 0 and pending[-1]:
                 out.append(self.flush(pending[-1], before=True))
             out.append(t.text)
             self.i += 1
@@ -390,10 +363,10 @@ class _Rewriter:
         self.i = start + 1
         while self.i < end - 1:
             t = self.toks[self.i]
-            if t.kind == "ws":
+            if t.layout:
                 self.i += 1
                 continue
-            if t.kind == "open":
+            if t.text == "<<(":
                 text, inner = self.triple_term()
                 patterns += inner
                 parts.append(text)
@@ -430,7 +403,7 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
     >>> print(rewrite_query("SELECT ?c WHERE { ?c <urn:r> <<( ?s <urn:p> ?o )>> }").split("WHERE")[1].strip()[:60])
     { ?c <urn:r> ?__memkg_t1  . ?__memkg_t1 <http://www.w3.org/1
     """
-    toks = tokens(text)
+    toks = tokenize(text, source="<query>", layout=True)
     heads = prologue + "\n" + _declarations(text)  # the query's own PREFIX and BASE lines
 
     def constant(term_text: str) -> NamedNode:

@@ -1,64 +1,9 @@
-"""The SPARQL backend: the memory in a running SPARQL 1.1 (or 1.2) server instead of an embedded store.
-
-:class:`SparqlBackend` is a :class:`~memkg.store.backends.base.Backend` whose quads are on a
-server reached over the SPARQL 1.1 Protocol (queries by GET/POST, updates by POST).
-A :class:`~memkg.store.MemoryStore` over it (``MemoryStore.connect(endpoint)``) runs every
-command and view; what memkg does with the quads is the same code as on the embedded store:
-
-* writes are completed with their index triples (:mod:`memkg.store.claim_index`) and validated
-  *client side* by the same :class:`~memkg.validation.WriteValidator`, which reads the
-  context it needs from the server with a few queries; a refused write sends nothing. An
-  accepted write is sent as ONE update request, which a SPARQL server applies atomically;
-* results come back as pyoxigraph objects (``QuerySolutions``, ``QueryBoolean``,
-  ``QueryTriples``), so callers format them unchanged.
-
-Layout on the server. The SPARQL 1.1 Protocol cannot name the default graph in
-``default-graph-uri``, and Virtuoso has no separate default graph at all, so a
-remote store keeps every memkg graph as a named graph:
-
-* memkg's shared default graph is the named graph ``<urn:memkg:default-graph>``;
-* each tenant graph and the ontology graph keep their IRIs;
-* the graphs memkg wrote are listed in ``<https://w3id.org/memkg/index#graphs>``
-  (``GRAPH-IRI a memx:Graph``), written in the same update as the data, so memkg
-  never mistakes a server's own graphs (Virtuoso's system graphs) for memory.
-
-A ``memkg serve`` (told by its ``Server: memkg`` header) is the exception: it
-serves a store laid out as the embedded one, so there the shared graph is the
-server's default graph and every named graph is memory. Views are run by the
-server itself (``/views/NAME``, the embedded code), and a query over a dataset the
-protocol cannot name (the union of every graph, ``--union``) is evaluated here
-over a copy, so every command answers as on the embedded store.
-
-Every query is sent with its dataset spelled out in protocol parameters: a plain
-query sees the shared graph as its default graph and the memkg graphs as named
-graphs, exactly as on an embedded store; a view for one tenant sees that tenant,
-the shared graph and the ontology; ``--union`` sees all of them. A query that
-names its own dataset (``FROM``) is sent as written.
-
-Dialects: ``rdf12`` servers (Oxigraph) store triple terms natively; ``rdf11``
-servers (Virtuoso 7) store the documented encoding of :mod:`memkg.store.backends.rdf11`, with
-queries rewritten to SPARQL 1.1 and results decoded back to triple terms. On
-``rdf11`` servers the *views* are evaluated by memkg over the view's dataset read
-from the server in one query (see :attr:`SparqlBackend.view_site`: Virtuoso 7.2
-answers the view templates wrongly); plain queries still run on the server.
-``auto`` asks the server an ``ASK`` with a triple term and picks ``rdf12`` if it
-answers. Nothing is asked of the server before the first read or write:
-
->>> SparqlBackend("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).endpoint
-'http://127.0.0.1:9/sparql'
-"""
+"""The server seen as a pyoxigraph-like Store: the reads memkg makes, as few requests."""
 
 from __future__ import annotations
 
 import json
-import os
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from pyoxigraph import (
@@ -77,127 +22,24 @@ from pyoxigraph import (
     parse_query_results,
 )
 
-from ...core import sparql as sparql_lexer
-from ...core.errors import MemkgError
-from ...core.json_terms import sparql_term_json
-from ...core.terms import Term, sparql_data_term
-from ...core.vocab import MEMX, ONTOLOGY_GRAPH, PREFIXES
-from .. import claim_index, ontology
-from . import rdf11
-from .base import Capabilities
-
-DIALECTS = ("auto", "rdf12", "rdf11")
-SHARED_GRAPH = NamedNode("urn:memkg:default-graph")
-REGISTRY_GRAPH = NamedNode(MEMX + "graphs")
-_GRAPH_CLASS = NamedNode(MEMX + "Graph")
-_RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-#: quads_for_pattern reads this many rows first (enough for "is there any?"), then the rest.
-_FIRST_PAGE = 1000
-_PROLOGUE = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
-
-
-
-class RemoteError(MemkgError, OSError):
-    """The server refused or failed a request (HTTP status and the server's message)."""
-
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class RemoteUnsupported(MemkgError, ValueError):
-    """An operation a SPARQL backend cannot carry out (it needs the embedded store)."""
-
-
-# -- HTTP ---------------------------------------------------------------------------------
-
-
-class SparqlClient:
-    """The SPARQL 1.1 Protocol over HTTP (stdlib only): queries and updates, with errors
-    turned into :class:`RemoteError` carrying the status and the server's message."""
-
-    def __init__(self, endpoint: str, *, update_url: str | None = None, token: str | None = None,
-                 timeout: float = 60.0) -> None:
-        parsed = urllib.parse.urlsplit(endpoint)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"not an HTTP(S) endpoint URL: {endpoint!r}")
-        self.endpoint = endpoint
-        self.update_url = update_url or _default_update_url(endpoint)
-        self.timeout = timeout
-        self._headers: dict[str, str] = {"User-Agent": "memkg"}
-        handlers: list[urllib.request.BaseHandler] = []
-        if token:
-            self._headers["Authorization"] = f"Bearer {token}"
-        elif parsed.username:
-            # http://user:password@host/… : answered to the server's challenge, digest
-            # (Virtuoso's /sparql-auth) or basic.
-            netloc = (parsed.hostname or "") + (f":{parsed.port}" if parsed.port else "")
-            self.endpoint = urllib.parse.urlunsplit(parsed._replace(netloc=netloc))
-            if update_url is None:
-                self.update_url = _default_update_url(self.endpoint)
-            passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
-            passwords.add_password(None, f"{parsed.scheme}://{netloc}/",
-                                   urllib.parse.unquote(parsed.username), urllib.parse.unquote(parsed.password or ""))
-            handlers += [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
-        self._opener = urllib.request.build_opener(*handlers)
-        self.requests = 0  #: how many requests this client sent (for tests and diagnostics)
-        self.server: str | None = None  #: the last answer's ``Server`` header ("" when it had none)
-
-    def query(self, text: str, *, accept: str, dataset: Sequence[tuple[str, str]] = ()) -> tuple[bytes, dict[str, str]]:
-        """POST a query (form-encoded, so long queries fit); returns the body and headers."""
-        form = urllib.parse.urlencode([("query", text), *dataset]).encode()
-        return self._send(self.endpoint, form, "application/x-www-form-urlencoded", accept)
-
-    def update(self, text: str) -> None:
-        self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
-
-    def get(self, url: str, *, accept: str) -> tuple[bytes, dict[str, str]]:
-        """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``/recall``,
-        ``views/NAME``, ``pictures``) with this client's credentials; returns the body and headers."""
-        return self._send(urllib.parse.urljoin(self.endpoint, url), None, None, accept)
-
-    def _send(self, url: str, body: bytes | None, content_type: str | None, accept: str) -> tuple[bytes, dict[str, str]]:
-        headers = {**self._headers, "Accept": accept, **({"Content-Type": content_type} if content_type else {})}
-        request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET", headers=headers)
-        self.requests += 1
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                self.server = response.headers.get("Server") or ""
-                return response.read(), {k.lower(): v for k, v in response.headers.items()}
-        except urllib.error.HTTPError as err:
-            detail = err.read().decode("utf-8", "replace").strip()
-            raise RemoteError(
-                f"{url}: HTTP {err.code} {err.reason}" + (f": {_first_lines(detail)}" if detail else ""),
-                status=err.code,
-            ) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-            reason = getattr(err, "reason", err)
-            raise RemoteError(f"{url}: cannot reach the server ({reason})") from None
-
-
-def recall_url(endpoint: str) -> str:
-    """A memkg server's ``/recall`` beside its query URL (``…/sparql`` or ``…/query``)."""
-    base = endpoint.split("?")[0].rstrip("/")
-    for tail in ("/sparql", "/query"):
-        if base.endswith(tail):
-            return base[: -len(tail)] + "/recall"
-    return base + "/recall"
-
-
-def _default_update_url(endpoint: str) -> str:
-    """Oxigraph answers queries at /query and updates at /update; most servers (Virtuoso,
-    Fuseki's /sparql) take both at one URL."""
-    if endpoint.rstrip("/").endswith("/query"):
-        return endpoint.rstrip("/")[: -len("query")] + "update"
-    return endpoint
-
-
-def _first_lines(text: str, limit: int = 6) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return "\n".join(lines[:limit]) + (" …" if len(lines) > limit else "")
-
-
-# -- the server as a pyoxigraph-like Store ---------------------------------------------------
+from ....core import sparql as sparql_lexer
+from ....core.json_terms import sparql_term_json
+from ....core.terms import Term, sparql_data_term
+from ....core.vocab import ONTOLOGY_GRAPH, RDF_TYPE
+from ... import claim_index, ontology
+from .. import rdf11
+from .client import (
+    DIALECTS,
+    FIRST_PAGE,
+    GRAPH_CLASS,
+    PROLOGUE,
+    REGISTRY_GRAPH,
+    SHARED_GRAPH,
+    RemoteError,
+    RemoteUnsupported,
+    SparqlClient,
+    is_memkg_server,
+)
 
 
 class ServerStore:
@@ -257,7 +99,7 @@ class ServerStore:
                                   | {ONTOLOGY_GRAPH}, key=str)
         if self._graphs is None:
             rows = self._select(
-                f"SELECT DISTINCT ?g WHERE {{ GRAPH {REGISTRY_GRAPH} {{ ?g a {_GRAPH_CLASS} }} }}", dataset=[]
+                f"SELECT DISTINCT ?g WHERE {{ GRAPH {REGISTRY_GRAPH} {{ ?g a {GRAPH_CLASS} }} }}", dataset=[]
             )
             found = {row["g"] for row in rows if isinstance(row["g"], NamedNode)}
             self._graphs = sorted(found | {ONTOLOGY_GRAPH}, key=str)
@@ -438,12 +280,12 @@ class ServerStore:
             for row in rows:
                 yield self._quad_of(row, subject, predicate, object)
 
-        first = self._select(text + f" LIMIT {_FIRST_PAGE}", dataset)
+        first = self._select(text + f" LIMIT {FIRST_PAGE}", dataset)
         seen = set()
         for q in as_quads(first):
             seen.add(q)
             yield q
-        if len(first) == _FIRST_PAGE:  # quads are a set: read everything, skip what was given
+        if len(first) == FIRST_PAGE:  # quads are a set: read everything, skip what was given
             for q in as_quads(self._select(text, dataset)):
                 if q not in seen:
                     yield q
@@ -487,7 +329,7 @@ class ServerStore:
             insert = rdf11.encode_quads(insert)
         graphs = {q.graph_name for q in insert if isinstance(q.graph_name, NamedNode)}
         registry = [] if self.native_default else [
-            Quad(g, _RDF_TYPE, _GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)
+            Quad(g, RDF_TYPE, GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)
         ]
         operations = []
         if delete:
@@ -513,7 +355,7 @@ class ServerStore:
         """Send an update as written (memkg's own maintenance updates name their graphs)."""
         if self.dialect == "rdf11" and "<<(" in text:
             raise RemoteUnsupported("an update with triple terms cannot be sent as text to an rdf11 server")
-        self.client.update(_PROLOGUE + text)
+        self.client.update(PROLOGUE + text)
         self.forget_graphs()
 
     def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
@@ -562,188 +404,3 @@ def detect_dialect(client: SparqlClient) -> str:
     except SyntaxError:
         return "rdf11"
     return "rdf12" if isinstance(answer, QueryBoolean) and bool(answer) else "rdf11"
-
-
-# -- the backend ------------------------------------------------------------------------------
-
-
-class SparqlBackend:
-    """The memory on a SPARQL server, as a :class:`~memkg.store.backends.base.Backend`.
-
-    ``endpoint`` answers queries; ``update_url`` takes updates (default: the same
-    URL, or ``…/update`` for an endpoint ending in ``/query``, as Oxigraph's).
-    ``dialect`` is ``rdf12``, ``rdf11`` or ``auto`` (see the module doc); ``token``
-    is sent as ``Authorization: Bearer`` (a ``memkg serve`` with ``--tokens``).
-    ``read_only`` leaves the ontology graph as the server has it. ``view_evaluation``:
-    where views run, ``server`` or ``local`` (see :attr:`view_site`).
-    """
-
-    #: Every lookup is a request and other clients write too: memkg batches its reads, runs
-    #: whole-store work on a copy, keeps no index in memory and asks the server to recall.
-    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=False)
-    path: Path | None = None
-
-    def __init__(
-        self,
-        endpoint: str,
-        *,
-        update_url: str | None = None,
-        dialect: str = "auto",
-        token: str | None = None,
-        timeout: float = 60.0,
-        read_only: bool = False,
-        view_evaluation: str | None = None,
-    ) -> None:
-        if view_evaluation not in (None, "server", "local"):
-            raise ValueError(f"view_evaluation is 'server' or 'local', not {view_evaluation!r}")
-        self._view_evaluation = view_evaluation
-        self.client = SparqlClient(endpoint, update_url=update_url, token=token, timeout=timeout)
-        #: where the data goes, for messages (credentials in the URL left out)
-        self.endpoint = self.client.endpoint
-        self.read_only = read_only
-        self.store = ServerStore(self.client, dialect, install_ontology=not read_only)
-
-    @property
-    def dialect(self) -> str:
-        """``rdf12`` or ``rdf11`` (asked of the server on first use when ``auto``)."""
-        return self.store.dialect
-
-    # -- writing --
-
-    def extend(self, quads: Iterable[Quad]) -> None:
-        self.store.apply(insert=quads)
-
-    bulk_extend = extend
-
-    def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
-        self.store.apply(delete=remove, insert=add)
-
-    def rebuild_index(self) -> None:
-        raise RemoteUnsupported(
-            "index rebuild runs inside the embedded store; on a server, export, rebuild locally "
-            "(memkg --store DIR load …; memkg --store DIR index rebuild) and load the result"
-        )
-
-    def optimize(self) -> None:
-        """Nothing to do: the server manages its own storage."""
-
-    def flush(self) -> None:
-        """Nothing to do: the server commits each request."""
-
-    def close(self) -> None:
-        """Nothing to release: each request stands alone."""
-
-    # -- reading --
-
-    def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
-        return self.store.copy(with_index=with_index, graphs=graphs)
-
-    def local_store(self) -> Store:
-        copy = Store()
-        ontology.install(copy)  # as an embedded store has it, whatever the server holds
-        copy.extend(self.copy())
-        return copy
-
-    def remove_graph(self, graph: NamedNode) -> None:
-        """Take an (empty) graph off the server's list of memkg graphs."""
-        if not self.store.native_default:
-            self.store.update(f"DELETE DATA {{ GRAPH {REGISTRY_GRAPH} {{ {graph} {_RDF_TYPE} {_GRAPH_CLASS} }} }}")
-
-    def backup(self, directory: str) -> None:
-        raise RemoteUnsupported("a server's store is backed up with the server's own tools")
-
-    @property
-    def view_evaluation(self) -> str:
-        """Where views run: ``server`` (rdf12 default) or ``local`` (rdf11 default; see :attr:`view_site`)."""
-        return self._view_evaluation or ("local" if self.dialect == "rdf11" else "server")
-
-    @property
-    def view_site(self) -> str:
-        """Where a view is evaluated: ``server`` (a memkg server's own ``/views/NAME``), ``here``
-        (the view's query sent to the server) or ``copy`` (over its dataset read from the server).
-
-        ``copy`` is the default for ``rdf11`` servers because Virtuoso 7.2 answers memkg's
-        views wrongly (an OPTIONAL over a sub-select with a property path binds for the
-        first row only, so ``current`` comes back empty) or not at all (SQ200 "No column" on
-        ``history``); the rows are then exactly the embedded store's.
-        """
-        if self.view_evaluation == "local":
-            return "copy"
-        return "server" if self.store.native_default else "here"
-
-    def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
-        """A view run by a memkg server itself (``GET /views/NAME``): the embedded code's answer."""
-        url = f"views/{urllib.parse.quote(name)}?{urllib.parse.urlencode(params)}"
-        body, headers = self.client.get(url, accept="application/sparql-results+json")
-        try:
-            return parse_query_results(body, QueryResultsFormat.JSON)
-        except SyntaxError as err:
-            raise RemoteError(f"{self.client.endpoint}: unreadable view results: {err}") from None
-
-    def declared_prefixes(self) -> dict[str, str]:
-        """From a memkg server, the prefixes of the files loaded into its store (``GET /pictures``),
-        so names read and print as they do on that store; none from another server."""
-        if not self.store.native_default:
-            return {}
-        body, _ = self.client.get("pictures", accept="application/json")
-        try:
-            served = json.loads(body).get("prefixes", {})
-        except (ValueError, AttributeError):
-            served = {}  # an older memkg server: memkg's own prefixes
-        return {str(k): str(v) for k, v in served.items()}
-
-    def recall(
-        self,
-        query: str,
-        *,
-        tenant: str | NamedNode | None = None,
-        k: int = 10,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
-    ) -> list[dict[str, Any]]:
-        """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
-        vector indexes it keeps beside its store, under this client's token; its hits as JSON
-        (SPEC section 7). Another SPARQL server has no such indexes (and no copy here could be
-        kept current as other clients write): :class:`RemoteError` says so."""
-        params = [("q", query), ("k", str(k))]
-        params += [(name, value) for name, value in (
-            ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
-            ("valid_at", valid_at.isoformat() if valid_at else None),
-            ("known_at", known_at.isoformat() if known_at else None)) if value is not None]
-        url = recall_url(self.client.endpoint) + "?" + urllib.parse.urlencode(params)
-        try:
-            body, _ = self.client.get(url, accept="application/json")
-        except RemoteError as err:
-            if err.status in (404, 405):
-                raise RemoteError(
-                    f"{self.client.endpoint} answers no recall ({err}): recall needs memkg's text and vector "
-                    f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
-                    f"serve, or recall where the store is (--store)", status=err.status) from None
-            raise
-        hits: list[dict[str, Any]] = json.loads(body)["hits"]
-        return hits
-
-
-def is_memkg_server(client: SparqlClient) -> bool:
-    """Whether the server that last answered ``client`` is a ``memkg serve``."""
-    return (client.server or "").startswith("memkg")
-
-
-def wait_until_up(url: str, *, seconds: float = 30.0) -> float:
-    """Poll ``url`` with an ``ASK {}`` until it answers; returns the seconds waited.
-    Raises :class:`RemoteError` when it does not answer in time (for scripts and tests)."""
-    client = SparqlClient(url, timeout=2.0)
-    start = time.monotonic()
-    while True:
-        try:
-            client.query("ASK {}", accept="application/sparql-results+json, application/sparql-results+xml")
-            return time.monotonic() - start
-        except RemoteError as err:
-            if time.monotonic() - start > seconds:
-                raise RemoteError(f"{url}: no answer after {seconds:.0f} s ({err})") from None
-            time.sleep(0.1)
-
-
-def token_from_env(explicit: str | None) -> str | None:
-    """The bearer token: the one given, else ``$MEMKG_TOKEN``."""
-    return explicit or os.environ.get("MEMKG_TOKEN") or None

@@ -1,0 +1,186 @@
+"""The backend over a SPARQL server: writes as updates, views where the server can run them."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pyoxigraph import (
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    Store,
+    parse_query_results,
+)
+
+from ....core.vocab import RDF_TYPE
+from ... import ontology
+from ..base import Capabilities
+from .client import GRAPH_CLASS, REGISTRY_GRAPH, RemoteError, RemoteUnsupported, SparqlClient, recall_url
+from .server_store import ServerStore
+
+
+class SparqlBackend:
+    """The memory on a SPARQL server, as a :class:`~memkg.store.backends.base.Backend`.
+
+    ``endpoint`` answers queries; ``update_url`` takes updates (default: the same
+    URL, or ``…/update`` for an endpoint ending in ``/query``, as Oxigraph's).
+    ``dialect`` is ``rdf12``, ``rdf11`` or ``auto`` (see the module doc); ``token``
+    is sent as ``Authorization: Bearer`` (a ``memkg serve`` with ``--tokens``).
+    ``read_only`` leaves the ontology graph as the server has it. ``view_evaluation``:
+    where views run, ``server`` or ``local`` (see :attr:`view_site`).
+    """
+
+    #: Every lookup is a request and other clients write too: memkg batches its reads, runs
+    #: whole-store work on a copy, keeps no index in memory and asks the server to recall.
+    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=False)
+    path: Path | None = None
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        update_url: str | None = None,
+        dialect: str = "auto",
+        token: str | None = None,
+        timeout: float = 60.0,
+        read_only: bool = False,
+        view_evaluation: str | None = None,
+    ) -> None:
+        if view_evaluation not in (None, "server", "local"):
+            raise ValueError(f"view_evaluation is 'server' or 'local', not {view_evaluation!r}")
+        self._view_evaluation = view_evaluation
+        self.client = SparqlClient(endpoint, update_url=update_url, token=token, timeout=timeout)
+        #: where the data goes, for messages (credentials in the URL left out)
+        self.endpoint = self.client.endpoint
+        self.read_only = read_only
+        self.store = ServerStore(self.client, dialect, install_ontology=not read_only)
+
+    @property
+    def dialect(self) -> str:
+        """``rdf12`` or ``rdf11`` (asked of the server on first use when ``auto``)."""
+        return self.store.dialect
+
+    # -- writing --
+
+    def extend(self, quads: Iterable[Quad]) -> None:
+        self.store.apply(insert=quads)
+
+    bulk_extend = extend
+
+    def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
+        self.store.apply(delete=remove, insert=add)
+
+    def rebuild_index(self) -> None:
+        raise RemoteUnsupported(
+            "index rebuild runs inside the embedded store; on a server, export, rebuild locally "
+            "(memkg --store DIR load …; memkg --store DIR index rebuild) and load the result"
+        )
+
+    def optimize(self) -> None:
+        """Nothing to do: the server manages its own storage."""
+
+    def flush(self) -> None:
+        """Nothing to do: the server commits each request."""
+
+    def close(self) -> None:
+        """Nothing to release: each request stands alone."""
+
+    # -- reading --
+
+    def copy(self, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> list[Quad]:
+        return self.store.copy(with_index=with_index, graphs=graphs)
+
+    def local_store(self) -> Store:
+        copy = Store()
+        ontology.install(copy)  # as an embedded store has it, whatever the server holds
+        copy.extend(self.copy())
+        return copy
+
+    def remove_graph(self, graph: NamedNode) -> None:
+        """Take an (empty) graph off the server's list of memkg graphs."""
+        if not self.store.native_default:
+            self.store.update(f"DELETE DATA {{ GRAPH {REGISTRY_GRAPH} {{ {graph} {RDF_TYPE} {GRAPH_CLASS} }} }}")
+
+    def backup(self, directory: str) -> None:
+        raise RemoteUnsupported("a server's store is backed up with the server's own tools")
+
+    @property
+    def view_evaluation(self) -> str:
+        """Where views run: ``server`` (rdf12 default) or ``local`` (rdf11 default; see :attr:`view_site`)."""
+        return self._view_evaluation or ("local" if self.dialect == "rdf11" else "server")
+
+    @property
+    def view_site(self) -> str:
+        """Where a view is evaluated: ``server`` (a memkg server's own ``/views/NAME``), ``here``
+        (the view's query sent to the server) or ``copy`` (over its dataset read from the server).
+
+        ``copy`` is the default for ``rdf11`` servers because Virtuoso 7.2 answers memkg's
+        views wrongly (an OPTIONAL over a sub-select with a property path binds for the
+        first row only, so ``current`` comes back empty) or not at all (SQ200 "No column" on
+        ``history``); the rows are then exactly the embedded store's.
+        """
+        if self.view_evaluation == "local":
+            return "copy"
+        return "server" if self.store.native_default else "here"
+
+    def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """A view run by a memkg server itself (``GET /views/NAME``): the embedded code's answer."""
+        url = f"views/{urllib.parse.quote(name)}?{urllib.parse.urlencode(params)}"
+        body, headers = self.client.get(url, accept="application/sparql-results+json")
+        try:
+            return parse_query_results(body, QueryResultsFormat.JSON)
+        except SyntaxError as err:
+            raise RemoteError(f"{self.client.endpoint}: unreadable view results: {err}") from None
+
+    def declared_prefixes(self) -> dict[str, str]:
+        """From a memkg server, the prefixes of the files loaded into its store (``GET /pictures``),
+        so names read and print as they do on that store; none from another server."""
+        if not self.store.native_default:
+            return {}
+        body, _ = self.client.get("pictures", accept="application/json")
+        try:
+            served = json.loads(body).get("prefixes", {})
+        except (ValueError, AttributeError):
+            served = {}  # an older memkg server: memkg's own prefixes
+        return {str(k): str(v) for k, v in served.items()}
+
+    def recall(
+        self,
+        query: str,
+        *,
+        tenant: str | NamedNode | None = None,
+        k: int = 10,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
+        vector indexes it keeps beside its store, under this client's token; its hits as JSON
+        (SPEC section 7). Another SPARQL server has no such indexes (and no copy here could be
+        kept current as other clients write): :class:`RemoteError` says so."""
+        params = [("q", query), ("k", str(k))]
+        params += [(name, value) for name, value in (
+            ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
+            ("valid_at", valid_at.isoformat() if valid_at else None),
+            ("known_at", known_at.isoformat() if known_at else None)) if value is not None]
+        url = recall_url(self.client.endpoint) + "?" + urllib.parse.urlencode(params)
+        try:
+            body, _ = self.client.get(url, accept="application/json")
+        except RemoteError as err:
+            if err.status in (404, 405):
+                raise RemoteError(
+                    f"{self.client.endpoint} answers no recall ({err}): recall needs memkg's text and vector "
+                    f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
+                    f"serve, or recall where the store is (--store)", status=err.status) from None
+            raise
+        hits: list[dict[str, Any]] = json.loads(body)["hits"]
+        return hits
