@@ -11,9 +11,11 @@ from typing import Any, TypedDict
 
 import pytest
 
-langgraph = pytest.importorskip("langgraph", reason="langgraph is not installed (pip install 'memkg[langgraph]')")
+pytest.importorskip("langgraph", reason="langgraph is not installed (pip install 'memkg[langgraph]')")
+pytest.importorskip("langchain_tests", reason="langchain-tests is not installed (it comes with the test extra)")
 
 from langchain_core.stores import BaseStore as KeyValueStore  # noqa: E402
+from langchain_tests.integration_tests import BaseStoreAsyncTests, BaseStoreSyncTests  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.runtime import Runtime  # noqa: E402
@@ -52,7 +54,7 @@ def test_a_new_value_supersedes_and_the_old_one_stays(lg: MemkgStore, memory: Me
     current = lg.version(LIA, "drink")
     assert first is not None and current is not None and current != first
     # memkg's own history view reads both versions, oldest first; the old value is still stored.
-    rows = list(memory.view("history", {"claim": current, "tenant": lg.tenant(LIA)}))
+    rows: Any = memory.view("history", {"claim": current, "tenant": lg.tenant(LIA)})
     assert [r["claim"].value for r in rows] == [first, current]
     assert any(memory.quads(NamedNode(current), mem.supersedes, NamedNode(first)))
     assert [(v.status, v.value["text"]) for v in lg.history(LIA, "drink")] == [
@@ -132,8 +134,8 @@ def test_search_filters_and_pages_as_langgraph_does(lg: MemkgStore) -> None:
 def test_recall_reads_the_string_fields_or_the_fields_the_index_names(memory: MemoryStore) -> None:
     def words(lg: MemkgStore, key: str) -> str:
         claim = NamedNode(lg.version(LIA, key) or "")
-        reified = next(memory.quads(claim, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"), None))
-        return str(reified.object.object.value)  # type: ignore[attr-defined]
+        reified: Any = next(memory.quads(claim, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"), None))
+        return str(reified.object.object.value)
 
     every = MemkgStore(memory)
     every.put(LIA, "a", {"text": "alpha", "tags": ["beta", {"deep": "gamma"}], "n": 7})
@@ -274,9 +276,6 @@ def test_a_compiled_graph_remembers_when_run_async(lg: MemkgStore) -> None:
 
 # -- LangChain's standard key-value suite, over one namespace of the store ---------------------------
 
-langchain_tests = pytest.importorskip(
-    "langchain_tests.integration_tests", reason="langchain-tests is not installed (it comes with the test extra)")
-
 
 class OneNamespace(KeyValueStore[str, dict[str, Any]]):
     """LangChain's key-value interface over one MemkgStore namespace, so the standard suite
@@ -308,7 +307,7 @@ class OneNamespace(KeyValueStore[str, dict[str, Any]]):
 THREE = ({"text": "one"}, {"text": "two", "n": 2}, {"text": "three", "tags": ["x"]})
 
 
-class TestStandardKeyValueSync(langchain_tests.BaseStoreSyncTests[dict[str, Any]]):
+class TestStandardKeyValueSync(BaseStoreSyncTests[dict[str, Any]]):
     @pytest.fixture
     def kv_store(self) -> OneNamespace:
         return OneNamespace(MemkgStore(MemoryStore(embedder=HashingEmbedder())), LIA)
@@ -318,7 +317,7 @@ class TestStandardKeyValueSync(langchain_tests.BaseStoreSyncTests[dict[str, Any]
         return THREE
 
 
-class TestStandardKeyValueAsync(langchain_tests.BaseStoreAsyncTests[dict[str, Any]]):
+class TestStandardKeyValueAsync(BaseStoreAsyncTests[dict[str, Any]]):
     @pytest.fixture
     async def kv_store(self) -> OneNamespace:
         return OneNamespace(MemkgStore(MemoryStore(embedder=HashingEmbedder())), LIA)
