@@ -180,14 +180,20 @@ class MemkgStore(BaseStore):
         """The item's version neither superseded nor retracted, if it has one."""
         memory = self.memory
         for claim in self._versions(graph, item):
-            if any(memory.quads(None, mem.supersedes, claim, graph)) or any(memory.quads(None, mem.retracts, claim, graph)):
-                continue
-            by = {q.predicate.value: q.object for q in memory.quads(claim, None, None, graph)}
-            payload, created, recorded = by.get(PAYLOAD.value), by.get(CREATED.value), by.get(mem.recordedAt.value)
-            if isinstance(payload, Literal) and isinstance(created, Literal) and isinstance(recorded, Literal):
-                reified = by.get("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
-                text = getattr(getattr(reified, "object", None), "value", "")
-                return _Current(claim, payload, text, created, recorded)
+            if not any(memory.quads(None, mem.supersedes, claim, graph)) and not any(
+                    memory.quads(None, mem.retracts, claim, graph)):
+                found = self._read(graph, claim)
+                if found is not None:
+                    return found
+        return None
+
+    def _read(self, graph: NamedNode, claim: NamedNode) -> _Current | None:
+        """A version claim's value and times, read in one lookup (None: not a version claim)."""
+        by = {q.predicate.value: q.object for q in self.memory.quads(claim, None, None, graph)}
+        payload, created, recorded = by.get(PAYLOAD.value), by.get(CREATED.value), by.get(mem.recordedAt.value)
+        if isinstance(payload, Literal) and isinstance(created, Literal) and isinstance(recorded, Literal):
+            reified = by.get(_REIFIES)
+            return _Current(claim, payload, getattr(getattr(reified, "object", None), "value", ""), created, recorded)
         return None
 
     def _found(self, namespace: tuple[str, ...], key: str, current: _Current, score: float | None = None) -> SearchItem:
@@ -333,7 +339,7 @@ class MemkgStore(BaseStore):
         k = min(cap, max(2 * wanted, 10))
         while True:
             hits = self._recall(op.query, list(tenants), k)
-            found = self._hit_items(hits, tenants, op.filter)
+            found = self._hit_items(hits, tenants, op.filter, wanted)
             if len(found) >= wanted or len(hits) < k or k >= cap:
                 return found[max(op.offset, 0):wanted]
             k = min(cap, 4 * k)
@@ -344,9 +350,10 @@ class MemkgStore(BaseStore):
         return recall(self.memory, query, tenants=graphs, k=k)
 
     def _hit_items(self, hits: Sequence[Any], tenants: Mapping[str, tuple[str, ...]],
-                   filter: dict[str, Any] | None) -> list[SearchItem]:
-        """The items recall's hits lead to, best first, each once: a current version claim's
-        item, or an item named by its key; superseded and deleted versions are left out."""
+                   filter: dict[str, Any] | None, wanted: int) -> list[SearchItem]:
+        """The first ``wanted`` items recall's hits lead to, best first, each once: a current
+        version claim's item, or an item named by its key; superseded and deleted versions are
+        left out."""
         seen: set[str] = set()
         out: list[SearchItem] = []
         for hit in hits:
@@ -354,16 +361,22 @@ class MemkgStore(BaseStore):
             if namespace is None or hit.status != "current":
                 continue
             graph, node = NamedNode(hit.graph), NamedNode(hit.node)
-            item = node if hit.kind != "Claim" else _object(self.memory.quads(node, OF_ITEM, None, graph))
+            if hit.kind == "Claim":  # recall says it is current: the item's current version itself
+                current = self._read(graph, node)
+                item = _object(self.memory.quads(node, OF_ITEM, None, graph)) if current is not None else None
+            else:  # the item named by its key: its current version, if it has one
+                item, current = node, None
             if not isinstance(item, NamedNode) or not item.value.startswith(hit.graph + "#") or item.value in seen:
                 continue
             seen.add(item.value)
-            current = self._current(graph, item)
+            current = current or self._current(graph, item)
             if current is None:
                 continue
             found = self._found(namespace, _key(item), current, hit.score)
             if _matches(found.value, filter):
                 out.append(found)
+                if len(out) == wanted:
+                    break
         return out
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -378,6 +391,7 @@ class MemkgStore(BaseStore):
 # -- helpers -------------------------------------------------------------------------------
 
 _XSD_DATETIME = NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
+_REIFIES = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"
 
 
 def _writer(graph: NamedNode) -> NamedNode:
