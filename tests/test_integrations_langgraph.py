@@ -175,6 +175,9 @@ def test_namespace_labels_are_checked_as_langgraph_checks_them(lg: MemkgStore) -
         lg.batch([GetOp(("users.lia",), "drink")])
     with pytest.raises(InvalidNamespaceError):
         lg.put(("langgraph",), "k", {"text": "reserved"})
+    with pytest.raises(InvalidNamespaceError):
+        lg.batch([PutOp((), "k", {"text": "nowhere"})])
+    assert lg.batch([GetOp((), "k")]) == [None]
 
 
 # -- batches -----------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from langgraph.store.base import (
     BaseStore,
     GetOp,
     IndexConfig,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -249,6 +250,8 @@ class MemkgStore(BaseStore):
         quads: list[Quad] = []
         declared: set[str] = set()
         for op in puts:
+            if not op.namespace:
+                raise InvalidNamespaceError("Namespace cannot be empty.")  # as BaseStore.put says it
             graph = NamedNode(self.tenant(op.namespace))
             item = NamedNode(self.iri(op.namespace, op.key))
             current = self._current(graph, item)
@@ -265,7 +268,7 @@ class MemkgStore(BaseStore):
                 continue  # the value it holds already: no new version
             if graph.value not in declared:
                 declared.add(graph.value)
-                quads += self._declarations(graph)
+                quads += self._declarations(graph, recorded_at)
             if not any(memory.quads(item, RDF_TYPE, None, graph)):
                 quads += Vertex(id=item, cls=mem.Entity, display_name=str(op.key)).quads(graph, recorded_at)
             extra: list[tuple[Any, Any]] = [(OF_ITEM, item), (PAYLOAD, payload),
@@ -281,15 +284,15 @@ class MemkgStore(BaseStore):
         except ValidationError as err:
             raise refused(StoreWriteRefused, err) from err
 
-    def _declarations(self, graph: NamedNode) -> list[Quad]:
+    def _declarations(self, graph: NamedNode, recorded_at: datetime) -> list[Quad]:
         """The predicate of the version claims and the activity they come from, in a tenant
         that does not yet declare them (each is declared once, in every tenant it is used in)."""
         out: list[Quad] = []
         if not any(self.memory.quads(VALUE, RDF_TYPE, None, graph)):
-            out += Predicate(id=VALUE, label="value").quads(graph, self.memory.clock.tick())
+            out += Predicate(id=VALUE, label="value").quads(graph, recorded_at)
         writer = _writer(graph)
         if not any(self.memory.quads(writer, RDF_TYPE, None, graph)):
-            out += Vertex(id=writer, cls=prov.Activity).quads(graph, self.memory.clock.tick())
+            out += Vertex(id=writer, cls=prov.Activity).quads(graph, recorded_at)
         return out
 
     def _text(self, value: dict[str, Any], index: Only[False] | list[str] | None) -> str:
