@@ -25,7 +25,7 @@ from typing import Union
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
 from .terms import ID_BASE as ID_BASE
-from .terms import IRI, Graph, datetime_literal, datetime_of, iri, new_id
+from .terms import IRI, Graph, Term, datetime_literal, datetime_of, iri, new_id
 from .vocab import OWL, RDF, RDF_REIFIES, RDF_TYPE, mem, prov, rdfs, xsd
 
 Value = Union[NamedNode, BlankNode, Literal, Triple, str, int, float, Decimal, bool, datetime]
@@ -79,12 +79,12 @@ class _Quads:
         self.graph = graph
         self.items: list[Quad] = []
 
-    def add(self, s: NamedNode | BlankNode, p: NamedNode, o: object) -> None:
+    def add(self, s: NamedNode | BlankNode | Triple, p: NamedNode, o: Term | None) -> None:
         if o is None:
             return
-        self.items.append(Quad(s, p, o, self.graph))  # type: ignore[arg-type]
+        self.items.append(Quad(s, p, o, self.graph))
 
-    def add_all(self, s: NamedNode, p: NamedNode, objects: Iterable[object]) -> None:
+    def add_all(self, s: NamedNode, p: NamedNode, objects: Iterable[Term | None]) -> None:
         for o in objects:
             self.add(s, p, o)
 

@@ -141,17 +141,17 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False) -> li
         pos = space.end()
         if pos >= n:
             return tokens
-        m = _SCANNER.match(text, pos)
-        if m is None or m.end() == pos:
+        found = _SCANNER.match(text, pos)
+        if found is None or found.end() == pos:
             what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
             raise ParseError(what, file=source, line=line, column=pos - line_start + 1)
-        kind = (m.lastgroup or "").rstrip("0123456789")
-        tokens.append(Token(kind, m.group(0), pos, m.end(), line, pos - line_start + 1))
-        newlines = m.group(0).count("\n")
+        kind = (found.lastgroup or "").rstrip("0123456789")
+        tokens.append(Token(kind, found.group(0), pos, found.end(), line, pos - line_start + 1))
+        newlines = found.group(0).count("\n")
         if newlines:
             line += newlines
-            line_start = pos + m.group(0).rfind("\n") + 1
-        pos = m.end()
+            line_start = pos + found.group(0).rfind("\n") + 1
+        pos = found.end()
 
 
 def hides_keyword(token: Token, keyword: str) -> bool:

@@ -20,7 +20,7 @@ from ..core.errors import NotFoundError, ParseError
 from ..core.json_terms import term_json, terms_json
 from ..core.terms import IRI, Term, datetime_literal, datetime_of, tenant_iri
 from ..core.vocab import PREFIXES, mem, prov
-from ..store import MemoryStore
+from ..store import MemoryStore, views
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = 
     def objects(subject: NamedNode, predicate: NamedNode) -> list[NamedNode]:
         return _objects(store, subject, predicate, graphs)
 
-    for row in store.view("history", params):
+    for row in views.solutions(store.view("history", params)):
         node = row["claim"]
         messages = objects(node, mem.assertedBy)
         activities = objects(node, prov.wasGeneratedBy)
@@ -110,7 +110,7 @@ def known_at(store: MemoryStore, t: datetime, *, tenant: IRI | None = None) -> s
     node = tenant_iri(tenant)
     if node is not None:
         params["tenant"] = node.value
-    return {(r["claim"], r["subject"], r["predicate"], r["object"]) for r in store.view("audit", params)}
+    return {(r["claim"], r["subject"], r["predicate"], r["object"]) for r in views.solutions(store.view("audit", params))}
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,11 @@ class Diff:
 def diff(store: MemoryStore, t1: datetime, t2: datetime, *, tenant: IRI | None = None) -> Diff:
     """What current knowledge gained and lost from ``t1`` to ``t2``."""
     before, after = known_at(store, t1, tenant=tenant), known_at(store, t2, tenant=tenant)
-    order = lambda rows: sorted(rows, key=lambda r: tuple(str(x) for x in r))  # noqa: E731
-    return Diff(added=order(after - before), removed=order(before - after))
+    return Diff(added=_in_order(after - before), removed=_in_order(before - after))
+
+
+def _in_order(rows: set[Row]) -> list[Row]:
+    return sorted(rows, key=lambda r: tuple(str(x) for x in r))
 
 
 def transaction_times(store: MemoryStore, *, tenant: IRI | None = None) -> list[datetime]:
@@ -159,7 +162,8 @@ def ask_at(store: MemoryStore, ask: str, t: datetime, *, tenant: IRI | None = No
     """Answer ``ask`` over current knowledge at ``t``: the claims then known and
     valid, asserted as plain triples in the default graph of a scratch store."""
     scratch = Store()
-    scratch.extend(Quad(s, p, o, DefaultGraph()) for _, s, p, o in known_at(store, t, tenant=tenant))
+    scratch.extend(Quad(s, p, o, DefaultGraph()) for _, s, p, o in known_at(store, t, tenant=tenant)
+                   if not isinstance(s, Literal))  # a claim's subject is never a literal
     try:
         answer = scratch.query(ask, prefixes=PREFIXES)
     except SyntaxError as err:

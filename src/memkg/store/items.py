@@ -15,7 +15,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Triple
 from ..core import model
 from ..core.errors import NotFoundError
 from ..core.model import Claim, Item, Message, Retraction, idempotency_key
-from ..core.terms import iri
+from ..core.terms import Graph, iri
 from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
 from .formats import as_graph
 from .turns import TurnCounter
@@ -60,10 +60,11 @@ def supersede(store: MemoryStore, old: str | NamedNode, new: Claim,
 
 
 def get_claim(store: MemoryStore, claim: str | NamedNode,
-              graph: str | NamedNode | None) -> tuple[Claim, NamedNode | DefaultGraph]:
+              graph: str | NamedNode | None) -> tuple[Claim, Graph]:
     node = iri(claim, kind="claim")
-    graphs = [as_graph(graph)] if graph is not None else [
+    graphs: list[Graph] = [as_graph(graph)] if graph is not None else [
         q.graph_name for q in store.raw.quads_for_pattern(node, RDF_REIFIES, None, None)
+        if isinstance(q.graph_name, (NamedNode, DefaultGraph))  # a tenant's graph, or the shared one
     ]
     for g in graphs:
         quads = list(store.raw.quads_for_pattern(node, None, None, g))

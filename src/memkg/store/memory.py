@@ -28,7 +28,6 @@ from pyoxigraph import (
     QueryTriples,
     RdfFormat,
     Triple,
-    serialize,
 )
 
 from ..core import prefixes as prefix_names
@@ -39,14 +38,13 @@ from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
 from ..guard.access import dataset_for
 from ..guard.cancellation import shielded
 from ..guard.limits import Limits
-from . import claim_index, loads, views
+from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
 from .backends.sparql import SparqlBackend
 from .clock import Clock
-from .formats import as_graph, rdf_format
-from .plugins import PLUGGED_IN, Follower, Judge, judge_for, recaller
+from .plugins import Follower, Followers, Judge, judge_for, recaller
 from .report import LoadReport, Progress
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -108,8 +106,8 @@ class MemoryStore:
         #: Judges every write before it is committed (see :mod:`memkg.validation`);
         #: None writes unchecked, for scratch stores that collect invalid data on purpose.
         self.validator: Judge | None = judge_for(validation) if validation is not None and not self.read_only else None
-        self._followers: dict[str, Follower] = {}
         self._write_lock = threading.RLock()
+        self._followers = Followers(self._write_lock)
 
     @classmethod
     def connect(cls, endpoint: str, *, clock: Clock | None = None, validation: str | None = "native",
@@ -151,40 +149,11 @@ class MemoryStore:
         """The follower plugged in as ``name`` (``"recall"``, ``"support"``): the one open, else
         the one the store keeps, else (with ``create``) a new one built from the data; None when
         there is none and none is wanted."""
-        found = self._followers.get(name)
-        kind = PLUGGED_IN.followers.get(name)
-        if found is not None or kind is None:
-            return found
-        with self._write_lock:
-            found = self._followers.get(name)
-            if found is None:
-                found = kind.open(self, create=create)
-                if found is not None:
-                    self._followers[name] = found
-            return found
+        return self._followers.get(self, name, create=create)
 
     def open_followers(self) -> list[Follower]:
         """Every follower this store keeps, opened (a write must keep each one up)."""
-        return [f for f in (self.follower(name) for name in list(PLUGGED_IN.followers)) if f is not None]
-
-    def _begin(self, added: Sequence[Quad] | None, removed: Sequence[Quad] = ()) -> list[tuple[Follower, object]]:
-        return [(f, f.begin(added, removed)) for f in self.open_followers()]
-
-    def _follow(self, begun: list[tuple[Follower, object]], added: Sequence[Quad], removed: Sequence[Quad] = (),
-                streamed: dict[int, list[Quad]] | None = None) -> None:
-        for follower, token in begun:
-            try:
-                follower.apply(added=added if streamed is None else streamed[id(follower)], removed=removed,
-                               begun=token)
-            except BaseException:
-                self._drop_follower(follower)  # half applied (a bug, or an interrupt): opened again on next use
-                raise
-
-    def _drop_follower(self, follower: Follower) -> None:
-        for name, held in list(self._followers.items()):
-            if held is follower:
-                del self._followers[name]
-                follower.close()
+        return self._followers.open_all(self)
 
     def support_index(self) -> Any:
         """The support links held in memory (:class:`memkg.provenance.support_index.SupportIndex`),
@@ -329,9 +298,9 @@ class MemoryStore:
                 raw = self.raw
                 new = [q for q in dict.fromkeys(batch) if q not in raw]
                 if new:
-                    begun = self._begin(new)
+                    begun = self._followers.begin(self, new)
                     self.backend.extend(new)
-                    self._follow(begun, new)
+                    self._followers.follow(begun, new)
             return len(new)
 
     def change(
@@ -358,9 +327,9 @@ class MemoryStore:
                 self.judge(adding, source, removed=[*gone, *stale], visible=visible)
             if gone or stale or adding:
                 with shielded():  # a call stopped at its time limit stops before this, never inside it
-                    begun = self._begin(adding, gone)
+                    begun = self._followers.begin(self, adding, gone)
                     self.backend.change(remove=[*gone, *stale], add=adding)
-                    self._follow(begun, adding, gone)
+                    self._followers.follow(begun, adding, gone)
                     self.flush()
             return len(gone)
 
@@ -377,35 +346,6 @@ class MemoryStore:
         violations = self.validator(self, batch, **options)
         if violations:
             raise ValidationError(violations, source=source)
-
-    def commit(self, quads: Iterable[Quad], *, bulk: bool, compact: bool = True,
-               report: LoadReport | None = None) -> None:
-        """Write quads already judged (a load's): by the bulk loader when ``bulk`` and the backend
-        has one, compacting after it when ``compact``; the followers kept up."""
-        report = report or LoadReport()
-        with shielded():
-            begun = self._begin(None)
-            streamed: dict[int, list[Quad]] = {id(f): [] for f, _ in begun}
-            if begun:
-                quads = _tee(quads, [(f.follows, streamed[id(f)]) for f, _ in begun])
-            bulk = bulk and self.capabilities.bulk_load
-            with report.phase("write"):
-                if bulk:
-                    self.backend.bulk_extend(quads)
-                else:
-                    self.backend.extend(quads)
-            with report.phase("followers"):
-                self._follow(begun, (), streamed=streamed)
-            if bulk and compact:
-                with report.phase("optimize"):
-                    # The bulk loader leaves many overlapping files, which slow subject-selective
-                    # views (benchmarks/bench_views.py). Compaction rewrites the whole store, so
-                    # after a write smaller than the store (an append) it is left to RocksDB and
-                    # `memkg compact`.
-                    self.backend.optimize()
-            if self.path is not None:
-                with report.phase("flush"):
-                    self.backend.flush()
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
         """Remember one item (and the items nested in it) in one atomic write.
@@ -436,7 +376,7 @@ class MemoryStore:
         the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
         return item_writes.supersede(self, old, new, graph)
 
-    def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, NamedNode | DefaultGraph]:
+    def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
         """Read a claim back as a :class:`~memkg.core.model.Claim`, with the graph it lives in.
 
         Without ``graph``, the first graph holding the claim is used. Raises
@@ -519,24 +459,8 @@ class MemoryStore:
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
         graph: name it with ``graph`` when the store has named graphs.
         """
-        if not self.capabilities.in_process:  # read in one query, not a request per pattern
-            return self.snapshot(with_index=True).export(output, format=format, graph=graph, with_index=with_index,
-                                                         with_ontology=with_ontology)
-        fmt = rdf_format("", format)
-        target = as_graph(graph) if graph is not None else None
-        if not fmt.supports_datasets and target is None:
-            if self.named_graphs():
-                raise ValueError(
-                    f"{fmt.name} holds a single graph but the store has named graphs; "
-                    f"name the graph to load it into, or use trig/nquads"
-                )
-            target = DefaultGraph()
-        quads = self.quads(graph=target, with_index=with_index)
-        if not with_ontology and target is None:
-            quads = (q for q in quads if q.graph_name != ONTOLOGY_GRAPH)
-        written: Iterable[Any] = quads if fmt.supports_datasets else (q.triple for q in quads)
-        prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
-        return serialize(written, output, fmt, prefixes=prefixes)
+        return exports.export(self, output, format=format, graph=graph, with_index=with_index,
+                              with_ontology=with_ontology)
 
     def check_index(self) -> claim_index.IndexReport:
         """Prove the claim index matches the data (see :func:`memkg.store.claim_index.check`)."""
@@ -577,9 +501,7 @@ class MemoryStore:
 
     def close(self) -> None:
         """Flush and release the store (the directory can then be opened elsewhere)."""
-        followers, self._followers = list(self._followers.values()), {}
-        for follower in followers:
-            follower.close()
+        self._followers.close()
         self.backend.close()
 
     def __enter__(self) -> MemoryStore:
@@ -588,11 +510,3 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _tee(quads: Iterable[Quad], into: list[tuple[Collection[NamedNode] | None, list[Quad]]]) -> Iterator[Quad]:
-    """Yield ``quads``, keeping in each list those with one of its predicates (None: every quad)."""
-    for q in quads:
-        for predicates, kept in into:
-            if predicates is None or q.predicate in predicates:
-                kept.append(q)
-        yield q

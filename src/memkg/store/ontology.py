@@ -49,10 +49,12 @@ def install(store: UpdatableQuadStore) -> None:
     """Put the current ontology in ``store``'s ontology graph, replacing an older copy atomically."""
     if is_current(store):
         return
-    body = serialize(
+    written = serialize(
         [q.triple for q in ontology_quads()]
         + [Quad(ONTOLOGY_GRAPH, _FINGERPRINT, Literal(fingerprint())).triple],
         format=RdfFormat.N_TRIPLES,
-    ).decode()
+    )
+    assert written is not None  # serialize returns the bytes when given no output
+    body = written.decode()
     # One update string is one transaction: readers see the old or the new copy.
     store.update(f"DROP SILENT GRAPH <{ONTOLOGY_IRI}> ; INSERT DATA {{ GRAPH <{ONTOLOGY_IRI}> {{ {body} }} }}")

@@ -19,7 +19,8 @@ others with :func:`plug_in`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+import threading
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,9 +47,11 @@ class Judge(Protocol):
 class Follower(Protocol):
     """An index derived from the store's data and kept by every write."""
 
-    #: On a write the store streams (a bulk load), the added quads handed to :meth:`apply`
-    #: are those with one of these predicates; None: every quad.
-    follows: Collection[NamedNode] | None
+    @property
+    def follows(self) -> Collection[NamedNode] | None:
+        """On a write the store streams (a bulk load), the added quads handed to :meth:`apply`
+        are those with one of these predicates; None: every quad."""
+        ...
 
     def begin(self, added: Sequence[Quad] | None, removed: Sequence[Quad]) -> object:
         """Before the commit (``added`` None: a streamed write, its quads not known yet);
@@ -107,6 +110,74 @@ class NotPluggedIn(MemkgError, LookupError):
     """A store was asked for something no feature has plugged in (import memkg first)."""
 
 
+class Followers:
+    """The followers one store has opened, and what a write does with them."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self._open: dict[str, Follower] = {}
+
+    def get(self, store: MemoryStore, name: str, *, create: bool = False) -> Follower | None:
+        found = self._open.get(name)
+        kind = PLUGGED_IN.followers.get(name)
+        if found is not None or kind is None:
+            return found
+        with self._lock:
+            found = self._open.get(name)
+            if found is None:
+                found = kind.open(store, create=create)
+                if found is not None:
+                    self._open[name] = found
+            return found
+
+    def open_all(self, store: MemoryStore) -> list[Follower]:
+        return [f for f in (self.get(store, name) for name in list(PLUGGED_IN.followers)) if f is not None]
+
+    def begin(self, store: MemoryStore, added: Sequence[Quad] | None,
+              removed: Sequence[Quad] = ()) -> list[tuple[Follower, object]]:
+        """Tell every follower the store keeps of a write about to commit."""
+        return [(f, f.begin(added, removed)) for f in self.open_all(store)]
+
+    @staticmethod
+    def tee(begun: list[tuple[Follower, object]], quads: Iterable[Quad]) -> tuple[Iterable[Quad], dict[int, list[Quad]]]:
+        """A streamed write's quads, each follower keeping those it follows as they pass."""
+        streamed: dict[int, list[Quad]] = {id(f): [] for f, _ in begun}
+        if not begun:
+            return quads, streamed
+        wanted = [(f.follows, streamed[id(f)]) for f, _ in begun]
+
+        def passing() -> Iterator[Quad]:
+            for q in quads:
+                for predicates, kept in wanted:
+                    if predicates is None or q.predicate in predicates:
+                        kept.append(q)
+                yield q
+
+        return passing(), streamed
+
+    def follow(self, begun: list[tuple[Follower, object]], added: Sequence[Quad], removed: Sequence[Quad] = (),
+               streamed: dict[int, list[Quad]] | None = None) -> None:
+        """Bring every follower told by :meth:`begin` up to the committed write."""
+        for follower, token in begun:
+            try:
+                follower.apply(added=added if streamed is None else streamed[id(follower)], removed=removed,
+                               begun=token)
+            except BaseException:
+                self._drop(follower)  # half applied (a bug, or an interrupt): opened again on next use
+                raise
+
+    def _drop(self, follower: Follower) -> None:
+        for name, held in list(self._open.items()):
+            if held is follower:
+                del self._open[name]
+                follower.close()
+
+    def close(self) -> None:
+        followers, self._open = list(self._open.values()), {}
+        for follower in followers:
+            follower.close()
+
+
 def plug_in(
     *,
     judge: Callable[[str], Judge] | None = None,
@@ -142,6 +213,7 @@ def recaller() -> Recaller:
 __all__ = [
     "FirstLoad",
     "Follower",
+    "Followers",
     "FollowerKind",
     "Judge",
     "NotPluggedIn",

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
 
 from ..core.errors import NotFoundError
 from ..core.prefixes import BUILT_IN, declared_in, expand
@@ -232,3 +232,10 @@ def require_graph(tenant: NamedNode, known: Collection[NamedNode]) -> None:
         raise NotFoundError(f"no graph named {tenant} (known: {names})")
 
 
+
+
+def solutions(result: QuerySolutions | QueryBoolean | QueryTriples, *, what: str = "the query") -> QuerySolutions:
+    """The rows of a SELECT's result (a view's, say); :class:`TypeError` for an ASK or CONSTRUCT."""
+    if not isinstance(result, QuerySolutions):
+        raise TypeError(f"{what} is not a SELECT query: it has no rows")
+    return result

@@ -60,7 +60,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, parse, se
 
 from ..core.errors import MemkgError, ParseError, Refused
 from ..core.resources import data_dir
-from ..core.vocab import MEM, RDF, RDFS, SH, XSD
+from ..core.vocab import MEM, RDF, RDFS, SH, XSD, sh
 from . import (
     DEFAULT_LANE,
     RESERVED_PREFIX,
@@ -456,19 +456,18 @@ class _ShapeWriter:
 
     def shapes(self, key: str, label: str, constraints: list[tuple[str, str]]) -> None:
         node = NamedNode(self.base + key)
-        sh = lambda n: NamedNode(SH + n)  # noqa: E731
         self.quads += [
-            Quad(node, NamedNode(RDF + "type"), sh("NodeShape")),
+            Quad(node, NamedNode(RDF + "type"), sh.NodeShape),
             Quad(node, NamedNode(RDFS + "label"), Literal(label, language="en")),
-            Quad(node, sh("targetClass"), NamedNode(MEM + "RecordVersion")),
+            Quad(node, sh.targetClass, NamedNode(MEM + "RecordVersion")),
         ]
         for select, message in constraints:
             c = BlankNode()
             self.quads += [
-                Quad(node, sh("sparql"), c),
-                Quad(c, NamedNode(RDF + "type"), sh("SPARQLConstraint")),
-                Quad(c, sh("message"), Literal(message, language="en")),
-                Quad(c, sh("select"), Literal(_dedent(select))),
+                Quad(node, sh.sparql, c),
+                Quad(c, NamedNode(RDF + "type"), sh.SPARQLConstraint),
+                Quad(c, sh.message, Literal(message, language="en")),
+                Quad(c, sh.select, Literal(_dedent(select))),
             ]
 
 
