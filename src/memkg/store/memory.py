@@ -44,7 +44,7 @@ from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
 from .backends.sparql import SparqlBackend
 from .clock import Clock
-from .plugins import Follower, Followers, Judge, judge_for, recaller
+from .plugins import Follower, FollowerKind, Followers, Judge, judge_for, recaller
 from .report import LoadReport, Progress
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -75,7 +75,8 @@ class MemoryStore:
     asked for them (:mod:`memkg.provenance.support_index`): :func:`memkg.provenance.dependents`
     then reads no cone from Oxigraph. For long-lived processes that ask often.
     ``embedder``: the recall index's embedder (:class:`memkg.recall.Embedder`); None, the
-    default one, loaded when needed.
+    default one, loaded when needed. ``followers``: more indexes to keep with every write,
+    for this store only (:class:`memkg.store.plugins.FollowerKind`).
     """
 
     _prefixes: dict[str, str] | None = None
@@ -90,6 +91,7 @@ class MemoryStore:
         validation: str | None = "native",
         support_index: bool = False,
         embedder: Any = None,
+        followers: Sequence[FollowerKind] = (),
     ) -> None:
         if backend is not None and path is not None:
             raise ValueError("give a store path or a backend, not both")
@@ -107,7 +109,7 @@ class MemoryStore:
         #: None writes unchecked, for scratch stores that collect invalid data on purpose.
         self.validator: Judge | None = judge_for(validation) if validation is not None and not self.read_only else None
         self._write_lock = threading.RLock()
-        self._followers = Followers(self._write_lock)
+        self._followers = Followers(self._write_lock, followers)
 
     @classmethod
     def connect(cls, endpoint: str, *, clock: Clock | None = None, validation: str | None = "native",

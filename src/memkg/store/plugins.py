@@ -113,13 +113,15 @@ class NotPluggedIn(MemkgError, LookupError):
 class Followers:
     """The followers one store has opened, and what a write does with them."""
 
-    def __init__(self, lock: threading.RLock) -> None:
+    def __init__(self, lock: threading.RLock, extra: Sequence[FollowerKind] = ()) -> None:
         self._lock = lock
         self._open: dict[str, Follower] = {}
+        #: The kinds plugged in for every store, and this store's own.
+        self._kinds = {**PLUGGED_IN.followers, **{kind.name: kind for kind in extra}}
 
     def get(self, store: MemoryStore, name: str, *, create: bool = False) -> Follower | None:
         found = self._open.get(name)
-        kind = PLUGGED_IN.followers.get(name)
+        kind = self._kinds.get(name)
         if found is not None or kind is None:
             return found
         with self._lock:
@@ -131,7 +133,7 @@ class Followers:
             return found
 
     def open_all(self, store: MemoryStore) -> list[Follower]:
-        return [f for f in (self.get(store, name) for name in list(PLUGGED_IN.followers)) if f is not None]
+        return [f for f in (self.get(store, name) for name in list(self._kinds)) if f is not None]
 
     def begin(self, store: MemoryStore, added: Sequence[Quad] | None,
               removed: Sequence[Quad] = ()) -> list[tuple[Follower, object]]:
