@@ -24,6 +24,9 @@ RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 SH = "http://www.w3.org/ns/shacl#"
+#: The few terms the framework adapters add (:mod:`memkg.integrations`): a framework's own
+#: record of an item, LangGraph's items and their values.
+MEMI = "https://w3id.org/memkg/integrations#"
 #: The native SHACL engine's own extension of SHACL-SPARQL (``shx:selectAll``, :mod:`memkg.shacl`).
 SHX = "https://w3id.org/memkg/shacl#"
 
@@ -69,6 +72,7 @@ xsd = Namespace(XSD)
 owl = Namespace(OWL)
 sh = Namespace(SH)
 shx = Namespace(SHX)
+memi = Namespace(MEMI)
 
 RDF_TYPE = rdf.type
 RDF_REIFIES = rdf.reifies

@@ -36,10 +36,9 @@ import asyncio
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal as Only
+from typing import Any
+from typing import Literal as Only
 from urllib.parse import unquote
-
-from pyoxigraph import Literal, NamedNode, Quad
 
 # This module is the LangGraph extra (pip install 'memkg[langgraph]'): imported only when used.
 from langgraph.errors import InvalidUpdateError
@@ -60,22 +59,24 @@ from langgraph.store.base import (
     tokenize_path,
     validate_op_namespace,
 )
+from pyoxigraph import Literal, NamedNode, Quad
 
 from memkg import Claim, MemoryStore, Predicate, Refused, Retraction, ValidationError, Vertex, mem, prov
+from memkg.core.vocab import RDF_TYPE, memi, xsd
 from memkg.recall import recall
 
-from .shared import INTEGRATIONS, PAYLOAD, RDF_TYPE, StoreArg, json_literal, json_value, open_store, refused, segment
+from .shared import PAYLOAD, StoreArg, json_literal, json_value, open_store, refused, segment
 
 __all__ = ["DEFAULT_TENANT_BASE", "MemkgStore", "StoreWriteRefused", "Version"]
 
 #: Where namespaces' tenant graphs are named, unless ``tenant_base`` says otherwise.
 DEFAULT_TENANT_BASE = "urn:memkg:langgraph:"
 #: The predicate of every version claim: the item's value, as words.
-VALUE = NamedNode(INTEGRATIONS + "value")
+VALUE = memi.value
 #: Version claim → the item it is a version of (a lookup, where the triple term needs a scan).
-OF_ITEM = NamedNode(INTEGRATIONS + "item")
+OF_ITEM = memi.item
 #: Version claim → when the item's first version since its last delete was recorded.
-CREATED = NamedNode(INTEGRATIONS + "createdAt")
+CREATED = memi.createdAt
 #: A search with a query reads at most this many recall hits (or ten per result asked for).
 MAX_RECALL_HITS = 1000
 
@@ -393,7 +394,7 @@ class MemkgStore(BaseStore):
 
 # -- helpers -------------------------------------------------------------------------------
 
-_XSD_DATETIME = NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
+_XSD_DATETIME = xsd.dateTime
 _REIFIES = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"
 
 

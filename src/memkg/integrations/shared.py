@@ -27,9 +27,9 @@ from urllib.parse import quote
 from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from memkg import MEM, MemoryStore, Message, ValidationError, Vertex, mem, prov
+from memkg.core.vocab import RDF_TYPE, memi, rdf
 
 __all__ = [
-    "INTEGRATIONS",
     "JSON_DATATYPE",
     "PAYLOAD",
     "Conversation",
@@ -43,14 +43,11 @@ __all__ = [
     "segment",
 ]
 
-#: The namespace of the few terms the adapters add: ``payload`` (a framework's own record of
-#: an item, kept verbatim as JSON beside memkg's reading of it), and LangGraph's item terms.
-INTEGRATIONS = "https://w3id.org/memkg/integrations#"
-#: ``payload``: a node's framework record, an ``rdf:JSON`` literal.
-PAYLOAD = NamedNode(INTEGRATIONS + "payload")
+#: ``payload``: a node's framework record (an item kept verbatim beside memkg's reading of it),
+#: an ``rdf:JSON`` literal.
+PAYLOAD = memi.payload
 #: RDF 1.1's datatype for JSON text.
-JSON_DATATYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON")
-RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+JSON_DATATYPE = rdf.JSON
 
 StoreArg = MemoryStore | str | os.PathLike[str]
 
