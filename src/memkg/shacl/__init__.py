@@ -214,6 +214,7 @@ class Shapes:
         scan: bool = False,
         written: WrittenForms | None = None,
         progress: Callable[[str], None] | None = None,
+        shapes: Iterable[Term] | None = None,
     ) -> ValidationReport:
         """Validate the data graph held in ``store``.
 
@@ -229,6 +230,8 @@ class Shapes:
         focus nodes they touch are judged again as written, and results name the
         terms as written.
         ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.
+        ``shapes``: None runs every shape with targets; otherwise only the shapes named
+        (pySHACL's ``--shape``): a shape named that has no targets selects nothing.
         Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
         ``OSError`` if the store cannot be read.
 
@@ -244,7 +247,7 @@ class Shapes:
         >>> print(shapes.validate(store, default_graph=[tenant], focus=[NamedNode("http://e/a")]))
         Violation: <http://e/a> path <http://e/name>: More than 1 values (shape _:..., sh:MaxCountConstraintComponent)
         """
-        engine = Engine(self, store, _graph_list(default_graph), written, progress)
+        engine = Engine(self, store, _graph_list(default_graph), written, progress, only=shapes)
         results = engine.validate(focus, scan=scan)
         # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
         return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))

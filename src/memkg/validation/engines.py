@@ -62,9 +62,13 @@ class NativeEngine:
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
-        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan,
-                                       written=written, progress=progress)
+        """``data_graph``: the graphs whose union is the data graph (default: :func:`data_graph_for`);
+        ``shapes``: only these named shapes (default: all)."""
+        graphs = list(data_graph) if data_graph is not None else data_graph_for(graph)
+        report = self._shapes.validate(store, default_graph=graphs, focus=focus, scan=scan,
+                                       written=written, progress=progress, shapes=shapes)
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
