@@ -54,6 +54,10 @@ class NativeEngine:
 
     name = "native"
 
+    def apply_rules(self, store: Store, graphs: Sequence[Graph], into: NamedNode, *, max_rounds: int) -> int:
+        """The shapes' SHACL-AF rules over the union of ``graphs``, concluded into graph ``into``."""
+        return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
+
     def __init__(self, shapes: Sequence[Quad]) -> None:
         self._quads = list(shapes)
         self._shapes = Shapes.from_quads(self._quads)

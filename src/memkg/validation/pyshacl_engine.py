@@ -93,7 +93,7 @@ class PyshaclEngine:
             if written:
                 data += [Quad(s, p, o) for s, p, o in written.triples([g])]
         projection = project(data)
-        data_graph = projection.dataset.default_graph
+        rdf_data = projection.dataset.default_graph
         focus_nodes = None
         if focus is not None:
             focus_nodes = [projection.node(f) for f in focus]
@@ -102,7 +102,7 @@ class PyshaclEngine:
             if any(isinstance(f, BlankNode) for f in focus):
                 focus_nodes = None  # pySHACL names focus nodes by IRI only: validate all, keep the focus nodes' below
         _, results_graph, _ = pyshacl.validate(
-            data_graph,
+            rdf_data,
             shacl_graph=shapes_graph,
             ont_graph=self._ontology_closure,
             inference="none",

@@ -22,15 +22,19 @@ memkg validate: does not conform, 1 result(s) (native engine)
 from __future__ import annotations
 
 import json
+from importlib.metadata import PackageNotFoundError, version
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from .. import __version__
 from ..core.vocab import SH
 from .results import Report, Result, _short
 
+try:
+    __version__ = version("memkg")
+except PackageNotFoundError:  # run from a checkout that was never installed
+    __version__ = "0"
 REPORT_FORMATS = ("text", "turtle", "json", "junit", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://w3id.org/memkg"
