@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import dataclasses
 import io
 import json
 import os
@@ -358,6 +359,39 @@ def file_and_store(claims: int, seed: int, folder: Path, repeat: int, rebuild: b
     return out
 
 
+def positions(claims: int, seed: int, folder: Path, repeat: int, rebuild: bool, bad: int) -> dict[str, Any]:
+    """What placing results in the text costs (``memkg.core.positions``): the synthetic file
+    validated as it is (it conforms: the files are never read again) and with ``bad`` claims
+    without provenance appended (each result then placed), with the placing timed apart."""
+    from memkg.validation import validate_files
+    from memkg.validation.locations import place
+
+    path, info = built_store(claims, seed, folder, rebuild=rebuild, keep_file=True)
+    trig = path.parent / "memory.trig"
+    broken = path.parent / "memory-broken.trig"
+    tail = "".join(f"GRAPH <{EX}tenant> {{ <{EX}bad{i}> a <https://w3id.org/memkg#Claim> ; "
+                   f"<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <{EX}p0> <{EX}knows> <{EX}n{i}> )>> . }}\n"
+                   for i in range(bad))
+    broken.write_text(trig.read_text() + tail)
+    out: dict[str, Any] = dict(claims=claims, bytes=trig.stat().st_size, bad=bad, repeat=repeat,
+                               loadavg=os.getloadavg()[0])
+    for kind, file in (("conforming", trig), ("with violations", broken)):
+        rs = []
+        for _ in range(repeat):
+            with timed() as t:
+                report = validate_files([file])
+            rs.append(t)
+        out[kind] = dict(cpu_s=round(statistics.median(r["cpu"] for r in rs), 2), results=len(report.results),
+                         placed=sum(r.line is not None for r in report.results))
+        if report.results:
+            bare = [dataclasses.replace(r, file=None, line=None, column=None) for r in report.results]
+            with timed() as t:
+                place(bare, [file])
+            out[kind]["placing_cpu_s"] = round(t["cpu"], 3)
+        log(f"  {kind}: {out[kind]}")
+    return out
+
+
 # -- (b) one write ---------------------------------------------------------------------------------
 
 
@@ -500,6 +534,15 @@ def markdown(record: dict[str, Any]) -> str:
     lines = [f"memkg {env['memkg']}, pyoxigraph {env['pyoxigraph']}, pySHACL {env['pyshacl']}, Python {env['python']}, "
              f"{env['cpus']} CPU(s); load average {record['loadavg'][0]:.1f} at start, "
              f"{record['loadavg'][1]:.1f} at end (a shared machine: wall times are noisy, CPU times less so)", ""]
+    d = record.get("positions")
+    if d:
+        lines += [f"### (d) Results placed in the text, {d['claims']:,} claims ({d['bytes']:,} bytes)", "",
+                  "| file | CPU s (median) | results | placed | placing CPU s |", "|---|---:|---:|---:|---:|"]
+        for kind in ("conforming", "with violations"):
+            k = d[kind]
+            lines.append(f"| {kind} | {k['cpu_s']:.2f} | {k['results']} | {k['placed']} | "
+                         f"{k.get('placing_cpu_s', 0):.3f} |")
+        lines.append("")
     a = record.get("whole")
     if a:
         lines += [
@@ -600,6 +643,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-incremental", action="store_true", help="skip (b)")
     ap.add_argument("--file-and-store", type=int, nargs="?", const=20_000, metavar="CLAIMS",
                     help="(c): validate a file of CLAIMS claims and the store it loads into, same process (default 20000)")
+    ap.add_argument("--positions", type=int, nargs="?", const=10_000, metavar="CLAIMS",
+                    help="(d) what placing results at file:line:column costs, at CLAIMS claims (default 10000)")
     ap.add_argument("--on-disk", action="store_true", help="for (c): also validate the store on disk, without the copy")
     ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
     ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
@@ -616,6 +661,10 @@ def main(argv: list[str] | None = None) -> int:
         log(f"(c) a file against its store at {args.file_and_store:,} claims")
         record["file_and_store"] = file_and_store(args.file_and_store, args.seed, args.dir, args.repeat, args.rebuild,
                                                   args.on_disk)
+    if args.positions:
+        log(f"(d) results placed in the text at {args.positions:,} claims")
+        record["positions"] = positions(args.positions, args.seed, args.dir, args.repeat, args.rebuild,
+                                        args.violations)
     if not args.skip_incremental:
         log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
         record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,

@@ -57,7 +57,8 @@ _S12 = "urn:x-shacl12-full:/"
 UNLINKED_MANIFESTS = {"shacl12-full": ("node-expr/shnex-sparql/manifest.ttl",)}
 # Why the entries of the SHACL 1.2 suite below fail. Each refused feature raises ShapeError at
 # load naming the term (never a silent "conforms"); the test then fails on that refusal.
-_RULES = "needs a SHACL 1.2 rules engine (sh:ShapesGraph with rules): refused with a ShapeError"
+_RULES = ("needs the SHACL 1.2 Rules language (sh:RuleSet, SHACL Rules syntax): memkg runs SHACL-AF rules "
+          "(sh:TripleRule, sh:SPARQLRule: Shapes.apply_rules, memkg validate --advanced), not yet these")
 _FUNCTIONS = "SHACL-AF functions are not implemented: the shapes graph is refused with a ShapeError naming the function"
 _ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / sub-queries that SHACL 1.0 §5.6.1 "
               "pre-binding forbids, which the engine refuses as the published spec says")
@@ -179,7 +180,7 @@ KINDS = ("Validate", "EvalNodeExpr", "Infer")
 
 #: Test types memkg does not provide: each such entry is an expected failure, with this reason.
 UNSUPPORTED_KINDS = {
-    "Infer": "SHACL 1.2 Inference Rules: memkg validates data, it has no rules engine",
+    "Infer": "SHACL 1.2 Inference Rules (sh:RuleSet, SHACL Rules syntax) are not implemented; memkg runs SHACL-AF rules",
 }
 
 

@@ -21,7 +21,7 @@ def test_docstring_examples(name: str) -> None:
 
 
 def test_public_api_is_small_and_documented() -> None:
-    assert sorted(memkg.shacl.__all__) == ["Path", "ShapeError", "Shapes", "ValidationReport", "ValidationResult",
+    assert sorted(memkg.shacl.__all__) == ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "ValidationResult",
                                           "WrittenForms"]
     for name in memkg.shacl.__all__:
         assert getattr(memkg.shacl, name).__doc__

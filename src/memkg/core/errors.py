@@ -96,11 +96,13 @@ class Violation:
     path: str | None = None
     value: str | None = None
     severity: str = "Violation"
+    where: str | None = None  #: ``file:line:column`` where the focus node's triple is written, when known
 
     def __str__(self) -> str:
-        where = f" path {self.path}" if self.path else ""
+        path = f" path {self.path}" if self.path else ""
         val = f" value {self.value}" if self.value else ""
-        return f"{self.severity}: {self.shape} on {self.focus}{where}{val}: {self.message}"
+        at = f"{self.where}: " if self.where else ""
+        return f"{at}{self.severity}: {self.shape} on {self.focus}{path}{val}: {self.message}"
 
 
 class Refused(MemkgError, ValueError):

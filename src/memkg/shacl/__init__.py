@@ -49,6 +49,7 @@ from .expressions import Evaluator, ExpressionReader
 from .graph import ShapesGraph, read_file
 from .paths import Path
 from .report import ValidationReport, ValidationResult
+from .rules import RuleError, RuleRunner, describe, read_rules
 from .shapes import Loader, Shape
 from .targets import NodeTarget
 from .terms import Term
@@ -65,7 +66,7 @@ def _graph_list(
     return list(default_graph)
 
 
-__all__ = ["Path", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
+__all__ = ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
 
 
 class Shapes:
@@ -197,6 +198,69 @@ class Shapes:
         engine = Engine(self, store, _graph_list(default_graph))
         return Evaluator(engine, scope).evaluate(expr, focus)
 
+    def apply_rules(
+        self,
+        store: Store,
+        *,
+        default_graph: Iterable[NamedNode | BlankNode | DefaultGraph] | NamedNode | DefaultGraph | None = None,
+        into: NamedNode,
+        max_rounds: int = 100,
+    ) -> int:
+        """Run the shapes graph's SHACL-AF rules (:mod:`memkg.shacl.rules`) over the data graph
+        (``default_graph``, as for :meth:`validate`) until they conclude nothing new, writing
+        their conclusions into graph ``into`` of ``store``, which joins the data graph as they
+        run; returns the number of triples added. Nothing else in ``store`` is written.
+
+        Raises :class:`~memkg.shacl.rules.RuleError` naming the rules still concluding after
+        ``max_rounds`` rounds.
+
+        >>> from pyoxigraph import parse, RdfFormat
+        >>> shapes = Shapes.from_quads(parse(b'''@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://e/> .
+        ...   ex:S sh:targetClass ex:Square ; sh:rule [ a sh:TripleRule ;
+        ...     sh:subject sh:this ; sh:predicate ex:height ; sh:object [ sh:path ex:width ] ] .
+        ... ''', format=RdfFormat.TURTLE))
+        >>> store = Store()
+        >>> store.load(b"<http://e/sq> a <http://e/Square> ; <http://e/width> 3 .", format=RdfFormat.TURTLE)
+        >>> shapes.apply_rules(store, into=NamedNode("http://e/inferred"))
+        1
+        >>> [str(q.object) for q in store.quads_for_pattern(None, NamedNode("http://e/height"), None)]
+        ['"3"^^<http://www.w3.org/2001/XMLSchema#integer>']
+        """
+        runner = RuleRunner(self._graph, read_rules(self._graph, list(self._shapes)))
+        if not runner.rules:
+            return 0
+        for rule in runner.rules:  # a condition may be a shape nothing else names
+            for condition in rule.conditions:
+                self._load_for_expression(condition)
+        graphs = _graph_list(default_graph) or [DefaultGraph()]
+        added = 0
+        new: dict[Term, int] = {}
+        for _ in range(max_rounds):
+            engine = Engine(self, store, [*graphs, into])
+
+            def focus_nodes(shape_node: Term) -> list[Term]:
+                shape = self._shapes.get(shape_node)
+                if shape is None or not shape.targets:
+                    return []
+                rows = engine.select("SELECT ?_f WHERE " + self._target_binder(shape).pattern())
+                return [row["_f"] for row in rows if "_f" in row]
+
+            def conforming(condition: Term, nodes: list[Term]) -> list[Term]:
+                failing = engine.nonconforming(condition, nodes)
+                return [n for n in nodes if n not in failing]
+
+            def evaluate(expression: Term, focus: Term) -> list[Term]:
+                expr = ExpressionReader(self._graph, self._load_for_expression).read(expression)
+                return Evaluator(engine, None).evaluate(expr, focus)
+
+            new = runner.round(store, graphs, into, focus_nodes, conforming, evaluate)
+            if not new:
+                return added
+            added += sum(new.values())
+        raise RuleError(f"rules still conclude new triples after {max_rounds} rounds: {describe(new)}",
+                        shape=next(iter(new)), rule="SHACL-AF §8 rules (memkg runs them to a fixpoint)",
+                        link="https://www.w3.org/TR/shacl-af/#rules")
+
     def _load_for_expression(self, node: Term) -> Shape:
         """Load a shape named only by a node expression evaluated after load (``shnex:filterShape``...)."""
         known = node in self._shapes
@@ -214,6 +278,7 @@ class Shapes:
         scan: bool = False,
         written: WrittenForms | None = None,
         progress: Callable[[str], None] | None = None,
+        shapes: Iterable[Term] | None = None,
     ) -> ValidationReport:
         """Validate the data graph held in ``store``.
 
@@ -229,6 +294,8 @@ class Shapes:
         focus nodes they touch are judged again as written, and results name the
         terms as written.
         ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.
+        ``shapes``: None runs every shape with targets; otherwise only the shapes named
+        (pySHACL's ``--shape``): a shape named that has no targets selects nothing.
         Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
         ``OSError`` if the store cannot be read.
 
@@ -244,7 +311,7 @@ class Shapes:
         >>> print(shapes.validate(store, default_graph=[tenant], focus=[NamedNode("http://e/a")]))
         Violation: <http://e/a> path <http://e/name>: More than 1 values (shape _:..., sh:MaxCountConstraintComponent)
         """
-        engine = Engine(self, store, _graph_list(default_graph), written, progress)
+        engine = Engine(self, store, _graph_list(default_graph), written, progress, only=shapes)
         results = engine.validate(focus, scan=scan)
         # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
         return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))

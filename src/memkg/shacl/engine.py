@@ -120,8 +120,12 @@ class Engine:
     """Executes one validation."""
 
     def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None,
-                 written: WrittenForms | None = None, progress: Callable[[str], None] | None = None) -> None:
+                 written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+                 only: Iterable[Term] | None = None) -> None:
         self.shapes = shapes
+        chosen = None if only is None else set(only)
+        #: The shapes with targets this validation runs (all, or those ``only`` names).
+        self.targeted: list[Shape] = [s for s in shapes._targeted if chosen is None or s.node in chosen]
         graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
         self.written = written if written is not None else WrittenForms()
         self._data_store, self._data_graphs = store, list(graphs)  # where the written forms' quads are
@@ -388,7 +392,7 @@ class Engine:
         # a shape's constraints on one predicate judge the same nodes and values.
         selected: dict[tuple[int, Term], bool] = {}
         values_of: dict[tuple[Term, NamedNode], list[Term]] = {}
-        for shape in self.shapes._targeted:
+        for shape in self.targeted:
             for branch in self.compiler.plan(shape):
                 comp, path = branch.component, branch.shape.path
                 if branch.route or comp is None or branch.shape.deactivated:
@@ -465,7 +469,7 @@ class Engine:
         items: list[tuple[Branch, Binder]] = []
         set_forms: list[Branch] = []
         if focus is None:
-            for shape in self.shapes._targeted:
+            for shape in self.targeted:
                 target_binder = self.shapes._target_binder(shape)
                 for b in self.compiler.plan(shape):
                     if not b.route and getattr(b.component, "query_all", None) is not None:
@@ -474,7 +478,7 @@ class Engine:
                         items.append((b, target_binder))
         else:
             nodes = list(dict.fromkeys(canonical(n) for n in focus))
-            for shape in self.shapes._targeted:
+            for shape in self.targeted:
                 matched = [n for n in nodes if self.targets(shape, n)]
                 binders: dict[tuple[Term, ...], list[Binder]] = {}
                 # Sparing queries pays for a small write, where parsing and planning them is

@@ -39,6 +39,7 @@ _STRUCTURE = (
     "conforms", "result", "focusNode", "resultPath", "value", "sourceShape", "sourceConstraintComponent",
     "resultSeverity", "resultMessage", "sourceConstraint", "detail",
     "incomplete", "incompleteURIStart", "shapesGraph", "suggestedShapesGraph", "shapesGraphWellFormed",
+    "rule", "subject", "predicate", "object", "condition", "construct",  # SHACL-AF rules (memkg.shacl.rules)
 )
 #: Non-validating annotations (SHACL §2.1.6, §5.x): read by forms and tools, not by validation.
 _DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "labelTemplate", "codeIdentifier")
@@ -48,7 +49,7 @@ _CLASSES = (
     "SPARQLConstraint", "SPARQLAskValidator", "SPARQLSelectValidator", "Validator", "SPARQLExecutable",
     "SPARQLAskExecutable", "SPARQLSelectExecutable", "PrefixDeclaration", "SPARQLTarget", "Target",
     "PropertyGroup", "ValidationReport", "ValidationResult", "AbstractResult", "Severity", "NodeKind",
-    "TargetType",
+    "TargetType", "Rule", "TripleRule", "SPARQLRule",
 )
 _RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
 

@@ -21,7 +21,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 from pyoxigraph import NamedNode, Quad, RdfFormat
 
 from ..core import prefixes as prefix_names
+from ..core.errors import ValidationError
+from ..core.positions import Wanted, locate
 from ..core.written import WrittenForms
 from ..guard.cancellation import shielded
 from ..guard.limits import Limits
@@ -73,14 +75,26 @@ def load_files(
     reader = FileReader(sources, target, base_iri, limits)
     with store.lock(), gc_paused():
         first_load = PLUGGED_IN.first_load
-        if first_load is not None and _loads_first(store, total_bytes) and first_load.applies(store, total_bytes):
-            declared = first_load.load(store, reader, report, strict_literals=strict_literals)
-        elif total_bytes <= STREAM_THRESHOLD_BYTES:
-            declared = _load_held(store, reader, report, strict_literals)
-        else:
-            declared = _load_streamed(store, reader, report, strict_literals)
+        try:
+            if first_load is not None and _loads_first(store, total_bytes) and first_load.applies(store, total_bytes):
+                declared = first_load.load(store, reader, report, strict_literals=strict_literals)
+            elif total_bytes <= STREAM_THRESHOLD_BYTES:
+                declared = _load_held(store, reader, report, strict_literals)
+            else:
+                declared = _load_streamed(store, reader, report, strict_literals)
+        except ValidationError as refused:
+            raise placed(refused, reader) from None
         prefix_names.remember(store.path, declared, store.prefixes)
     return report
+
+
+def placed(refused: ValidationError, reader: FileReader) -> ValidationError:
+    """The refusal with each violation's file, line and column (:mod:`memkg.core.positions`):
+    the files are read again only now, when there is something to point at."""
+    wanted = [Wanted(v.focus, v.path, v.value if v.path else None) for v in refused.violations]
+    found = locate([p for p, _ in reader.sources], wanted, base_iri=reader.base_iri)
+    violations = [replace(v, where=str(found[w]) if w in found else v.where) for v, w in zip(refused.violations, wanted)]
+    return ValidationError(violations, source=refused.source)
 
 
 def _loads_first(store: MemoryStore, size: int) -> bool:

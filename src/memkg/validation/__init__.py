@@ -38,6 +38,7 @@ queries (``benchmarks/bench_validation.py``).
 
 from .dataset import data_graph_for, tenant_graphs
 from .engines import NativeEngine
+from .options import ValidationOptions
 from .results import ENGINES, Graph, Report, Result, Term
 from .shapes import ValidationEngine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
@@ -46,6 +47,7 @@ from .writes import WriteValidator, install
 __all__ = [
     "ENGINES",
     "ValidationEngine",
+    "ValidationOptions",
     "Graph",
     "NativeEngine",
     "Report",

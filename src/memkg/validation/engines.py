@@ -54,6 +54,10 @@ class NativeEngine:
 
     name = "native"
 
+    def apply_rules(self, store: Store, graphs: Sequence[Graph], into: NamedNode, *, max_rounds: int) -> int:
+        """The shapes' SHACL-AF rules over the union of ``graphs``, concluded into graph ``into``."""
+        return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
+
     def __init__(self, shapes: Sequence[Quad]) -> None:
         self._quads = list(shapes)
         self._shapes = Shapes.from_quads(self._quads)
@@ -62,9 +66,13 @@ class NativeEngine:
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
-        report = self._shapes.validate(store, default_graph=data_graph_for(graph), focus=focus, scan=scan,
-                                       written=written, progress=progress)
+        """``data_graph``: the graphs whose union is the data graph (default: :func:`data_graph_for`);
+        ``shapes``: only these named shapes (default: all)."""
+        graphs = list(data_graph) if data_graph is not None else data_graph_for(graph)
+        report = self._shapes.validate(store, default_graph=graphs, focus=focus, scan=scan,
+                                       written=written, progress=progress, shapes=shapes)
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import owlrl
 import pyshacl
-from pyoxigraph import BlankNode, NamedNode, Quad, Store
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 from rdflib import RDF as RDFNS
 from rdflib import Namespace
 
@@ -78,6 +78,7 @@ class PyshaclEngine:
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
         """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
         ``written``: the data's literals as written, given to pySHACL in place of the stored ones.
@@ -86,13 +87,13 @@ class PyshaclEngine:
             progress("pySHACL…")
         shapes_graph = self._shapes_graph
         data = []
-        for g in data_graph_for(graph):
+        for g in data_graph if data_graph is not None else data_graph_for(graph):
             data += [Quad(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, g)
                      if not (written and written.values([g], q.subject, q.predicate) is not None)]
             if written:
                 data += [Quad(s, p, o) for s, p, o in written.triples([g])]
         projection = project(data)
-        data_graph = projection.dataset.default_graph
+        rdf_data = projection.dataset.default_graph
         focus_nodes = None
         if focus is not None:
             focus_nodes = [projection.node(f) for f in focus]
@@ -101,13 +102,14 @@ class PyshaclEngine:
             if any(isinstance(f, BlankNode) for f in focus):
                 focus_nodes = None  # pySHACL names focus nodes by IRI only: validate all, keep the focus nodes' below
         _, results_graph, _ = pyshacl.validate(
-            data_graph,
+            rdf_data,
             shacl_graph=shapes_graph,
             ont_graph=self._ontology_closure,
             inference="none",
             advanced=True,
             allow_warnings=True,
             focus_nodes=focus_nodes,
+            use_shapes=[projection.node(s) for s in shapes] if shapes is not None else None,
         )
         sh = Namespace(SH)
         out: list[Result] = []
@@ -139,3 +141,20 @@ class PyshaclEngine:
             out = [r for r in out if r.focus in wanted]
         return out
 
+
+
+def owlrl_closure(triples: Sequence[Triple]) -> list[Triple]:
+    """The triples the OWL 2 RL closure of ``triples`` adds (owlrl, as pySHACL's ``inference="owlrl"``),
+    mapped back to pyoxigraph's terms; triple terms travel through the projection."""
+    projection = project(triples)
+    graph = projection.dataset.default_graph
+    before = set(graph)
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
+    out: list[Triple] = []
+    for s, p, o in set(graph) - before:
+        subject, predicate, obj = projection.to_original(s), projection.to_original(p), projection.to_original(o)
+        if isinstance(obj, DefaultGraph) or isinstance(subject, (Literal, DefaultGraph)) \
+                or not isinstance(predicate, NamedNode):
+            continue  # owlrl's generalised triples (a literal subject) have no RDF form
+        out.append(Triple(subject, predicate, obj))
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyoxigraph import (
     BlankNode,
@@ -22,10 +22,10 @@ from ..core.terms import Graph as Graph  # re-exported for the validation module
 from ..core.terms import Term as Term
 from ..core.vocab import MEM, MEMX, PROV, RDF, SH, rdf
 
-if TYPE_CHECKING:
-    pass
-
 ENGINES = ("native", "pyshacl")
+#: Where a result was written, in a Turtle report: ``memv:file``, ``memv:line``, ``memv:column``.
+MEMV = "https://w3id.org/memkg/validation#"
+XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
 
 # -- results ------------------------------------------------------------------------
@@ -44,6 +44,18 @@ class Result:
     severity: NamedNode = NamedNode(SH + "Violation")
     source_shape: Term | None = None  #: the (possibly blank) shape that produced it
     graph: Graph | None = None  #: the tenant graph it was found in
+    #: where the focus node's offending triple (or the focus node) is written, for a
+    #: validation of files (:mod:`memkg.core.positions`); None for a store's data
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def where(self) -> str | None:
+        """``data.ttl:12:5`` (or ``data.ttl`` when the files never write the focus node)."""
+        if self.file is None:
+            return None
+        return ":".join(str(x) for x in (self.file, self.line, self.column) if x is not None)
 
     def key(self) -> tuple[str, str, str, str, str]:
         """What identifies a result across engines: focus, path, value, shape, component."""
@@ -57,25 +69,40 @@ class Result:
             path=str(self.path) if self.path is not None else None,
             value=str(self.value) if self.value is not None else None,
             severity=self.severity.value.rsplit("#", 1)[-1],
+            where=self.where,
         )
+
+
+#: Severities that never make data nonconforming (SHACL 1.2 §3.4.4: sh:Debug, sh:Trace).
+QUIET_SEVERITIES = frozenset({NamedNode(SH + "Debug"), NamedNode(SH + "Trace")})
 
 
 @dataclass
 class Report:
-    """The results of validating files or a store."""
+    """The results of validating files or a store.
+
+    ``allowed``: the severities whose results leave the data conforming; by default only
+    sh:Debug and sh:Trace (as pySHACL: a warning fails unless ``--allow-warnings``).
+    ``stage``: what was judged, ``"data"``, or ``"shapes"`` when ``--meta-shacl`` refused the
+    shapes graph before the data was read.
+    """
 
     results: list[Result] = field(default_factory=list)
     engine: str = "native"
+    allowed: frozenset[NamedNode] = QUIET_SEVERITIES
+    stage: str = "data"
 
     @property
     def conforms(self) -> bool:
-        return not any(r.severity.value == SH + "Violation" for r in self.results)
+        return all(r.severity in self.allowed for r in self.results)
 
     def sorted(self) -> list[Result]:
-        return sorted(self.results, key=lambda r: (str(r.graph or ""),) + r.key())
+        """By file and place when they are known (the order of the text), then graph and key."""
+        return sorted(self.results, key=lambda r: (r.file or "", r.line or 0, r.column or 0, str(r.graph or ""))
+                      + r.key())
 
     def to_text(self) -> str:
-        """One line per result: severity, shape, focus node, path, value, message."""
+        """One line per result: where (``data.ttl:12:5:``), severity, shape, focus node, path, value, message."""
         lines = []
         for r in self.sorted():
             parts = [r.severity.value.rsplit("#", 1)[-1], _short(r.shape), _short(r.focus)]
@@ -85,8 +112,13 @@ class Report:
                 parts.append(f"value {_short(r.value)}")
             if r.graph is not None and not isinstance(r.graph, DefaultGraph):
                 parts.append(f"in {_short(r.graph)}")
-            lines.append("  ".join(parts) + f": {r.message}")
-        verdict = "conforms" if self.conforms else f"{len(self.results)} result(s)"
+            at = f"{r.where}: " if r.where is not None else ""
+            lines.append(at + "  ".join(parts) + f": {r.message}")
+        verdict = "conforms" if self.conforms else "does not conform"
+        if self.results:
+            verdict += f", {len(self.results)} result(s)"
+        if self.stage == "shapes":
+            verdict = "the shapes graph " + verdict + " to SHACL's shapes for shapes (--meta-shacl)"
         lines.append(f"{verdict} ({self.engine} engine)")
         return "\n".join(lines) + "\n"
 
@@ -97,6 +129,7 @@ class Report:
             {
                 "conforms": self.conforms,
                 "engine": self.engine,
+                "stage": self.stage,
                 "results": [
                     {
                         "severity": term(r.severity),
@@ -108,6 +141,9 @@ class Report:
                         "sourceShape": term(r.source_shape),
                         "graph": term(r.graph),
                         "message": r.message,
+                        "file": r.file,
+                        "line": r.line,
+                        "column": r.column,
                     }
                     for r in self.sorted()
                 ],
@@ -138,10 +174,15 @@ class Report:
                 quads.append(Quad(node, NamedNode(SH + "resultPath"), r.path))
             if r.value is not None:
                 quads.append(Quad(node, NamedNode(SH + "value"), r.value))
+            if r.file is not None:
+                quads.append(Quad(node, NamedNode(MEMV + "file"), Literal(r.file)))
+            if r.line is not None and r.column is not None:
+                quads.append(Quad(node, NamedNode(MEMV + "line"), Literal(str(r.line), datatype=XSD_INTEGER)))
+                quads.append(Quad(node, NamedNode(MEMV + "column"), Literal(str(r.column), datatype=XSD_INTEGER)))
         return quads
 
     def to_turtle(self) -> str:
-        prefixes = {"sh": SH, "mem": MEM, "prov": PROV, "rdf": RDF}
+        prefixes = {"sh": SH, "mem": MEM, "prov": PROV, "rdf": RDF, "memv": MEMV}
         return (serialize([q.triple for q in self.to_quads()], format=RdfFormat.TURTLE, prefixes=prefixes) or b"").decode()
 
 

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from pyoxigraph import (
-    Quad,
-    RdfFormat,
-    Store,
-    parse,
-)
+from urllib.parse import urlsplit
+from urllib.request import Request, url2pathname, urlopen
 
-from ..core.errors import ParseError
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
+
+from ..core.errors import MemkgError, ParseError
 from ..core.resources import data_dir
 from ..core.written import WrittenForms
+from ..store.formats import rdf_format
 from .engines import NativeEngine
-from .results import ENGINES, Graph, Result, Term
-
-if TYPE_CHECKING:
-    pass
+from .results import ENGINES, Graph, Report, Result, Term
 
 # -- shapes -------------------------------------------------------------------------
 
@@ -36,12 +33,101 @@ def builtin_shapes() -> tuple[Quad, ...]:
 
 
 def read_shapes(path: str | Path) -> list[Quad]:
+    """The quads of a shapes (or ontology) file: Turtle, TriG, N-Triples or N-Quads by its extension
+    (Turtle when it has none of theirs)."""
     path = Path(path)
-    fmt = RdfFormat.TRIG if path.suffix == ".trig" else RdfFormat.TURTLE
+    try:
+        fmt = rdf_format(path)
+    except ValueError:
+        fmt = RdfFormat.TURTLE
     try:
         return list(parse(path=str(path), format=fmt, base_iri=path.resolve().as_uri()))
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
+
+
+#: Most documents one ``owl:imports`` closure reads (a bound on a chain that never ends).
+MAX_IMPORTS = 256
+#: Most bytes one imported URL may send.
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+OWL_IMPORTS = NamedNode("http://www.w3.org/2002/07/owl#imports")
+
+
+class ImportError_(MemkgError, ValueError):
+    """An ``owl:imports`` that cannot be followed: not a local file, or a URL without leave."""
+
+
+def read_shapes_graph(paths: Sequence[str | Path], *, imports: bool = False, remote: bool = False) -> list[Quad]:
+    """The quads of the files, and with ``imports`` of every document their ``owl:imports``
+    reach (``file:`` IRIs; ``http(s):`` URLs only with ``remote``), each read once.
+
+    Raises :class:`ImportError_` naming the import that cannot be followed, and
+    ``ParseError`` for a document that does not parse.
+    """
+    quads: list[Quad] = []
+    done: set[str] = set()
+    todo: list[tuple[str, str | None]] = [(Path(p).resolve().as_uri(), None) for p in paths]
+    while todo:
+        iri, importer = todo.pop(0)
+        if iri in done:
+            continue
+        done.add(iri)
+        if len(done) > MAX_IMPORTS:
+            raise ImportError_(f"owl:imports reaches more than {MAX_IMPORTS} documents (from {importer})")
+        found = _read_document(iri, importer, remote) if importer is not None else read_shapes(Path(iri[7:]))
+        quads += found
+        if imports:
+            todo += [(q.object.value.split("#", 1)[0], iri) for q in found
+                     if q.predicate == OWL_IMPORTS and isinstance(q.object, NamedNode)]
+    return quads
+
+
+def _read_document(iri: str, importer: str, remote: bool) -> list[Quad]:
+    if iri.startswith("file:"):
+        path = Path(url2pathname(urlsplit(iri).path))
+        if not path.is_file():
+            raise ImportError_(f"{importer}: owl:imports <{iri}>: no such file")
+        return read_shapes(path)
+    if iri.startswith(("http://", "https://")):
+        if not remote:
+            raise ImportError_(f"{importer}: owl:imports <{iri}> is a URL: pass --imports-remote to fetch it")
+        return _fetch(iri)
+    raise ImportError_(f"{importer}: owl:imports <{iri}>: only file: IRIs and http(s) URLs can be imported")
+
+
+def _fetch(url: str) -> list[Quad]:
+    request = Request(url, headers={"Accept": "text/turtle, application/n-triples;q=0.9, application/trig;q=0.8"})
+    try:
+        with urlopen(request, timeout=30) as response:  # noqa: S310 - http(s) only, checked above
+            data = response.read(MAX_IMPORT_BYTES + 1)
+            media = response.headers.get_content_type()
+    except OSError as err:
+        raise ImportError_(f"owl:imports <{url}>: {err}") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ImportError_(f"owl:imports <{url}>: more than {MAX_IMPORT_BYTES:,} bytes")
+    fmt = RdfFormat.from_media_type(media) or RdfFormat.TURTLE
+    try:
+        return list(parse(data, format=fmt, base_iri=url))
+    except SyntaxError as err:
+        raise ParseError.from_syntax_error(err, file=url) from None
+
+
+def meta_shapes_path() -> Path:
+    """SHACL's shapes for shapes (the SHACL specification's appendix, ``shacl-shacl.ttl``), as
+    the pySHACL package ships it: found without importing pySHACL (which loads rdflib)."""
+    spec = importlib.util.find_spec("pyshacl")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("--meta-shacl reads shacl-shacl.ttl from the pyshacl package, which is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "assets" / "shacl-shacl.ttl"
+
+
+def validate_shapes_graph(shapes: Sequence[Quad]) -> Report:
+    """The shapes graph judged against SHACL's shapes for shapes (``--meta-shacl``)."""
+    meta = NativeEngine(read_shapes(meta_shapes_path()))
+    store = Store()
+    store.extend(Quad(q.subject, q.predicate, q.object) for q in shapes)
+    results = meta.validate(store, DefaultGraph(), data_graph=[DefaultGraph()])
+    return Report(results, engine=meta.name, stage="shapes")
 
 
 class ValidationEngine(Protocol):
@@ -50,6 +136,7 @@ class ValidationEngine(Protocol):
     def validate(
         self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
         ...
 
@@ -72,7 +159,10 @@ def _within(progress: Callable[[str], None], step: str, message: str) -> None:
 def validate_graphs(
     engine: ValidationEngine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
+    data_graph: Callable[[Graph], Sequence[Graph]] | None = None, shapes: Sequence[Term] | None = None,
 ) -> list[Result]:
+    """Each of ``graphs`` validated with its data graph (``data_graph(graph)``, default
+    :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once."""
     seen: set[tuple[str, ...]] = set()
     results: list[Result] = []
     graphs = list(graphs)
@@ -82,7 +172,8 @@ def validate_graphs(
             step = f"validating graph {i}/{len(graphs)} {g}"
             progress(step + "…")
             told = partial(_within, progress, step)
-        found = engine.validate(store, g, focus=focus, scan=scan, written=written or None, progress=told)
+        found = engine.validate(store, g, focus=focus, scan=scan, written=written or None, progress=told,
+                                data_graph=data_graph(g) if data_graph is not None else None, shapes=shapes)
         for r in found:
             # A node of the shared default graph is seen from every tenant: report it once.
             k = r.key()

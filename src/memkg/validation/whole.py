@@ -8,13 +8,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pyoxigraph import Store
+from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
 from ..core.written import WrittenForms
 from ..store import MemoryStore
-from .dataset import tenant_graphs
-from .results import Report
-from .shapes import builtin_shapes, make_engine, read_shapes, validate_graphs
+from ..store.formats import rdf_format
+from ..store.reading import FileReader
+from .dataset import data_graph_for, tenant_graphs
+from .inference import infer_into
+from .locations import place
+from .options import ValidationOptions
+from .results import Graph, Report
+from .rules import run_rules
+from .shapes import builtin_shapes, make_engine, read_shapes_graph, validate_graphs, validate_shapes_graph
 
 if TYPE_CHECKING:
     from ..guard.limits import Limits
@@ -81,11 +87,16 @@ def in_memory_copy(
 
 # -- whole-store and file validation ---------------------------------------------------
 
+#: The graph of a validation's copy that holds the ``--ontology`` files (mixed into every data graph).
+MIXED_ONTOLOGY = NamedNode("urn:memkg:validation:ontology")
+#: The prefix of the graphs of a validation's copy that hold what inference and rules added (one per data graph).
+INFERRED = "urn:memkg:validation:inferred:"
+
 
 def validate_store(
     store: MemoryStore, *, engine: str = "native", extra_shapes: Sequence[str | Path] = (),
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-    in_memory: bool | None = None,
+    in_memory: bool | None = None, options: ValidationOptions | None = None,
 ) -> Report:
     """Validate every graph of ``store`` against memkg's shapes (and ``extra_shapes``).
 
@@ -95,17 +106,20 @@ def validate_store(
     ``in_memory``: validate an in-memory copy of an on-disk store (None, the default:
     when it fits in half the available memory, see :func:`in_memory_copy`; True: always;
     False: never). A store already in memory is validated where it is.
+    ``options``: pySHACL's options (:class:`~memkg.validation.options.ValidationOptions`);
+    an ontology, inference or rules make the validation work on an in-memory copy, so the
+    store itself is never written.
     """
-    shapes = list(builtin_shapes())
-    for path in extra_shapes:
-        shapes += read_shapes(path)
-    eng = make_engine(engine, shapes)
+    options = options or ValidationOptions()
     backend = store.backend
     raw = backend.local_store()  # on a server, a local copy: the engines ask many small questions
-    if backend.capabilities.in_process and store.path is not None and in_memory is not False:
+    changes = bool(options.ontology) or options.inference != "none" or options.advanced
+    if changes and raw is store.raw:
+        raw = in_memory_copy(raw, budget=1 << 62, progress=progress) or raw
+    elif backend.capabilities.in_process and store.path is not None and in_memory is not False:
         raw = in_memory_copy(raw, budget=1 << 62 if in_memory else None, progress=progress) or raw
-    return Report(validate_graphs(eng, raw, tenant_graphs(raw), None, written=written, progress=progress),
-                  engine=engine)
+    return _validate_raw(raw, engine=engine, extra_shapes=extra_shapes, written=written, progress=progress,
+                         options=options, builtin=not options.shapes_only, memkg_graphs=True)
 
 
 def validate_files(
@@ -116,14 +130,94 @@ def validate_files(
     format: str | None = None,
     progress: Callable[[str], None] | None = None,
     limits: Limits | None = None,
+    options: ValidationOptions | None = None,
 ) -> Report:
     """Validate files as if they were loaded into an empty store (nothing is kept),
-    every literal judged as the files write it (not as a store would keep it).
+    every literal judged as the files write it (not as a store would keep it). Every
+    result names the file, line and column where its focus node's offending triple
+    (or the focus node) is written, found only when there are results to place
+    (:mod:`memkg.core.positions`).
+
+    With ``options.shapes_only`` the data graph is the files as parsed (each named graph
+    with the default graph), judged by ``extra_shapes`` alone: no claim index, no memkg
+    ontology; otherwise the files are loaded as ``memkg load`` would load them.
 
     Raises :class:`~memkg.core.errors.ParseError` for a file that does not parse, and
     :class:`~memkg.guard.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
     """
+    options = options or ValidationOptions()
+    if options.shapes_only:
+        reader = FileReader([(Path(p), rdf_format(p, format)) for p in paths], limits=limits)
+        for path, _ in reader.sources:
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: no such file")
+        parsed = list(reader.quads(progress=progress))
+        raw = Store()
+        raw.bulk_extend(parsed)
+        return _validate_raw(raw, engine=engine, extra_shapes=extra_shapes, written=WrittenForms.of(parsed),
+                             progress=progress, options=options, builtin=False, memkg_graphs=False,
+                             files=[Path(p) for p in paths])
     scratch = MemoryStore(validation=None)  # we want every violation, not a refusal
     loaded = scratch.load(*paths, format=format, progress=progress, limits=limits)
-    return validate_store(scratch, engine=engine, extra_shapes=extra_shapes, written=loaded.rewrites.written,
-                          progress=progress)
+    return _validate_raw(scratch.backend.local_store(), engine=engine, extra_shapes=extra_shapes,
+                         written=loaded.rewrites.written, progress=progress, options=options, builtin=True,
+                         memkg_graphs=True, files=[Path(p) for p in paths])
+
+
+def _validate_raw(
+    raw: Store, *, engine: str, extra_shapes: Sequence[str | Path], written: WrittenForms | None,
+    progress: Callable[[str], None] | None, options: ValidationOptions, builtin: bool, memkg_graphs: bool,
+    files: Sequence[Path] = (),
+) -> Report:
+    """Validate the graphs of ``raw`` (a store this validation may write into: a copy); the
+    results placed in ``files`` (the data's, or the shapes' for ``--meta-shacl``)."""
+    user_shapes = read_shapes_graph(extra_shapes, imports=options.imports, remote=options.remote_imports)
+    if options.meta_shacl:
+        meta = validate_shapes_graph(user_shapes)
+        if meta.results:
+            meta.allowed = options.allowed
+            meta.results = place(meta.results, [Path(p) for p in extra_shapes])
+            return meta
+    shapes = [*(builtin_shapes() if builtin else ()), *user_shapes]
+    named = {q.subject for q in shapes}
+    for chosen in options.shapes:
+        if chosen not in named:
+            raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
+    eng = make_engine(engine, shapes)
+    tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
+    mixed: list[Graph] = []
+    if options.ontology:
+        ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports)
+        raw.extend(Quad(q.subject, q.predicate, q.object, MIXED_ONTOLOGY) for q in ontology)
+        mixed.append(MIXED_ONTOLOGY)
+
+    def data_graph(g: Graph) -> list[Graph]:
+        own = data_graph_for(g) if memkg_graphs else ([g] if isinstance(g, DefaultGraph) else [g, DefaultGraph()])
+        extra = [*mixed, _inferred(tenants, g)] if options.inference != "none" or options.advanced else mixed
+        return [*own, *extra]
+
+    if options.inference != "none":
+        for g in tenants:
+            if progress is not None:
+                progress(f"{options.inference} inference for graph {g}…")
+            infer_into(raw, data_graph(g)[:-1], _inferred(tenants, g), options.inference,
+                       max_rounds=options.max_rule_rounds)
+    if options.advanced:
+        run_rules(eng, raw, tenants, data_graph, options, progress)
+    focus = list(options.focus) or None
+    results = validate_graphs(eng, raw, tenants, focus, written=written, progress=progress, data_graph=data_graph,
+                              shapes=list(options.shapes) or None)
+    if results and files:
+        with_positions = place(results, files, store=raw)
+        return Report(with_positions, engine=engine, allowed=options.allowed)
+    return Report(results, engine=engine, allowed=options.allowed)
+
+
+def _inferred(tenants: Sequence[Graph], g: Graph) -> NamedNode:
+    return NamedNode(f"{INFERRED}{tenants.index(g)}")
+
+
+def _plain_graphs(raw: Store) -> list[Graph]:
+    """The default graph and every named graph of files read as they are (``--shapes-only``)."""
+    named = sorted((g for g in raw.named_graphs() if isinstance(g, NamedNode)), key=str)
+    return [DefaultGraph(), *named]

@@ -10,8 +10,8 @@ The package, module by module:
 - ``arguments``: command-line text to a store handle, a query, RDF terms, times;
 - ``output``: short term names, tables, SPARQL results in every format;
 - ``exit_codes``: the exit codes and :class:`UsageError`;
-- one module per group of commands: ``store_commands`` (load, query, view, export, validate,
-  stats), ``time_commands`` (supersede, retract, ingest, history, diff, bisect),
+- one module per group of commands: ``store_commands`` (load, query, view, export, compact,
+  stats), ``validate_command``, ``time_commands`` (supersede, retract, ingest, history, diff, bisect),
   ``index_command``, ``tags_commands`` (tags, policy), ``provenance_commands`` (lineage …
   echoes) and ``serve_command``.
 """

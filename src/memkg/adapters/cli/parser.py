@@ -21,13 +21,15 @@ from . import (
     store_commands,
     tags_commands,
     time_commands,
+    validate_command,
 )
 
 # command(name, help, example, func) -> the subcommand's parser, for its arguments
 AddCommand = Callable[[str, str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
 
 REGISTRIES = (
-    store_commands.register,       # load query view export validate stats
+    store_commands.register,       # load query view export compact stats
+    validate_command.register,     # validate
     time_commands.register,        # supersede retract ingest history diff bisect
     index_command.register,        # index
     recall_command.register,       # recall

@@ -1,4 +1,4 @@
-"""Commands over the store as a whole: load, query, view, export, validate, stats."""
+"""Commands over the store as a whole: load, query, view, export, compact, stats."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...store import FORMAT_NAMES, views
-from ...validation import validate_files, validate_store
 from .arguments import (
     add_limit_arguments,
     format_option,
@@ -23,7 +22,7 @@ from .arguments import (
     read_query_argument,
     tenant_option,
 )
-from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
+from .exit_codes import EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
 
 if TYPE_CHECKING:
@@ -140,28 +139,6 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
-    for shapes in args.shapes:
-        if not Path(shapes).is_file():
-            raise UsageError(f"{shapes}: no such shapes file (--shapes FILE: your own SHACL shapes, Turtle)")
-    progress = stderr_progress()
-    if args.files:
-        report = validate_files(args.files, engine=args.engine, extra_shapes=args.shapes, format=args.input_format,
-                                progress=progress, limits=limits_from(args))
-    else:
-        with open_store(args, write=False) as store:
-            report = validate_store(store, engine=args.engine, extra_shapes=args.shapes, progress=progress)
-    if progress:
-        sys.stderr.write("\r\x1b[K")
-    if args.format == "json":
-        print(report.to_json())
-    elif args.format == "turtle":
-        sys.stdout.write(report.to_turtle())
-    else:
-        sys.stdout.write(report.to_text())
-    return EXIT_OK if report.conforms else EXIT_INVALID
-
-
 STATS_QUERY = """
 SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {
   GRAPH ?g { ?x a ?class }
@@ -253,22 +230,6 @@ def register(command: AddCommand) -> None:
         "memkg compact",
         cmd_compact,
     )
-
-    p = command(
-        "validate",
-        "Check files (or, without files, the whole store) against memkg's invariants; exit 1 on violations.",
-        "memkg validate examples/*.trig --format json",
-        cmd_validate,
-    )
-    p.add_argument("files", nargs="*", metavar="FILE", help="files to validate (default: the store)")
-    p.add_argument("--format", default="text", choices=["text", "turtle", "json"],
-                   help="report format: text (one line per result), turtle (sh:ValidationReport), json")
-    p.add_argument("--engine", default="native", choices=["native", "pyshacl"],
-                   help="native (shapes compiled to SPARQL, default) or pyshacl (the reference)")
-    p.add_argument("--shapes", action="append", default=[], metavar="FILE",
-                   help="your own SHACL shapes, checked with memkg's (repeatable)")
-    p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
-    add_limit_arguments(p, "max_depth", "max_literal")
 
     command(
         "stats",
