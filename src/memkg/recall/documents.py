@@ -75,6 +75,7 @@ class Document:
     end: float | None = None  #: the end of validity (exclusive); the event time for a moment
     recorded: float | None = None  #: mem:recordedAt
     episode: str | None = None  #: prov:wasGeneratedBy (a message's episode)
+    turn: int | None = None  #: mem:turn (a message's place in its episode, from 1)
     source: str | None = None  #: mem:assertedBy (the message behind a claim)
     links: list[tuple[str, str]] = field(default_factory=list)  #: (vertex IRI, role)
     names: list[tuple[str, str]] = field(default_factory=list)  #: (vertex IRI, a name it goes by)
@@ -132,9 +133,9 @@ class Labeller:
         return humanize(term.value)
 
 
-_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT = (
+_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT, _TURN = (
     p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES,
-                      mem.attachment))
+                      mem.attachment, mem.turn))
 
 
 def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
@@ -172,6 +173,7 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
             doc.text = " ".join([doc.text, *captions])
         doc.start = doc.end = event
         doc.episode = episode.value if isinstance(episode, NamedNode) else None
+        doc.turn = _integer(one(_TURN))
     elif term is not None:
         doc.kind = "Occurrence" if MEM + "Occurrence" in types else "Claim"
         doc.text = labels(term, key)
@@ -202,6 +204,15 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
         else:
             return None
     return doc if doc.text.strip() else None
+
+
+def _integer(term: object) -> int | None:
+    if isinstance(term, Literal) and term.datatype.value.endswith("#integer"):
+        try:
+            return int(term.value)
+        except ValueError:
+            return None
+    return None
 
 
 def _captions(store: Store, attachment: NamedNode, graph: Graph) -> list[str]:

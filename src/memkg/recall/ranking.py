@@ -33,7 +33,8 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 from ..vocab import mem
 from .documents import Graph, GraphKey, graph_term, seconds
 from .hits import Hit
-from .index import RecallIndex, Vectors, normalise_name
+from .index import RecallIndex, normalise_name
+from .vectors import Vectors
 from .timeexpr import Period, find_periods, strip_periods
 
 __all__ = ["RecallConfig", "rank"]
