@@ -707,7 +707,7 @@ class SparqlBackend:
         vector indexes it keeps beside its store, under this client's token. Another SPARQL
         server has no such indexes (and no copy here could be kept current as other clients
         write): :class:`RemoteError` says so."""
-        from ..recall import Hit
+        from ..recall import Hit, Hits
 
         params = [("q", query), ("k", str(k))]
         params += [(name, value) for name, value in (
@@ -724,7 +724,8 @@ class SparqlBackend:
                     f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
                     f"serve, or recall where the store is (--store)", status=err.status) from None
             raise
-        return [Hit.from_dict(h) for h in json.loads(body)["hits"]]
+        found = json.loads(body)
+        return Hits((Hit.from_dict(h) for h in found["hits"]), query=query, matched=bool(found.get("matched", True)))
 
 
 def is_memkg_server(client: SparqlClient) -> bool:

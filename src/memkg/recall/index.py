@@ -56,7 +56,7 @@ __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _TABLES = (*FTS_TABLES, "names", "links", "docs", "meta", "pending")
 #: A pending row standing for "every node" (a bulk load: its quads stream past).
 EVERYTHING = ("*", "*")
@@ -69,7 +69,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     node TEXT NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
-    t0 REAL, t1 REAL, recorded REAL, episode TEXT, turn INTEGER, source TEXT, vec BLOB,
+    t0 REAL, t1 REAL, recorded REAL, episode TEXT, turn INTEGER, said0 REAL, said1 REAL, source TEXT, vec BLOB,
     UNIQUE(node, graph));
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
 CREATE INDEX IF NOT EXISTS docs_episode_turn ON docs(episode, turn);
@@ -403,10 +403,10 @@ class RecallIndex:
         ids = list(range(first, first + len(docs)))
         scopes = [scope_token(d.graph) for d in docs]
         self.db.executemany(
-            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, turn, source, vec) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn, d.source,
-              v.tobytes())
+            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, turn, said0, said1, source, "
+            "vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn,
+              *(d.mentions or (None, None)), d.source, v.tobytes())
              for i, d, scope, v in zip(ids, docs, scopes, packed)])
         self.text.add([(i, d.text, scope) for i, d, scope in zip(ids, docs, scopes)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
@@ -421,7 +421,7 @@ class RecallIndex:
         self.db.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", names)
         if self._vectors is not None:
             self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
-                                 [d.end for d in docs], [d.recorded for d in docs])
+                                 [d.end for d in docs], [d.recorded for d in docs], [d.mentions for d in docs])
             self._vectors.link([(i, e) for i, d in zip(ids, docs) for e, _ in d.links])
 
     def _scrub(self) -> None:
@@ -440,7 +440,7 @@ class RecallIndex:
                 v = Vectors(self.embedder.dim)
                 with self._reading():
                     self._rebuilt = self.meta("rebuilt")
-                    rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                    rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec, said0, said1 FROM docs ORDER BY id").fetchall()
                     links = self.db.execute("SELECT doc, entity FROM links").fetchall()
                 self._append(v, rows)
                 v.link(links)
@@ -466,7 +466,7 @@ class RecallIndex:
                 if self.meta("rebuilt") != self._rebuilt:
                     self._vectors = None
                     return
-                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
+                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec, said0, said1 FROM docs WHERE id > ? ORDER BY id",
                                        (newest,)).fetchall()
                 links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ?", (newest,)).fetchall()
                 (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
@@ -493,7 +493,8 @@ class RecallIndex:
         if rows:
             matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float16).reshape(len(rows), -1)
             v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
-                     [r[3] for r in rows], [r[4] for r in rows])
+                     [r[3] for r in rows], [r[4] for r in rows],
+                     [None if r[6] is None else (r[6], r[7]) for r in rows])
 
     def lexical(self, terms: Sequence[str], limit: int, graphs: Sequence[GraphKey] | None = None, *,
                 budget: int = 2000, documents: int | None = None) -> list[tuple[int, float]]:
@@ -621,14 +622,16 @@ class RecallIndex:
                     if key not in expected:
                         expected[key] = derive(self.store, q.subject, q.graph_name, labels)
             held = {(r[1], r[2]): r for r in self.db.execute(
-                "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, turn, source, vec IS NOT NULL FROM docs")}
+                "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, turn, source, vec IS NOT NULL, "
+                "said0, said1 FROM docs")}
             for key, d in expected.items():
                 if d is None:
                     continue
                 row = held.get(key)
                 if row is None:
                     faults.append(IndexFault(key[0], key[1], "missing"))
-                elif tuple(row[3:11]) != (d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn, d.source):
+                elif (*row[3:11], *row[12:14]) != (d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn, d.source,
+                                                  *(d.mentions or (None, None))):
                     faults.append(IndexFault(key[0], key[1], "stale"))
                 elif not row[11]:
                     faults.append(IndexFault(key[0], key[1], "no-vector"))

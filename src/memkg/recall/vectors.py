@@ -45,6 +45,9 @@ class Vectors:
         self.low = np.zeros(0, dtype=np.float64)
         self.high = np.zeros(0, dtype=np.float64)
         self.timed = np.zeros(0, dtype=bool)
+        #: The span of the dates a document's words name (NaN: none; see Document.mentions).
+        self.said_low = np.zeros(0, dtype=np.float64)
+        self.said_high = np.zeros(0, dtype=np.float64)
         self.recorded = np.zeros(0, dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
         self.size = 0
@@ -65,7 +68,8 @@ class Vectors:
         return self.graph_codes.setdefault(graph, len(self.graph_codes))
 
     def append(self, ids: Sequence[int], vectors: np.ndarray, graphs: Sequence[GraphKey],
-               start: Sequence[float | None], end: Sequence[float | None], recorded: Sequence[float | None]) -> None:
+               start: Sequence[float | None], end: Sequence[float | None], recorded: Sequence[float | None],
+               mentions: Sequence[tuple[float, float] | None] | None = None) -> None:
         n = len(ids)
         if n == 0:
             return
@@ -82,6 +86,8 @@ class Vectors:
             self.low = _grow(self.low, cap)
             self.high = _grow(self.high, cap)
             self.timed = _grow(self.timed, cap)
+            self.said_low = _grow(self.said_low, cap)
+            self.said_high = _grow(self.said_high, cap)
             self.recorded = _grow(self.recorded, cap)
             self.alive = _grow(self.alive, cap)
         s = slice(self.size, need)
@@ -102,6 +108,9 @@ class Vectors:
         self.low[s] = np.where(np.isnan(first), -np.inf, first)
         self.high[s] = np.where(np.isnan(last), np.inf, np.where(last == first, last + 1e-3, last))
         self.timed[s] = ~(np.isnan(first) & np.isnan(last))
+        spans = mentions if mentions is not None else [None] * n
+        self.said_low[s] = [np.nan if m is None else m[0] for m in spans]
+        self.said_high[s] = [np.nan if m is None else m[1] for m in spans]
         self.recorded[s] = [np.nan if t is None else t for t in recorded]
         self.alive[s] = True
         self.size = need
@@ -144,11 +153,13 @@ class Vectors:
         return live
 
     def during(self, periods: Iterable[tuple[float, float]]) -> np.ndarray:
-        """Which rows have a time overlapping one of ``periods`` (POSIX seconds, end exclusive)."""
+        """Which rows have a time overlapping one of ``periods`` (POSIX seconds, end exclusive), or
+        name a date that does (a turn saying "yesterday")."""
         n = self.size
         out = np.zeros(n, dtype=bool)
         for start, end in periods:
             out |= (self.low[:n] < end) & (self.high[:n] > start)
+            out |= (self.said_low[:n] < end) & (self.said_high[:n] > start)  # NaN (none named) compares False
         out &= self.timed[:n]
         return out
 
