@@ -53,9 +53,11 @@ class RecallConfig:
     #: Documents whose vectors are compared exactly (the rest by their sign bits only).
     exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
-    rrf_k: int = 60
+    rrf_k: int = 20
+    #: Each signal's weight in the fusion (benchmarks/README.md: how they were chosen, and how
+    #: much recall moves with each).
     weights: dict[str, float] = field(default_factory=lambda: {
-        "lexical": 1.0, "vector": 1.0, "entity": 0.8, "time": 0.8, "graph": 0.35,
+        "lexical": 1.0, "vector": 1.0, "entity": 0.8, "time": 0.8, "graph": 0.7,
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
