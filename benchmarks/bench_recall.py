@@ -66,7 +66,7 @@ from pyoxigraph import NamedNode  # noqa: E402
 
 from memkg import Attachment, Episode, MemoryStore, Message, Vertex  # noqa: E402
 from memkg.model import Item  # noqa: E402
-from memkg.recall import Embedder, Hit, RecallConfig, default_embedder, recall  # noqa: E402
+from memkg.recall import Embedder, Hit, MiniLMEmbedder, RecallConfig, default_embedder, recall  # noqa: E402
 from memkg.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
@@ -332,6 +332,9 @@ def latency_table(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+#: Optional embedders (extras) the quality benchmark can measure beside the default.
+MODELS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMEmbedder}
+
 CATEGORY_ORDER = ("multi-hop", "temporal", "open-domain", "single-hop", "overall", "adversarial (5)")
 
 
@@ -360,6 +363,15 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
         systems[f"memkg, lexical budget {budget}"] = memkg_search(RecallConfig(lexical_budget=budget))
     systems["BM25 (bm25s)"] = lambda c, q, k: bm25.search(c, q.text, k)
     systems["embedder alone"] = lambda c, q, k: vector.search(c, q.text, k)
+    others = []
+    for name in models:  # an optional embedder, measured against the default in the same run
+        embedder = MODELS[name]()
+        other = Memory(convs, workdir / f"quality-{name}", embedder)
+        others.append(other)
+        print(f"ingest (memkg with {embedder.name}): {other.ingest_seconds:.1f} s")
+        systems[f"memkg, {name}"] = memkg_search(of=other)
+        alone = VectorBaseline(convs, embedder)
+        systems[f"{name} alone"] = lambda c, q, k, alone=alone: alone.search(c, q.text, k)
     dump_path = Path(tempfile.mkstemp(prefix="bench_recall_questions_", suffix=".jsonl",
                                       dir=os.environ.get("TMPDIR"))[1])
     with dump_path.open("w", encoding="utf-8") as dump_file:
@@ -377,7 +389,8 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
     print()
     print(latency_table(outcome))
     print(f"per-question dump (JSON lines, one per question: each system's turns, memkg's hits): {dump_path}")
-    memory.store.close()
+    for m in (memory, *others):
+        m.store.close()
 
 
 def parse_grid(spec: str) -> tuple[str, list[float]]:
@@ -757,6 +770,8 @@ def main() -> None:
     q.add_argument("--conversations", type=int, default=None,
                    help="the generator's conversations to add (default: none beside real dialogue, else 10)")
     q.add_argument("--generated-only", action="store_true", help="leave the real dialogue out")
+    q.add_argument("--model", action="append", default=[], choices=["minilm"],
+                   help="also memkg with this optional embedder (its extra installed), and it alone")
     q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
     q.add_argument("--lexical-budget", type=int, nargs="*", default=[],
                    help="also memkg with RecallConfig.lexical_budget at each of these")
@@ -784,7 +799,8 @@ def main() -> None:
         if args.what == "quality":
             generated = args.conversations if args.conversations is not None else (
                 10 if args.generated_only or dev_folder() is None else 0)
-            run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only)
+            run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only,
+                        models=args.model)
         elif args.what == "tune":
             run_tune(args.conversations, args.grid, workdir)
         elif args.what == "scale":

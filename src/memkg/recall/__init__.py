@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, NamedNode
 
-from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
+from .embedder import Embedder, HashingEmbedder, MiniLMEmbedder, WordLlamaEmbedder, default_embedder
 from .hits import SIGNALS, Hit, Hits, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport
 from .ranking import RecallConfig, rank
@@ -43,6 +43,7 @@ __all__ = [
     "Hit",
     "Hits",
     "IndexFault",
+    "MiniLMEmbedder",
     "Period",
     "RecallAnswer",
     "RecallConfig",
