@@ -23,7 +23,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 from ..ontology import ONTOLOGY_GRAPH
 from ..terms import datetime_of
 from ..vocab import MEM, MEMX, OWL, RDF, RDF_REIFIES, RDF_TYPE, RDFS, mem, prov, rdfs
-from .timeexpr import MAX, MIN, find_periods
+from .timeexpr import MAX, MIN, find_periods, might_name_a_time
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 FOAF = "http://xmlns.com/foaf/0.1/"
@@ -216,7 +216,7 @@ def mentioned_span(text: str, said: float | None) -> tuple[float, float] | None:
     """The span of the dates and periods ``text`` names, relative ones ("last week") read
     against ``said`` (when it was said); None when it names none, or has no time to read them by.
     Open periods ("before 2020") and those anchored on an event ("after the move") are left out."""
-    if said is None:
+    if said is None or not might_name_a_time(text):
         return None
     spans = [(p.start.timestamp(), p.end.timestamp())
              for p in find_periods(text, datetime.fromtimestamp(said, timezone.utc))

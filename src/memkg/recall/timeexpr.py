@@ -222,6 +222,19 @@ _ANCHOR = re.compile(r"(?:the|my|our|his|her|their|your|\w+'s)\s+[\w' -]{2,40}?(
                      re.IGNORECASE)
 
 
+#: A word every rule above needs at least one of (a digit, a month, weekday or season, or a
+#: relative word): text without any names no period, and is not read further.
+_MAYBE_TIME = re.compile(
+    r"\d|\b(?:" + "|".join([*(m.lower() for m in calendar.month_name if m), *_WEEKDAYS, *_SEASONS,
+                             "yesterday", "today", "tonight", "ago", "day", "week", "weekend", "month",
+                             "year", "morning", "afternoon", "evening"]) + r")s?\b", re.IGNORECASE)
+
+
+def might_name_a_time(text: str) -> bool:
+    """Whether ``text`` can name a period at all (a quick test before :func:`find_periods`)."""
+    return _MAYBE_TIME.search(text) is not None
+
+
 def find_periods(question: str, now: datetime) -> list[Period]:
     """The periods ``question`` names, relative ones resolved against ``now`` (UTC)."""
     now = now.astimezone(timezone.utc)
