@@ -18,12 +18,9 @@ bulk load), and says so in the log; a read-only index reports the gap in
 
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
-FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory, loaded on the first search: int8 rows with a
-scale each, one sign bit per dimension, and the links. A search compares the question's bits with every
-row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the nearest by their rows: at least 2,000 and 0.4 % of the scope (see :meth:`Vectors.nearest`, and
-benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
+FTS5 text index (:mod:`memkg.recall.fulltext`), their vectors (float16) and their
+links to vertices. The vectors and links are also held in memory, loaded on the
+first search (:mod:`memkg.recall.vectors`). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
