@@ -57,7 +57,7 @@ class RecallConfig:
     #: Each signal's weight in the fusion (benchmarks/README.md: how they were chosen, and how
     #: much recall moves with each).
     weights: dict[str, float] = field(default_factory=lambda: {
-        "lexical": 1.0, "vector": 1.0, "entity": 0.8, "time": 0.8, "graph": 0.7,
+        "lexical": 1.4, "vector": 1.0, "entity": 0.8, "time": 0.4, "graph": 0.7,
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
@@ -72,7 +72,7 @@ class RecallConfig:
     retracted: float = 0.2
     not_valid: float = 0.5
     #: Score factor for the very vertex the question names (it asks about Lia; Lia's node is no answer).
-    named_vertex: float = 0.3
+    named_vertex: float = 0.1
     #: Two hits of one kind whose embeddings are at least this similar are one hit.
     duplicate_similarity: float = 0.97
     #: Folded duplicates a hit names at most (a sentence said in a thousand conversations is one
