@@ -61,6 +61,8 @@ class RecallConfig:
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
+    #: The graph signal's factor for the turn after a hit that asks something ("?"): its reply.
+    reply: float = 3.0
     #: How many of the best hits lend their sender to a question that names nobody (0: none).
     speakers: int = 0
     #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
@@ -312,11 +314,13 @@ class _Ranking:
             doc = docs.get(c.doc)
             if doc is None:
                 continue
+            # The turn after a question is its answer more often than any other neighbour.
+            asks = "?" in str(doc["text"])
             for neighbour, link in self.index.neighbours(doc, str(doc["graph"])):
                 rows = self.vectors.positions([neighbour])
                 if rows.size and self.scope[rows[0]]:
-                    self.lend(neighbour, "graph", weight / (self.cfg.rrf_k + r + 1), f"{link} {doc['node']}",
-                              int(rows[0]))
+                    gain = weight / (self.cfg.rrf_k + r + 1) * (self.cfg.reply if asks and link == "turn after" else 1.0)
+                    self.lend(neighbour, "graph", gain, f"{link} {doc['node']}", int(rows[0]))
 
     def lend_speakers(self) -> None:
         """A question that names nobody ("the person who works at Halden Labs") is often about
