@@ -7,7 +7,8 @@ rare in this memory but common elsewhere counts for little), and a word's weight
 something about other tenants' data. So each word is searched on its own, inside the scope, and
 its FTS5 score is divided by FTS5's inverse document frequency and multiplied by the one of the
 scope (Lucene's ``ln(1 + (N - n + 0.5) / (n + 0.5))``, N documents in scope, n holding the word).
-The term-frequency part (saturation and length normalisation) stays FTS5's.
+The term-frequency part (saturation and length normalisation) stays FTS5's. Over every graph the
+table is the scope, and one FTS5 query with its own weights ranks all the words at once.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ class FullText:
                         break
                     kept.append(at)
                     matched += counts[at]
+                if graphs is None:  # the scope is the whole table: FTS5's own weights are the scope's
+                    return self._whole(quoted, kept, matched > budget, limit, budget)
                 held = [n if n is not None else self._count(f"text : {quoted[at]}", total)
                         for at, n in zip(kept, self._holding([terms_of(quoted[at]) for at in kept]))]
                 scores: dict[int, float] = defaultdict(float)
@@ -130,6 +133,20 @@ class FullText:
             except sqlite3.OperationalError:
                 return []
         return sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:limit]
+
+    def _whole(self, quoted: Sequence[str], kept: Sequence[int], over: bool, limit: int,
+               budget: int) -> list[tuple[int, float]]:
+        """One BM25 query over the whole table for the kept words (``over``: a lone word past the
+        budget, whose latest ``budget`` matches are scored)."""
+        match = f"text : ({' OR '.join(quoted[at] for at in sorted(kept))})"
+        latest = ""
+        if over:
+            row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                                  (match, budget - 1)).fetchone()
+            latest = f" AND rowid >= {int(row[0])}" if row else ""
+        rows = self.db.execute(f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{latest} "
+                               "ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?", (match, limit)).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
 
     def _count(self, expression: str, budget: int) -> int:
         row = self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
