@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import shutil
 import statistics
@@ -48,7 +49,9 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -58,15 +61,16 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 sys.path.insert(0, str(Path(__file__).parent))
 import conversations  # noqa: E402
-from conversations import Conversation, Question  # noqa: E402
+from conversations import Conversation, Question, Turn  # noqa: E402
+from pyoxigraph import NamedNode  # noqa: E402
 
-from memkg import Episode, MemoryStore, Message, Vertex  # noqa: E402
-from memkg.recall import RecallConfig, default_embedder, recall  # noqa: E402
+from memkg import Attachment, Episode, MemoryStore, Message, Vertex  # noqa: E402
+from memkg.core.model import Item  # noqa: E402
+from memkg.recall import Embedder, Hit, MiniLMEmbedder, RecallConfig, default_embedder, recall  # noqa: E402
 from memkg.core.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
 KS = (5, 10, 20)
-CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "adversarial")
 
 
 def graph_of(conv: Conversation) -> str:
@@ -77,15 +81,22 @@ def node_of(turn_id: str) -> str:
     return f"{EX}turn/{turn_id}"
 
 
+def person_of(conv: Conversation, key: str) -> str:
+    return f"{EX}person/{conv.id}/{quote(key)}"
+
+
 def items_of(conv: Conversation) -> tuple[list[Vertex], list[list[Episode | Message]]]:
-    """One conversation as memkg items: its people and agent, then one list per session (the
-    session's episode and its turns, each message with sender, event time, event id, episode)."""
-    vertices = [Vertex(id=f"{EX}person/{key}", cls=mem.Person, display_name=full, extra=[(mem.alias, nick)])
+    """One conversation as memkg items: its people (and agent, if it has one), then one list per
+    session (the session's episode and its turns, each message with sender, event time, event id,
+    episode, and the image it carried as an attachment with its caption)."""
+    vertices = [Vertex(id=person_of(conv, key), cls=mem.Person, display_name=full,
+                       extra=[(mem.alias, nick)] if nick != full else [])
                 for key, (full, nick) in conv.people.items()]
     agent = f"{EX}agent/{conv.id}"
-    vertices.append(Vertex(id=agent, cls=mem.Agent, display_name=conv.agent))
+    if conv.agent:
+        vertices.append(Vertex(id=agent, cls=mem.Agent, display_name=conv.agent))
     everyone = [v.id for v in vertices]
-    by_session: dict[int, list] = defaultdict(list)
+    by_session: dict[int, list[Turn]] = defaultdict(list)
     for t in conv.turns:
         by_session[t.session].append(t)
     sessions: list[list[Episode | Message]] = []
@@ -93,21 +104,27 @@ def items_of(conv: Conversation) -> tuple[list[Vertex], list[list[Episode | Mess
         episode = f"{EX}session/{conv.id}-{s}"
         items: list[Episode | Message] = [Episode(id=episode, participants=everyone, event_time=conv.sessions[s])]
         for t in turns:
-            sender = agent if t.speaker == "agent" else f"{EX}person/{t.speaker}"
+            sender = agent if t.speaker == "agent" else person_of(conv, t.speaker)
+            attachments = [] if t.caption is None else [
+                Attachment(id=f"{node_of(t.id)}/image", url=t.image or f"{node_of(t.id)}/image", caption=t.caption)]
             items.append(Message(
                 id=node_of(t.id), content=t.text, sender=sender, event_time=t.time, event_id=t.id,
-                extra=[(prov.wasGeneratedBy, episode_node(episode))]))
+                episode=episode, attachments=attachments))
         sessions.append(items)
     return vertices, sessions
 
 
-def ingest(store: MemoryStore, conv: Conversation, cpu: list[float] | None = None) -> float:
-    """Write one conversation, one write per session; returns the seconds spent writing (and
-    appends the process CPU seconds to ``cpu``: steadier than wall time on a busy machine)."""
+def ingest(store: MemoryStore, conv: Conversation, cpu: list[float] | None = None, *, per_turn: bool = False) -> float:
+    """Write one conversation, one write per session (``per_turn``: one per turn, as an agent
+    writes each message as it comes); returns the seconds spent writing (and appends the process
+    CPU seconds to ``cpu``: steadier than wall time on a busy machine)."""
     graph = graph_of(conv)
     vertices, sessions = items_of(conv)
+    writes: list[Sequence[Item]] = [vertices]
+    for items in sessions:
+        writes += [[item] for item in items] if per_turn else [items]
     spent = used = 0.0
-    for items in [vertices, *sessions]:
+    for items in writes:
         start, start_cpu = time.perf_counter(), time.process_time()
         store.add_all(items, graph=graph)
         spent += time.perf_counter() - start
@@ -117,28 +134,30 @@ def ingest(store: MemoryStore, conv: Conversation, cpu: list[float] | None = Non
     return spent
 
 
-def episode_node(iri: str):  # type: ignore[no-untyped-def]
-    from pyoxigraph import NamedNode
-
-    return NamedNode(iri)
-
-
 # -- baselines --------------------------------------------------------------------------------
 
 
+def speaker_text(conv: Conversation, turn: Turn) -> str:
+    """A turn as the baselines read it: "Speaker: text", and its image's caption."""
+    who = conv.agent if turn.speaker == "agent" else conv.people[turn.speaker][0]
+    return f"{who}: {turn.text}" + (f" {turn.caption}" if turn.caption else "")
+
+
 class Bm25Baseline:
-    """bm25s over each conversation's messages (English Snowball stemming, English stop words)."""
+    """bm25s (k1 1.5, b 0.75) over each conversation's turns as "Speaker: text" (English Snowball
+    stemming, English stop words)."""
 
     def __init__(self, convs: Sequence[Conversation]) -> None:
-        import bm25s
+        import bm25s  # benchmark-only dependencies (the bench extra)
         import Stemmer
 
         self.bm25s, self.stemmer = bm25s, Stemmer.Stemmer("english")
         self.indexes = {}
         for conv in convs:
             ids = [t.id for t in conv.turns]
-            tokens = bm25s.tokenize([t.text for t in conv.turns], stopwords="en", stemmer=self.stemmer, show_progress=False)
-            index = bm25s.BM25()
+            tokens = bm25s.tokenize([speaker_text(conv, t) for t in conv.turns], stopwords="en",
+                                    stemmer=self.stemmer, show_progress=False)
+            index = bm25s.BM25(k1=1.5, b=0.75)
             index.index(tokens, show_progress=False)
             self.indexes[conv.id] = (index, ids)
 
@@ -155,12 +174,12 @@ class Bm25Baseline:
 
 
 class VectorBaseline:
-    """The default embedder alone: cosine over each conversation's messages."""
+    """An embedder alone (the default one unless named): cosine over each conversation's turns."""
 
-    def __init__(self, convs: Sequence[Conversation]) -> None:
-        self.embedder = default_embedder()
-        self.indexes = {conv.id: (self.embedder.embed([t.text for t in conv.turns]), [t.id for t in conv.turns])
-                        for conv in convs}
+    def __init__(self, convs: Sequence[Conversation], embedder: Embedder | None = None) -> None:
+        self.embedder = embedder or default_embedder()
+        self.indexes = {conv.id: (self.embedder.embed([speaker_text(conv, t) for t in conv.turns]),
+                                  [t.id for t in conv.turns]) for conv in convs}
 
     def search(self, conv: Conversation, question: str, k: int) -> list[str]:
         matrix, ids = self.indexes[conv.id]
@@ -173,57 +192,276 @@ def recall_at(found: Sequence[str], evidence: Sequence[str], k: int) -> float:
     return sum(1 for e in evidence if e in top) / len(evidence)
 
 
-def table(title: str, results: dict[str, dict[str, list[list[float]]]]) -> str:
+# -- quality ------------------------------------------------------------------------------------
+
+
+def dev_folder() -> Path | None:
+    """The real dialogue to develop on (``$MEMKG_RECALL_DEV``, else ``../shared/recall-dev``
+    beside the checkout), if it is there."""
+    folder = Path(os.environ.get("MEMKG_RECALL_DEV") or Path(__file__).resolve().parents[2] / "shared" / "recall-dev")
+    return folder if any(folder.glob("*.json")) else None
+
+
+def load_corpus(n_generated: int, real: bool = True) -> list[Conversation]:
+    """The real conversations (when there, and ``real``), then ``n_generated`` of the generator's."""
+    folder = dev_folder() if real else None
+    convs = conversations.read_dialogues(folder) if folder is not None else []
+    if folder is not None:
+        print(f"real dialogue: {len(convs)} conversations from {folder} (figures on data recall was tuned on)")
+    elif real:
+        print("no real dialogue found (../shared/recall-dev or $MEMKG_RECALL_DEV): the generator's conversations only")
+        n_generated = max(n_generated, 1)
+    return convs + conversations.generate(n_generated)
+
+
+def is_real(conv: Conversation) -> bool:
+    return not conv.agent
+
+
+class Memory:
+    """A store holding the conversations as an agent writes them (real dialogue one write per
+    turn, generated one write per session), and the map from its nodes back to turns."""
+
+    def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None) -> None:
+        self.store = MemoryStore(workdir, embedder=embedder)
+        self.store.recall_index()
+        self.ingest_seconds = 0.0
+        for at, conv in enumerate(convs, 1):
+            self.ingest_seconds += ingest(self.store, conv, per_turn=is_real(conv))
+            progress(f"ingest: {at}/{len(convs)} conversations")
+        self.turn_of, self.turns_of_episode = self._turn_maps()
+
+    def _turn_maps(self) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """Message node → its event id (the turn); episode node → its turns in order; a claim
+        maps through the message asserting it (``search``)."""
+        turn_of: dict[str, str] = {}
+        episodes: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        raw = self.store.raw
+        for q in raw.quads_for_pattern(None, mem.eventId, None, None):
+            turn_of[q.subject.value] = q.object.value
+        for q in raw.quads_for_pattern(None, prov.wasGeneratedBy, None, None):
+            if q.subject.value in turn_of:
+                turn = next(iter(raw.quads_for_pattern(q.subject, mem.turn, None, q.graph_name)), None)
+                episodes[q.object.value].append((int(turn.object.value) if turn else 0, turn_of[q.subject.value]))
+        return turn_of, {e: [t for _, t in sorted(turns)] for e, turns in episodes.items()}
+
+    def turns(self, hits: Sequence[Hit], k: int) -> list[str]:
+        """The hits as turns (a message its own, a claim its source's, an episode its turns in
+        order), without repeats, the first ``k``."""
+        out: dict[str, None] = {}
+        for h in hits:
+            if h.kind == "Episode":
+                out.update(dict.fromkeys(self.turns_of_episode.get(h.node, [])))
+            else:
+                node = h.node if h.node in self.turn_of else self._source(h)
+                if node in self.turn_of:
+                    out[self.turn_of[node]] = None
+        return list(out)[:k]
+
+    def _source(self, h: Hit) -> str:
+        for q in self.store.raw.quads_for_pattern(NamedNode(h.node), mem.assertedBy, None, None):
+            return q.object.value
+        return ""
+
+    def search(self, conv: Conversation, q: Question, k: int, config: RecallConfig | None = None) -> list[Hit]:
+        # Real dialogue is asked as a user asks (no reference time); the generator's questions
+        # say "these days" at the end of their conversation.
+        now = None if is_real(conv) else q.asked_at
+        return recall(self.store, q.text, tenant=graph_of(conv), k=k, now=now, config=config)
+
+
+#: A system: the turns it finds for a question when asked for k.
+Search = Callable[[Conversation, Question, int], list[str]]
+
+
+@dataclass
+class Outcome:
+    """Each system's recall@k rows (one per question) by category, and its latencies (k = 10)."""
+
+    rows: dict[str, dict[str, list[list[float]]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+
+def evaluate(systems: dict[str, Search], questions: Sequence[tuple[Conversation, Question]],
+             dump: Callable[[Conversation, Question, dict[str, list[str]]], None] | None = None) -> Outcome:
+    """Every system asked every question once per k (recall's k hits are not the first k of
+    a deeper answer: the method of shared/recall-dev/README.md)."""
+    out = Outcome()
+    for at, (conv, q) in enumerate(questions, 1):
+        found_by: dict[str, list[str]] = {}
+        for name, search in systems.items():
+            row = []
+            for k in KS:
+                start = time.perf_counter()
+                found = search(conv, q, k)
+                if k == 10:
+                    out.latency[name].append((time.perf_counter() - start) * 1000)
+                row.append(recall_at(found, q.evidence, k))
+                found_by[name] = found
+            keys = [q.category, "overall" if q.category != "adversarial" else "adversarial (5)"]
+            if q.category != "adversarial":
+                keys.append(f"conv:{conv.id}:overall")
+            for key in keys:
+                out.rows[name][key].append(row)
+        if dump is not None:
+            dump(conv, q, found_by)
+        if at % 50 == 0:
+            progress(f"questions: {at}/{len(questions)}")
+    return out
+
+
+def mean_row(rows: Sequence[Sequence[float]]) -> list[float]:
+    return [statistics.fmean(r[i] for r in rows) if rows else float("nan") for i in range(len(KS))]
+
+
+def table(title: str, outcome: Outcome, keys: Sequence[str]) -> str:
     """A Markdown table: one row per (category, system), recall@5/10/20."""
-    lines = [f"**{title}**", "", "| category | questions | system | R@5 | R@10 | R@20 |", "|---|---|---|---|---|---|"]
-    for category in [*CATEGORIES, "overall"]:
-        for system, by_category in results.items():
-            rows = by_category.get(category, [])
-            if not rows:
-                continue
-            means = [statistics.fmean(r[i] for r in rows) for i in range(len(KS))]
-            lines.append(f"| {category} | {len(rows)} | {system} | " + " | ".join(f"{m:.3f}" for m in means) + " |")
+    lines = [f"**{title}**", "", "| category | questions | system | R@5 | R@10 | R@20 |", "|---|---:|---|---:|---:|---:|"]
+    for key in keys:
+        for system, by_key in outcome.rows.items():
+            rows = by_key.get(key, [])
+            if rows:
+                lines.append(f"| {key} | {len(rows)} | {system} | " + " | ".join(f"{m:.3f}" for m in mean_row(rows)) + " |")
     return "\n".join(lines)
 
 
-def run_quality(n_conversations: int, workdir: Path, ablations: bool = False, budgets: Sequence[int] = ()) -> None:
-    convs = conversations.generate(n_conversations)
+def latency_table(outcome: Outcome) -> str:
+    lines = ["| system | questions | p50 ms | p95 ms |", "|---|---:|---:|---:|"]
+    for system, times in outcome.latency.items():
+        lines.append(f"| {system} | {len(times)} | {percentile(times, 50):.1f} | {percentile(times, 95):.1f} |")
+    return "\n".join(lines)
+
+
+#: Optional embedders (extras) the quality benchmark can measure beside the default.
+MODELS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMEmbedder}
+
+CATEGORY_ORDER = ("multi-hop", "temporal", "open-domain", "single-hop", "overall", "adversarial (5)")
+
+
+def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budgets: Sequence[int] = (),
+                real: bool = True, models: Sequence[str] = ()) -> None:
+    convs = load_corpus(n_generated, real)
     questions = [(c, q) for c in convs for q in c.questions]
     print(f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} messages, "
-          f"{sum(len(c.sessions) for c in convs)} sessions, {len(questions)} questions")
-    store = MemoryStore(workdir / "quality")
-    store.recall_index()
-    for conv in convs:
-        ingest(store, conv)
-    systems: dict[str, Callable[[Conversation, Question], list[str]]] = {}
+          f"{sum(len(c.sessions) for c in convs)} sessions, {len(questions)} questions; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    memory = Memory(convs, workdir / "quality")
+    print(f"ingest (memkg, with its recall index): {memory.ingest_seconds:.1f} s")
+    systems: dict[str, Search] = {}
 
-    def memkg_search(config: RecallConfig | None = None) -> Callable[[Conversation, Question], list[str]]:
-        def search(conv: Conversation, q: Question) -> list[str]:
-            hits = recall(store, q.text, tenant=graph_of(conv), k=max(KS), now=q.asked_at, config=config)
-            return [h.node.rsplit("/", 1)[-1] for h in hits if h.kind == "Message"]
-        return search
+    def memkg_search(config: RecallConfig | None = None, of: Memory = memory) -> Search:
+        return lambda conv, q, k: of.turns(of.search(conv, q, k, config), k)
 
     bm25 = Bm25Baseline(convs)
     vector = VectorBaseline(convs)
     systems["memkg"] = memkg_search()
     if ablations:  # what each signal adds: memkg with that signal's weight at zero
         default = RecallConfig()
-        for signal in ("lexical", "vector", "entity", "time", "graph"):
-            systems[f"memkg without {signal}"] = memkg_search(
-                RecallConfig(weights={**default.weights, signal: 0.0}))
+        for signal in default.weights:
+            systems[f"memkg without {signal}"] = memkg_search(RecallConfig(weights={**default.weights, signal: 0.0}))
     for budget in budgets:  # the lexical budget small enough to bite on a conversation's few hundred turns
         systems[f"memkg, lexical budget {budget}"] = memkg_search(RecallConfig(lexical_budget=budget))
-    systems["BM25 (bm25s)"] = lambda c, q: bm25.search(c, q.text, max(KS))
-    systems["embedder alone"] = lambda c, q: vector.search(c, q.text, max(KS))
-    results: dict[str, dict[str, list[list[float]]]] = {name: defaultdict(list) for name in systems}
-    for conv, q in questions:
-        for name, search in systems.items():
-            found = search(conv, q)
-            row = [recall_at(found, q.evidence, k) for k in KS]
-            results[name][q.category].append(row)
-            results[name]["overall"].append(row)
-    print(table(f"recall@k by category ({len(questions)} questions, {len(convs)} conversations)", results))
-    store.close()
+    systems["BM25 (bm25s)"] = lambda c, q, k: bm25.search(c, q.text, k)
+    systems["embedder alone"] = lambda c, q, k: vector.search(c, q.text, k)
+    others = []
+    for name in models:  # an optional embedder, measured against the default in the same run
+        embedder = MODELS[name]()
+        other = Memory(convs, workdir / f"quality-{name}", embedder)
+        others.append(other)
+        print(f"ingest (memkg with {embedder.name}): {other.ingest_seconds:.1f} s")
+        systems[f"memkg, {name}"] = memkg_search(of=other)
+        alone = VectorBaseline(convs, embedder)
+        systems[f"{name} alone"] = lambda c, q, k, alone=alone: alone.search(c, q.text, k)
+    dump_path = Path(tempfile.mkstemp(prefix="bench_recall_questions_", suffix=".jsonl",
+                                      dir=os.environ.get("TMPDIR"))[1])
+    with dump_path.open("w", encoding="utf-8") as dump_file:
+        def dump(conv: Conversation, q: Question, found_by: dict[str, list[str]]) -> None:
+            hits = memory.search(conv, q, max(KS))
+            record = {"conversation": conv.id, "question": q.id, "category": q.category, "text": q.text,
+                      "evidence": q.evidence, "found": found_by,
+                      "hits": [{**h.to_dict(), "turns": memory.turns([h], max(KS))} for h in hits]}
+            dump_file.write(json.dumps(record) + "\n")
+
+        outcome = evaluate(systems, questions, dump)
+    keys = [*CATEGORY_ORDER, *(f"conv:{c.id}:overall" for c in convs)]
+    print(table(f"recall@k by category ({len(questions)} questions, {len(convs)} conversations; "
+                "overall: categories 1-4)", outcome, keys))
+    print()
+    print(latency_table(outcome))
+    print(f"per-question dump (JSON lines, one per question: each system's turns, memkg's hits): {dump_path}")
+    for m in (memory, *others):
+        m.store.close()
+
+
+def parse_grid(spec: str) -> tuple[str, list[float]]:
+    """``NAME=V1,V2,…`` (``weights.SIGNAL`` for a signal's weight) as the name and its values."""
+    name, _, values = spec.partition("=")
+    if not values:
+        raise SystemExit(f"--grid wants NAME=V1,V2,…, got {spec!r}")
+    return name, [float(v) for v in values.split(",")]
+
+
+def configured(base: RecallConfig, name: str, value: float) -> RecallConfig:
+    """``base`` with one constant changed (``weights.SIGNAL``: that signal's weight)."""
+    if name.startswith("weights."):
+        return replace(base, weights={**base.weights, name.split(".", 1)[1]: value})
+    current = getattr(base, name)
+    return replace(base, **{name: type(current)(value)})
+
+
+def run_tune(n_generated: int, grids: Sequence[str], workdir: Path) -> None:
+    """Leave-one-conversation-out cross-validation of recall's constants, one at a time.
+
+    Each conversation is a fold. For each constant and each fold, the value with the best mean
+    R@10 (every category, 1-5) over the *other* folds is chosen and scored on the held-out one;
+    the table says which value each fold chose, the held-out R@10 at that value and at the
+    default, and the sensitivity: R@10 over categories 1-4 of every fold at each value.
+    """
+    convs = load_corpus(n_generated)
+    memory = Memory(convs, workdir / "tune")
+    base = RecallConfig()
+    print(f"{len(convs)} folds (conversations); load average {os.getloadavg()[0]:.1f}")
+    for spec in grids:
+        name, values = parse_grid(spec)
+        # score[value][conversation] = (R@10 of each question, its category)
+        score: dict[float, dict[str, list[tuple[float, str]]]] = {}
+        for value in values:
+            config = configured(base, name, value)
+            score[value] = {c.id: [(recall_at(memory.turns(memory.search(c, q, 10, config), 10), q.evidence, 10),
+                                    q.category) for q in c.questions] for c in convs}
+            progress(f"{name}={value}")
+        default = (base.weights.get(name.split(".", 1)[1]) if name.startswith("weights.") else getattr(base, name))
+
+        def fold_mean(value: float, conv: str) -> float:
+            return statistics.fmean(r for r, _ in score[value][conv])
+
+        print(f"\n**{name}** (default {default})\n")
+        print("| held-out conversation | chosen on the others | held-out R@10 at chosen | at default |")
+        print("|---|---:|---:|---:|")
+        held_out = []
+        for c in convs:
+            others = [o.id for o in convs if o.id != c.id]
+            chosen = max(values, key=lambda v: statistics.fmean(fold_mean(v, o) for o in others))
+            at_default = fold_mean(default, c.id) if default in score else float("nan")
+            held_out.append(fold_mean(chosen, c.id))
+            print(f"| {c.id} | {chosen:g} | {fold_mean(chosen, c.id):.3f} | {at_default:.3f} |")
+        print(f"| mean | | {statistics.fmean(held_out):.3f} | |")
+        print("\n| value | R@10 cat 1-4, every fold | R@10 cat 5 | R@10 cat 1-4, real dialogue |")
+        print("|---:|---:|---:|---:|")
+        for value in values:
+            rows = [(r, cat, cid) for cid, per in score[value].items() for r, cat in per]
+            main = [r for r, cat, _ in rows if cat != "adversarial"]
+            adv = [r for r, cat, _ in rows if cat == "adversarial"]
+            real_rows = [r for r, cat, cid in rows if cat != "adversarial" and not cid.startswith("c0")]
+            print(f"| {value:g} | {statistics.fmean(main):.3f} | {statistics.fmean(adv):.3f} | "
+                  f"{statistics.fmean(real_rows) if real_rows else float('nan'):.3f} |")
+    memory.store.close()
+
+
+def progress(message: str) -> None:
+    """A progress line on stderr when it is a terminal (quiet when piped)."""
+    if sys.stderr.isatty():
+        print(f"\r{message}", end="", file=sys.stderr, flush=True)
 
 
 # -- scale ----------------------------------------------------------------------------------------
@@ -481,7 +719,7 @@ def run_lexical(messages: int, workdir: Path) -> None:
 
 def run_vectors(rows: Sequence[int], workdir: Path) -> None:
     """Vector search alone: float32 and float16 brute force against sign bits + exact re-scoring."""
-    from memkg.recall.index import Vectors
+    from memkg.recall.vectors import Vectors
 
     embedder = default_embedder()
     turns = [t.text for c in conversations.generate(20) for t in c.turns]
@@ -529,10 +767,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
     q = sub.add_parser("quality")
-    q.add_argument("--conversations", type=int, default=10)
+    q.add_argument("--conversations", type=int, default=None,
+                   help="the generator's conversations to add (default: none beside real dialogue, else 10)")
+    q.add_argument("--generated-only", action="store_true", help="leave the real dialogue out")
+    q.add_argument("--model", action="append", default=[], choices=["minilm"],
+                   help="also memkg with this optional embedder (its extra installed), and it alone")
     q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
     q.add_argument("--lexical-budget", type=int, nargs="*", default=[],
                    help="also memkg with RecallConfig.lexical_budget at each of these")
+    tu = sub.add_parser("tune", help="leave-one-conversation-out cross-validation of RecallConfig's constants")
+    tu.add_argument("--conversations", type=int, default=4, help="the generator's conversations, each a fold")
+    tu.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,…",
+                    help="a RecallConfig constant and the values to try (weights.SIGNAL for a weight)")
     s = sub.add_parser("scale")
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
@@ -551,7 +797,12 @@ def main() -> None:
     try:
         gc.collect()
         if args.what == "quality":
-            run_quality(args.conversations, workdir, args.ablations, args.lexical_budget)
+            generated = args.conversations if args.conversations is not None else (
+                10 if args.generated_only or dev_folder() is None else 0)
+            run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only,
+                        models=args.model)
+        elif args.what == "tune":
+            run_tune(args.conversations, args.grid, workdir)
         elif args.what == "scale":
             run_scale(args.messages, args.questions, workdir, args.reuse, args.bulk)
         elif args.what == "ingest":

@@ -27,9 +27,12 @@ fixed dates, no clock, no hash randomisation).
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 PEOPLE = [
     ("Katherine Moreau", "Kate"), ("Robert Lindqvist", "Bob"), ("Alexander Petrov", "Sasha"),
@@ -115,6 +118,8 @@ class Turn:
     speaker: str  #: a person's or the agent's key
     text: str
     time: datetime
+    caption: str | None = None  #: the caption of an image sent with the turn
+    image: str | None = None  #: the image's URL
 
 
 @dataclass
@@ -130,7 +135,7 @@ class Question:
 class Conversation:
     id: str
     people: dict[str, tuple[str, str]]  #: key → (full name, nickname)
-    agent: str
+    agent: str  #: the assistant's name ("" for a dialogue between people alone)
     turns: list[Turn] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     sessions: list[datetime] = field(default_factory=list)
@@ -292,3 +297,46 @@ def _questions(rng: random.Random, conv: Conversation, facts: list[_Fact]) -> li
 
 def pet_species(pet: _Fact) -> str:
     return pet.text.split("adopted a ")[1].split()[0]
+
+
+# -- real dialogue ----------------------------------------------------------------------------------
+
+#: LoCoMo's question categories, and the generator's names for the same kinds of question.
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_DIA_ID = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+def read_dialogue(path: Path) -> Conversation:
+    """A conversation in LoCoMo's format (``speaker_a``, ``session_N``, ``session_N_date_time``,
+    ``qa``; see ``shared/recall-dev/README.md``) as a :class:`Conversation`.
+
+    Only what an agent would have is read: the turns, their speakers and captions, the sessions'
+    times (read as UTC); the authors' summaries and observations are not. Evidence ids are
+    cleaned ("D8:6; D9:17" split, "D:11:26" read as D11:26, "D30:05" as D30:5); ids no turn has
+    are dropped, and a question left with none is skipped. Every turn has its session's time.
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    names = [data["speaker_a"], data["speaker_b"]]
+    conv = Conversation(path.stem, {n: (n, n) for n in names}, "")
+    numbers = sorted(int(m[1]) for key in data for m in [re.fullmatch(r"session_(\d+)", key)] if m and data[key])
+    for s, n in enumerate(numbers):
+        when = datetime.strptime(data[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+        conv.sessions.append(when)
+        for turn in data[f"session_{n}"]:
+            images = turn.get("img_url") or []
+            conv.turns.append(Turn(turn["dia_id"], s, turn["speaker"], turn["text"], when,
+                                   caption=turn.get("blip_caption"), image=images[0] if images else None))
+    held = {t.id for t in conv.turns}
+    end = conv.sessions[-1] + timedelta(days=1)
+    for at, qa in enumerate(data["qa"]):
+        evidence = [f"D{m[1]}:{int(m[2])}" for e in qa.get("evidence", []) for m in _DIA_ID.finditer(str(e))]
+        evidence = list(dict.fromkeys(e for e in evidence if e in held))
+        if evidence:
+            conv.questions.append(Question(f"{conv.id}-q{at:03d}", CATEGORY_NAMES[int(qa["category"])],
+                                           str(qa["question"]), evidence, end))
+    return conv
+
+
+def read_dialogues(folder: Path) -> list[Conversation]:
+    """Every ``*.json`` conversation in ``folder``, in name order."""
+    return [read_dialogue(p) for p in sorted(folder.glob("*.json"))]

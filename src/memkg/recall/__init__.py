@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from pyoxigraph import DefaultGraph, NamedNode
 
 from ..provenance.evidence import packet as make_packet
-from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
-from .hits import SIGNALS, Hit, RecallAnswer
+from .embedder import Embedder, HashingEmbedder, MiniLMEmbedder, WordLlamaEmbedder, default_embedder
+from .hits import SIGNALS, Hit, Hits, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport
 from .ranking import RecallConfig, rank
 from .timeexpr import Period, find_periods
@@ -42,7 +42,9 @@ __all__ = [
     "Embedder",
     "HashingEmbedder",
     "Hit",
+    "Hits",
     "IndexFault",
+    "MiniLMEmbedder",
     "Period",
     "RecallAnswer",
     "RecallConfig",
@@ -68,8 +70,9 @@ def recall(
     now: datetime | None = None,
     config: RecallConfig | None = None,
     index: RecallIndex | None = None,
-) -> list[Hit]:
-    """The ``k`` best hits for ``query``, best first.
+) -> Hits:
+    """The ``k`` best hits for ``query``, best first (a list of :class:`Hit` that also says
+    whether anything in memory matched: :attr:`Hits.matched`).
 
     The scope is ``tenant``'s graph plus the shared default graph; or the union
     of ``tenants`` (each plus the default graph); or, with neither, every graph.
@@ -88,8 +91,8 @@ def recall(
     if not store.capabilities.recall_index:  # a server's store: the server recalls (SparqlBackend.recall)
         if tenants is not None and tenant is None:
             raise ValueError("a remote store recalls in one tenant (tenant=…) or in all its token may see")
-        found = store.backend.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
-        return [Hit.from_dict(h) for h in found]
+        answer = store.backend.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
+        return Hits((Hit.from_dict(h) for h in answer["hits"]), query=query, matched=bool(answer.get("matched", True)))
     chosen = [tenant] if tenant is not None else list(tenants) if tenants is not None else None
     graphs = None if chosen is None else ["", *(_graph_key(t) for t in chosen)]
     index = index or store.recall_index()
@@ -134,4 +137,4 @@ def answer(
                 raise ValueError("a packet covers one tenant: name it (tenant=…)")
             scope = tenants[0]
         evidence = make_packet(store, [h.node for h in hits], tenant=scope, max_vertices=max(max_vertices, len(hits)))
-    return RecallAnswer(query, tuple(hits), evidence)
+    return RecallAnswer(query, tuple(hits), evidence, matched=hits.matched)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
@@ -33,6 +34,7 @@ from ..core.vocab import (
     prov,
     rdfs,
 )
+from .timeexpr import MAX, MIN, find_periods, might_name_a_time
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 FOAF = "http://xmlns.com/foaf/0.1/"
@@ -86,6 +88,10 @@ class Document:
     end: float | None = None  #: the end of validity (exclusive); the event time for a moment
     recorded: float | None = None  #: mem:recordedAt
     episode: str | None = None  #: prov:wasGeneratedBy (a message's episode)
+    turn: int | None = None  #: mem:turn (a message's place in its episode, from 1)
+    #: The span of the dates a message's words name, read against its own time ("yesterday" said
+    #: on 8 May is 7 May): POSIX seconds, start and end (exclusive).
+    mentions: tuple[float, float] | None = None
     source: str | None = None  #: mem:assertedBy (the message behind a claim)
     links: list[tuple[str, str]] = field(default_factory=list)  #: (vertex IRI, role)
     names: list[tuple[str, str]] = field(default_factory=list)  #: (vertex IRI, a name it goes by)
@@ -143,9 +149,9 @@ class Labeller:
         return humanize(term.value)
 
 
-_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT = (
+_TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT, _TURN = (
     p.value for p in (RDF_TYPE, mem.recordedAt, prov.wasGeneratedBy, mem.eventTime, mem.content, RDF_REIFIES,
-                      mem.attachment))
+                      mem.attachment, mem.turn))
 
 
 def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
@@ -183,6 +189,8 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
             doc.text = " ".join([doc.text, *captions])
         doc.start = doc.end = event
         doc.episode = episode.value if isinstance(episode, NamedNode) else None
+        doc.turn = _integer(one(_TURN))
+        doc.mentions = mentioned_span(content.value, event)
     elif term is not None:
         doc.kind = "Occurrence" if MEM + "Occurrence" in types else "Claim"
         doc.text = labels(term, key)
@@ -213,6 +221,29 @@ def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
         else:
             return None
     return doc if doc.text.strip() else None
+
+
+def mentioned_span(text: str, said: float | None) -> tuple[float, float] | None:
+    """The span of the dates and periods ``text`` names, relative ones ("last week") read
+    against ``said`` (when it was said); None when it names none, or has no time to read them by.
+    Open periods ("before 2020") and those anchored on an event ("after the move") are left out."""
+    if said is None or not might_name_a_time(text):
+        return None
+    spans = [(p.start.timestamp(), p.end.timestamp())
+             for p in find_periods(text, datetime.fromtimestamp(said, timezone.utc))
+             if p.anchor is None and p.start > MIN and p.end < MAX]
+    if not spans:
+        return None
+    return min(a for a, _ in spans), max(b for _, b in spans)
+
+
+def _integer(term: object) -> int | None:
+    if isinstance(term, Literal) and term.datatype.value.endswith("#integer"):
+        try:
+            return int(term.value)
+        except ValueError:
+            return None
+    return None
 
 
 def _captions(store: Store, attachment: NamedNode, graph: Graph) -> list[str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["Hit", "RecallAnswer", "SIGNALS"]
+__all__ = ["Hit", "Hits", "RecallAnswer", "SIGNALS"]
 
 #: The signals that can rank a hit, in the order they are reported.
 SIGNALS = ("lexical", "vector", "entity", "time", "graph")
@@ -75,6 +76,25 @@ class Hit:
         return out
 
 
+class Hits(list[Hit]):
+    """A recall's hits, best first: a list of :class:`Hit` (``hits[0].node``, ``len(hits)``,
+    slices and iteration as before), that also says whether anything in memory matched.
+
+    ``matched`` is False when no hit was found by its words, a vertex or a period the question
+    names (only by the vector signal, and the graph around such hits) and the best hit's cosine
+    is below ``RecallConfig.vector_floor`` (SPEC section 7): the hits are the memory's nearest
+    meaning, not an answer (a person, period or thing the memory does not have).
+    """
+
+    def __init__(self, hits: Iterable[Hit] = (), *, query: str = "", matched: bool = True) -> None:
+        super().__init__(hits)
+        self.query = query
+        self.matched = matched
+
+    def __repr__(self) -> str:
+        return f"Hits({list.__repr__(self)}, matched={self.matched})"
+
+
 @dataclass(frozen=True)
 class RecallAnswer:
     """A question and its hits (and, if asked, the evidence packet seeded by them): the one
@@ -83,10 +103,11 @@ class RecallAnswer:
     query: str
     hits: tuple[Hit, ...]
     packet: Any = None  #: a memkg.provenance.evidence.EvidencePacket, or None
+    matched: bool = True  #: whether anything in memory matched (see :class:`Hits`)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"query": …, "hits": [hit.to_dict(), …]}``, plus ``"packet"`` when there is one."""
-        out: dict[str, Any] = {"query": self.query, "hits": [h.to_dict() for h in self.hits]}
+        """``{"query": …, "matched": …, "hits": [hit.to_dict(), …]}``, plus ``"packet"`` when there is one."""
+        out: dict[str, Any] = {"query": self.query, "matched": self.matched, "hits": [h.to_dict() for h in self.hits]}
         if self.packet is not None:
             out["packet"] = self.packet.to_dict()
         return out
@@ -104,4 +125,6 @@ class RecallAnswer:
             lines.append(f"    signals: {signals}" + (f"; {'; '.join(h.why)}" if h.why else ""))
         if not self.hits:
             lines.append("no hits")
+        elif not self.matched:
+            lines.append("nothing in memory matched: the hits are only the nearest by meaning (vector signal alone)")
         return "\n".join(lines) + "\n"

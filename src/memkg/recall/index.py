@@ -18,12 +18,9 @@ bulk load), and says so in the log; a read-only index reports the gap in
 
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
-FTS5 text index, their vectors (float16) and their links to vertices. The
-vectors are also held in memory, loaded on the first search: int8 rows with a
-scale each, one sign bit per dimension, and the links. A search compares the question's bits with every
-row's (Hamming distance, numpy ``bitwise_count``: 32 bytes a row, no BLAS), then
-scores the nearest by their rows: at least 2,000 and 0.4 % of the scope (see :meth:`Vectors.nearest`, and
-benchmarks/README.md for the measurements behind it). Removing a document (an erasure) leaves no trace of its
+FTS5 text index (:mod:`memkg.recall.fulltext`), their vectors (float16) and their
+links to vertices. The vectors and links are also held in memory, loaded on the
+first search (:mod:`memkg.recall.vectors`). Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
@@ -31,8 +28,6 @@ segment keeps its terms, and the write-ahead log is truncated.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import itertools
 import logging
 import re
@@ -60,13 +55,15 @@ from .documents import (
     graph_term,
 )
 from .embedder import Embedder
+from .fulltext import FTS_SCHEMA, FTS_TABLES, FullText, scope_token
+from .vectors import Vectors
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
 
 #: The index file inside an on-disk store's directory.
 INDEX_FILE = "recall.sqlite"
-SCHEMA_VERSION = "2"
-_TABLES = ("fts", "names", "links", "docs", "meta", "pending")
+SCHEMA_VERSION = "4"
+_TABLES = (*FTS_TABLES, "names", "links", "docs", "meta", "pending")
 #: A pending row standing for "every node" (a bulk load: its quads stream past).
 EVERYTHING = ("*", "*")
 #: Above this many nodes, a write's pending record is EVERYTHING (repaired by a rebuild).
@@ -78,9 +75,10 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     node TEXT NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
-    t0 REAL, t1 REAL, recorded REAL, episode TEXT, source TEXT, vec BLOB,
+    t0 REAL, t1 REAL, recorded REAL, episode TEXT, turn INTEGER, said0 REAL, said1 REAL, source TEXT, vec BLOB,
     UNIQUE(node, graph));
 CREATE INDEX IF NOT EXISTS docs_episode ON docs(episode, t0);
+CREATE INDEX IF NOT EXISTS docs_episode_turn ON docs(episode, turn);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE TABLE IF NOT EXISTS links(doc INTEGER NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL);
 DROP INDEX IF EXISTS links_entity;
@@ -91,20 +89,11 @@ CREATE TABLE IF NOT EXISTS names(doc INTEGER NOT NULL, entity TEXT NOT NULL, gra
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS names_doc ON names(doc);
 CREATE TABLE IF NOT EXISTS pending(node TEXT NOT NULL, graph TEXT NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    text, scope, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
-"""
+""" + FTS_SCHEMA
 
 
 CAPTION = mem.caption
 _NOT_WORD = re.compile(r"[\W_]+")
-
-
-@functools.lru_cache(maxsize=4096)
-def scope_token(graph: GraphKey) -> str:
-    """The word standing for a graph in the text index, so a search keeps to its tenants inside
-    FTS5 (``scope : (…) AND (…)``) instead of ranking every tenant's documents first."""
-    return "g" + hashlib.blake2b(graph.encode(), digest_size=8).hexdigest()
 
 
 def normalise_name(name: str) -> str:
@@ -133,266 +122,6 @@ class RecallIndexReport:
     @property
     def consistent(self) -> bool:
         return not self.faults
-
-
-class Vectors:
-    """The documents' vectors and filter columns in memory, by document id (sorted ascending)."""
-
-    #: The share of the scoped rows scored exactly after the sign-bit pre-scan (see nearest).
-    EXACT_SHARE = 0.004
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-        self.ids = np.zeros(0, dtype=np.int64)
-        #: The rows as int8, each with its scale (``row * scale`` is the vector; an error of at most
-        #: half a step, ~1e-3 a component): half float16's memory, and converted for arithmetic
-        #: several times faster (numpy converts float16 element by element).
-        self.matrix = np.zeros((0, dim), dtype=np.int8)
-        self.scale = np.zeros(0, dtype=np.float32)
-        self.words = (dim + 63) // 64  #: 64-bit words of sign bits per row
-        #: Sign bits, word-major (``words`` rows of one 64-bit word per document): a search reads
-        #: each word's column contiguously, a cache-sized chunk at a time.
-        self.bits = np.zeros((self.words, 0), dtype=np.uint64)
-        self.graphs = np.zeros(0, dtype=np.int32)
-        self.start = np.zeros(0, dtype=np.float64)
-        self.end = np.zeros(0, dtype=np.float64)
-        #: A document's time as an interval for period tests (see during): open ends at -inf and
-        #: +inf, a moment (end == start) a millisecond long, untimed documents marked.
-        self.low = np.zeros(0, dtype=np.float64)
-        self.high = np.zeros(0, dtype=np.float64)
-        self.timed = np.zeros(0, dtype=bool)
-        self.recorded = np.zeros(0, dtype=np.float64)
-        self.alive = np.zeros(0, dtype=bool)
-        self.size = 0
-        self.graph_codes: dict[GraphKey, int] = {}
-        self._distance = np.zeros(0, dtype=np.uint16)  #: scratch kept between searches (no page faults)
-        #: The documents' links to vertices (the entity signal): the document's position, the
-        #: vertex (a code in ``entity_codes``).
-        self.link_rows = np.zeros(0, dtype=np.int64)
-        self.link_entities = np.zeros(0, dtype=np.int32)
-        self.links = 0
-        self.entity_codes: dict[str, int] = {}
-        #: The links sorted by vertex (positions among the links), their vertex codes in that
-        #: order, and how many links that covers (the later ones are scanned); one tuple,
-        #: replaced whole, so a reader never mixes two versions.
-        self._by_entity: tuple[np.ndarray, np.ndarray, int] = (np.zeros(0, np.int64), np.zeros(0, np.int32), 0)
-
-    def code(self, graph: GraphKey) -> int:
-        return self.graph_codes.setdefault(graph, len(self.graph_codes))
-
-    def append(self, ids: Sequence[int], vectors: np.ndarray, graphs: Sequence[GraphKey],
-               start: Sequence[float | None], end: Sequence[float | None], recorded: Sequence[float | None]) -> None:
-        n = len(ids)
-        if n == 0:
-            return
-        need = self.size + n
-        if need > len(self.ids):
-            cap = max(need, 2 * len(self.ids), 1024)
-            self.ids = _grow(self.ids, cap)
-            self.matrix = _grow(self.matrix, cap)
-            self.scale = _grow(self.scale, cap)
-            self.bits = _grow(self.bits.T, cap).T.copy()
-            self.graphs = _grow(self.graphs, cap)
-            self.start = _grow(self.start, cap)
-            self.end = _grow(self.end, cap)
-            self.low = _grow(self.low, cap)
-            self.high = _grow(self.high, cap)
-            self.timed = _grow(self.timed, cap)
-            self.recorded = _grow(self.recorded, cap)
-            self.alive = _grow(self.alive, cap)
-        s = slice(self.size, need)
-        self.ids[s] = ids
-        for at in range(0, n, self.CHUNK):  # a chunk at a time: no float32 copy of a million rows
-            rows = np.asarray(vectors[at: at + self.CHUNK], dtype=np.float32)
-            part = slice(self.size + at, self.size + at + len(rows))
-            peak = np.abs(rows).max(axis=1)
-            scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
-            self.matrix[part] = np.rint(rows / scale[:, None])
-            self.scale[part] = scale
-            self.bits[:, part] = self.pack(rows).T
-        codes = self.graph_codes
-        self.graphs[s] = [codes[g] if g in codes else self.code(g) for g in graphs]
-        self.start[s] = [np.nan if t is None else t for t in start]
-        self.end[s] = [np.nan if t is None else t for t in end]
-        first, last = self.start[s], self.end[s]
-        self.low[s] = np.where(np.isnan(first), -np.inf, first)
-        self.high[s] = np.where(np.isnan(last), np.inf, np.where(last == first, last + 1e-3, last))
-        self.timed[s] = ~(np.isnan(first) & np.isnan(last))
-        self.recorded[s] = [np.nan if t is None else t for t in recorded]
-        self.alive[s] = True
-        self.size = need
-
-    def link(self, links: Sequence[tuple[int, str]]) -> None:
-        """Record links (document id, vertex IRI) of documents appended last."""
-        need = self.links + len(links)
-        if need > len(self.link_rows):
-            cap = max(need, 2 * len(self.link_rows), 1024)
-            self.link_rows = _grow(self.link_rows, cap)
-            self.link_entities = _grow(self.link_entities, cap)
-        codes = self.entity_codes
-        docs = np.fromiter((d for d, _ in links), dtype=np.int64, count=len(links))
-        self.link_rows[self.links: need] = np.searchsorted(self.ids[: self.size], docs)
-        self.link_entities[self.links: need] = [
-            codes[e] if e in codes else codes.setdefault(e, len(codes)) for _, e in links]
-        self.links = need
-
-    def linked(self, entities: Iterable[str]) -> np.ndarray:
-        """Positions of the live documents linked to any of ``entities`` (ascending), read from
-        the links in memory sorted by vertex: the cost follows the documents found."""
-        codes = [self.entity_codes[e] for e in entities if e in self.entity_codes]
-        if not codes:
-            return np.zeros(0, dtype=np.int64)
-        links = self.links
-        order, ordered_codes, done = self._by_entity
-        if links - done > max(4096, done // 8):  # sorted again now and then
-            order = np.argsort(self.link_entities[:links], kind="stable")
-            ordered_codes, done = self.link_entities[order], links
-            self._by_entity = (order, ordered_codes, done)
-        wanted = np.array(sorted(codes), dtype=np.int32)
-        starts = np.searchsorted(ordered_codes, wanted, side="left")
-        ends = np.searchsorted(ordered_codes, wanted, side="right")
-        parts = [order[a:b] for a, b in zip(starts, ends) if b > a]
-        parts.append(np.flatnonzero(np.isin(self.link_entities[done:links], wanted)) + done)
-        rows = np.sort(self.link_rows[np.concatenate(parts)])
-        if rows.size > 1:  # a document linked to two of the vertices (np.unique hashes: slower)
-            rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
-        live: np.ndarray = rows[self.alive[rows]]
-        return live
-
-    def during(self, periods: Iterable[tuple[float, float]]) -> np.ndarray:
-        """Which rows have a time overlapping one of ``periods`` (POSIX seconds, end exclusive)."""
-        n = self.size
-        out = np.zeros(n, dtype=bool)
-        for start, end in periods:
-            out |= (self.low[:n] < end) & (self.high[:n] > start)
-        out &= self.timed[:n]
-        return out
-
-    def positions(self, ids: Iterable[int] | np.ndarray) -> np.ndarray:
-        """Positions of the live documents among ``ids`` (unknown ids dropped); ids are sorted."""
-        wanted = ids.astype(np.int64, copy=False) if isinstance(ids, np.ndarray) else np.fromiter(ids, dtype=np.int64)
-        if wanted.size == 0 or self.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        held = self.ids[: self.size]
-        pos = np.minimum(np.searchsorted(held, wanted), self.size - 1)
-        pos = pos[held[pos] == wanted]
-        live: np.ndarray = pos[self.alive[pos]]
-        return live
-
-    def remove(self, ids: Iterable[int]) -> None:
-        pos = self.positions(ids)
-        self.alive[pos] = False
-        self.matrix[pos] = 0
-        self.scale[pos] = 0.0
-        self.bits[:, pos] = 0
-
-    def pack(self, vectors: np.ndarray) -> np.ndarray:
-        """Sign bits of ``vectors`` (rows), as 64-bit words."""
-        rows = np.atleast_2d(vectors)
-        packed = np.zeros((len(rows), self.words * 8), dtype=np.uint8)
-        packed[:, : (self.dim + 7) // 8] = np.packbits(rows > 0, axis=1)
-        words: np.ndarray = packed.view(np.uint64)
-        return words
-
-    def nearest(self, question: np.ndarray, scope: np.ndarray, exact: int,
-                also: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-        """Cosine similarity of ``question`` with every row in ``scope`` (-inf elsewhere); the rows
-        scored exactly (ascending); the highest estimate among the others.
-
-        Every scoped row gets the estimate its sign bits give (``1 - 2 * hamming / dim``);
-        the rows nearest by Hamming distance (at least ``exact``, and one in
-        :attr:`EXACT_SHARE` of the scope: the sign bits' ranking blurs as rows grow), and the
-        rows in ``also``, get the exact cosine (:meth:`cosines`).
-        """
-        n = self.size
-        out = np.full(n, -np.inf, dtype=np.float32)
-        whole = bool(scope[:n].all())
-        where = None if whole else np.flatnonzero(scope[:n])
-        count = n if where is None else where.size
-        if count == 0:
-            return out, np.zeros(0, dtype=np.int64), -np.inf
-        distance = self.hamming(self.pack(question)[0], where)
-        # 1 - 2h/d: monotone in the Hamming distance, as cos(pi h / d) is, at a fraction of the cost.
-        step = np.float32(-2.0 / self.dim)
-        if where is None:
-            np.multiply(distance, step, out=out)
-            out += np.float32(1.0)
-        else:
-            out[where] = distance * step + np.float32(1.0)
-        wanted = max(exact, int(count * self.EXACT_SHARE))
-        ceiling = -np.inf
-        if count > wanted:
-            near, cut = self._closest(distance, wanted)
-            best = near if where is None else where[near]
-            ceiling = float(np.float32(1.0) + step * np.float32(cut))  # no row left out is nearer
-        else:
-            best = np.arange(n) if where is None else where
-        if also is not None and also.size:
-            best = np.union1d(best, also[scope[also]])
-        q = question.astype(np.float32)
-        out[best] = self.cosines(best, q)
-        return out, best, ceiling
-
-    def rows(self, at: np.ndarray) -> np.ndarray:
-        """The vectors at positions ``at``, as float32 rows."""
-        out: np.ndarray = self.matrix[at].astype(np.float32) * self.scale[at, None]
-        return out
-
-    def cosines(self, at: np.ndarray, question: np.ndarray) -> np.ndarray:
-        """Cosine similarity of ``question`` (float32) with the rows at ``at`` (einsum: no
-        multi-threaded BLAS call, which costs more than it saves on a busy machine at these sizes)."""
-        out: np.ndarray = np.einsum("ij,j->i", self.matrix[at].astype(np.float32), question) * self.scale[at]
-        return out
-
-    def _closest(self, distance: np.ndarray, wanted: int) -> tuple[np.ndarray, int]:
-        """The positions of the ``wanted`` smallest ``distance``s (ascending; ties at the cut-off
-        broken by position), and that cut-off distance.
-
-        The distances are small integers: a histogram gives the cut-off without sorting. It is
-        first read from every ``stride``-th row (a histogram of every row costs more than the
-        Hamming distances did), with room to spare; the rows within it are then cut exactly.
-        """
-        stride = max(1, wanted // 256)
-        histogram = np.bincount(distance[::stride], minlength=self.dim + 1)
-        cut = int(np.searchsorted(np.cumsum(histogram), 2 * wanted // stride))
-        near = np.flatnonzero(distance <= cut)
-        if near.size < wanted:  # the sample misjudged: every row's histogram
-            cut = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.dim + 1)), wanted))
-            near = np.flatnonzero(distance <= cut)
-        held = distance[near]
-        cut = int(np.searchsorted(np.cumsum(np.bincount(held, minlength=self.dim + 1)), wanted))
-        below = near[held < cut]
-        return np.sort(np.concatenate([below, near[held == cut][: wanted - below.size]])), cut
-
-    #: Documents whose bits are compared per step: the step's buffers stay in the CPU's cache.
-    CHUNK = 32768
-
-    def hamming(self, qbits: np.ndarray, where: np.ndarray | None) -> np.ndarray:
-        """Hamming distances of the question's sign bits to the rows at ``where`` (None: every row)."""
-        count = self.size if where is None else where.size
-        if len(self._distance) < count:
-            self._distance = np.empty(len(self.ids), dtype=np.uint16)
-        distance = self._distance[:count]
-        xor = np.empty(min(count, self.CHUNK), dtype=np.uint64)
-        ones = np.empty(len(xor), dtype=np.uint8)
-        for at in range(0, count, self.CHUNK):
-            end = min(count, at + self.CHUNK)
-            x, c, part = xor[: end - at], ones[: end - at], distance[at:end]
-            for w in range(self.words):
-                column = self.bits[w, at:end] if where is None else self.bits[w, where[at:end]]
-                np.bitwise_xor(column, qbits[w], out=x)
-                np.bitwise_count(x, out=c)
-                if w:
-                    np.add(part, c, out=part)
-                else:
-                    np.copyto(part, c)
-        return distance
-
-
-def _grow(a: np.ndarray, cap: int) -> np.ndarray:
-    out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype)
-    out[: len(a)] = a
-    return out
 
 
 class RecallIndex:
@@ -427,6 +156,7 @@ class RecallIndex:
                 self._drop()  # an index from another version of memkg: derived data, built again
             self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA cache_size=-65536")
+        self.text = FullText(self.db, self._lock)
         #: What opening repaired: None, the number of nodes derived again, or "rebuilt".
         self.recovered: int | str | None = None
         if not read_only and self.built:
@@ -661,7 +391,7 @@ class RecallIndex:
         if not rows:
             return []
         ids = [r[0] for r in rows]
-        self.db.executemany("INSERT INTO fts(fts, rowid, text, scope) VALUES('delete', ?, ?, ?)", rows)
+        self.text.remove(rows)
         for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
             self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
         if self._vectors is not None:
@@ -683,12 +413,12 @@ class RecallIndex:
         ids = list(range(first, first + len(docs)))
         scopes = [scope_token(d.graph) for d in docs]
         self.db.executemany(
-            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, source, vec) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source, v.tobytes())
+            "INSERT INTO docs(id, node, graph, scope, kind, text, t0, t1, recorded, episode, turn, said0, said1, source, "
+            "vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, d.node, d.graph, scope, d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn,
+              *(d.mentions or (None, None)), d.source, v.tobytes())
              for i, d, scope, v in zip(ids, docs, scopes, packed)])
-        self.db.executemany("INSERT INTO fts(rowid, text, scope) VALUES (?, ?, ?)",
-                            [(i, d.text, scope) for i, d, scope in zip(ids, docs, scopes)])
+        self.text.add([(i, d.text, scope) for i, d, scope in zip(ids, docs, scopes)])
         self.db.executemany("INSERT INTO links VALUES (?, ?, ?)",
                             [(i, e, role) for i, d in zip(ids, docs) for e, role in d.links])
         names = []
@@ -701,13 +431,13 @@ class RecallIndex:
         self.db.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", names)
         if self._vectors is not None:
             self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
-                                 [d.end for d in docs], [d.recorded for d in docs])
+                                 [d.end for d in docs], [d.recorded for d in docs], [d.mentions for d in docs])
             self._vectors.link([(i, e) for i, d in zip(ids, docs) for e, _ in d.links])
 
     def _scrub(self) -> None:
         """Leave no trace of removed text: merge the FTS segments (old ones hold the removed
         terms), and truncate the write-ahead log (secure_delete has zeroed freed pages)."""
-        self.db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+        self.text.merge()
         if self.path is not None:
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -720,7 +450,7 @@ class RecallIndex:
                 v = Vectors(self.embedder.dim)
                 with self._reading():
                     self._rebuilt = self.meta("rebuilt")
-                    rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs ORDER BY id").fetchall()
+                    rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec, said0, said1 FROM docs ORDER BY id").fetchall()
                     links = self.db.execute("SELECT doc, entity FROM links").fetchall()
                 self._append(v, rows)
                 v.link(links)
@@ -746,7 +476,7 @@ class RecallIndex:
                 if self.meta("rebuilt") != self._rebuilt:
                     self._vectors = None
                     return
-                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec FROM docs WHERE id > ? ORDER BY id",
+                rows = self.db.execute("SELECT id, graph, t0, t1, recorded, vec, said0, said1 FROM docs WHERE id > ? ORDER BY id",
                                        (newest,)).fetchall()
                 links = self.db.execute("SELECT doc, entity FROM links WHERE doc > ?", (newest,)).fetchall()
                 (count,) = self.db.execute("SELECT count(*) FROM docs").fetchone()
@@ -773,63 +503,17 @@ class RecallIndex:
         if rows:
             matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float16).reshape(len(rows), -1)
             v.append([r[0] for r in rows], matrix, [r[1] for r in rows], [r[2] for r in rows],
-                     [r[3] for r in rows], [r[4] for r in rows])
+                     [r[3] for r in rows], [r[4] for r in rows],
+                     [None if r[6] is None else (r[6], r[7]) for r in rows])
 
     def lexical(self, terms: Sequence[str], limit: int, graphs: Sequence[GraphKey] | None = None, *,
                 budget: int = 2000, documents: int | None = None) -> list[tuple[int, float]]:
-        """BM25 over the documents' text (in ``graphs``; None: all): (document id, score, higher is
-        better), best first, for documents holding any of ``terms`` (words, each matched as
-        FTS5 matches a quoted phrase: stemmed).
-
-        FTS5 scores every match before it sorts (``ORDER BY bm25 … LIMIT`` has no top-k
-        pruning, and each score reads the document's length), so a word held by a tenth of a
-        large memory costs more than everything else recall does. ``budget`` bounds the matches
-        scored: the words' matches in scope are counted (each count stops past the budget),
-        and the most frequent words are left out while rarer ones fill the budget. A
-        frequent word weighs little in BM25 (its idf is low) beside the rare words kept. When
-        even the rarest word alone has more matches, only its ``budget`` latest indexed are
-        scored (the highest document ids: the latest writes; after a rebuild, the store's order).
-        ``documents``: how many documents the scope holds, when the caller knows; at most
-        ``budget``, no match can be left out and none is counted.
-        """
-        quoted = list(dict.fromkeys(f'"{t}"' for t in terms if t))
-        if not quoted:
-            return []
-        if graphs is not None:
-            if not graphs:
-                return []
-            scope = f"scope : ({' OR '.join(scope_token(g) for g in graphs)}) AND "
-        else:
-            scope = ""
-
-        def expression(words: Sequence[str]) -> str:
-            return f"{scope}text : ({' OR '.join(words)})"
-
+        """BM25 over the documents' text in ``graphs`` (None: all), each word weighed by how rare
+        it is there (:meth:`memkg.recall.fulltext.FullText.search`)."""
+        v = self.vectors()
         with self._lock:
-            try:
-                counts = [0] * len(quoted) if documents is not None and documents <= budget else [
-                    self.db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                    (expression([w]), budget + 1)).fetchone()[0] for w in quoted]
-                kept: list[int] = []
-                total = 0
-                for at in sorted(range(len(quoted)), key=counts.__getitem__):
-                    if kept and total + counts[at] > budget:
-                        break
-                    kept.append(at)
-                    total += counts[at]
-                match = expression([quoted[at] for at in sorted(kept)])
-                latest = ""
-                if total > budget:  # one word, too frequent: its latest indexed matches only
-                    row = self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                                          (match, budget - 1)).fetchone()
-                    latest = f" AND rowid >= {int(row[0])}" if row else ""
-                rows = self.db.execute(
-                    f"SELECT rowid, -bm25(fts, 1.0, 0.0) FROM fts WHERE fts MATCH ?{latest} "
-                    "ORDER BY bm25(fts, 1.0, 0.0) LIMIT ?", (match, limit),
-                ).fetchall()
-            except sqlite3.OperationalError:
-                return []
-        return [(int(r[0]), float(r[1])) for r in rows]
+            total = int(np.count_nonzero(v.alive[: v.size]))
+        return self.text.search(terms, limit, graphs, budget=budget, documents=documents, total=total)
 
     def documents(self, ids: Sequence[int]) -> dict[int, dict[str, object]]:
         out: dict[int, dict[str, object]] = {}
@@ -838,11 +522,11 @@ class RecallIndex:
                 chunk = list(ids[at: at + 500])
                 marks = ",".join("?" * len(chunk))
                 for row in self.db.execute(
-                    f"SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source FROM docs WHERE id IN ({marks})",
-                    chunk,
+                    f"SELECT id, node, graph, kind, text, t0, t1, recorded, episode, turn, source FROM docs "
+                    f"WHERE id IN ({marks})", chunk,
                 ):
                     out[row[0]] = dict(zip(("id", "node", "graph", "kind", "text", "start", "end", "recorded",
-                                            "episode", "source"), row))
+                                            "episode", "turn", "source"), row))
         return out
 
     def documents_of(self, nodes: Sequence[str]) -> list[int]:
@@ -907,8 +591,13 @@ class RecallIndex:
         episode, the claims it asserted, the message that asserted it. (document id, link)."""
         out: list[tuple[int, str]] = []
         with self._lock:
-            episode, t = doc.get("episode"), doc.get("start")
-            if episode and t is not None:
+            episode, t, turn = doc.get("episode"), doc.get("start"), doc.get("turn")
+            if episode and turn is not None:  # its place in the episode (turns of one session may share a time)
+                for step, link in ((-1, "turn before"), (1, "turn after")):
+                    out += [(r[0], link) for r in self.db.execute(
+                        "SELECT id FROM docs WHERE episode = ? AND graph = ? AND turn = ? LIMIT 1",
+                        (episode, graph, int(str(turn)) + step))]
+            elif episode and t is not None:
                 for op, order, link in (("<", "DESC", "turn before"), (">", "ASC", "turn after")):
                     out += [(r[0], link) for r in self.db.execute(
                         f"SELECT id FROM docs WHERE episode = ? AND graph = ? AND t0 {op} ? ORDER BY t0 {order} LIMIT 1",
@@ -943,30 +632,25 @@ class RecallIndex:
                     if key not in expected:
                         expected[key] = derive(self.store, q.subject, q.graph_name, labels)
             held = {(r[1], r[2]): r for r in self.db.execute(
-                "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, source, vec IS NOT NULL FROM docs")}
+                "SELECT id, node, graph, kind, text, t0, t1, recorded, episode, turn, source, vec IS NOT NULL, "
+                "said0, said1 FROM docs")}
             for key, d in expected.items():
                 if d is None:
                     continue
                 row = held.get(key)
                 if row is None:
                     faults.append(IndexFault(key[0], key[1], "missing"))
-                elif (row[3], row[4], row[5], row[6], row[7], row[8], row[9]) != (
-                        d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.source):
+                elif (*row[3:11], *row[12:14]) != (d.kind, d.text, d.start, d.end, d.recorded, d.episode, d.turn, d.source,
+                                                  *(d.mentions or (None, None))):
                     faults.append(IndexFault(key[0], key[1], "stale"))
-                elif not row[10]:
+                elif not row[11]:
                     faults.append(IndexFault(key[0], key[1], "no-vector"))
                 if len(faults) >= limit:
                     break
             for key in held:
                 if expected.get(key) is None and len(faults) < limit:
                     faults.append(IndexFault(key[0], key[1], "orphaned"))
-            (fts_ok,) = self.db.execute("SELECT count(*) FROM fts").fetchone()
-            if fts_ok != len(held):
-                faults.append(IndexFault("", "", f"text index holds {fts_ok} rows for {len(held)} documents"))
-            try:
-                self.db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
-            except sqlite3.DatabaseError as err:
-                faults.append(IndexFault("", "", f"text index integrity: {err}"))
+            faults += [IndexFault("", "", problem) for problem in self.text.faults(len(held))]
             if self.db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 faults.append(IndexFault("", "", "a write was interrupted between the store's commit and the index's: "
                                                  "opening the store writable repairs it"))

@@ -32,8 +32,9 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from ..core.vocab import mem
 from .documents import Graph, GraphKey, graph_term, seconds
-from .hits import Hit
-from .index import RecallIndex, Vectors, normalise_name
+from .hits import Hit, Hits
+from .index import RecallIndex, normalise_name
+from .vectors import Vectors
 from .timeexpr import Period, find_periods, strip_periods
 
 __all__ = ["RecallConfig", "rank"]
@@ -52,12 +53,16 @@ class RecallConfig:
     #: Documents whose vectors are compared exactly (the rest by their sign bits only).
     exact_vectors: int = 2000
     #: Reciprocal-rank fusion constant: larger flattens the difference between ranks.
-    rrf_k: int = 60
+    rrf_k: int = 20
+    #: Each signal's weight in the fusion (benchmarks/README.md: how they were chosen, and how
+    #: much recall moves with each).
     weights: dict[str, float] = field(default_factory=lambda: {
-        "lexical": 1.0, "vector": 1.0, "entity": 0.8, "time": 0.8, "graph": 0.35,
+        "lexical": 1.4, "vector": 1.0, "entity": 0.8, "time": 0.4, "graph": 0.7,
     })
     #: How many of the best hits pull in their neighbours (the graph signal).
     expand: int = 8
+    #: The graph signal's factor for the turn after a hit that asks something ("?"): its reply.
+    reply: float = 3.0
     #: How many of the best hits lend their sender to a question that names nobody (0: none).
     speakers: int = 0
     #: Score factor for a hit outside every period the question names (one without a time: ``untimed``).
@@ -69,12 +74,22 @@ class RecallConfig:
     retracted: float = 0.2
     not_valid: float = 0.5
     #: Score factor for the very vertex the question names (it asks about Lia; Lia's node is no answer).
-    named_vertex: float = 0.3
+    named_vertex: float = 0.1
     #: Two hits of one kind whose embeddings are at least this similar are one hit.
     duplicate_similarity: float = 0.97
     #: Folded duplicates a hit names at most (a sentence said in a thousand conversations is one
     #: hit; naming every copy would cost a store lookup each).
     duplicates_listed: int = 10
+    #: The share of the lexical score the entity and time lists add to the cosine they rank by.
+    focus_lexical: float = 0.5
+    #: Whether the names the entity signal matched are also looked up as words (in a dialogue
+    #: the other speaker says the name: "thanks, Lia!").
+    names_in_text: bool = False
+    #: The strongest hits whose episodes are read again (0: none), and the weight of that pass.
+    episodes: int = 3
+    episode_weight: float = 0.0
+    #: The cosine below which a best hit found by the vector signal alone is no match (``Hits.matched``).
+    vector_floor: float = 0.5
 
 
 _STOPWORDS = frozenset("""
@@ -127,164 +142,252 @@ def rank(
     valid_at: datetime | None = None,
     known_at: datetime | None = None,
     config: RecallConfig | None = None,
-) -> list[Hit]:
+) -> Hits:
     """The ``k`` best hits for ``query`` among the documents of ``graphs`` (None: every graph)."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     cfg = config or RecallConfig()
-    depth = max(cfg.candidates, k)  # each signal's list: k hits need at least k candidates
     reference = (now or known_at or valid_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    vectors = index.vectors()
-    n = vectors.size
-    scope = vectors.alive[:n].copy()
-    if graphs is not None:
-        codes = [vectors.graph_codes[g] for g in graphs if g in vectors.graph_codes]
-        scope &= np.isin(vectors.graphs[:n], codes)
-    held = int(np.count_nonzero(scope))  # the documents the text search may match
-    if known_at is not None:
-        recorded = vectors.recorded[:n]
-        scope &= ~(recorded > known_at.timestamp())  # unrecorded (nan) documents stay
+    ranking = _Ranking(index, store, cfg, graphs, k, known_at)
+    ranking.read_question(query, reference)
+    ranking.rank_signals()
+    ranking.fuse()
+    ranking.expand_graph()
+    ranking.lend_speakers()
+    ranking.second_pass()
+    hits = ranking.choose((valid_at or reference).timestamp())
+    return Hits(hits, query=query, matched=ranking.matched(hits))
 
-    def in_scope(hits: list[tuple[int, float]]) -> list[tuple[int, int, float]]:
+
+class _Ranking:
+    """One recall's state, step by step: the scope, the question read, each signal's list, the
+    fused candidates, then the graph around them, and the hits chosen."""
+
+    def __init__(self, index: RecallIndex, store: Store, cfg: RecallConfig, graphs: Sequence[GraphKey] | None,
+                 k: int, known_at: datetime | None) -> None:
+        self.index, self.store, self.cfg, self.graphs, self.k, self.known_at = index, store, cfg, graphs, k, known_at
+        self.depth = max(cfg.candidates, k)  # each signal's list: k hits need at least k candidates
+        self.vectors = vectors = index.vectors()
+        n = vectors.size
+        scope = vectors.alive[:n].copy()
+        if graphs is not None:
+            codes = [vectors.graph_codes[g] for g in graphs if g in vectors.graph_codes]
+            scope &= np.isin(vectors.graphs[:n], codes)
+        self.held = int(np.count_nonzero(scope))  # the documents the text search may match
+        if known_at is not None:
+            recorded = vectors.recorded[:n]
+            scope &= ~(recorded > known_at.timestamp())  # unrecorded (nan) documents stay
+        self.scope = scope
+        self.lists: dict[str, list[int]] = {}
+        self.candidates: dict[int, _Candidate] = {}
+        self.position: dict[int, int] = {}
+
+    def in_scope(self, hits: list[tuple[int, float]]) -> list[tuple[int, int, float]]:
         """(position, document id, score) of the scoped documents among ``hits``."""
         if not hits:
             return []
-        pos = vectors.positions(d for d, _ in hits)
-        keep = {int(vectors.ids[p]): int(p) for p in pos if scope[p]}
+        pos = self.vectors.positions(d for d, _ in hits)
+        keep = {int(self.vectors.ids[p]): int(p) for p in pos if self.scope[p]}
         return [(keep[d], d, s) for d, s in hits if d in keep]
 
-    # The question: its periods (anchors resolved in the memory), its words, the vertices it names.
-    entities = _entities(index, query, graphs)
-    linked = np.zeros(n, dtype=bool)
-    linked_rows = vectors.linked(entities) if entities else None
-    if linked_rows is not None:
-        linked[linked_rows] = True
-    periods = _periods(index, query, reference, in_scope, vectors, graphs, linked, cfg.lexical_budget, held)
-    text = strip_periods(query, periods) or query
-    lexical = in_scope(index.lexical(query_terms(text), depth * 2, graphs, budget=cfg.lexical_budget,
-                                     documents=held))
-    question_vector = index.embedder.embed([text])[0]
-    in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in periods) if periods else None
-    # The rows the entity and time lists choose among.
-    focus: dict[str, np.ndarray] = {}
-    if linked_rows is not None:
-        focus["entity"] = linked & scope
-    if in_period is not None:
-        focus["time"] = in_period & scope
-    # Exact cosines where the lists are decided: the best by sign bits, and the documents the
-    # entity and time lists choose among (when they are few).
-    few = [np.flatnonzero(m) for m in focus.values() if 0 < np.count_nonzero(m) <= cfg.exact_vectors]
-    also = np.concatenate(few) if few else None
-    similarity, exact, ceiling = vectors.nearest(question_vector, scope, cfg.exact_vectors, also)
-    lex_score = np.zeros(n, dtype=np.float32)
-    if lexical:
-        best = max(score for _, _, score in lexical) or 1.0
-        for row, _, score in lexical:
-            lex_score[row] = score / best
-    # Every row scored above the ceiling is among these: the others' estimates are lower.
-    likely = np.union1d(exact, np.array([row for row, _, _ in lexical], dtype=np.int64))
+    def read_question(self, query: str, reference: datetime) -> None:
+        """The question's vertices, periods (anchors resolved in the memory), words and vector."""
+        cfg, vectors = self.cfg, self.vectors
+        self.entities = _entities(self.index, query, self.graphs)
+        self.linked = np.zeros(vectors.size, dtype=bool)
+        self.linked_rows = vectors.linked(self.entities) if self.entities else None
+        if self.linked_rows is not None:
+            self.linked[self.linked_rows] = True
+        self.periods = _periods(self.index, query, reference, self.in_scope, vectors, self.graphs, self.linked,
+                                cfg.lexical_budget, self.held)
+        text = strip_periods(query, self.periods) or query
+        terms = query_terms(text)
+        if not cfg.names_in_text and self.entities:  # the entity signal reads the names
+            named = {w for name in self.entities.values() for w in name.split()}
+            terms = [t for t in terms if t not in named] or terms
+        self.lexical = self.in_scope(self.index.lexical(terms, self.depth * 2, self.graphs,
+                                                        budget=cfg.lexical_budget, documents=self.held))
+        self.question_vector = self.index.embedder.embed([text])[0]
+        self.in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in self.periods) \
+            if self.periods else None
 
-    def best_of(mask: np.ndarray, lexical_share: float) -> list[int]:
-        """Document ids of the best rows where ``mask`` holds, by cosine (plus ``lexical_share``
-        of the lexical score): found among the likely rows, unless a row outside could rank."""
-        rows = likely[mask[likely]]
-        values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
-        top = _top(values, depth)
-        complete = top.size == depth and values[top[-1]] > ceiling
-        if not complete and ceiling > -np.inf and rows.size < np.count_nonzero(mask):
-            rows = np.flatnonzero(mask)
+    def rank_signals(self) -> None:
+        """Each signal's ranked list of document ids."""
+        cfg, vectors, depth = self.cfg, self.vectors, self.depth
+        focus: dict[str, np.ndarray] = {}  # the rows the entity and time lists choose among
+        if self.linked_rows is not None:
+            focus["entity"] = self.linked & self.scope
+        if self.in_period is not None:
+            focus["time"] = self.in_period & self.scope
+        # Exact cosines where the lists are decided: the best by sign bits, and the documents the
+        # entity and time lists choose among (when they are few).
+        few = [np.flatnonzero(m) for m in focus.values() if 0 < np.count_nonzero(m) <= cfg.exact_vectors]
+        also = np.concatenate(few) if few else None
+        similarity, exact, ceiling = vectors.nearest(self.question_vector, self.scope, cfg.exact_vectors, also)
+        self.similarity = similarity
+        lex_score = np.zeros(vectors.size, dtype=np.float32)
+        if self.lexical:
+            best = max(score for _, _, score in self.lexical) or 1.0
+            for row, _, score in self.lexical:
+                lex_score[row] = score / best
+        # Every row scored above the ceiling is among these: the others' estimates are lower.
+        likely = np.union1d(exact, np.array([row for row, _, _ in self.lexical], dtype=np.int64))
+
+        def best_of(mask: np.ndarray, lexical_share: float) -> list[int]:
+            """Document ids of the best rows where ``mask`` holds, by cosine (plus ``lexical_share``
+            of the lexical score): found among the likely rows, unless a row outside could rank."""
+            rows = likely[mask[likely]]
             values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
             top = _top(values, depth)
-        return [int(vectors.ids[rows[at]]) for at in top]
+            complete = top.size == depth and values[top[-1]] > ceiling
+            if not complete and ceiling > -np.inf and rows.size < np.count_nonzero(mask):
+                rows = np.flatnonzero(mask)
+                values = similarity[rows] + np.float32(lexical_share) * lex_score[rows]
+                top = _top(values, depth)
+            return [int(vectors.ids[rows[at]]) for at in top]
 
-    lists: dict[str, list[int]] = {}
-    lists["lexical"] = [d for _, d, _ in lexical[: depth]]
-    # The vector list ranks the cosines computed, not the sign bits' estimates of the rest.
-    lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], depth)]
-    # Entity and time rank their documents by how well they match the question too.
-    for signal, mask in focus.items():
-        lists[signal] = best_of(mask, 0.5)
+        self.lists["lexical"] = [d for _, d, _ in self.lexical[:depth]]
+        # The vector list ranks the cosines computed, not the sign bits' estimates of the rest.
+        self.lists["vector"] = [int(vectors.ids[exact[at]]) for at in _top(similarity[exact], depth)]
+        # Entity and time rank their documents by how well they match the question too.
+        for signal, mask in focus.items():
+            self.lists[signal] = best_of(mask, cfg.focus_lexical)
 
-    # Fusion.
-    candidates: dict[int, _Candidate] = {}
-    for signal, ranked in lists.items():
-        weight = cfg.weights.get(signal, 0.0)
-        for r, d in enumerate(ranked):
-            c = candidates.setdefault(d, _Candidate(d))
-            c.contributions[signal] = weight / (cfg.rrf_k + r + 1)
-    position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
-    if entities:
-        linked_candidates = [d for d, row in position.items() if linked[row]]
-        for d, (entity, role) in index.roles(linked_candidates, sorted(entities)).items():
-            candidates[d].why.append(f"{role}: {entities[entity]}")
-        # The vertex a question names is its subject, rarely its answer.
-        for d in index.documents_of(sorted(entities)):
-            if d in candidates:
-                candidates[d].factor *= cfg.named_vertex
-    # A period dated by the memory ("before the move") is less certain than one the question dates.
-    outside = cfg.outside_period if any(not x.dated_by_memory for x in periods) else cfg.outside_anchored
-    if in_period is not None and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
-        timed_all = vectors.timed
-        for d, c in candidates.items():
-            at_row = position.get(d)
-            if at_row is None:
+    def weight(self, signal: str) -> float:
+        return self.cfg.weights.get(signal, 0.0)
+
+    def fuse(self) -> None:
+        """Weighted reciprocal-rank fusion of the lists; then the named vertices and the periods."""
+        cfg, candidates = self.cfg, self.candidates
+        for signal, ranked in self.lists.items():
+            weight = self.weight(signal)
+            for r, d in enumerate(ranked):
+                c = candidates.setdefault(d, _Candidate(d))
+                c.contributions[signal] = weight / (cfg.rrf_k + r + 1)
+        vectors = self.vectors
+        self.position = {int(vectors.ids[row]): int(row) for row in vectors.positions(sorted(candidates))}
+        if self.entities:
+            linked_candidates = [d for d, row in self.position.items() if self.linked[row]]
+            for d, (entity, role) in self.index.roles(linked_candidates, sorted(self.entities)).items():
+                candidates[d].why.append(f"{role}: {self.entities[entity]}")
+            # The vertex a question names is its subject, rarely its answer.
+            for d in self.index.documents_of(sorted(self.entities)):
+                if d in candidates:
+                    candidates[d].factor *= cfg.named_vertex
+        # A period dated by the memory ("before the move") is less certain than one the question dates.
+        self.outside = cfg.outside_period if any(not x.dated_by_memory for x in self.periods) else cfg.outside_anchored
+        if self.in_period is not None and cfg.weights.get("time", 0.0) > 0:  # the time signal also keeps to the period
+            timed_all = vectors.timed
+            for d, c in candidates.items():
+                at_row = self.position.get(d)
+                if at_row is None:
+                    continue
+                if self.in_period[at_row]:
+                    c.why.append("in " + ", ".join(x.phrase for x in self.periods))
+                elif timed_all[at_row]:
+                    c.factor *= self.outside
+                else:
+                    c.factor *= cfg.untimed
+
+    def strongest(self, count: int) -> list[_Candidate]:
+        return sorted(self.candidates.values(), key=lambda c: -c.score)[:count]
+
+    def lend(self, doc: int, signal: str, gain: float, why: str, row: int | None = None) -> None:
+        """Give ``doc`` (a candidate, or one joining) ``gain`` for ``signal`` unless it has more."""
+        c = self.candidates.get(doc)
+        joining = c is None
+        if c is None:
+            c = self.candidates[doc] = _Candidate(doc)
+        if c.contributions.get(signal, 0.0) < gain:
+            c.contributions[signal] = gain
+            c.why.append(why)
+        if joining and row is not None and self.in_period is not None and self.cfg.weights.get("time", 0.0) > 0:
+            c.factor *= 1.0 if self.in_period[row] else self.outside
+
+    def expand_graph(self) -> None:
+        """The graph around the strongest hits: the turns before and after, the claims a message
+        asserted, the message behind a claim."""
+        strong = self.strongest(self.cfg.expand)
+        docs = self.index.documents([c.doc for c in strong])
+        weight = self.weight("graph")
+        for r, c in enumerate(strong):
+            doc = docs.get(c.doc)
+            if doc is None:
                 continue
-            if in_period[at_row]:
-                c.why.append("in " + ", ".join(x.phrase for x in periods))
-            elif timed_all[at_row]:
-                c.factor *= outside
-            else:
-                c.factor *= cfg.untimed
+            # The turn after a question is its answer more often than any other neighbour.
+            asks = "?" in str(doc["text"])
+            for neighbour, link in self.index.neighbours(doc, str(doc["graph"])):
+                rows = self.vectors.positions([neighbour])
+                if rows.size and self.scope[rows[0]]:
+                    gain = weight / (self.cfg.rrf_k + r + 1) * (self.cfg.reply if asks and link == "turn after" else 1.0)
+                    self.lend(neighbour, "graph", gain, f"{link} {doc['node']}", int(rows[0]))
 
-    # The graph around the strongest hits.
-    ordered = sorted(candidates.values(), key=lambda c: -c.score)
-    strong = ordered[: cfg.expand]
-    docs = index.documents([c.doc for c in strong])
-    weight = cfg.weights.get("graph", 0.0)
-    for r, c in enumerate(strong):
-        doc = docs.get(c.doc)
-        if doc is None:
-            continue
-        for neighbour, link in index.neighbours(doc, str(doc["graph"])):
-            rows = vectors.positions([neighbour])
-            if not rows.size or not scope[rows[0]]:
-                continue
-            nb = candidates.setdefault(neighbour, _Candidate(neighbour))
-            gain = weight / (cfg.rrf_k + r + 1)
-            if nb.contributions.get("graph", 0.0) < gain:
-                nb.contributions["graph"] = gain
-                nb.why.append(f"{link} {doc['node']}")
-            if in_period is not None and neighbour not in position and cfg.weights.get("time", 0.0) > 0:
-                nb.factor *= 1.0 if in_period[rows[0]] else outside
-    # A question that names nobody ("the person who works at Halden Labs") is often about
-    # whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback).
-    if not entities and cfg.speakers:
-        speakers = index.senders([c.doc for c in strong[: cfg.speakers]])
-        for r, (d, speaker) in enumerate(index.said_by(list(speakers), list(candidates))):
-            c = candidates[d]
-            gain = weight / (cfg.rrf_k + speakers[speaker] + 1)
-            if c.contributions.get("graph", 0.0) < gain:
-                c.contributions["graph"] = gain
-                c.why.append(f"said by {speaker}, as a top hit")
+    def lend_speakers(self) -> None:
+        """A question that names nobody ("the person who works at Halden Labs") is often about
+        whoever said the best hits: their other candidate turns gain (pseudo-relevance feedback)."""
+        cfg = self.cfg
+        if self.entities or not cfg.speakers:
+            return
+        speakers = self.index.senders([c.doc for c in self.strongest(cfg.speakers)])
+        weight = self.weight("graph")
+        for d, speaker in self.index.said_by(list(speakers), list(self.candidates)):
+            self.lend(d, "graph", weight / (cfg.rrf_k + speakers[speaker] + 1), f"said by {speaker}, as a top hit")
 
-    # Versions and diversity, a pool of the best candidates at a time: a pool whose candidates
-    # fold into fewer than k hits (one sentence said in many conversations) is followed by the next.
-    by_score = sorted(candidates.values(), key=lambda c: -c.score)
-    pool_size = max(4 * k, 40)
-    at = (valid_at or reference).timestamp()
-    chosen = _Chosen(k, vectors.dim)
-    for first in range(0, len(by_score), pool_size):
-        pool = by_score[first: first + pool_size]
-        docs = index.documents([c.doc for c in pool])
-        # A candidate saying what a hit already says folds into it whatever its version; one an
-        # earlier pool took in (a successor) is not judged twice.
-        pool = [c for c in pool if c.doc not in chosen.seen and not chosen.fold(c.doc, docs.get(c.doc), store, cfg)]
-        statuses = _versions(index, store, pool, candidates, docs, vectors, scope, known_at, at, cfg)
-        pool.sort(key=lambda c: -c.score)
-        chosen.add(pool, docs, statuses, vectors, store, cfg)
-        if chosen.full:
-            break
-    return chosen.hits()
+    def second_pass(self) -> None:
+        """The episodes of the strongest hits are read again: their other candidates gain (an
+        answer often sits a few turns from the words that match it)."""
+        cfg = self.cfg
+        if not cfg.episodes or cfg.episode_weight <= 0:
+            return
+        strong = self.strongest(cfg.episodes)
+        episodes = {str(doc["episode"]): r for r, doc in enumerate(
+            self.index.documents([c.doc for c in strong]).get(c.doc, {}) for c in strong) if doc.get("episode")}
+        if not episodes:
+            return
+        others = [d for d in self.candidates if d not in {c.doc for c in strong}]
+        for d, doc in self.index.documents(others).items():
+            r = episodes.get(str(doc.get("episode")))
+            if r is not None:
+                self.lend(d, "graph", cfg.episode_weight / (cfg.rrf_k + r + 1), f"in the episode of a top hit")
+
+    def choose(self, at: float) -> list[Hit]:
+        """Versions and diversity, a pool of the best candidates at a time: a pool whose
+        candidates fold into fewer than k hits (one sentence said in many conversations) is
+        followed by the next."""
+        by_score = sorted(self.candidates.values(), key=lambda c: -c.score)
+        pool_size = max(4 * self.k, 40)
+        chosen = _Chosen(self.k, self.vectors.dim)
+        index, store, cfg = self.index, self.store, self.cfg
+        for first in range(0, len(by_score), pool_size):
+            pool = by_score[first: first + pool_size]
+            docs = index.documents([c.doc for c in pool])
+            # A candidate saying what a hit already says folds into it whatever its version; one an
+            # earlier pool took in (a successor) is not judged twice.
+            pool = [c for c in pool if c.doc not in chosen.seen and not chosen.fold(c.doc, docs.get(c.doc), store, cfg)]
+            statuses = _versions(index, store, pool, self.candidates, docs, self.vectors, self.scope, self.known_at,
+                                 at, cfg)
+            pool.sort(key=lambda c: -c.score)
+            chosen.add(pool, docs, statuses, self.vectors, store, cfg)
+            if chosen.full:
+                break
+        return chosen.hits()
+
+    def matched(self, hits: Sequence[Hit]) -> bool:
+        """Whether anything in memory matched: a hit was found by its words, a vertex or a period
+        the question names (the graph signal only follows other hits), or the best hit's cosine
+        with the question reaches ``RecallConfig.vector_floor``."""
+        if not hits:
+            return False
+        if any(set(h.signals) & MATCHING for h in hits):
+            return True
+        doc = self.index.find(hits[0].node, hits[0].graph or "")
+        rows = self.vectors.positions([doc]) if doc is not None else np.zeros(0, dtype=np.int64)
+        return bool(rows.size) and float(self.similarity[rows[0]]) >= self.cfg.vector_floor
+
+
+#: The signals that say the memory holds what the question names (vector: only the nearest
+#: meaning; graph: only a neighbour of another hit).
+MATCHING = frozenset({"lexical", "entity", "time"})
 
 
 def _versions(index: RecallIndex, store: Store, pool: list[_Candidate], candidates: dict[int, _Candidate],

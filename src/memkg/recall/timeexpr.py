@@ -110,97 +110,98 @@ _ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], tuple[datetime, datetime] | None]]
 
 
+def _iso(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    y, mo, d = int(m[1]), int(m[2]), m[3]
+    if not 1 <= mo <= 12:
+        return None
+    if d is None:
+        return _month(y, mo)
+    try:
+        return _day(datetime(y, mo, int(d), tzinfo=timezone.utc))
+    except ValueError:
+        return None
+
+def _day_month_year(day: str, month: str, year: str | None, now: datetime) -> tuple[datetime, datetime] | None:
+    mo = _MONTHS[month.lower().rstrip(".")]
+    y = int(year) if year else _recent_month(now, mo)
+    try:
+        return _day(datetime(y, mo, int(day), tzinfo=timezone.utc))
+    except ValueError:
+        return None
+
+def _month_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    mo = _MONTHS[m[1].lower().rstrip(".")]
+    return _month(int(m[2]) if m[2] else _recent_month(now, mo), mo)
+
+def _ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    n, unit = _number(m[1]), m[2].lower().rstrip("s")
+    if unit == "day":
+        return _day(now - timedelta(days=n))
+    if unit == "week":
+        return _week(now - timedelta(weeks=n))
+    if unit == "month":
+        return _month(now.year, now.month - n)
+    if unit == "year":
+        y = now.year - n
+        return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
+    return _day(now - timedelta(hours=n))  # hours, minutes: that day
+
+def _past(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    n, unit = _number(m[1]), m[2].lower().rstrip("s")
+    days = {"day": 1, "week": 7, "month": 30, "year": 365}.get(unit, 1) * n
+    return _day(now - timedelta(days=days))[0], _day(now)[1]
+
+def _relative(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    which, unit = m[1].lower(), m[2].lower()
+    step = {"last": -1, "previous": -1, "this": 0, "next": 1}[which]
+    if unit == "week":
+        return _week(now + timedelta(weeks=step))
+    if unit == "weekend":
+        monday = _week(now + timedelta(weeks=step if step else 0))[0]
+        return monday + timedelta(days=5), monday + timedelta(days=7)
+    if unit == "month":
+        return _month(now.year, now.month + step)
+    y = now.year + step
+    return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
+
+def _weekday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    target = _WEEKDAYS[m[2].lower()]
+    back = (now.weekday() - target) % 7 or (7 if m[1] and m[1].lower() == "last" else 0)
+    return _day(now - timedelta(days=back))
+
+def _season(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    first, last = _SEASONS[m[2].lower()]
+    if m[3]:
+        y = int(m[3])
+    else:  # the last such season that began at or before now
+        y = now.year if _month(now.year, first)[0] <= now else now.year - 1
+    return _month(y, first)[0], _month(y, last)[0]
+
+def _year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    y = int(m[1])
+    return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
+
+
 def _rules() -> list[_Rule]:
     def r(pattern: str) -> re.Pattern[str]:
         return re.compile(r"(?<![\w-])" + pattern + r"(?![\w-])", re.IGNORECASE)
 
-    def iso(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
-        y, mo, d = int(m[1]), int(m[2]), m[3]
-        if not 1 <= mo <= 12:
-            return None
-        if d is None:
-            return _month(y, mo)
-        try:
-            return _day(datetime(y, mo, int(d), tzinfo=timezone.utc))
-        except ValueError:
-            return None
-
-    def day_month_year(day: str, month: str, year: str | None, now: datetime) -> tuple[datetime, datetime] | None:
-        mo = _MONTHS[month.lower().rstrip(".")]
-        y = int(year) if year else _recent_month(now, mo)
-        try:
-            return _day(datetime(y, mo, int(day), tzinfo=timezone.utc))
-        except ValueError:
-            return None
-
-    def month_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        mo = _MONTHS[m[1].lower().rstrip(".")]
-        return _month(int(m[2]) if m[2] else _recent_month(now, mo), mo)
-
-    def ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        n, unit = _number(m[1]), m[2].lower().rstrip("s")
-        if unit == "day":
-            return _day(now - timedelta(days=n))
-        if unit == "week":
-            return _week(now - timedelta(weeks=n))
-        if unit == "month":
-            return _month(now.year, now.month - n)
-        if unit == "year":
-            y = now.year - n
-            return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
-        return _day(now - timedelta(hours=n))  # hours, minutes: that day
-
-    def past(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        n, unit = _number(m[1]), m[2].lower().rstrip("s")
-        days = {"day": 1, "week": 7, "month": 30, "year": 365}.get(unit, 1) * n
-        return _day(now - timedelta(days=days))[0], _day(now)[1]
-
-    def relative(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        which, unit = m[1].lower(), m[2].lower()
-        step = {"last": -1, "previous": -1, "this": 0, "next": 1}[which]
-        if unit == "week":
-            return _week(now + timedelta(weeks=step))
-        if unit == "weekend":
-            monday = _week(now + timedelta(weeks=step if step else 0))[0]
-            return monday + timedelta(days=5), monday + timedelta(days=7)
-        if unit == "month":
-            return _month(now.year, now.month + step)
-        y = now.year + step
-        return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
-
-    def weekday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        target = _WEEKDAYS[m[2].lower()]
-        back = (now.weekday() - target) % 7 or (7 if m[1] and m[1].lower() == "last" else 0)
-        return _day(now - timedelta(days=back))
-
-    def season(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        first, last = _SEASONS[m[2].lower()]
-        if m[3]:
-            y = int(m[3])
-        else:  # the last such season that began at or before now
-            y = now.year if _month(now.year, first)[0] <= now else now.year - 1
-        return _month(y, first)[0], _month(y, last)[0]
-
-    def year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-        y = int(m[1])
-        return datetime(y, 1, 1, tzinfo=timezone.utc), datetime(y + 1, 1, 1, tzinfo=timezone.utc)
-
     return [
-        (r(r"(\d{4})-(\d{2})(?:-(\d{2}))?(?:T[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)?"), iso),
+        (r(r"(\d{4})-(\d{2})(?:-(\d{2}))?(?:T[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)?"), _iso),
         (r(_ORD + r"\s+(?:of\s+)?" + _MONTH_RE + r",?(?:\s+" + _YEAR_RE + ")?"),
-         lambda m, now: day_month_year(m[1], m[2], m[3], now)),
+         lambda m, now: _day_month_year(m[1], m[2], m[3], now)),
         (r(_MONTH_RE + r"\s+" + _ORD + r"(?:,?\s+" + _YEAR_RE + ")?"),
-         lambda m, now: day_month_year(m[2], m[1], m[3], now)),
-        (r(_MONTH_RE + r",?\s+(?:of\s+)?" + _YEAR_RE), month_year),
-        (r(r"(?:(?:in|during|of|early|late|mid)\s+)?" + _FULL_MONTH_RE + r"()"), month_year),
-        (r(_NUM_RE + r"\s+(day|week|month|year|hour)s?\s+ago"), ago),
-        (r(r"(?:in\s+)?the\s+(?:last|past)\s+" + _NUM_RE + r"\s+(day|week|month|year)s?"), past),
+         lambda m, now: _day_month_year(m[2], m[1], m[3], now)),
+        (r(_MONTH_RE + r",?\s+(?:of\s+)?" + _YEAR_RE), _month_year),
+        (r(r"(?:(?:in|during|of|early|late|mid)\s+)?" + _FULL_MONTH_RE + r"()"), _month_year),
+        (r(_NUM_RE + r"\s+(day|week|month|year|hour)s?\s+ago"), _ago),
+        (r(r"(?:in\s+)?the\s+(?:last|past)\s+" + _NUM_RE + r"\s+(day|week|month|year)s?"), _past),
         (r(r"(?:in\s+)?the\s+(?:last|past)\s+(day|week|month|year)"), lambda m, now: past_unit(m[1], now)),
-        (r(r"(last|previous|this|next)\s+(week|weekend|month|year)"), relative),
-        (r(r"(last|this|on)?\s*(" + "|".join(_WEEKDAYS) + r")"), weekday),
+        (r(r"(last|previous|this|next)\s+(week|weekend|month|year)"), _relative),
+        (r(r"(last|this|on)?\s*(" + "|".join(_WEEKDAYS) + r")"), _weekday),
         (r(r"(?:(last|this|in|during)\s+)?(?:the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?" + _YEAR_RE + ")?"),
-         season),
-        (r(r"(?:(?:in|during|of)\s+)?" + _YEAR_RE), year),
+         _season),
+        (r(r"(?:(?:in|during|of)\s+)?" + _YEAR_RE), _year),
         (r(r"yesterday"), lambda m, now: _day(now - timedelta(days=1))),
         (r(r"the\s+day\s+before\s+yesterday"), lambda m, now: _day(now - timedelta(days=2))),
         (r(r"today|tonight|this\s+(?:morning|afternoon|evening)"), lambda m, now: _day(now)),
@@ -219,6 +220,19 @@ _MAY_VERB = re.compile(r"(?<![\w-])may(?![\w-])")
 _BOUNDARY = re.compile(r"(?<![\w-])(before|after|since|until|till)\s+", re.IGNORECASE)
 _ANCHOR = re.compile(r"(?:the|my|our|his|her|their|your|\w+'s)\s+[\w' -]{2,40}?(?=[?.!,;]|$|\s+(?:and|or|but|when|while)\s)",
                      re.IGNORECASE)
+
+
+#: A word every rule above needs at least one of (a digit, a month, weekday or season, or a
+#: relative word): text without any names no period, and is not read further.
+_MAYBE_TIME = re.compile(
+    r"\d|\b(?:" + "|".join([*(m.lower() for m in calendar.month_name if m), *_WEEKDAYS, *_SEASONS,
+                             "yesterday", "today", "tonight", "ago", "day", "week", "weekend", "month",
+                             "year", "morning", "afternoon", "evening"]) + r")s?\b", re.IGNORECASE)
+
+
+def might_name_a_time(text: str) -> bool:
+    """Whether ``text`` can name a period at all (a quick test before :func:`find_periods`)."""
+    return _MAYBE_TIME.search(text) is not None
 
 
 def find_periods(question: str, now: datetime) -> list[Period]:

@@ -179,7 +179,8 @@ class MemoryStore:
         valid_at: datetime | None = None,
         known_at: datetime | None = None,
     ) -> Any:
-        """The memory's nodes that answer ``query``, best first (:class:`memkg.recall.Hit`).
+        """The memory's nodes that answer ``query``, best first: :class:`memkg.recall.Hits`, a list
+        of :class:`memkg.recall.Hit` whose ``matched`` is False when nothing in memory matched.
 
         Messages, claims, episodes and vertices, ranked by lexical, vector, entity, time
         and graph signals, each hit saying which (SPEC section 7; :func:`memkg.recall.recall`).

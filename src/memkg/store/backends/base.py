@@ -153,7 +153,7 @@ class Backend(Protocol):
         ...
 
     def recall(self, query: str, *, tenant: str | NamedNode | None = None, k: int = 10,
-               valid_at: datetime | None = None, known_at: datetime | None = None) -> list[dict[str, Any]]:
-        """Recall answered where the index is, its hits as JSON (only without
+               valid_at: datetime | None = None, known_at: datetime | None = None) -> dict[str, Any]:
+        """Recall answered where the index is, its answer as JSON (SPEC section 7; only without
         ``capabilities.recall_index``)."""
         ...

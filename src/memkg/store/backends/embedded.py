@@ -116,7 +116,7 @@ class EmbeddedBackend:
     def declared_prefixes(self) -> dict[str, str]:
         return prefix_names.read(self.path)
 
-    def recall(self, query: str, **options: Any) -> list[dict[str, Any]]:
+    def recall(self, query: str, **options: Any) -> dict[str, Any]:
         raise NotImplementedError("the embedded store recalls with its own index (capabilities.recall_index)")
 
 

@@ -162,10 +162,10 @@ class SparqlBackend:
         k: int = 10,
         valid_at: datetime | None = None,
         known_at: datetime | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> dict[str, Any]:
         """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
-        vector indexes it keeps beside its store, under this client's token; its hits as JSON
-        (SPEC section 7). Another SPARQL server has no such indexes (and no copy here could be
+        vector indexes it keeps beside its store, under this client's token; its answer as JSON
+        (SPEC section 7: ``{"query", "hits", "matched"}``). Another SPARQL server has no such indexes (and no copy here could be
         kept current as other clients write): :class:`RemoteError` says so."""
         params = [("q", query), ("k", str(k))]
         params += [(name, value) for name, value in (
@@ -182,5 +182,5 @@ class SparqlBackend:
                     f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
                     f"serve, or recall where the store is (--store)", status=err.status) from None
             raise
-        hits: list[dict[str, Any]] = json.loads(body)["hits"]
-        return hits
+        answer: dict[str, Any] = json.loads(body)
+        return answer
