@@ -13,7 +13,7 @@ from ...core.errors import MemkgError
 from ...core.vocab import PREFIXES, mem, prov, rdf
 from ...store import MemoryStore
 from .. import SupportGraph
-from ..datasets import IRI, Node, as_node, dataset, select, values_block
+from ..datasets import IRI, Node, as_node, dataset, node_arg, select, values_block
 from .nodes import describe, refuters_of
 
 
@@ -78,7 +78,7 @@ class EvidencePacket:
         return tuple(i.node for i in self.items)
 
     def item(self, node: IRI | Node) -> PacketItem:
-        target = node if isinstance(node, (NamedNode, BlankNode)) else as_node(node)
+        target = node_arg(node)
         for i in self.items:
             if i.node == target:
                 return i

@@ -12,7 +12,7 @@ from pyoxigraph import BlankNode, NamedNode
 from ...core.vocab import mem, prov
 from ...store import MemoryStore
 from .. import SupportGraph
-from ..datasets import IRI, Node, as_node, dataset, select, values_block
+from ..datasets import IRI, Node, as_node, dataset, node_arg, select, values_block
 from .nodes import describe, refuters_of
 
 SUPPORTED, NOT_SUPPORTED, INCONCLUSIVE = "supported", "not supported", "inconclusive"
@@ -63,7 +63,7 @@ class Verification:
         return self.entered_at[0] if self.entered_at else None
 
     def stage(self, node: IRI | Node) -> Stage:
-        target = node if isinstance(node, (NamedNode, BlankNode)) else as_node(node)
+        target = node_arg(node)
         for s in self.stages:
             if s.node == target:
                 return s

@@ -47,6 +47,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard, overload
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
@@ -54,6 +55,7 @@ from ...core.errors import MemkgError
 from ...core.sparql import Token, tokenize
 from ...core.terms import Term
 from ...core.vocab import RDF
+from ..views import solutions
 
 TRIPLE_NS = "urn:memkg:triple:"
 RDF_STATEMENT = NamedNode(RDF + "Statement")
@@ -97,7 +99,7 @@ def term_iri(term: Triple) -> NamedNode:
     return NamedNode(TRIPLE_NS + hashlib.sha256(canonical(term).encode("utf-8")).hexdigest())
 
 
-def is_encoded(term: object) -> bool:
+def is_encoded(term: object) -> TypeGuard[NamedNode]:
     return isinstance(term, NamedNode) and term.value.startswith(TRIPLE_NS)
 
 
@@ -134,16 +136,19 @@ def encode_quads(quads: Iterable[Quad]) -> list[Quad]:
     def enc(t: Term) -> NamedNode | BlankNode | Literal:
         return iris[t] if isinstance(t, Triple) else t
 
+    def enc_subject(t: NamedNode | BlankNode | Triple) -> NamedNode | BlankNode:
+        return iris[t] if isinstance(t, Triple) else t
+
     out: dict[Quad, None] = {}
     for q in quads:
-        out[Quad(enc(q.subject), q.predicate, enc(q.object), q.graph_name)] = None  # type: ignore[arg-type]
+        out[Quad(enc_subject(q.subject), q.predicate, enc(q.object), q.graph_name)] = None
         stack = [t for t in (q.subject, q.object) if isinstance(t, Triple)]
         while stack:
             t = stack.pop()
             node, g = iris[t], q.graph_name
             description = (
                 Quad(node, RDF_TYPE, RDF_STATEMENT, g),
-                Quad(node, RDF_SUBJECT, enc(t.subject), g),
+                Quad(node, RDF_SUBJECT, enc_subject(t.subject), g),
                 Quad(node, RDF_PREDICATE, t.predicate, g),
                 Quad(node, RDF_OBJECT, enc(t.object), g),
             )
@@ -169,20 +174,24 @@ class Decoder:
         if part in _PARTS:
             self.known.setdefault(node, {})[part] = value
 
+    @overload
+    def term(self, t: Term) -> Term: ...
+    @overload
+    def term(self, t: None) -> None: ...
     def term(self, t: Term | None) -> Term | None:
         if not is_encoded(t):
             return t
         self.resolve([t])
-        return self._build(t, set())  # type: ignore[arg-type]
+        return self._build(t, set())
 
     def resolve(self, nodes: Iterable[object]) -> None:
         """Make sure every encoded IRI among ``nodes`` (and the ones nested in them) is known."""
-        pending = {n for n in nodes if is_encoded(n) and not self._complete(n)}  # type: ignore[arg-type]
+        pending = {n for n in nodes if is_encoded(n) and not self._complete(n)}
         while pending and self.lookup is not None:
-            for node, part, value in self.lookup(sorted(pending, key=str)):  # type: ignore[arg-type]
+            for node, part, value in self.lookup(sorted(pending, key=str)):
                 self.learn(node, part, value)
-            nested = {v for n in pending for v in self.known.get(n, {}).values()}  # type: ignore[call-overload]
-            missing = [n for n in pending if not self._complete(n)]  # type: ignore[arg-type]
+            nested = {v for n in pending for v in self.known.get(n, {}).values()}
+            missing = [n for n in pending if not self._complete(n)]
             if missing:
                 raise ValueError(f"{missing[0]}: no description of this encoded triple term on the server")
             pending = {n for n in nested if is_encoded(n) and not self._complete(n)}
@@ -198,9 +207,11 @@ class Decoder:
             raise ValueError(f"{node}: no complete description of this encoded triple term")
         inner = seen | {node}
         s, p, o = (parts[x] for x in _PARTS)
-        s = self._build(s, inner) if is_encoded(s) else s  # type: ignore[arg-type]
-        o = self._build(o, inner) if is_encoded(o) else o  # type: ignore[arg-type]
-        return Triple(s, p, o)  # type: ignore[arg-type]
+        if isinstance(s, Literal) or not isinstance(p, NamedNode):
+            raise ValueError(f"{node}: the encoded triple term's description has a literal subject or a "
+                             f"predicate that is not an IRI")
+        return Triple(self._build(s, inner) if is_encoded(s) else s, p,
+                      self._build(o, inner) if is_encoded(o) else o)
 
 
 def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Iterator[Quad]:
@@ -212,12 +223,12 @@ def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Itera
     data: list[Quad] = []
     for q in quads:
         if is_encoded(q.subject):
-            decoder.learn(q.subject, q.predicate, q.object)  # type: ignore[arg-type]
+            decoder.learn(q.subject, q.predicate, q.object)
         else:
             data.append(q)
     for q in data:
         obj = decoder.term(q.object) if is_encoded(q.object) else q.object
-        yield Quad(q.subject, q.predicate, obj, q.graph_name)  # type: ignore[arg-type]
+        yield Quad(q.subject, q.predicate, obj, q.graph_name)
 
 
 # -- queries ------------------------------------------------------------------------------
@@ -408,7 +419,7 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
 
     def constant(term_text: str) -> NamedNode:
         try:
-            (row,) = list(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}"))  # type: ignore[arg-type]
+            (row,) = list(solutions(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}")))
         except SyntaxError as err:
             raise Rdf11Unsupported(f"{term_text}: not a triple term ({err})") from None
         return term_iri(row["t"])
