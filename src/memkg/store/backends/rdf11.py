@@ -256,6 +256,13 @@ class _Rewriter:
         self.i = 0
         self.constant = constant
         self.fresh = 0
+        self.out: list[str] = []
+        # One entry per open brace: the description patterns waiting for the end of the
+        # current triples block, and whether the brace opened a CONSTRUCT template.
+        self.pending: list[list[str]] = [[]]
+        self.template: list[bool] = [False]
+        self.parens = 0
+        self.after_construct = False
 
     def next_significant(self, j: int) -> int:
         while j < len(self.toks) and self.toks[j].layout:
@@ -276,19 +283,11 @@ class _Rewriter:
         raise Rdf11Unsupported("unbalanced parentheses in the query")
 
     def run(self) -> str:
-        out: list[str] = []
-        # One entry per open brace: the description patterns waiting for the end of the
-        # current triples block, and whether the brace opened a CONSTRUCT template.
-        pending: list[list[str]] = [[]]
-        template: list[bool] = [False]
-        parens = 0
-        after_construct = False
         toks = self.toks
         while self.i < len(toks):
             t = toks[self.i]
-            up = t.text.upper()
             if t.layout:
-                out.append(t.text)
+                self.out.append(t.text)
                 self.i += 1
                 continue
             if t.text in _REIFIER_SYNTAX:
@@ -296,69 +295,90 @@ class _Rewriter:
                     f"{t.text!r}: reifier syntax (<< … >>, ~, {{| |}}) has no SPARQL 1.1 form over the "
                     f"RDF 1.1 encoding; write the reifier's triples with rdf:reifies <<( s p o )>>"
                 )
-            if t.kind in _WORDS and up == "VERSION":
-                j = self.next_significant(self.i + 1)
-                self.i = j + 1  # the version string goes too: SPARQL 1.1 has no VERSION
+            up = t.text.upper()
+            if t.kind in _WORDS and self.keyword(up):
                 continue
-            if t.kind in _WORDS and (up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}):
-                j = self.next_significant(self.i + 1)
-                if j < len(toks) and toks[j].text == "(":
-                    if up in _REFUSED_FUNCTIONS:
-                        raise Rdf11Unsupported(
-                            f"{t.text}(): no SPARQL 1.1 equivalent over the RDF 1.1 encoding of triple terms; "
-                            f"match the term in a triple pattern instead, e.g. ?r rdf:reifies <<( ?s ?p ?o )>>"
-                        )
-                    end = self.balanced(j)
-                    inner = _Rewriter(toks[j + 1 : end - 1], self.constant)
-                    inner.fresh = self.fresh
-                    arg = inner.run()
-                    out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
-                    self.i = end
-                    continue
-            if t.kind in _WORDS and up == "CONSTRUCT":
-                after_construct = True
             if t.text == "<<(":
-                text, patterns = self.triple_term()
-                if patterns:
-                    if parens:
-                        raise Rdf11Unsupported(
-                            "a triple term with variables inside an expression has no SPARQL 1.1 form over "
-                            "the RDF 1.1 encoding; match it in a triple pattern instead"
-                        )
-                    if template[-1]:
-                        raise Rdf11Unsupported(
-                            "a triple term with variables in a CONSTRUCT template cannot be written over "
-                            "the RDF 1.1 encoding"
-                        )
-                    pending[-1] += patterns
-                out.append(text)
+                self.triple_term_in_pattern()
                 continue
-            if t.text == "(":
-                parens += 1
-            elif t.text == ")":
-                parens -= 1
-            elif t.text == "{":
-                if pending[-1] and parens == 0:
-                    out.append(self.flush(pending[-1], before=True))
-                pending.append([])
-                template.append(after_construct)
-                after_construct = False
-            elif t.text == "}":
-                if pending[-1]:
-                    out.append(self.flush(pending[-1], before=True))
-                if len(pending) > 1:
-                    pending.pop()
-                    template.pop()
-            elif t.text == "." and parens == 0 and pending[-1]:
-                out.append(t.text)
-                out.append(self.flush(pending[-1], before=False))
-                self.i += 1
+            if self.structure(t, up):
                 continue
-            elif t.kind in _WORDS and up in _BLOCK_END_KEYWORDS and parens == 0 and pending[-1]:
-                out.append(self.flush(pending[-1], before=True))
-            out.append(t.text)
+            self.out.append(t.text)
             self.i += 1
-        return "".join(out)
+        return "".join(self.out)
+
+    def keyword(self, up: str) -> bool:
+        """The keyword ``up`` at the cursor: VERSION dropped (with its string), isTRIPLE/isIRI/isURI
+        calls rewritten, TRIPLE/SUBJECT/PREDICATE/OBJECT calls refused. True when the cursor moved
+        past it; False for any other word (CONSTRUCT is noted)."""
+        if up == "VERSION":
+            j = self.next_significant(self.i + 1)
+            self.i = j + 1  # the version string goes too: SPARQL 1.1 has no VERSION
+            return True
+        if up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}:
+            j = self.next_significant(self.i + 1)
+            if j < len(self.toks) and self.toks[j].text == "(":
+                if up in _REFUSED_FUNCTIONS:
+                    raise Rdf11Unsupported(
+                        f"{self.toks[self.i].text}(): no SPARQL 1.1 equivalent over the RDF 1.1 encoding of "
+                        f"triple terms; match the term in a triple pattern instead, e.g. ?r rdf:reifies <<( ?s ?p ?o )>>"
+                    )
+                end = self.balanced(j)
+                inner = _Rewriter(self.toks[j + 1 : end - 1], self.constant)
+                inner.fresh = self.fresh
+                arg = inner.run()
+                self.out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
+                self.i = end
+                return True
+        if up == "CONSTRUCT":
+            self.after_construct = True
+        return False
+
+    def triple_term_in_pattern(self) -> None:
+        """The ``<<( … )>>`` at the cursor, replaced; its description patterns wait for the end of the block."""
+        text, patterns = self.triple_term()
+        if patterns:
+            if self.parens:
+                raise Rdf11Unsupported(
+                    "a triple term with variables inside an expression has no SPARQL 1.1 form over "
+                    "the RDF 1.1 encoding; match it in a triple pattern instead"
+                )
+            if self.template[-1]:
+                raise Rdf11Unsupported(
+                    "a triple term with variables in a CONSTRUCT template cannot be written over "
+                    "the RDF 1.1 encoding"
+                )
+            self.pending[-1] += patterns
+        self.out.append(text)
+
+    def structure(self, t: Token, up: str) -> bool:
+        """Keep count of parentheses and braces, and write the waiting description patterns where a
+        triples block ends. True when it wrote the token itself (a ``.`` ending a block)."""
+        pending = self.pending
+        if t.text == "(":
+            self.parens += 1
+        elif t.text == ")":
+            self.parens -= 1
+        elif t.text == "{":
+            if pending[-1] and self.parens == 0:
+                self.out.append(self.flush(pending[-1], before=True))
+            pending.append([])
+            self.template.append(self.after_construct)
+            self.after_construct = False
+        elif t.text == "}":
+            if pending[-1]:
+                self.out.append(self.flush(pending[-1], before=True))
+            if len(pending) > 1:
+                pending.pop()
+                self.template.pop()
+        elif t.text == "." and self.parens == 0 and pending[-1]:
+            self.out.append(t.text)
+            self.out.append(self.flush(pending[-1], before=False))
+            self.i += 1
+            return True
+        elif t.kind in _WORDS and up in _BLOCK_END_KEYWORDS and self.parens == 0 and pending[-1]:
+            self.out.append(self.flush(pending[-1], before=True))
+        return False
 
     def flush(self, patterns: list[str], *, before: bool) -> str:
         text = " ".join(patterns)
