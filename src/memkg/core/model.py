@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Union
+from typing import Union, overload
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
@@ -447,14 +447,22 @@ def walk(items: Iterable[Item]) -> Iterator[Item]:
 
 
 def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
-    """The :class:`Claim` that ``quads`` (a claim's description) record about ``node``."""
-    by: dict[str, list[object]] = {}
+    """The :class:`Claim` that ``quads`` (a claim's description) record about ``node``.
+
+    Raises ValueError when the description does not fit a Claim: no triple term, or a
+    subject, asserter, generating activity or class that is not an IRI.
+    """
+    by: dict[str, list[Term]] = {}
     for q in quads:
         if q.subject == node:
             by.setdefault(q.predicate.value, []).append(q.object)
 
-    def one(p: NamedNode) -> object:
-        return (by.get(p.value) or [None])[0]
+    def one(p: NamedNode) -> Term | None:
+        values = by.get(p.value)
+        return values[0] if values else None
+
+    def one_iri(p: NamedNode) -> NamedNode | None:
+        return _claim_iri(node, str(p), one(p))
 
     triple = one(RDF_REIFIES)
     if not isinstance(triple, Triple):
@@ -463,7 +471,7 @@ def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
     cls = [c for c in by.get(RDF_TYPE.value, []) if c != mem.Claim]
     return Claim(
         id=node,
-        subject=triple.subject,  # type: ignore[arg-type]
+        subject=_claim_iri(node, "triple term's subject", triple.subject),
         predicate=triple.predicate,
         object=triple.object,
         confidence=Decimal(confidence.value) if isinstance(confidence, Literal) else None,
@@ -471,9 +479,20 @@ def claim_from_quads(node: NamedNode, quads: Iterable[Quad]) -> Claim:
         valid_until=datetime_of(one(mem.validUntil)),
         event_time=datetime_of(one(mem.eventTime)),
         context=[c for c in by.get(mem.context.value, []) if isinstance(c, NamedNode)],
-        asserted_by=one(mem.assertedBy),  # type: ignore[arg-type]
-        generated_by=one(prov.wasGeneratedBy),  # type: ignore[arg-type]
+        asserted_by=one_iri(mem.assertedBy),
+        generated_by=one_iri(prov.wasGeneratedBy),
         derived_from=[d for d in by.get(prov.wasDerivedFrom.value, []) if isinstance(d, NamedNode)],
         supported_by=[d for d in by.get(mem.supportedBy.value, []) if isinstance(d, NamedNode)],
-        cls=cls[0] if cls else mem.Claim,  # type: ignore[arg-type]
+        cls=_claim_iri(node, "class", cls[0]) if cls else mem.Claim,
     )
+
+
+@overload
+def _claim_iri(claim: NamedNode, what: str, value: Term) -> NamedNode: ...
+@overload
+def _claim_iri(claim: NamedNode, what: str, value: Term | None) -> NamedNode | None: ...
+def _claim_iri(claim: NamedNode, what: str, value: Term | None) -> NamedNode | None:
+    """``value`` where a Claim holds an IRI; ValueError naming the claim for any other term."""
+    if value is None or isinstance(value, NamedNode):
+        return value
+    raise ValueError(f"{claim}: its {what} is {value}, not an IRI, so it does not fit a Claim")

@@ -218,10 +218,18 @@ class Prologue:
 _IRI_PARTS = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$", re.DOTALL)
 
 
+def _iri_parts(text: str) -> re.Match[str]:
+    """``text`` split into scheme, authority, path, query and fragment (groups 1 to 5)."""
+    m = _IRI_PARTS.match(text)
+    if m is None:  # not reached: every part of the pattern is optional
+        raise ValueError(f"{text!r} is not an IRI reference")
+    return m
+
+
 def resolve_iri(base: str, ref: str) -> str:
     """RFC 3986 section 5.2 reference resolution, as Oxigraph does it (``urljoin`` differs for ``urn:``)."""
-    rs, ra, rp, rq, rf = _IRI_PARTS.match(ref).groups()  # type: ignore[union-attr]
-    bs, ba, bp, bq, _ = _IRI_PARTS.match(base).groups()  # type: ignore[union-attr]
+    rs, ra, rp, rq, rf = _iri_parts(ref).groups()
+    bs, ba, bp, bq, _ = _iri_parts(base).groups()
     if rs is not None:
         s, a, p, q = rs, ra, _remove_dots(rp), rq
     elif ra is not None:

@@ -483,50 +483,10 @@ def guarded(
     memkg.guard.limits.LimitExceeded: the input nests triple terms more than 1 deep (<<( … )>>), past the limit (--max-depth)
     """
     stack = parser_stack(openings)
-    check_depth = openings > limits.max_depth  # fewer openings cannot nest deeper
-    if check_depth and scan is not None:
-        # One scan of the text bounds every quad's depth (its brackets nest at least as deep):
-        # within the limit, no quad needs measuring (a third of a large load's parse time).
-        depth = scan()
-        if stack >= STACK_CAP:
-            limits._check_depth(depth, source, "<<( … )>>, {| … |}")
-        check_depth = depth > limits.max_depth
-    elif stack >= STACK_CAP:
-        raise ValueError("an input this large needs a scan of its nesting")
+    check_depth = _needs_depth_check(openings, stack, limits, source, scan)
     out: queue.Queue[Any] = queue.Queue(maxsize=4)
     stop = threading.Event()
-
-    def produce() -> None:
-        batch: list[Any] = []
-        try:
-            for quad in parse():
-                if check_depth and term_depth(quad, past=limits.max_depth) > limits.max_depth:
-                    quad = None  # freed here, on the deep stack (its drop recurses too)
-                    raise LimitExceeded(
-                        f"{source} nests triple terms more than {limits.max_depth} deep (<<( … )>>), past the limit "
-                        f"({OPTIONS['max_depth']})", limit="max_depth", value=limits.max_depth,
-                    )
-                batch.append(quad)
-                if len(batch) >= _BATCH:
-                    limits.check_literals(batch, source=source)
-                    out.put(batch)
-                    batch = []
-                    if stop.is_set():
-                        return
-            limits.check_literals(batch, source=source)
-            out.put(batch)
-            out.put(None)
-        except MemoryError as err:
-            out.put(parser_token_error(err, source))
-        except BaseException as err:  # noqa: BLE001 - handed to the consumer, raised there
-            out.put(err)
-
-    previous = threading.stack_size(stack)
-    try:
-        producer = threading.Thread(target=produce, name="memkg-parse", daemon=True)
-        producer.start()
-    finally:
-        threading.stack_size(previous)
+    producer = _thread_on_stack(stack, lambda: _produce(parse, out, stop, check_depth, limits, source))
     try:
         while True:
             item = out.get()
@@ -542,3 +502,67 @@ def guarded(
                 out.get(timeout=0.1)
             except queue.Empty:
                 pass
+
+
+def _needs_depth_check(
+    openings: int, stack: int, limits: Limits, source: str, scan: Callable[[], int] | None
+) -> bool:
+    """Whether each quad's depth must be measured; LimitExceeded when a scan finds the input nested
+    deeper than a parser's stack can hold at all."""
+    check_depth = openings > limits.max_depth  # fewer openings cannot nest deeper
+    if check_depth and scan is not None:
+        # One scan of the text bounds every quad's depth (its brackets nest at least as deep):
+        # within the limit, no quad needs measuring (a third of a large load's parse time).
+        depth = scan()
+        if stack >= STACK_CAP:
+            limits._check_depth(depth, source, "<<( … )>>, {| … |}")
+        return depth > limits.max_depth
+    if stack >= STACK_CAP:
+        raise ValueError("an input this large needs a scan of its nesting")
+    return check_depth
+
+
+def _produce(
+    parse: Callable[[], Iterable[Any]],
+    out: queue.Queue[Any],
+    stop: threading.Event,
+    check_depth: bool,
+    limits: Limits,
+    source: str,
+) -> None:
+    """The parser's thread: the quads in checked batches into ``out``, then None; or the error that
+    stopped it, for the consumer to raise."""
+    batch: list[Any] = []
+    try:
+        for quad in parse():
+            if check_depth and term_depth(quad, past=limits.max_depth) > limits.max_depth:
+                quad = None  # freed here, on the deep stack (its drop recurses too)
+                raise LimitExceeded(
+                    f"{source} nests triple terms more than {limits.max_depth} deep (<<( … )>>), past the limit "
+                    f"({OPTIONS['max_depth']})", limit="max_depth", value=limits.max_depth,
+                )
+            batch.append(quad)
+            if len(batch) >= _BATCH:
+                limits.check_literals(batch, source=source)
+                out.put(batch)
+                batch = []
+                if stop.is_set():
+                    return
+        limits.check_literals(batch, source=source)
+        out.put(batch)
+        out.put(None)
+    except MemoryError as err:
+        out.put(parser_token_error(err, source))
+    except BaseException as err:  # noqa: BLE001 - handed to the consumer, raised there
+        out.put(err)
+
+
+def _thread_on_stack(stack: int, target: Callable[[], None]) -> threading.Thread:
+    """``target`` started on a daemon thread with a ``stack``-byte stack."""
+    previous = threading.stack_size(stack)
+    try:
+        thread = threading.Thread(target=target, name="memkg-parse", daemon=True)
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    return thread

@@ -13,12 +13,13 @@ from pyoxigraph import (
 from ..core.terms import (
     IRI as IRI,  # re-exported: the provenance modules' argument type
 )
-from ..core.terms import Resource, full_iri, tenant_iri
+from ..core.terms import Term, full_iri, tenant_iri
 from ..guard.access import dataset_for
 from ..store import MemoryStore
 
-#: A node of a lineage or support graph: an IRI or a blank node.
-Node = Resource
+#: A node of a lineage or support graph: an IRI or a blank node, or a literal or triple
+#: term where the data links to one (a support leg or group member), kept as it is.
+Node = Term
 
 
 # -- datasets -----------------------------------------------------------------------
@@ -26,6 +27,11 @@ Node = Resource
 
 #: An IRI argument that must be absolute, as a node (:func:`memkg.core.terms.full_iri`).
 as_node = full_iri
+
+
+def node_arg(value: IRI | Node, what: str = "IRI") -> Node:
+    """A node argument: text as a full IRI (:func:`as_node`), a term as it is."""
+    return as_node(value, what) if isinstance(value, str) else value
 
 
 def dataset(tenant: IRI | None) -> dict[str, Any]:

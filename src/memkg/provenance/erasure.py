@@ -17,10 +17,10 @@ from ..core.errors import NotFoundError
 from ..core.json_terms import terms_json
 from ..core.model import Retraction
 from ..core.terms import IRI as _IRI
-from ..core.terms import new_id
+from ..core.terms import Resource, new_id
 from ..core.vocab import mem, memx, prov, rdf
 from ..store import MemoryStore
-from .datasets import IRI, Node, as_node
+from .datasets import IRI, as_node
 from .withdrawal import ERASURE
 
 # -- erasure ---------------------------------------------------------------------------
@@ -36,7 +36,7 @@ class Erasure:
     """
 
     record: NamedNode
-    removed: tuple[Node, ...]
+    removed: tuple[Resource, ...]
     kept: tuple[NamedNode, ...]
     quads_removed: int
 
@@ -102,14 +102,14 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
     if not any(raw.quads_for_pattern(node, None, None, target)):
         raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
 
-    def out(n: Node, p: NamedNode) -> list[Any]:
+    def out(n: Resource, p: NamedNode) -> list[Any]:
         return [q.object for q in raw.quads_for_pattern(n, p, None, target)]
 
-    removed: dict[Node, None] = {node: None}
-    considered: set[Node] = set()
-    frontier: list[Node] = [node]
+    removed: dict[Resource, None] = {node: None}
+    considered: set[Resource] = set()
+    frontier: list[Resource] = [node]
     while frontier:
-        candidates: dict[Node, None] = {}
+        candidates: dict[Resource, None] = {}
         for r in frontier:
             for p in _FLOW:
                 for q in raw.quads_for_pattern(None, p, r, target):
@@ -160,11 +160,11 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
     return Erasure(record.node(), tuple(removed), tuple(kept), count)
 
 
-def _is_occurrence(raw: Any, n: Node, target: Any) -> bool:
+def _is_occurrence(raw: Any, n: Resource, target: Any) -> bool:
     return any(raw.quads_for_pattern(n, rdf.type, mem.Occurrence, target))
 
 
-def _erased_with(n: Node, removed: dict[Node, None], out: Any, raw: Any, target: Any) -> bool:
+def _erased_with(n: Resource, removed: dict[Resource, None], out: Any, raw: Any, target: Any) -> bool:
     """Whether ``n`` rests only on removed nodes (see :func:`erase`)."""
     # A claim whose proposition mentions a removed node.
     if any(o in removed for o in out(n, memx.subject)) or any(o in removed for o in out(n, memx.object)):

@@ -12,6 +12,7 @@ from pyoxigraph import (
 from ..core.json_terms import term_json, terms_json
 from ..core.terms import tenant_iri
 from ..store import MemoryStore
+from ..store.views import solutions
 from .datasets import IRI, Node, as_node
 
 # -- lineage ---------------------------------------------------------------------------
@@ -86,7 +87,7 @@ def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lin
         params["tenant"] = scope.value
     links: dict[tuple[Any, ...], Link] = {}
     ends: dict[Node, bool] = {}
-    for row in store.view("lineage", params):  # type: ignore[union-attr]
+    for row in solutions(store.view("lineage", params), what="the lineage view"):
         link = Link(row["from"], row["kind"].value, row["source"], row["group"])
         links[(link.node, link.kind, link.source, link.group)] = link
         if row["end"] is not None and row["end"].value == "true":

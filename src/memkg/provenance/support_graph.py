@@ -16,10 +16,10 @@ from pyoxigraph import (
     parse,
 )
 
-from ..core.terms import tenant_iri
+from ..core.terms import Resource, tenant_iri
 from ..core.vocab import mem
 from ..store import MemoryStore
-from .datasets import IRI, Node, as_node, chunks, select
+from .datasets import IRI, Node, as_node, chunks, node_arg, select
 from .support_index import SupportIndex, graph_key
 
 # -- the support graph ---------------------------------------------------------------
@@ -126,7 +126,7 @@ def node_key(node: Node) -> str:
     return str(node) if isinstance(node, (NamedNode, BlankNode)) else "~" + str(node)
 
 
-def iri_key(node: Node) -> str:
+def iri_key(node: Resource) -> str:
     return node.value if isinstance(node, NamedNode) else "_:" + node.value
 
 
@@ -439,7 +439,7 @@ class SupportGraph:
             named = {k for k in todo if k[0] == "<"}
             asked |= named
         for k in [k for k in self._keys if k[0] == "~"]:  # a literal or triple term as a member
-            self._odd[k] = index.terms[k]  # type: ignore[assignment]
+            self._odd[k] = index.terms[k]
         for name in ("retracts", "supersedes"):
             by = _merged(index.backward[name], graphs)
             for x in asked & by.keys():
@@ -522,7 +522,7 @@ class SupportGraph:
     def around(cls, store: MemoryStore, nodes: Iterable[IRI | Node], *, tenant: IRI | None = None) -> "SupportGraph":
         """The upward closure of ``nodes``: everything their standing rests on."""
         graph = cls()
-        start = [graph._id(node_key(n if isinstance(n, BlankNode) else as_node(n))) for n in nodes]
+        start = [graph._id(node_key(node_arg(n))) for n in nodes]
         graph._close(store, _structure_options(store, tenant), start)
         return graph
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode, Quad
 
+from ..core.terms import Term
 from ..core.vocab import mem
 from ..store.backends.base import QuadStore
 
@@ -68,7 +69,7 @@ class SupportIndex:
         names = set(LINKS.values())
         self.forward: dict[str, Adjacency] = {n: {} for n in names}
         self.backward: dict[str, Adjacency] = {n: {} for n in names}
-        self.terms: dict[str, object] = {}  # the terms of "~" keys
+        self.terms: dict[str, Term] = {}  # the terms of "~" keys
 
     @classmethod
     def build(cls, raw: QuadStore) -> "SupportIndex":

@@ -209,7 +209,9 @@ def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | No
         p = view.param(name)
         value = parse_value(p, raw, known)
         if name == "tenant":
-            tenant = value  # type: ignore[assignment]
+            if not isinstance(value, NamedNode):
+                raise ValueError(f"{view.path}: parameter tenant names a graph, so its type must be iri, not {p.type}")
+            tenant = value
         else:
             terms[name] = value
     for p in view.params:

@@ -301,83 +301,11 @@ class Policy:
         ['urn:memkg:policy:lane:default', 'urn:memkg:policy:lane:notes', 'urn:memkg:policy:lanes']
         """
         out = _ShapeWriter(base)
-        known = sorted({*self.lanes, DEFAULT_LANE})
-        out.shape(
-            "lanes",
-            f"record versions name a lane of the policy ({', '.join(known)})",
-            f"""SELECT $this ?value (<{MEM}lane> AS ?path) WHERE {{
-                $this <{MEM}lane> ?value .
-                {_CURRENT}
-                FILTER(?value NOT IN ({_list(known)}))
-            }}""",
-            "{$this} names the lane {?value}, which the policy does not declare",
-        )
+        _lanes_shape(out, sorted({*self.lanes, DEFAULT_LANE}))
         lanes = dict(self.lanes)
         lanes.setdefault(DEFAULT_LANE, Lane(DEFAULT_LANE))
         for lane in sorted(lanes.values(), key=lambda lane: lane.name):
-            in_lane = _in_lane(lane.name)
-            key = f"lane:{lane.name}"
-            if not lane.closed:
-                out.shape(
-                    key,
-                    f"lane {lane.name} is open: its records name no source type",
-                    f"""SELECT $this ?value (<{MEM}sourceType> AS ?path) WHERE {{
-                        {in_lane}
-                        $this <{MEM}sourceType> ?value .
-                        {_CURRENT}
-                    }}""",
-                    f"{{$this}} is in lane {lane.name}, which declares no source types, but names {{?value}}",
-                )
-                continue
-            names = sorted(lane.source_types)
-            out.shape(
-                key,
-                f"lane {lane.name} is closed: its records name one of its source types ({', '.join(names)})",
-                f"""SELECT $this (<{MEM}sourceType> AS ?path) WHERE {{
-                    {in_lane}
-                    {_CURRENT}
-                    FILTER NOT EXISTS {{ $this <{MEM}sourceType> ?s . FILTER(?s IN ({_list(names)})) }}
-                }}""",
-                f"{{$this}} is in the closed lane {lane.name} but names none of its source types "
-                f"({', '.join(names)})",
-            )
-            for st in sorted(lane.source_types.values(), key=lambda s: s.name):
-                skey = f"{key}/{st.name}"
-                in_source = f'{in_lane}\n$this <{MEM}sourceType> {Literal(st.name)} .'
-                allowed = sorted(st.labels)
-                label_filter = f"FILTER(?label NOT IN ({_list(allowed)}))" if allowed else ""
-                constraints = [(
-                    f"""SELECT $this ?value ?label (<{MEM}hasEdgeProperty> AS ?path) WHERE {{
-                        {in_source}
-                        {_CURRENT}
-                        $this <{MEM}hasEdgeProperty> ?value .
-                        ?value <{MEM}edgeLabel> ?label .
-                        FILTER(!STRSTARTS(?label, "{RESERVED_PREFIX}"))
-                        {label_filter}
-                    }}""",
-                    f"{{$this}} ({st.schema}) carries {{?value}}: label {{?label}} is not allowed for source type "
-                    f"{st.schema} (allowed labels: {', '.join(allowed) or 'none'})",
-                )]
-                for rule in sorted(st.labels.values(), key=lambda r: r.label):
-                    tests = []
-                    if rule.values is not None:
-                        tests.append(f"?v NOT IN ({_list(sorted(rule.values))})")
-                    if rule.pattern is not None:
-                        tests.append(f"!REGEX(?v, {Literal(rule.pattern)})")
-                    if not tests:
-                        continue
-                    constraints.append((
-                        f"""SELECT $this ?value ?v (<{MEM}hasEdgeProperty> AS ?path) WHERE {{
-                            {in_source}
-                            {_CURRENT}
-                            $this <{MEM}hasEdgeProperty> ?value .
-                            ?value <{MEM}edgeLabel> {Literal(rule.label)} ; <{MEM}edgeValue> ?v .
-                            FILTER({' || '.join(tests)})
-                        }}""",
-                        f"{{$this}} ({st.schema}) carries {{?value}}: value {{?v}} of label {rule.label} is not "
-                        f"allowed ({rule.explain()})",
-                    ))
-                out.shapes(skey, f"source type {st.schema}: the labels and values its records may carry", constraints)
+            _lane_shapes(out, lane)
         quads = out.quads
         if include_base:
             quads = list(base_shapes()) + quads
@@ -469,6 +397,100 @@ class _ShapeWriter:
                 Quad(c, sh.message, Literal(message, language="en")),
                 Quad(c, sh.select, Literal(_dedent(select))),
             ]
+
+
+def _lanes_shape(out: _ShapeWriter, known: list[str]) -> None:
+    """Record versions name a lane the policy declares (one of ``known``)."""
+    out.shape(
+        "lanes",
+        f"record versions name a lane of the policy ({', '.join(known)})",
+        f"""SELECT $this ?value (<{MEM}lane> AS ?path) WHERE {{
+            $this <{MEM}lane> ?value .
+            {_CURRENT}
+            FILTER(?value NOT IN ({_list(known)}))
+        }}""",
+        "{$this} names the lane {?value}, which the policy does not declare",
+    )
+
+
+def _lane_shapes(out: _ShapeWriter, lane: Lane) -> None:
+    """An open lane's records name no source type; a closed lane's name one of its own, and each
+    source type's records carry only its labels and values."""
+    in_lane = _in_lane(lane.name)
+    key = f"lane:{lane.name}"
+    if not lane.closed:
+        out.shape(
+            key,
+            f"lane {lane.name} is open: its records name no source type",
+            f"""SELECT $this ?value (<{MEM}sourceType> AS ?path) WHERE {{
+                {in_lane}
+                $this <{MEM}sourceType> ?value .
+                {_CURRENT}
+            }}""",
+            f"{{$this}} is in lane {lane.name}, which declares no source types, but names {{?value}}",
+        )
+        return
+    names = sorted(lane.source_types)
+    out.shape(
+        key,
+        f"lane {lane.name} is closed: its records name one of its source types ({', '.join(names)})",
+        f"""SELECT $this (<{MEM}sourceType> AS ?path) WHERE {{
+            {in_lane}
+            {_CURRENT}
+            FILTER NOT EXISTS {{ $this <{MEM}sourceType> ?s . FILTER(?s IN ({_list(names)})) }}
+        }}""",
+        f"{{$this}} is in the closed lane {lane.name} but names none of its source types "
+        f"({', '.join(names)})",
+    )
+    for st in sorted(lane.source_types.values(), key=lambda s: s.name):
+        in_source = f'{in_lane}\n$this <{MEM}sourceType> {Literal(st.name)} .'
+        constraints = [_label_constraint(st, in_source)]
+        for rule in sorted(st.labels.values(), key=lambda r: r.label):
+            constraint = _value_constraint(st, rule, in_source)
+            if constraint is not None:
+                constraints.append(constraint)
+        out.shapes(f"{key}/{st.name}", f"source type {st.schema}: the labels and values its records may carry",
+                   constraints)
+
+
+def _label_constraint(st: SourceType, in_source: str) -> tuple[str, str]:
+    """The records of source type ``st`` carry only its labels (the engine's ``e_`` labels aside)."""
+    allowed = sorted(st.labels)
+    label_filter = f"FILTER(?label NOT IN ({_list(allowed)}))" if allowed else ""
+    return (
+        f"""SELECT $this ?value ?label (<{MEM}hasEdgeProperty> AS ?path) WHERE {{
+            {in_source}
+            {_CURRENT}
+            $this <{MEM}hasEdgeProperty> ?value .
+            ?value <{MEM}edgeLabel> ?label .
+            FILTER(!STRSTARTS(?label, "{RESERVED_PREFIX}"))
+            {label_filter}
+        }}""",
+        f"{{$this}} ({st.schema}) carries {{?value}}: label {{?label}} is not allowed for source type "
+        f"{st.schema} (allowed labels: {', '.join(allowed) or 'none'})",
+    )
+
+
+def _value_constraint(st: SourceType, rule: LabelRule, in_source: str) -> tuple[str, str] | None:
+    """The values label ``rule.label`` may take in source type ``st`` (None: any value)."""
+    tests = []
+    if rule.values is not None:
+        tests.append(f"?v NOT IN ({_list(sorted(rule.values))})")
+    if rule.pattern is not None:
+        tests.append(f"!REGEX(?v, {Literal(rule.pattern)})")
+    if not tests:
+        return None
+    return (
+        f"""SELECT $this ?value ?v (<{MEM}hasEdgeProperty> AS ?path) WHERE {{
+            {in_source}
+            {_CURRENT}
+            $this <{MEM}hasEdgeProperty> ?value .
+            ?value <{MEM}edgeLabel> {Literal(rule.label)} ; <{MEM}edgeValue> ?v .
+            FILTER({' || '.join(tests)})
+        }}""",
+        f"{{$this}} ({st.schema}) carries {{?value}}: value {{?v}} of label {rule.label} is not "
+        f"allowed ({rule.explain()})",
+    )
 
 
 def _dedent(text: str) -> str:

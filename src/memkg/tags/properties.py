@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeAlias, Union
 from urllib.parse import quote, unquote
 
 from pyoxigraph import NamedNode
@@ -107,7 +108,7 @@ class EdgeProperty:
         return cls(label, value) if sep else cls(GENERAL, text)
 
     @classmethod
-    def of(cls, prop: "str | EdgeProperty | tuple[str, str]") -> "EdgeProperty":
+    def of(cls, prop: PropertyLike) -> EdgeProperty:
         """A property from text, a ``(label, value)`` pair or a property."""
         if isinstance(prop, EdgeProperty):
             return prop
@@ -137,7 +138,13 @@ class EdgeProperty:
         return f"{self.label}:{self.value}"
 
 
-def as_properties(props: "Iterable[str | EdgeProperty | tuple[str, str]] | str | EdgeProperty") -> list[EdgeProperty]:
+#: One property as a caller may write it: ``"label:value"``, a ``(label, value)`` pair or an :class:`EdgeProperty`.
+PropertyLike: TypeAlias = Union[str, EdgeProperty, tuple[str, str]]
+#: Properties as the writes and set questions take them: one, or an iterable of them.
+Properties: TypeAlias = Union[Iterable[PropertyLike], str, EdgeProperty]
+
+
+def as_properties(props: Properties) -> list[EdgeProperty]:
     if isinstance(props, (str, EdgeProperty)):
         props = [props]
     return list(dict.fromkeys(EdgeProperty.of(p) for p in props))
@@ -214,7 +221,8 @@ class Version:
 
     iri: NamedNode
     record: NamedNode
-    recorded_at: datetime
+    #: None for a hand-written version without ``mem:recordedAt``.
+    recorded_at: datetime | None
     properties: frozenset[EdgeProperty]
     lane: str = DEFAULT_LANE
     source_type: str | None = None

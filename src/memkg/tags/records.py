@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 from typing import Literal as Mode
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 
 from ..core.errors import NotFoundError
-from ..core.terms import datetime_literal, datetime_of, iri, new_id
+from ..core.terms import Term, datetime_literal, datetime_of, iri, new_id
 from ..core.vocab import RDF_TYPE, mem
 from ..store import as_graph
+from ..store.views import solutions
 
 if TYPE_CHECKING:
     from ..store import MemoryStore
@@ -33,6 +34,8 @@ from .properties import (
     LabelCount,
     LaneError,
     Link,
+    Properties,
+    PropertyLike,
     Record,
     Rejected,
     ReservedLabelError,
@@ -94,11 +97,11 @@ class Tags:
         return [q.subject for q in self._raw.quads_for_pattern(None, mem.versionOf, record, self.graph)
                 if isinstance(q.subject, NamedNode)]
 
-    def _revisers(self, version: NamedNode) -> Iterator[NamedNode]:
+    def _revisers(self, version: NamedNode) -> Iterator[NamedNode | BlankNode | Triple]:
         for q in self._raw.quads_for_pattern(None, mem.revises, version, self.graph):
-            yield q.subject  # type: ignore[misc]
+            yield q.subject
 
-    def _recorded(self, node: NamedNode) -> datetime | None:
+    def _recorded(self, node: NamedNode | BlankNode | Triple) -> datetime | None:
         for q in self._raw.quads_for_pattern(node, mem.recordedAt, None, self.graph):
             return datetime_of(q.object)
         return None
@@ -113,16 +116,17 @@ class Tags:
         return not any((rt := self._recorded(r)) is not None and rt <= known_at for r in self._revisers(version))
 
     def _read(self, node: NamedNode) -> Version:
-        record = None
-        recorded = None
+        record: NamedNode | None = None
+        recorded: datetime | None = None
         props: list[EdgeProperty] = []
-        lane, source, revises = DEFAULT_LANE, None, None
+        lane, source = DEFAULT_LANE, None
+        revises: NamedNode | None = None
         for q in self._raw.quads_for_pattern(node, None, None, self.graph):
             p, o = q.predicate, q.object
             if p == mem.hasEdgeProperty:
                 prop = EdgeProperty.from_iri(o) if isinstance(o, NamedNode) else None
                 props.append(prop if prop is not None else self._describe_edge(o))
-            elif p == mem.versionOf:
+            elif p == mem.versionOf and isinstance(o, NamedNode):
                 record = o
             elif p == mem.recordedAt:
                 recorded = datetime_of(o)
@@ -130,19 +134,26 @@ class Tags:
                 lane = o.value
             elif p == mem.sourceType and isinstance(o, Literal):
                 source = o.value
-            elif p == mem.revises:
+            elif p == mem.revises and isinstance(o, NamedNode):
                 revises = o
         if record is None:
             raise NotFoundError(f"{node}: not a record version in graph {self.graph}")
-        return Version(node, record, recorded, frozenset(props), lane, source, revises)  # type: ignore[arg-type]
+        return Version(node, record, recorded, frozenset(props), lane, source, revises)
 
-    def _describe_edge(self, node: object) -> EdgeProperty:
+    def _describe_edge(self, node: Term) -> EdgeProperty:
         """An edge property whose IRI memkg did not mint: read its label and value."""
-        label = next(self._raw.quads_for_pattern(node, mem.edgeLabel, None, self.graph), None)  # type: ignore[arg-type]
-        value = next(self._raw.quads_for_pattern(node, mem.edgeValue, None, self.graph), None)  # type: ignore[arg-type]
+        label = self._edge_text(node, mem.edgeLabel)
+        value = self._edge_text(node, mem.edgeValue)
         if label is None or value is None:
             raise NotFoundError(f"{node}: an edge property without mem:edgeLabel and mem:edgeValue")
-        return EdgeProperty(label.object.value, value.object.value)  # type: ignore[union-attr]
+        return EdgeProperty(label, value)
+
+    def _edge_text(self, node: Term, predicate: NamedNode) -> str | None:
+        """The text of ``node``'s first ``predicate`` value (None when it has none, or is a literal)."""
+        if isinstance(node, Literal):
+            return None
+        q = next(self._raw.quads_for_pattern(node, predicate, None, self.graph), None)
+        return None if q is None or isinstance(q.object, Triple) else q.object.value
 
     def version(self, record: Record, *, known_at: datetime | None = None) -> Version | None:
         """The record's version now (or at transaction time ``known_at``); None if it had none then."""
@@ -257,7 +268,7 @@ class Tags:
     def add(
         self,
         record: Record,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         lane: str | None = None,
         source_type: str | None = None,
@@ -274,7 +285,7 @@ class Tags:
             plan = self._plan(record, lane, source_type)
             for p in _raw_properties(properties):
                 try:
-                    prop = EdgeProperty.of(p)  # type: ignore[arg-type]
+                    prop = EdgeProperty.of(p)
                 except ValueError as err:
                     if isinstance(p, str) and p.partition(":")[0].strip().startswith(RESERVED_PREFIX):
                         plan.rejected.append(Rejected(p, str(err)))
@@ -293,7 +304,7 @@ class Tags:
     def update(
         self,
         record: Record,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         lane: str | None = None,
         source_type: str | None = None,
@@ -454,14 +465,14 @@ class Tags:
         Every term in ``patterns`` is serialized by pyoxigraph (never pasted text).
         """
         body = f"{patterns} {live_pattern(known_at)} ?v mem:versionOf ?r ."
-        rows = self.store.query(f"SELECT DISTINCT ?r WHERE {{ {self._in_graph(body)} }}")
-        return sorted((row["r"] for row in rows), key=iri_order)  # type: ignore[union-attr]
+        rows = solutions(self.store.query(f"SELECT DISTINCT ?r WHERE {{ {self._in_graph(body)} }}"))
+        return sorted((row["r"] for row in rows), key=iri_order)
 
     def _size(self, prop: EdgeProperty, cap: int) -> int:
         """How many versions carry ``prop``, counted up to ``cap`` (a cheap, bounded scan)."""
         body = self._in_graph(f"?v mem:hasEdgeProperty {prop.iri} .")
         q = f"SELECT (COUNT(*) AS ?n) WHERE {{ SELECT ?v WHERE {{ {body} }} LIMIT {int(cap)} }}"
-        return int(next(iter(self.store.query(q)))["n"].value)  # type: ignore[arg-type]
+        return int(next(solutions(self.store.query(q)))["n"].value)
 
     def _smallest_first(self, props: list[EdgeProperty]) -> list[EdgeProperty]:
         """``props`` ordered by how many versions carry each, smallest first.
@@ -479,8 +490,8 @@ class Tags:
                 sizes[p] = self._size(p, cap)
         return sorted(props, key=lambda p: sizes[p])
 
-    def _gather_props(self, properties: object) -> list[EdgeProperty]:
-        props = as_properties(properties)  # type: ignore[arg-type]
+    def _gather_props(self, properties: Properties) -> list[EdgeProperty]:
+        props = as_properties(properties)
         if not props:
             raise ValueError("name at least one edge property")
         for p in props:
@@ -492,7 +503,7 @@ class Tags:
 
     def intersect(
         self,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         known_at: datetime | None = None,
     ) -> list[NamedNode]:
@@ -507,7 +518,7 @@ class Tags:
 
     def union(
         self,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         known_at: datetime | None = None,
     ) -> list[NamedNode]:
@@ -518,7 +529,7 @@ class Tags:
 
     def count(
         self,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         mode: Mode["all", "any"] = "all",
         known_at: datetime | None = None,
@@ -526,11 +537,11 @@ class Tags:
         """How many records carry every (``mode="all"``) or any (``"any"``) of ``properties``."""
         return len(self._gather(properties, mode, known_at))
 
-    def _gather(self, properties: object, mode: str, known_at: datetime | None) -> list[NamedNode]:
+    def _gather(self, properties: Properties, mode: str, known_at: datetime | None) -> list[NamedNode]:
         if mode == "all":
-            return self.intersect(properties, known_at=known_at)  # type: ignore[arg-type]
+            return self.intersect(properties, known_at=known_at)
         if mode == "any":
-            return self.union(properties, known_at=known_at)  # type: ignore[arg-type]
+            return self.union(properties, known_at=known_at)
         raise ValueError(f"mode must be 'all' (intersect) or 'any' (union), not {mode!r}")
 
     def record_time(self, record: Record) -> datetime | None:
@@ -554,7 +565,7 @@ class Tags:
 
     def timeline(
         self,
-        properties: "Iterable[str | EdgeProperty | tuple[str, str]] | str",
+        properties: Properties,
         *,
         mode: Mode["all", "any"] = "all",
         known_at: datetime | None = None,
@@ -618,20 +629,20 @@ class Tags:
         q = (f"SELECT ?label (COUNT(DISTINCT ?r) AS ?n) (COUNT(DISTINCT ?p) AS ?k) "
              f"WHERE {{ {self._where(checked_known_at(known_at))} }} GROUP BY ?label ORDER BY ?label")
         return [LabelCount(row["label"].value, int(row["n"].value), int(row["k"].value))
-                for row in self.store.query(q)]  # type: ignore[union-attr]
+                for row in solutions(self.store.query(q))]
 
     def values(self, label: str, *, known_at: datetime | None = None) -> list[tuple[str, int]]:
         """The values of ``label`` in use, each with how many records carry it, most used first."""
         name = Literal(normalize_label(label))
         q = (f"SELECT ?value (COUNT(DISTINCT ?r) AS ?n) WHERE {{ {self._where(checked_known_at(known_at))} "
              f"FILTER(?label = {name}) }} GROUP BY ?value ORDER BY DESC(?n) ?value")
-        return [(row["value"].value, int(row["n"].value)) for row in self.store.query(q)]  # type: ignore[union-attr]
+        return [(row["value"].value, int(row["n"].value)) for row in solutions(self.store.query(q))]
 
 
-def _raw_properties(props: object) -> list[object]:
+def _raw_properties(props: Properties) -> list[PropertyLike]:
     if isinstance(props, (str, EdgeProperty)):
         return [props]
-    return list(cast("Iterable[object]", props))
+    return list(props)
 
 
 def _refuse_reserved(props: Iterable[EdgeProperty], operation: str) -> None:

@@ -17,8 +17,8 @@ bearer token of each request, checked against the same tokens file and rules as
 known token is answered 401 before it reaches the protocol (:class:`BearerGate`).
 """
 
-# No `from __future__ import annotations`: the tools' signatures use types built in build_server
-# (their limits), which ToolSpec evaluates where they are defined.
+# No `from __future__ import annotations`: ToolSpec reads the tools' signatures (inspect.signature),
+# so their annotations must be the types themselves, not text.
 
 import asyncio
 import functools
@@ -26,9 +26,9 @@ import inspect
 import json
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeVar, Union, cast, get_args, get_origin
 
 import anyio
 import uvicorn
@@ -119,6 +119,69 @@ class BearerGate:
         await self.app(scope, receive, send)
 
 
+# -- the tools' argument types ------------------------------------------------------------
+
+
+class Bounded:
+    """Where an argument type takes one of the server's :class:`ToolLimits`, by name.
+
+    ``Bounded("max_iri", min_length=1)`` stands for ``Field(min_length=1, max_length=limits.max_iri)``
+    (``bound="le"``: a maximum); :meth:`ToolSpec.of` fills it in for the limits the server is built with.
+    """
+
+    def __init__(self, limit: str, bound: str = "max_length", **field: Any) -> None:
+        if limit not in ToolLimits.__dataclass_fields__:
+            raise ValueError(f"{limit!r} is not a field of ToolLimits")
+        self.limit, self.bound, self.field = limit, bound, field
+
+    def field_for(self, limits: ToolLimits) -> Any:
+        return Field(**self.field, **{self.bound: getattr(limits, self.limit)})
+
+
+def with_limits(tp: Any, limits: ToolLimits) -> Any:
+    """The type ``tp`` with each :class:`Bounded` inside it made the ``Field`` it stands for under ``limits``
+    (a type without one is returned as it is)."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        new = (with_limits(args[0], limits), *(m.field_for(limits) if isinstance(m, Bounded) else m for m in args[1:]))
+    else:
+        new = tuple(with_limits(a, limits) for a in args)
+    if all(a is b for a, b in zip(new, args)):
+        return tp
+    if origin is Annotated:
+        return Annotated[new]
+    if origin is Union:
+        return Union[new]
+    return origin[new]
+
+
+# The input schemas a model reads: each argument's type, with its limit.
+IRI = Annotated[str, Bounded("max_iri", min_length=1)]
+Text = Annotated[str, Bounded("max_text")]
+Tenant = Annotated[IRI | None, Field(description=(
+    "the tenant graph to act on; leave it out when your connection has one tenant"))]
+IRIs = Annotated[list[IRI], Bounded("max_items")]
+Value = Annotated[Text | float | bool, Field(description="a text, number or boolean")]
+Confidence = Annotated[float, Field(ge=0, le=1)]
+# The arguments remember_claim and correct_claim share.
+ObjectIri = Annotated[IRI | None, Field(description="the object when it is a node; else use object_value")]
+ObjectValue = Annotated[Value | None, Field(description="the object when it is a text, number or boolean")]
+Source = Annotated[IRI | None, Field(description="the message the claim was drawn from (its IRI)")]
+Sure = Annotated[Confidence | None, Field(description="how sure you are, 0 to 1")]
+From = Annotated[AwareDatetime | None, Field(description="from when it holds (time zone required)")]
+Until = Annotated[AwareDatetime | None, Field(description="until when it holds, exclusive")]
+# The arguments of the listings.
+Subject = Annotated[IRI | None, Field(description="only claims about this node (its IRI)")]
+Limit = Annotated[int, Bounded("max_rows", "le", ge=1, description="at most this many rows")]
+
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                   open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                              open_world_hint=False)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
 # -- the server ----------------------------------------------------------------------------
 
 #: Every tool returns a JSON object (the library results' ``to_dict()``, see docs/agent-tools.md).
@@ -130,7 +193,7 @@ class ToolSpec:
     """One tool: what a model reads (name, description, input schema, annotations) and what runs.
 
     The input schema and the argument validator are built once, from ``fn``'s signature
-    (after its first parameter, the caller's grant), not per call."""
+    (after its first parameter, the caller's grant) with the server's ``limits``, not per call."""
 
     fn: Callable[..., dict[str, Any]]
     annotations: ToolAnnotations
@@ -138,10 +201,12 @@ class ToolSpec:
     listed: Tool
 
     @classmethod
-    def of(cls, fn: Callable[..., dict[str, Any]], annotations: ToolAnnotations) -> "ToolSpec":
+    def of(cls, fn: Callable[..., dict[str, Any]], annotations: ToolAnnotations,
+           limits: ToolLimits = DEFAULT_LIMITS) -> "ToolSpec":
         params = list(inspect.signature(fn).parameters.values())[1:]
         fields: dict[str, Any] = {
-            p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in params}
+            p.name: (with_limits(p.annotation, limits), ... if p.default is inspect.Parameter.empty else p.default)
+            for p in params}
         model = create_model(f"{fn.__name__}Arguments", **fields)
         listed = Tool(name=fn.__name__, description=inspect.cleandoc(fn.__doc__ or ""),
                       input_schema=model.model_json_schema(), output_schema=OUTPUT_SCHEMA, annotations=annotations)
@@ -172,91 +237,31 @@ def _refused(text: str) -> dict[str, Any]:
     return {"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": True}
 
 
-def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
-    """The SDK's low-level ``Server`` offering the memory's tools; ``callers`` says who each call is."""
-    callers = callers or Callers()
-    limits: ToolLimits = tools.limits
-    specs: dict[str, ToolSpec] = {}
-    slots = asyncio.Semaphore(limits.max_concurrent)
+#: The tools in the order they are listed, each with its annotations (filled in by ``_tool``).
+_TOOLS: dict[str, ToolAnnotations] = {}
 
-    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., dict[str, Any]]], Any]:
-        def register(fn: Callable[..., dict[str, Any]]) -> Any:
-            specs[fn.__name__] = ToolSpec.of(fn, annotations)
-            return fn
-        return register
+_Method = TypeVar("_Method", bound=Callable[..., dict[str, Any]])
 
-    async def run(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """``fn`` on a worker thread; past the time limit it is stopped (memkg.guard.cancellation).
 
-        Plain asyncio (the SDK serves on asyncio): a future the thread resolves, a semaphore
-        for the calls at once; anyio's events and limiters cost more per call."""
-        async with slots:
-            loop = asyncio.get_running_loop()
-            finished = loop.create_future()
+def _tool(annotations: ToolAnnotations) -> Callable[[_Method], _Method]:
+    def register(fn: _Method) -> _Method:
+        _TOOLS[fn.__name__] = annotations
+        return fn
+    return register
 
-            def resolve() -> None:
-                if not finished.done():
-                    finished.set_result(None)
 
-            def done() -> None:
-                loop.call_soon_threadsafe(resolve)
+class _ServedTools:
+    """The tools as a model sees them, one method each: its signature after the caller's grant is
+    the tool's input schema, its docstring the description; each calls one :class:`MemoryTools` method."""
 
-            call = cancellation.Call(fn, on_done=done).start()
-            try:
-                await asyncio.wait((finished,), timeout=limits.timeout)
-                if not finished.done():
-                    call.cancel()
-                    await asyncio.wait((finished,), timeout=GRACE)
-            except BaseException:  # the request was cancelled, or the connection closed
-                call.cancel()
-                raise
-            return call.outcome(limits.timeout)
+    def __init__(self, tools: MemoryTools) -> None:
+        self.tools = tools
 
-    async def list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
-        return listing
-
-    async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> dict[str, Any]:
-        spec = specs.get(params.name)
-        if spec is None:
-            return _refused(f"no tool named {params.name!r}: the tools are {', '.join(specs)}")
-        try:
-            grant = callers.grant(getattr(ctx.request, "headers", None))
-            kwargs = spec.validate(params.arguments or {})
-            return _answer(await run(functools.partial(spec.fn, grant, **kwargs)))
-        except Unauthorized as err:
-            return _refused(f"not allowed: {err}")
-        except cancellation.Cancelled as err:
-            return _refused(f"{err}; the memory is unchanged by this call")
-        except Exception as err:  # noqa: BLE001 - library errors become refusals; the rest is logged
-            try:
-                return _refused(str(refusal(err)))
-            except Exception:  # noqa: BLE001
-                logger.exception("tool %s failed", params.name)
-                return _refused(f"{params.name} failed unexpectedly (the server's log says why)")
-
-    # Argument types with their limits: the input schemas a model reads.
-    IRI = Annotated[str, Field(min_length=1, max_length=limits.max_iri)]
-    Text = Annotated[str, Field(max_length=limits.max_text)]
-    Tenant = Annotated[IRI | None, Field(description=(
-        "the tenant graph to act on; leave it out when your connection has one tenant"))]
-    IRIs = Annotated[list[IRI], Field(max_length=limits.max_items)]
-    Value = Annotated[Text | float | bool, Field(description="a text, number or boolean")]
-    Confidence = Annotated[float, Field(ge=0, le=1)]
-    # The arguments remember_claim and correct_claim share.
-    ObjectIri = Annotated[IRI | None, Field(description="the object when it is a node; else use object_value")]
-    ObjectValue = Annotated[Value | None, Field(description="the object when it is a text, number or boolean")]
-    Source = Annotated[IRI | None, Field(description="the message the claim was drawn from (its IRI)")]
-    Sure = Annotated[Confidence | None, Field(description="how sure you are, 0 to 1")]
-    From = Annotated[AwareDatetime | None, Field(description="from when it holds (time zone required)")]
-    Until = Annotated[AwareDatetime | None, Field(description="until when it holds, exclusive")]
-    write = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-    read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False))
+    @_tool(IDEMPOTENT_WRITE)
     def remember_message(
+        self,
         grant: Grant,
-        content: Annotated[str, Field(max_length=limits.max_content, description="the message, verbatim")],
+        content: Annotated[str, Bounded("max_content", description="the message, verbatim")],
         event_id: Annotated[Text | None, Field(description=(
             "the message's id in its source (chat message id, email Message-ID); retrying with the same "
             "event_id stores nothing twice"))] = None,
@@ -271,12 +276,12 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         Use it for anything a user or tool told you that you may need to remember. Returns the
         message's IRI (cite it as asserted_by when you record a claim drawn from it). A retry with
         the same event_id returns the message already stored, with duplicate: true."""
-        return tools.remember_message(grant, content=content, sender=sender, recipients=recipients,
-                         event_id=event_id, episode=episode, event_time=event_time, tenant=tenant)
+        return self.tools.remember_message(grant, content=content, sender=sender, recipients=recipients,
+                                           event_id=event_id, episode=episode, event_time=event_time, tenant=tenant)
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False))
+    @_tool(IDEMPOTENT_WRITE)
     def remember_entity(
+        self,
         grant: Grant,
         id: Annotated[IRI, Field(description="the node's IRI, e.g. urn:memkg:person:lia")],
         kind: Annotated[Literal["Person", "Agent", "Entity", "Context", "Predicate"], Field(description=(
@@ -290,10 +295,11 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         """Declare who or what a node is, or declare a predicate, before claims or messages use it.
 
         Claims may only link typed nodes with declared predicates; declaring the same node twice is harmless."""
-        return tools.remember_entity(grant, id=id, kind=kind, name=name, functional=functional, tenant=tenant)
+        return self.tools.remember_entity(grant, id=id, kind=kind, name=name, functional=functional, tenant=tenant)
 
-    @tool(write)
+    @_tool(WRITE)
     def remember_claim(
+        self,
         grant: Grant,
         subject: Annotated[IRI, Field(description="what the claim is about (a declared node's IRI)")],
         predicate: Annotated[IRI, Field(description="the relation (a declared predicate's IRI)")],
@@ -315,16 +321,17 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         A claim needs a source: asserted_by (a message IRI from remember_message) or supported_by.
         Returns the claim's IRI. A retry with the same event_id returns the claim already stored,
         with duplicate: true. To change a claim later use correct_claim, not a second claim."""
-        return tools.remember_claim(grant, subject=subject, predicate=predicate, object_iri=object_iri,
-                         object_value=object_value, confidence=confidence, valid_from=valid_from,
-                         valid_until=valid_until, asserted_by=asserted_by, supported_by=supported_by,
-                         context=context, event_id=event_id, tenant=tenant)
+        return self.tools.remember_claim(grant, subject=subject, predicate=predicate, object_iri=object_iri,
+                                         object_value=object_value, confidence=confidence, valid_from=valid_from,
+                                         valid_until=valid_until, asserted_by=asserted_by, supported_by=supported_by,
+                                         context=context, event_id=event_id, tenant=tenant)
 
-    @tool(read)
+    @_tool(READ)
     def recall(
+        self,
         grant: Grant,
         query: Annotated[Text, Field(min_length=1, description="what you want to remember, in words")],
-        k: Annotated[int, Field(ge=1, le=limits.max_k, description="how many hits")] = 10,
+        k: Annotated[int, Bounded("max_k", "le", ge=1, description="how many hits")] = 10,
         valid_at: Annotated[AwareDatetime | None, Field(description="ask about this time instead of now")] = None,
         known_at: Annotated[AwareDatetime | None, Field(description="what the memory knew at this time (audit)")] = None,
         packet: Annotated[bool, Field(description="also return the evidence around the hits")] = True,
@@ -334,11 +341,12 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
 
         With packet (the default) also returns the evidence packet: each hit's support, sources,
         and competing or superseding claims, with their status. Cite the IRIs you use."""
-        return tools.recall(grant, query=query, k=k, valid_at=valid_at, known_at=known_at,
-                         packet=packet, tenant=tenant)
+        return self.tools.recall(grant, query=query, k=k, valid_at=valid_at, known_at=known_at,
+                                 packet=packet, tenant=tenant)
 
-    @tool(read)
+    @_tool(READ)
     def explain_claim(
+        self,
         grant: Grant,
         claim: Annotated[IRI, Field(description="the claim's IRI")],
         tenant: Tenant = None,
@@ -346,10 +354,11 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         """Why you believe a claim, and whether you still should: every version of it (history),
         where it came from (lineage), what supports it and whether that still stands, and whether
         it holds now (current) or was replaced (currentVersions)."""
-        return tools.explain(grant, claim=claim, tenant=tenant)
+        return self.tools.explain(grant, claim=claim, tenant=tenant)
 
-    @tool(write)
+    @_tool(WRITE)
     def correct_claim(
+        self,
         grant: Grant,
         claim: Annotated[IRI, Field(description="the claim to correct (its IRI)")],
         object_iri: ObjectIri = None,
@@ -363,13 +372,13 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         """Record a new version of a claim that replaces it (the old one is kept as history).
 
         Give only what changed; the rest is carried over. Returns the new claim's IRI."""
-        return tools.correct(grant, claim=claim, object_iri=object_iri, object_value=object_value,
-                         confidence=confidence, valid_from=valid_from, valid_until=valid_until,
-                         asserted_by=asserted_by, tenant=tenant)
+        return self.tools.correct(grant, claim=claim, object_iri=object_iri, object_value=object_value,
+                                  confidence=confidence, valid_from=valid_from, valid_until=valid_until,
+                                  asserted_by=asserted_by, tenant=tenant)
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
+    @_tool(DESTRUCTIVE)
     def forget(
+        self,
         grant: Grant,
         target: Annotated[IRI, Field(description="the claim or source (message, document) to forget")],
         erase: Annotated[bool, Field(description=(
@@ -381,40 +390,110 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
         """Stop believing a claim or source (withdraw), or erase it for good.
 
         Returns the retraction recorded and the claims that fell or weakened with it (review those)."""
-        return tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
+        return self.tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
 
-    Subject = Annotated[IRI | None, Field(description="only claims about this node (its IRI)")]
-    Limit = Annotated[int, Field(ge=1, le=limits.max_rows, description="at most this many rows")]
-
-    @tool(read)
-    def current_claims(grant: Grant, subject: Subject = None, limit: Limit = 100,
-                             tenant: Tenant = None) -> dict[str, Any]:
+    @_tool(READ)
+    def current_claims(self, grant: Grant, subject: Subject = None, limit: Limit = 100,
+                       tenant: Tenant = None) -> dict[str, Any]:
         """What you hold true now: the claims known now and valid now, about subject if given."""
-        return tools.claims(grant, "current", subject=subject, limit=limit, tenant=tenant)
+        return self.tools.claims(grant, "current", subject=subject, limit=limit, tenant=tenant)
 
-    @tool(read)
+    @_tool(READ)
     def claims_valid_at(
-        grant: Grant, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
+        self, grant: Grant, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """What held at a past (or future) time, by today's knowledge, about subject if given."""
-        return tools.claims(grant, "historical", subject=subject, valid_at=valid_at, limit=limit,
-                         tenant=tenant)
+        return self.tools.claims(grant, "historical", subject=subject, valid_at=valid_at, limit=limit,
+                                 tenant=tenant)
 
-    @tool(read)
+    @_tool(READ)
     def claims_known_at(
-        grant: Grant, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
+        self, grant: Grant, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
         valid_at: Annotated[AwareDatetime | None, Field(description="valid at this time (default: known_at)")] = None,
         subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Audit: what you believed at an earlier moment (before later corrections), about subject if given."""
-        return tools.claims(grant, "audit", subject=subject, known_at=known_at, valid_at=valid_at,
-                         limit=limit, tenant=tenant)
+        return self.tools.claims(grant, "audit", subject=subject, known_at=known_at, valid_at=valid_at,
+                                 limit=limit, tenant=tenant)
 
+
+class _Runner:
+    """Runs a call on a worker thread, ``limits.max_concurrent`` at once; past the time limit it is
+    stopped (memkg.guard.cancellation).
+
+    Plain asyncio (the SDK serves on asyncio): a future the thread resolves, a semaphore
+    for the calls at once; anyio's events and limiters cost more per call."""
+
+    def __init__(self, limits: ToolLimits) -> None:
+        self.timeout = limits.timeout
+        self.slots = asyncio.Semaphore(limits.max_concurrent)
+
+    async def __call__(self, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        async with self.slots:
+            loop = asyncio.get_running_loop()
+            finished = loop.create_future()
+
+            def resolve() -> None:
+                if not finished.done():
+                    finished.set_result(None)
+
+            def done() -> None:
+                loop.call_soon_threadsafe(resolve)
+
+            call = cancellation.Call(fn, on_done=done).start()
+            try:
+                await asyncio.wait((finished,), timeout=self.timeout)
+                if not finished.done():
+                    call.cancel()
+                    await asyncio.wait((finished,), timeout=GRACE)
+            except BaseException:  # the request was cancelled, or the connection closed
+                call.cancel()
+                raise
+            return call.outcome(self.timeout)
+
+
+def _call_handler(
+    specs: dict[str, ToolSpec], callers: Callers, run: _Runner
+) -> Callable[[ServerRequestContext, CallToolRequestParams], Awaitable[dict[str, Any]]]:
+    """The answer to a tool call: the tool's result, or a refusal naming what was wrong."""
+
+    async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> dict[str, Any]:
+        spec = specs.get(params.name)
+        if spec is None:
+            return _refused(f"no tool named {params.name!r}: the tools are {', '.join(specs)}")
+        try:
+            grant = callers.grant(getattr(ctx.request, "headers", None))
+            kwargs = spec.validate(params.arguments or {})
+            return _answer(await run(functools.partial(spec.fn, grant, **kwargs)))
+        except Unauthorized as err:
+            return _refused(f"not allowed: {err}")
+        except cancellation.Cancelled as err:
+            return _refused(f"{err}; the memory is unchanged by this call")
+        except Exception as err:  # noqa: BLE001 - library errors become refusals; the rest is logged
+            try:
+                return _refused(str(refusal(err)))
+            except Exception:  # noqa: BLE001
+                logger.exception("tool %s failed", params.name)
+                return _refused(f"{params.name} failed unexpectedly (the server's log says why)")
+
+    return call_tool
+
+
+def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
+    """The SDK's low-level ``Server`` offering the memory's tools; ``callers`` says who each call is."""
+    callers = callers or Callers()
+    served = _ServedTools(tools)
+    specs = {name: ToolSpec.of(getattr(served, name), annotations, tools.limits) for name, annotations in _TOOLS.items()}
     listing = ListToolsResult(tools=[spec.listed for spec in specs.values()])
+
+    async def list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
+        return listing
+
     return Server(
         "memkg", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
-        on_call_tool=cast(Any, call_tool),  # it answers in wire form (a dict), which the SDK takes
+        # the handler answers in wire form (a dict), which the SDK takes
+        on_call_tool=cast(Any, _call_handler(specs, callers, _Runner(tools.limits))),
         get_tool_input_schema=lambda name: specs[name].listed.input_schema if name in specs else None,
     )
 

@@ -65,7 +65,8 @@ def cmd_tags(args: argparse.Namespace) -> int:
             if args.history:
                 for v in tags.history(args.record):
                     props = ", ".join(sorted(map(str, v.properties))) or "(none)"
-                    print(f"{v.recorded_at.isoformat()}  {v.iri.value}  [{v.schema}]  {props}")
+                    when = v.recorded_at.isoformat() if v.recorded_at else "(no recordedAt)"
+                    print(f"{when}  {v.iri.value}  [{v.schema}]  {props}")
             else:
                 for d in tags.properties(args.record, known_at=known_at):
                     print(f"{d.id}  {d.label}:{d.value}")

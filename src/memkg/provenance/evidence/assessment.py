@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,75 +83,101 @@ def assess(
     stand = graph.standing()
     nodes = graph.nodes()
     facts = describe(store, nodes, tenant)
-    lineage = _ancestors(store, nodes, tenant)
-
-    def value(n: Node, p: NamedNode) -> float | None:
-        for q, o in facts.get(n, ()):
-            if q == p:
-                return number(o)
-        return None
-
-    reliabilities = {n: r for n in nodes if (r := value(n, mem.sourceReliability)) is not None}
-    assumed: set[Node] = set()
-    anc_memo: dict[Node, frozenset[Node]] = {}
-
-    def ancestors(n: Node, path: frozenset[Node] = frozenset()) -> frozenset[Node]:
-        if n in anc_memo:
-            return anc_memo[n]
-        if n in path:
-            return frozenset({n})
-        inner = path | {n}
-        out = {n} | lineage.get(n, set())
-        for grp in graph.groups(n):
-            for m in grp.members:
-                out |= ancestors(m, inner)
-        for e in graph.echoes(n):
-            out |= ancestors(e, inner)
-        result = frozenset(out)
-        anc_memo[n] = result
-        return result
-
-    strength_memo: dict[Node, float] = {}
-
-    def strength(n: Node, path: frozenset[Node]) -> float:
-        if n in strength_memo:
-            return strength_memo[n]
-        if n not in stand or n in path:
-            return 0.0
-        inner = path | {n}
-        alts = [g for g in graph.groups(n) if graph.group_stands(g, stand)]
-        echoed = graph.echoes(n)
-        own = reliabilities.get(n)
-        if alts:
-            s = _combine(_clusters(alts, ancestors, lambda g: _group_strength(g, strength, inner)))[0]
-        elif own is not None or not echoed:
-            if own is None:
-                assumed.add(n)
-                own = default_reliability
-            s = own
-        else:
-            s = 1.0  # an echo adds nothing of its own: it is worth what it echoes
-        for e in echoed:
-            s = min(s, strength(e, inner))
-        strength_memo[n] = s
-        return s
-
+    reliabilities = {n: r for n in nodes if (r := _value(facts, n, mem.sourceReliability)) is not None}
+    strengths = _Strengths(graph, stand, _ancestors(store, nodes, tenant), reliabilities, default_reliability)
     alts = [g for g in graph.groups(node) if graph.group_stands(g, stand)]
     clusters: list[Cluster] = []
     evidence: float | None = None
     if alts and node in stand:
-        evidence, clusters = _combine(_clusters(alts, ancestors, lambda g: _group_strength(g, strength, frozenset({node}))))
+        evidence, clusters = _combine(_clusters(
+            alts, strengths.ancestors, lambda g: _group_strength(g, strengths.strength, frozenset({node}))
+        ))
     legs = {m for g in graph.groups(node) for m in g.members}
+    assumed = strengths.assumed
     return Assessment(
         node,
-        confidence=value(node, mem.confidence),
-        extraction_confidence=value(node, mem.extractionConfidence),
+        confidence=_value(facts, node, mem.confidence),
+        extraction_confidence=_value(facts, node, mem.extractionConfidence),
         evidence=None if evidence is None else round(evidence, 6),
         clusters=tuple(clusters),
         reliabilities={n: r for n, r in reliabilities.items() if n in legs or n in assumed},
         assumed=tuple(sorted(assumed, key=str)),
-        utility=value(node, mem.utility),
+        utility=_value(facts, node, mem.utility),
     )
+
+
+def _value(facts: dict[Node, list[tuple[NamedNode, Any]]], n: Node, p: NamedNode) -> float | None:
+    """The number ``n``'s first ``p`` holds (None: none, or not a number)."""
+    for q, o in facts.get(n, ()):
+        if q == p:
+            return number(o)
+    return None
+
+
+class _Strengths:
+    """The ancestries and the strengths of the nodes of one support graph (memoised).
+
+    ``assumed`` collects the nodes whose strength fell back to ``default_reliability``.
+    """
+
+    def __init__(
+        self,
+        graph: SupportGraph,
+        stand: set[Node],
+        lineage: dict[Node, set[Node]],
+        reliabilities: dict[Node, float],
+        default_reliability: float,
+    ) -> None:
+        self.graph = graph
+        self.stand = stand
+        self.lineage = lineage
+        self.reliabilities = reliabilities
+        self.default_reliability = default_reliability
+        self.assumed: set[Node] = set()
+        self._ancestors: dict[Node, frozenset[Node]] = {}
+        self._strengths: dict[Node, float] = {}
+
+    def ancestors(self, n: Node, path: frozenset[Node] = frozenset()) -> frozenset[Node]:
+        """``n`` and everything upstream of it: its lineage, its support members' and echoes' ancestries."""
+        if n in self._ancestors:
+            return self._ancestors[n]
+        if n in path:
+            return frozenset({n})
+        inner = path | {n}
+        out = {n} | self.lineage.get(n, set())
+        for grp in self.graph.groups(n):
+            for m in grp.members:
+                out |= self.ancestors(m, inner)
+        for e in self.graph.echoes(n):
+            out |= self.ancestors(e, inner)
+        result = frozenset(out)
+        self._ancestors[n] = result
+        return result
+
+    def strength(self, n: Node, path: frozenset[Node]) -> float:
+        """``n``'s strength: its standing support's combined, else its reliability; capped by what it echoes."""
+        if n in self._strengths:
+            return self._strengths[n]
+        if n not in self.stand or n in path:
+            return 0.0
+        inner = path | {n}
+        graph = self.graph
+        alts = [g for g in graph.groups(n) if graph.group_stands(g, self.stand)]
+        echoed = graph.echoes(n)
+        own = self.reliabilities.get(n)
+        if alts:
+            s = _combine(_clusters(alts, self.ancestors, lambda g: _group_strength(g, self.strength, inner)))[0]
+        elif own is not None or not echoed:
+            if own is None:
+                self.assumed.add(n)
+                own = self.default_reliability
+            s = own
+        else:
+            s = 1.0  # an echo adds nothing of its own: it is worth what it echoes
+        for e in echoed:
+            s = min(s, self.strength(e, inner))
+        self._strengths[n] = s
+        return s
 
 
 def _ancestors(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) -> dict[Node, set[Node]]:
@@ -164,7 +190,7 @@ def _ancestors(store: MemoryStore, nodes: Sequence[Node], tenant: IRI | None) ->
     return out
 
 
-def _group_strength(group: Group, strength: Any, path: frozenset[Node]) -> float:
+def _group_strength(group: Group, strength: Callable[[Node, frozenset[Node]], float], path: frozenset[Node]) -> float:
     s = 1.0
     for m in group.members:
         s *= strength(m, path)
@@ -172,7 +198,7 @@ def _group_strength(group: Group, strength: Any, path: frozenset[Node]) -> float
 
 
 def _clusters(
-    alts: Sequence[Group], ancestors: Any, strength: Any
+    alts: Sequence[Group], ancestors: Callable[[Node], frozenset[Node]], strength: Callable[[Group], float]
 ) -> list[tuple[list[Group], set[Node], float]]:
     """Union-find of alternatives whose ancestries meet; each cluster with what ties it and its best strength."""
     anc = [frozenset().union(*(ancestors(m) for m in g.members)) for g in alts]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, serialize
@@ -13,7 +13,7 @@ from ...core.errors import MemkgError
 from ...core.vocab import PREFIXES, mem, prov, rdf
 from ...store import MemoryStore
 from .. import SupportGraph
-from ..datasets import IRI, Node, as_node, dataset, select, values_block
+from ..datasets import IRI, Node, as_node, dataset, node_arg, select, values_block
 from .nodes import describe, refuters_of
 
 
@@ -78,7 +78,7 @@ class EvidencePacket:
         return tuple(i.node for i in self.items)
 
     def item(self, node: IRI | Node) -> PacketItem:
-        target = node if isinstance(node, (NamedNode, BlankNode)) else as_node(node)
+        target = node_arg(node)
         for i in self.items:
             if i.node == target:
                 return i
@@ -211,81 +211,123 @@ def packet(
     options = dataset(tenant)
     support = SupportGraph.around(store, list(roots), tenant=tenant)
     stand = support.standing()
+    found = _mandatory(store, support, roots, tenant, options)
+    kept, omitted = _within_budget(found, max_vertices, max_hops)
+    if omitted and strict:
+        raise BudgetError(omitted, max_vertices, max_hops)
+    _add_optional(store, found, kept, options, max_vertices=max_vertices, max_hops=max_hops)
+    items, quads = _described(store, support, stand, found, kept, tenant)
+    return EvidencePacket(roots, items, max_vertices, max_hops, not omitted, tuple(omitted), quads)
 
-    # -- mandatory evidence, breadth first ------------------------------------------
-    found: dict[Node, tuple[str, int, list[tuple[Node, str]]]] = {}
-    order: list[Node] = []
 
-    def note(n: Node, role: str, hop: int, via: tuple[Node, str] | None) -> bool:
-        if n in found:
-            if via is not None and via not in found[n][2]:
-                found[n][2].append(via)
+@dataclass
+class _Found:
+    """The vertices gathered so far, in the order found: each one's role, hop and the links that reached it."""
+
+    entries: dict[Node, tuple[str, int, list[tuple[Node, str]]]] = field(default_factory=dict)
+    order: list[Node] = field(default_factory=list)
+
+    def note(self, n: Node, role: str, hop: int, via: tuple[Node, str] | None) -> bool:
+        """Record ``n`` (True), or only the new link to it when it is known already (False)."""
+        if n in self.entries:
+            if via is not None and via not in self.entries[n][2]:
+                self.entries[n][2].append(via)
             return False
-        found[n] = (role, hop, [via] if via is not None else [])
-        order.append(n)
+        self.entries[n] = (role, hop, [via] if via is not None else [])
+        self.order.append(n)
         return True
 
+    def hop(self, n: Node) -> int:
+        return self.entries[n][1]
+
+
+def _mandatory(
+    store: MemoryStore, support: SupportGraph, roots: tuple[NamedNode, ...], tenant: IRI | None, options: dict[str, Any]
+) -> _Found:
+    """The seeds and their mandatory evidence, breadth first: lineage, support, refutations, competing claims."""
+    found = _Found()
     for s in roots:
-        note(s, "seed", 0, None)
+        found.note(s, "seed", 0, None)
     lineage = describe(store, list(roots), tenant)
     for s in roots:
         for p, o in lineage.get(s, ()):
             if p in (mem.assertedBy, prov.wasGeneratedBy, prov.wasDerivedFrom) and isinstance(o, (NamedNode, BlankNode)):
-                note(o, "lineage", 1, (s, _curie(p)))
-    queue: list[Node] = list(roots)
-    while queue:
-        n = queue.pop(0)
-        hop = found[n][1]
-        for grp in support.groups(n):
-            link = "mem:supportedBy" if grp.node is None else "mem:supportGroup/mem:member"
-            for m in grp.members:
-                if note(m, "support", hop + 1, (n, link)):
-                    queue.append(m)
-        for e in support.echoes(n):
-            if note(e, "echoed", hop + 1, (n, "mem:echoOf")):
-                queue.append(e)
-    supporting_claims = [n for n in order if found[n][0] in ("seed", "support") and support.groups(n)]
+                found.note(o, "lineage", 1, (s, _curie(p)))
+    _note_support(found, support, roots)
+    supporting_claims = [n for n in found.order if found.entries[n][0] in ("seed", "support") and support.groups(n)]
     refuting = refuters_of(store, [*roots, *supporting_claims], tenant)
     for c in [*roots, *supporting_claims]:
         for r in refuting.get(c, ()):
-            note(r, "refutation", found[c][1] + 1, (c, "^mem:refutes"))
+            found.note(r, "refutation", found.hop(c) + 1, (c, "^mem:refutes"))
     for c, other, link in select(store, _COMPETING % values_block(roots), options):
-        note(other, "competing", 1, (c, link.value))
+        found.note(other, "competing", 1, (c, link.value))
+    return found
 
-    mandatory = list(order)
+
+def _note_support(found: _Found, support: SupportGraph, roots: Sequence[Node]) -> None:
+    """Every member of every support group of ``roots``, recursively, and what supporting echoes rest on."""
+    queue: list[Node] = list(roots)
+    while queue:
+        n = queue.pop(0)
+        hop = found.hop(n)
+        for grp in support.groups(n):
+            link = "mem:supportedBy" if grp.node is None else "mem:supportGroup/mem:member"
+            for m in grp.members:
+                if found.note(m, "support", hop + 1, (n, link)):
+                    queue.append(m)
+        for e in support.echoes(n):
+            if found.note(e, "echoed", hop + 1, (n, "mem:echoOf")):
+                queue.append(e)
+
+
+def _within_budget(found: _Found, max_vertices: int, max_hops: int) -> tuple[list[Node], list[tuple[Node, str, str]]]:
+    """The mandatory vertices the budget holds, in the order found, and the ones it leaves out (with why)."""
     omitted: list[tuple[Node, str, str]] = []
     kept: list[Node] = []
-    for node in mandatory:
-        role, hop, _via = found[node]
+    for node in list(found.order):
+        role, hop, _via = found.entries[node]
         if hop > max_hops:
             omitted.append((node, role, f"needs {hop} hops, budget {max_hops}"))
         elif len(kept) >= max_vertices:
             omitted.append((node, role, f"vertex budget {max_vertices} exhausted"))
         else:
             kept.append(node)
-    if omitted and strict:
-        raise BudgetError(omitted, max_vertices, max_hops)
+    return kept, omitted
 
-    # -- optional: conflicting and qualifying claims, hop by hop ------------------------
+
+def _add_optional(
+    store: MemoryStore, found: _Found, kept: list[Node], options: dict[str, Any], *, max_vertices: int, max_hops: int
+) -> None:
+    """Add to ``kept``, hop by hop while the budget lasts, the claims conflicting with or qualifying those in it."""
     included = set(kept)
-    frontier = [n for n in kept if isinstance(n, NamedNode) and found[n][1] < max_hops]
+    frontier = [n for n in kept if isinstance(n, NamedNode) and found.hop(n) < max_hops]
     while frontier and len(kept) < max_vertices:
         rows = sorted(select(store, _QUALIFYING % values_block(frontier), options),
                       key=lambda r: (r["role"].value != "conflicting", str(r["c"]), str(r["other"])))
         nxt: list[Node] = []
         for row in rows:
             other, origin = row["other"], row["c"]
-            if other in included or found[origin][1] + 1 > max_hops:
+            if other in included or found.hop(origin) + 1 > max_hops:
                 continue
             if len(kept) >= max_vertices:
                 break
-            note(other, row["role"].value, found[origin][1] + 1, (origin, row["link"].value))
+            found.note(other, row["role"].value, found.hop(origin) + 1, (origin, row["link"].value))
             kept.append(other)
             included.add(other)
             nxt.append(other)
-        frontier = [n for n in nxt if isinstance(n, NamedNode) and found[n][1] < max_hops]
+        frontier = [n for n in nxt if isinstance(n, NamedNode) and found.hop(n) < max_hops]
 
-    # -- describe what is in -------------------------------------------------------------
+
+def _described(
+    store: MemoryStore,
+    support: SupportGraph,
+    stand: set[Node],
+    found: _Found,
+    kept: list[Node],
+    tenant: IRI | None,
+) -> tuple[tuple[PacketItem, ...], tuple[Quad, ...]]:
+    """The kept vertices as items (each with its status, statement, content and groups), and what the
+    store says about them and their support groups, as quads."""
     facts = describe(store, kept, tenant)
     group_nodes = [g.node for n in kept for g in support.groups(n) if g.node is not None]
     group_facts = describe(store, group_nodes, tenant)
@@ -296,28 +338,17 @@ def packet(
     def graph_of(n: Node) -> tuple[SupportGraph, set[Node]]:
         return (support, stand) if support.node_id(n) is not None else (extra, extra_stand)
 
-    def graph_of_withdrawers(n: Node) -> list[Node]:
-        return graph_of(n)[0].withdrawn_by(n)
-
-    withdrawer_facts = describe(store, [w for n in kept for w in graph_of_withdrawers(n)], tenant)
+    withdrawer_facts = describe(store, [w for n in kept for w in graph_of(n)[0].withdrawn_by(n)], tenant)
     items = []
     for n in kept:
-        role, hop_n, via = found[n]
+        role, hop_n, via = found.entries[n]
         g, st = graph_of(n)
         statement = next((o for p, o in facts.get(n, ()) if p == rdf.reifies and isinstance(o, Triple)), None)
         content = next((o.value for p, o in facts.get(n, ()) if p == mem.content and isinstance(o, Literal)), None)
         withdrawers = tuple(g.withdrawn_by(n))
         groups = tuple((grp.node, grp.members) for grp in g.groups(n))
-        if statement is not None or groups:
-            if withdrawers:
-                retracted = any(p == mem.retracts and o == n for w in withdrawers for p, o in withdrawer_facts.get(w, ()))
-                status = "retracted" if retracted else "superseded"
-            elif not groups:
-                status = "unrecorded"
-            else:
-                status = "supported" if n in st else "unsupported"
-        else:
-            status = "withdrawn" if withdrawers or n not in st else "standing"
+        retracted = any(p == mem.retracts and o == n for w in withdrawers for p, o in withdrawer_facts.get(w, ()))
+        status = _status(statement is not None or bool(groups), bool(groups), withdrawers, retracted, n in st)
         items.append(PacketItem(
             n, role, hop_n, role in _MANDATORY, tuple(v for v in via if v is not None), status,
             statement, content, withdrawers, tuple(sorted(refuted.get(n, ()), key=str)), groups,
@@ -326,9 +357,21 @@ def packet(
         Quad(n, p, o)
         for source in (facts, group_facts)
         for n, pairs in source.items()
+        if not isinstance(n, Literal)  # describe() keys are IRIs: this only narrows the type
         for p, o in pairs
     )
-    return EvidencePacket(roots, tuple(items), max_vertices, max_hops, not omitted, tuple(omitted), quads)
+    return tuple(items), quads
+
+
+def _status(is_claim: bool, has_groups: bool, withdrawers: Sequence[Node], retracted: bool, stands: bool) -> str:
+    """A claim's status (supported, unsupported, unrecorded, retracted, superseded), or another vertex's."""
+    if not is_claim:
+        return "withdrawn" if withdrawers or not stands else "standing"
+    if withdrawers:
+        return "retracted" if retracted else "superseded"
+    if not has_groups:
+        return "unrecorded"
+    return "supported" if stands else "unsupported"
 
 
 def _curie(p: NamedNode) -> str:

@@ -47,6 +47,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard, overload
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
@@ -54,6 +55,7 @@ from ...core.errors import MemkgError
 from ...core.sparql import Token, tokenize
 from ...core.terms import Term
 from ...core.vocab import RDF
+from ..views import solutions
 
 TRIPLE_NS = "urn:memkg:triple:"
 RDF_STATEMENT = NamedNode(RDF + "Statement")
@@ -97,7 +99,7 @@ def term_iri(term: Triple) -> NamedNode:
     return NamedNode(TRIPLE_NS + hashlib.sha256(canonical(term).encode("utf-8")).hexdigest())
 
 
-def is_encoded(term: object) -> bool:
+def is_encoded(term: object) -> TypeGuard[NamedNode]:
     return isinstance(term, NamedNode) and term.value.startswith(TRIPLE_NS)
 
 
@@ -134,16 +136,19 @@ def encode_quads(quads: Iterable[Quad]) -> list[Quad]:
     def enc(t: Term) -> NamedNode | BlankNode | Literal:
         return iris[t] if isinstance(t, Triple) else t
 
+    def enc_subject(t: NamedNode | BlankNode | Triple) -> NamedNode | BlankNode:
+        return iris[t] if isinstance(t, Triple) else t
+
     out: dict[Quad, None] = {}
     for q in quads:
-        out[Quad(enc(q.subject), q.predicate, enc(q.object), q.graph_name)] = None  # type: ignore[arg-type]
+        out[Quad(enc_subject(q.subject), q.predicate, enc(q.object), q.graph_name)] = None
         stack = [t for t in (q.subject, q.object) if isinstance(t, Triple)]
         while stack:
             t = stack.pop()
             node, g = iris[t], q.graph_name
             description = (
                 Quad(node, RDF_TYPE, RDF_STATEMENT, g),
-                Quad(node, RDF_SUBJECT, enc(t.subject), g),
+                Quad(node, RDF_SUBJECT, enc_subject(t.subject), g),
                 Quad(node, RDF_PREDICATE, t.predicate, g),
                 Quad(node, RDF_OBJECT, enc(t.object), g),
             )
@@ -169,20 +174,24 @@ class Decoder:
         if part in _PARTS:
             self.known.setdefault(node, {})[part] = value
 
+    @overload
+    def term(self, t: Term) -> Term: ...
+    @overload
+    def term(self, t: None) -> None: ...
     def term(self, t: Term | None) -> Term | None:
         if not is_encoded(t):
             return t
         self.resolve([t])
-        return self._build(t, set())  # type: ignore[arg-type]
+        return self._build(t, set())
 
     def resolve(self, nodes: Iterable[object]) -> None:
         """Make sure every encoded IRI among ``nodes`` (and the ones nested in them) is known."""
-        pending = {n for n in nodes if is_encoded(n) and not self._complete(n)}  # type: ignore[arg-type]
+        pending = {n for n in nodes if is_encoded(n) and not self._complete(n)}
         while pending and self.lookup is not None:
-            for node, part, value in self.lookup(sorted(pending, key=str)):  # type: ignore[arg-type]
+            for node, part, value in self.lookup(sorted(pending, key=str)):
                 self.learn(node, part, value)
-            nested = {v for n in pending for v in self.known.get(n, {}).values()}  # type: ignore[call-overload]
-            missing = [n for n in pending if not self._complete(n)]  # type: ignore[arg-type]
+            nested = {v for n in pending for v in self.known.get(n, {}).values()}
+            missing = [n for n in pending if not self._complete(n)]
             if missing:
                 raise ValueError(f"{missing[0]}: no description of this encoded triple term on the server")
             pending = {n for n in nested if is_encoded(n) and not self._complete(n)}
@@ -198,9 +207,11 @@ class Decoder:
             raise ValueError(f"{node}: no complete description of this encoded triple term")
         inner = seen | {node}
         s, p, o = (parts[x] for x in _PARTS)
-        s = self._build(s, inner) if is_encoded(s) else s  # type: ignore[arg-type]
-        o = self._build(o, inner) if is_encoded(o) else o  # type: ignore[arg-type]
-        return Triple(s, p, o)  # type: ignore[arg-type]
+        if isinstance(s, Literal) or not isinstance(p, NamedNode):
+            raise ValueError(f"{node}: the encoded triple term's description has a literal subject or a "
+                             f"predicate that is not an IRI")
+        return Triple(self._build(s, inner) if is_encoded(s) else s, p,
+                      self._build(o, inner) if is_encoded(o) else o)
 
 
 def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Iterator[Quad]:
@@ -212,12 +223,12 @@ def decode_quads(quads: Iterable[Quad], decoder: Decoder | None = None) -> Itera
     data: list[Quad] = []
     for q in quads:
         if is_encoded(q.subject):
-            decoder.learn(q.subject, q.predicate, q.object)  # type: ignore[arg-type]
+            decoder.learn(q.subject, q.predicate, q.object)
         else:
             data.append(q)
     for q in data:
         obj = decoder.term(q.object) if is_encoded(q.object) else q.object
-        yield Quad(q.subject, q.predicate, obj, q.graph_name)  # type: ignore[arg-type]
+        yield Quad(q.subject, q.predicate, obj, q.graph_name)
 
 
 # -- queries ------------------------------------------------------------------------------
@@ -245,6 +256,13 @@ class _Rewriter:
         self.i = 0
         self.constant = constant
         self.fresh = 0
+        self.out: list[str] = []
+        # One entry per open brace: the description patterns waiting for the end of the
+        # current triples block, and whether the brace opened a CONSTRUCT template.
+        self.pending: list[list[str]] = [[]]
+        self.template: list[bool] = [False]
+        self.parens = 0
+        self.after_construct = False
 
     def next_significant(self, j: int) -> int:
         while j < len(self.toks) and self.toks[j].layout:
@@ -265,19 +283,11 @@ class _Rewriter:
         raise Rdf11Unsupported("unbalanced parentheses in the query")
 
     def run(self) -> str:
-        out: list[str] = []
-        # One entry per open brace: the description patterns waiting for the end of the
-        # current triples block, and whether the brace opened a CONSTRUCT template.
-        pending: list[list[str]] = [[]]
-        template: list[bool] = [False]
-        parens = 0
-        after_construct = False
         toks = self.toks
         while self.i < len(toks):
             t = toks[self.i]
-            up = t.text.upper()
             if t.layout:
-                out.append(t.text)
+                self.out.append(t.text)
                 self.i += 1
                 continue
             if t.text in _REIFIER_SYNTAX:
@@ -285,69 +295,90 @@ class _Rewriter:
                     f"{t.text!r}: reifier syntax (<< … >>, ~, {{| |}}) has no SPARQL 1.1 form over the "
                     f"RDF 1.1 encoding; write the reifier's triples with rdf:reifies <<( s p o )>>"
                 )
-            if t.kind in _WORDS and up == "VERSION":
-                j = self.next_significant(self.i + 1)
-                self.i = j + 1  # the version string goes too: SPARQL 1.1 has no VERSION
+            up = t.text.upper()
+            if t.kind in _WORDS and self.keyword(up):
                 continue
-            if t.kind in _WORDS and (up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}):
-                j = self.next_significant(self.i + 1)
-                if j < len(toks) and toks[j].text == "(":
-                    if up in _REFUSED_FUNCTIONS:
-                        raise Rdf11Unsupported(
-                            f"{t.text}(): no SPARQL 1.1 equivalent over the RDF 1.1 encoding of triple terms; "
-                            f"match the term in a triple pattern instead, e.g. ?r rdf:reifies <<( ?s ?p ?o )>>"
-                        )
-                    end = self.balanced(j)
-                    inner = _Rewriter(toks[j + 1 : end - 1], self.constant)
-                    inner.fresh = self.fresh
-                    arg = inner.run()
-                    out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
-                    self.i = end
-                    continue
-            if t.kind in _WORDS and up == "CONSTRUCT":
-                after_construct = True
             if t.text == "<<(":
-                text, patterns = self.triple_term()
-                if patterns:
-                    if parens:
-                        raise Rdf11Unsupported(
-                            "a triple term with variables inside an expression has no SPARQL 1.1 form over "
-                            "the RDF 1.1 encoding; match it in a triple pattern instead"
-                        )
-                    if template[-1]:
-                        raise Rdf11Unsupported(
-                            "a triple term with variables in a CONSTRUCT template cannot be written over "
-                            "the RDF 1.1 encoding"
-                        )
-                    pending[-1] += patterns
-                out.append(text)
+                self.triple_term_in_pattern()
                 continue
-            if t.text == "(":
-                parens += 1
-            elif t.text == ")":
-                parens -= 1
-            elif t.text == "{":
-                if pending[-1] and parens == 0:
-                    out.append(self.flush(pending[-1], before=True))
-                pending.append([])
-                template.append(after_construct)
-                after_construct = False
-            elif t.text == "}":
-                if pending[-1]:
-                    out.append(self.flush(pending[-1], before=True))
-                if len(pending) > 1:
-                    pending.pop()
-                    template.pop()
-            elif t.text == "." and parens == 0 and pending[-1]:
-                out.append(t.text)
-                out.append(self.flush(pending[-1], before=False))
-                self.i += 1
+            if self.structure(t, up):
                 continue
-            elif t.kind in _WORDS and up in _BLOCK_END_KEYWORDS and parens == 0 and pending[-1]:
-                out.append(self.flush(pending[-1], before=True))
-            out.append(t.text)
+            self.out.append(t.text)
             self.i += 1
-        return "".join(out)
+        return "".join(self.out)
+
+    def keyword(self, up: str) -> bool:
+        """The keyword ``up`` at the cursor: VERSION dropped (with its string), isTRIPLE/isIRI/isURI
+        calls rewritten, TRIPLE/SUBJECT/PREDICATE/OBJECT calls refused. True when the cursor moved
+        past it; False for any other word (CONSTRUCT is noted)."""
+        if up == "VERSION":
+            j = self.next_significant(self.i + 1)
+            self.i = j + 1  # the version string goes too: SPARQL 1.1 has no VERSION
+            return True
+        if up in _REFUSED_FUNCTIONS or up in {"ISTRIPLE", "ISIRI", "ISURI"}:
+            j = self.next_significant(self.i + 1)
+            if j < len(self.toks) and self.toks[j].text == "(":
+                if up in _REFUSED_FUNCTIONS:
+                    raise Rdf11Unsupported(
+                        f"{self.toks[self.i].text}(): no SPARQL 1.1 equivalent over the RDF 1.1 encoding of "
+                        f"triple terms; match the term in a triple pattern instead, e.g. ?r rdf:reifies <<( ?s ?p ?o )>>"
+                    )
+                end = self.balanced(j)
+                inner = _Rewriter(self.toks[j + 1 : end - 1], self.constant)
+                inner.fresh = self.fresh
+                arg = inner.run()
+                self.out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
+                self.i = end
+                return True
+        if up == "CONSTRUCT":
+            self.after_construct = True
+        return False
+
+    def triple_term_in_pattern(self) -> None:
+        """The ``<<( … )>>`` at the cursor, replaced; its description patterns wait for the end of the block."""
+        text, patterns = self.triple_term()
+        if patterns:
+            if self.parens:
+                raise Rdf11Unsupported(
+                    "a triple term with variables inside an expression has no SPARQL 1.1 form over "
+                    "the RDF 1.1 encoding; match it in a triple pattern instead"
+                )
+            if self.template[-1]:
+                raise Rdf11Unsupported(
+                    "a triple term with variables in a CONSTRUCT template cannot be written over "
+                    "the RDF 1.1 encoding"
+                )
+            self.pending[-1] += patterns
+        self.out.append(text)
+
+    def structure(self, t: Token, up: str) -> bool:
+        """Keep count of parentheses and braces, and write the waiting description patterns where a
+        triples block ends. True when it wrote the token itself (a ``.`` ending a block)."""
+        pending = self.pending
+        if t.text == "(":
+            self.parens += 1
+        elif t.text == ")":
+            self.parens -= 1
+        elif t.text == "{":
+            if pending[-1] and self.parens == 0:
+                self.out.append(self.flush(pending[-1], before=True))
+            pending.append([])
+            self.template.append(self.after_construct)
+            self.after_construct = False
+        elif t.text == "}":
+            if pending[-1]:
+                self.out.append(self.flush(pending[-1], before=True))
+            if len(pending) > 1:
+                pending.pop()
+                self.template.pop()
+        elif t.text == "." and self.parens == 0 and pending[-1]:
+            self.out.append(t.text)
+            self.out.append(self.flush(pending[-1], before=False))
+            self.i += 1
+            return True
+        elif t.kind in _WORDS and up in _BLOCK_END_KEYWORDS and self.parens == 0 and pending[-1]:
+            self.out.append(self.flush(pending[-1], before=True))
+        return False
 
     def flush(self, patterns: list[str], *, before: bool) -> str:
         text = " ".join(patterns)
@@ -408,7 +439,7 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
 
     def constant(term_text: str) -> NamedNode:
         try:
-            (row,) = list(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}"))  # type: ignore[arg-type]
+            (row,) = list(solutions(Store().query(f"{heads}\nSELECT ?t WHERE {{ BIND({term_text} AS ?t) }}")))
         except SyntaxError as err:
             raise Rdf11Unsupported(f"{term_text}: not a triple term ({err})") from None
         return term_iri(row["t"])
