@@ -322,6 +322,7 @@ def test_reserved_iris_are_refused() -> None:
     "SELECT * WHERE { ?a ?b ?c ~ ?r }",
     "SELECT * WHERE { ?r rdf:reifies ?t FILTER(?t = <<( ?s ?p ?o )>>) }",
     "CONSTRUCT { ?c ?p <<( ?s ?p ?o )>> } WHERE { ?c ?p ?s }",
+    "SELECT * WHERE { ?r rdf:reifies ?t FILTER(isTRIPLE(<<( ?s <urn:ex:p> ?o )>>)) }",  # was always false
 ])
 def test_what_sparql_11_cannot_express_is_refused(query: str) -> None:
     with pytest.raises(rdf11.Rdf11Unsupported):
@@ -340,3 +341,15 @@ def test_the_rewrite_is_sparql_11_over_the_encoding() -> None:
     q = "SELECT ?c ?s ?x WHERE { GRAPH ?g { ?c rdf:reifies <<( ?s ?p <<( ?a ?b ?x )>> )>> FILTER(isTRIPLE(<<( <urn:ex:a> <urn:ex:b> \"x\" )>>)) } }"
     (row,) = list(store.query(prologue + rdf11.rewrite_query(q, prologue=prologue)))
     assert (row["c"], row["s"], row["x"]) == (NamedNode("urn:ex:c"), NamedNode("urn:ex:s"), Literal("x"))
+
+
+def test_a_language_tagged_literal_in_a_triple_term_is_one_term() -> None:
+    store = Store()
+    said = Triple(NamedNode("urn:ex:s"), NamedNode("urn:ex:p"), Literal("thé", language="fr"))
+    store.extend(rdf11.encode_quads([Quad(NamedNode("urn:ex:c"), NamedNode(rdf11.RDF + "reifies"), said,
+                                          NamedNode("urn:ex:g"))]))
+    prologue = "PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>\n"
+    for q in ('SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( ?s <urn:ex:p> "thé"@fr )>> } }',
+              'SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( <urn:ex:s> <urn:ex:p> "thé"@fr )>> } }'):
+        assert [row["c"] for row in store.query(prologue + rdf11.rewrite_query(q, prologue=prologue))] == [
+            NamedNode("urn:ex:c")]

@@ -326,7 +326,9 @@ class _Rewriter:
                 end = self.balanced(j)
                 inner = _Rewriter(self.toks[j + 1 : end - 1], self.constant)
                 inner.fresh = self.fresh
+                inner.parens = 1  # the argument is an expression: a triple term there may not hold variables
                 arg = inner.run()
+                self.fresh = inner.fresh
                 self.out.append(_is_triple_test(arg) if up == "ISTRIPLE" else _is_plain_iri(arg))
                 self.i = end
                 return True
@@ -405,7 +407,11 @@ class _Rewriter:
             # one RDF term: a literal may span several tokens ("x"@en, "1"^^xsd:int)
             piece = [t.text]
             self.i += 1
-            while self.i < end - 1 and self.toks[self.i].text in ("^^", "@"):
+            while self.i < end - 1 and (self.toks[self.i].text == "^^" or self.toks[self.i].kind == "LANGTAG"):
+                if self.toks[self.i].kind == "LANGTAG":  # "x"@en: the tag is one token
+                    piece.append(self.toks[self.i].text)
+                    self.i += 1
+                    continue
                 piece.append(self.toks[self.i].text)
                 piece.append(self.toks[self.i + 1].text)
                 self.i += 2
