@@ -486,7 +486,7 @@ def guarded(
     check_depth = _needs_depth_check(openings, stack, limits, source, scan)
     out: queue.Queue[Any] = queue.Queue(maxsize=4)
     stop = threading.Event()
-    producer = _thread_on_stack(stack, lambda: _produce(parse, out, stop, check_depth, limits, source))
+    producer = thread_on_stack(stack, lambda: _produce(parse, out, stop, check_depth, limits, source))
     try:
         while True:
             item = out.get()
@@ -557,11 +557,12 @@ def _produce(
         out.put(err)
 
 
-def _thread_on_stack(stack: int, target: Callable[[], None]) -> threading.Thread:
-    """``target`` started on a daemon thread with a ``stack``-byte stack."""
+def thread_on_stack(stack: int, target: Callable[[], None], *, name: str = "memkg-parse") -> threading.Thread:
+    """``target`` started on a daemon thread with a ``stack``-byte stack (:func:`parser_stack`: deep
+    enough for a parser)."""
     previous = threading.stack_size(stack)
     try:
-        thread = threading.Thread(target=target, name="memkg-parse", daemon=True)
+        thread = threading.Thread(target=target, name=name, daemon=True)
         thread.start()
     finally:
         threading.stack_size(previous)

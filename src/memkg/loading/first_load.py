@@ -409,12 +409,7 @@ class _Background:
     def __init__(self, name: str, call: Callable[[], Any], stack: int) -> None:
         self._result: Any = None
         self._error: BaseException | None = None
-        previous = threading.stack_size(stack)
-        try:
-            self._thread = threading.Thread(target=self._run, args=(call,), name=name, daemon=True)
-            self._thread.start()
-        finally:
-            threading.stack_size(previous)
+        self._thread = limits.thread_on_stack(stack, lambda: self._run(call), name=name)
 
     def _run(self, call: Callable[[], Any]) -> None:
         try:
