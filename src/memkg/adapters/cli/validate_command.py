@@ -44,9 +44,10 @@ def _iri(text: str, option: str) -> NamedNode:
 
 
 def options_from(args: argparse.Namespace) -> ValidationOptions:
-    for path in [*args.shapes, *args.ontology]:
-        if not Path(path).is_file():
-            raise UsageError(f"{path}: no such file (--shapes / --ontology FILE: Turtle, TriG, N-Triples or N-Quads)")
+    for kind, paths in (("shapes", args.shapes), ("ontology", args.ontology)):
+        for path in paths:
+            if not Path(path).is_file():
+                raise UsageError(f"{path}: no such {kind} file (--{kind} FILE: Turtle, TriG, N-Triples or N-Quads)")
     if args.shapes_only and not args.shapes:
         raise UsageError("--shapes-only judges only your shapes: give them with --shapes FILE")
     return ValidationOptions(
