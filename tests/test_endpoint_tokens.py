@@ -62,12 +62,24 @@ def test_a_token_cannot_read_or_write_another_tenants_graph(server: Server) -> N
     assert own.status == 200
 
 
+def test_a_from_hidden_by_quote_pairing_is_403_naming_the_graph(server: Server) -> None:
+    # issue 25's repro: a greedy lexer reads `<2&&'>` as an IRI and the quotes then hide the FROM
+    hidden = f"SELECT (1<2&&'>'!='' AS ?x) ?o FROM <{ACME_GRAPH}> WHERE {{ ?s ?p ?o BIND('' AS ?z) }} #'"
+    r = server.request("GET", "/sparql?" + urlencode({"query": hidden}), headers=bearer("lia-reader"))
+    assert r.status == 403 and ACME_GRAPH in r.text
+    own = hidden.replace(ACME_GRAPH, LIA_GRAPH)
+    r = server.request("GET", "/sparql?" + urlencode({"query": own}), headers=bearer("lia-reader"))
+    assert r.status == 200 and len(r.text.splitlines()) > 1
+
+
 def test_a_read_only_token_cannot_write(server: Server) -> None:
     r = server.request(
         "POST", f"/store?graph={quote(LIA_GRAPH)}", "<urn:a> <urn:b> <urn:c> .",
         {**bearer("lia-reader"), "Content-Type": "text/turtle"},
     )
     assert r.status == 403
+    # named as the tokens file's first entry, once: not "token token #1"
+    assert "token #1 may not write" in r.text and "token token" not in r.text
 
 
 def test_a_bad_tokens_file_stops_the_server_with_exit_2(tmp_path: Path) -> None:

@@ -56,6 +56,16 @@ _RULES: list[tuple[str, str]] = [
     ("PUNCT", r"<<\(|\)>>|<<|>>|\{\||\|\}|\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.*+\-/=<>!|^~?$]"),
 ]
 _SCANNER = re.compile("|".join(f"(?P<{kind}{i}>{rx})" for i, (kind, rx) in enumerate(_RULES)))
+def _without_quote(iri_rule: str) -> str:
+    return iri_rule.replace("[^<>", "[^'<>", 1)
+
+
+#: The other reading of ``<``: SPARQL's grammar lets ``<2&&'>`` be an IRI or, in an expression,
+#: "less than" followed by a string. Without ``'`` in IRIs, a ``<`` that swallowed a quote in the
+#: first reading is an operator in this one (``\u0027`` still spells a quote inside an IRI).
+_SCANNER_NO_QUOTE_IRI = re.compile("|".join(
+    f"(?P<{kind}{i}>{_without_quote(rx) if kind == 'IRI' else rx})" for i, (kind, rx) in enumerate(_RULES)
+))
 _SPACE = re.compile(r"(?:[ \t\r\n]|#[^\r\n]*)*")
 #: What lies between two terminals, for ``tokenize(layout=True)``.
 _LAYOUT = re.compile(r"(?P<SPACE>[ \t\r\n]+)|(?P<COMMENT>#[^\r\n]*)")
@@ -112,10 +122,11 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False) -> list[Token]:
+def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quotes_in_iris: bool = True) -> list[Token]:
     """Every token of ``text``; with ``layout``, white space and comments too (as ``SPACE``
     and ``COMMENT`` tokens), so that joining the tokens' texts gives ``text`` back, for code
-    that rewrites a query.
+    that rewrites a query. ``quotes_in_iris=False`` reads ``<`` before a ``'`` as an operator
+    (see :func:`ambiguous_iri`).
 
     Raises :class:`~memkg.core.errors.ParseError` (with line and column) at a
     character no SPARQL terminal can start with, e.g. an unterminated string.
@@ -141,7 +152,7 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False) -> li
         pos = space.end()
         if pos >= n:
             return tokens
-        found = _SCANNER.match(text, pos)
+        found = (_SCANNER if quotes_in_iris else _SCANNER_NO_QUOTE_IRI).match(text, pos)
         if found is None or found.end() == pos:
             what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
             raise ParseError(what, file=source, line=line, column=pos - line_start + 1)
@@ -152,6 +163,13 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False) -> li
             line += newlines
             line_start = pos + found.group(0).rfind("\n") + 1
         pos = found.end()
+
+
+def ambiguous_iri(tokens: list[Token]) -> Token | None:
+    """The first IRI token holding a ``'``: where ``<`` may also be read as "less than", which pairs
+    the quotes of the rest of the text differently. Readers that decide rights read such a text
+    both ways (``tokenize(quotes_in_iris=False)``)."""
+    return next((t for t in tokens if t.kind == "IRI" and "'" in t.text), None)
 
 
 def hides_keyword(token: Token, keyword: str) -> bool:

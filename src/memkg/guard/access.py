@@ -62,6 +62,13 @@ class Grant:
     def restricted(self) -> bool:
         return self.tenants is not None
 
+    @property
+    def who(self) -> str:
+        """How a refusal names this token: its name from the tokens file, or "this token"."""
+        if not self.token_name:
+            return "this token"
+        return self.token_name if self.token_name.startswith("token ") else f"token {self.token_name}"
+
     def visible_named_graphs(self) -> list[NamedNode]:
         """The named graphs a restricted grant can read: its tenants and the ontology graph."""
         return sorted({*(self.tenants or ()), ONTOLOGY_GRAPH}, key=str)
@@ -237,7 +244,37 @@ def scan_query(
     certainty (undeclared prefix, relative IRI without base, keywords run
     together) is refused rather than guessed.
     """
-    tokens = sparql_lexer.tokenize(text, source="<query>")
+    try:
+        tokens = sparql_lexer.tokenize(text, source="<query>")
+    except ParseError:
+        # `1<2&&'>'!=''`: read with "less than" (Oxigraph's reading in an expression) or not at all
+        try:
+            tokens = sparql_lexer.tokenize(text, source="<query>", quotes_in_iris=False)
+        except ParseError:
+            pass
+        else:
+            return _dataset_clauses(tokens, prefixes, base_iri)
+        raise
+    clauses = _dataset_clauses(tokens, prefixes, base_iri)
+    odd = sparql_lexer.ambiguous_iri(tokens)
+    if odd is None:
+        return clauses
+    # `<` may be "less than" here, which pairs the text's quotes otherwise: the graphs either
+    # reading names must all be visible, and a text one reading cannot read is refused.
+    try:
+        other = _dataset_clauses(sparql_lexer.tokenize(text, source="<query>", quotes_in_iris=False),
+                                 prefixes, base_iri)
+    except ParseError:
+        raise Forbidden(
+            f"line {odd.line}, column {odd.column}: {odd.text[:40]!r} reads as an IRI or as '<' then a string, "
+            "which hides or shows the rest of the query: write a quote inside an IRI as \\u0027"
+        ) from None
+    return DatasetClauses(tuple(dict.fromkeys(clauses.default + other.default)),
+                          tuple(dict.fromkeys(clauses.named + other.named)))
+
+
+def _dataset_clauses(tokens: list[sparql_lexer.Token], prefixes: Mapping[str, str] | None,
+                     base_iri: str | None) -> DatasetClauses:
     prologue = sparql_lexer.Prologue(base=base_iri, prefixes=dict(prefixes or {}))
     default: list[NamedNode] = []
     named: list[NamedNode] = []

@@ -283,7 +283,7 @@ class Endpoint:
         if self.settings.read_only:
             raise WritesRefused("this server runs with --read-only: writes are refused")
         if not grant.write:
-            raise Forbidden(f"token {grant.token_name} may not write" if grant.token_name else "this token may not write")
+            raise Forbidden(f"{grant.who} may not write")
 
     def _check_graph(self, grant: Grant, graph: Graph) -> None:
         self._check_writes(grant)

@@ -188,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
             return None
         grant = endpoint.grant(authorization)
         if not grant.write and self._writes(method, path):
-            raise Forbidden(f"token {grant.token_name} may not write" if grant.token_name else "this token may not write")
+            raise Forbidden(f"{grant.who} may not write")
         return grant
 
     def _writes(self, method: str, path: str) -> bool:
@@ -211,7 +211,7 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(method, endpoint.picture(self._grant(), path[len("/pictures/"):], self.params))
             return
         if path not in ALLOWED:
-            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views, /pictures or /health")
+            raise LookupError(f"nothing at {path}; try /sparql, /update, /store, /views, /recall, /pictures or /health")
         self._allow(method, path, ALLOWED[path])
         if path == "/":
             self._send(200, "text/html; charset=utf-8", _page(), head=method == "HEAD")
