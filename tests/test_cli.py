@@ -265,3 +265,12 @@ def test_a_file_of_unknown_extension_gets_the_format_flag_as_hint(run, tmp_path:
     assert code == 2 and "notes.txt" in err and "--format NAME" in err
     code, out, _ = run("load", str(data), "--format", "trig")
     assert code == 0 and "loaded 192 quads" in out
+
+
+def test_mcp_without_the_sdk_says_how_to_install_it_from_a_checkout(tmp_path: Path) -> None:
+    # memkg is not on a package index, so the hint must be the editable install from a checkout
+    blocked = ("import sys; sys.modules['mcp'] = None; from memkg.adapters.cli import main; "
+               f"sys.exit(main(['--store', {str(tmp_path / 'store')!r}, 'mcp', '--tenant', 'https://example.org/t']))")
+    run = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "pip install -e '.[mcp]'" in run.stderr and "memkg[mcp]" not in run.stderr

@@ -408,8 +408,15 @@ def test_serve_help_documents_the_endpoints() -> None:
     run = subprocess.run([sys.executable, "-m", "memkg", "serve", "--help"], capture_output=True, text=True)
     assert run.returncode == 0
     for word in ("--host", "--port", "--tokens", "--read-only", "--timeout", "--workers", "/sparql", "/update",
-                 "/store", "/views", "/health", "SIGTERM"):
+                 "/store", "/views", "/recall", "/pictures", "/health", "SIGTERM"):
         assert word in run.stdout
+
+
+def test_an_unknown_route_is_404_listing_every_route(server: Server) -> None:
+    r = server.request("GET", "/nowhere")
+    assert r.status == 404
+    for route in ("/sparql", "/update", "/store", "/views", "/recall", "/pictures", "/health"):
+        assert route in r.text
 
 
 def test_json_error_for_a_client_taking_only_json(server: Server) -> None:

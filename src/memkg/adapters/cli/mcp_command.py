@@ -27,7 +27,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:  # the MCP SDK is an extra (memkg[mcp]): imported only when serving
         from ..agent_tools.server import Callers, build_server, serve_http, serve_stdio
     except ImportError as err:
-        raise UsageError(f"memkg mcp needs the MCP SDK ({err.name}): pip install 'memkg[mcp]'") from None
+        raise UsageError(f"memkg mcp needs the MCP SDK ({err.name}): pip install -e '.[mcp]' in a memkg checkout") from None
 
     if args.tokens and not args.http:
         raise UsageError("--tokens is for --http; over stdio name the one tenant with --tenant IRI")

@@ -110,6 +110,8 @@ endpoints:
   POST /update                    SPARQL Update: a form (update=…) or application/sparql-update body
   GET|HEAD|PUT|POST|DELETE /store Graph Store Protocol: ?default or ?graph=IRI (GET /store: all graphs)
   GET  /views, /views/NAME?k=v    list the view templates; run one (tenant=IRI selects a tenant)
+  GET  /recall?q=…&tenant=…&k=…   recall: a question in words to ranked evidence, as JSON (&packet=true)
+  GET  /pictures, /pictures/KIND  pictures of a claim: ?claim=IRI, KIND history, lineage, support or packet
   GET  /health                    liveness, as JSON
 
 Results follow the Accept header (q-values honoured; 406 if nothing fits) or ?format=NAME:
