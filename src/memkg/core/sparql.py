@@ -56,6 +56,8 @@ _RULES: list[tuple[str, str]] = [
     ("PUNCT", r"<<\(|\)>>|<<|>>|\{\||\|\}|\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.*+\-/=<>!|^~?$]"),
 ]
 _SCANNER = re.compile("|".join(f"(?P<{kind}{i}>{rx})" for i, (kind, rx) in enumerate(_RULES)))
+
+
 def _without_quote(iri_rule: str) -> str:
     return iri_rule.replace("[^<>", "[^'<>", 1)
 

@@ -10,7 +10,7 @@ A thin adapter over the library, like the command line and the endpoint:
 * :mod:`.wire` – stdio on the event loop, and requests nested too deep answered before the SDK;
 * :mod:`.limits` – how much one call may ask for.
 
-The SDK is imported only by :mod:`.server`: ``pip install -e '.[mcp]' in a memkg checkout`` (see docs/agent-tools.md).
+The SDK is imported only by :mod:`.server`: ``pip install -e '.[mcp]'`` in a memkg checkout (see docs/agent-tools.md).
 """
 
 from __future__ import annotations
