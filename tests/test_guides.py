@@ -7,6 +7,7 @@ blocks may load ``examples/*.trig`` as the guides do.
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 from pathlib import Path
@@ -45,3 +46,13 @@ def test_python_block(guide: Path, line: int, code: str, tmp_path: Path, monkeyp
     monkeypatch.chdir(tmp_path)
     # Blank lines keep the traceback's line numbers those of the guide.
     exec(compile("\n" * (line - 1) + code, str(guide), "exec"), {"__name__": "guide"})
+
+
+def test_the_recall_walk_works_when_run_again_in_its_folder(tmp_path: Path, monkeypatch) -> None:
+    # a reader runs it twice: the first run's store must not change what the second one finds
+    guide, line, code = next(b for b in BLOCKS if b[0].name == "recall.md")
+    monkeypatch.chdir(tmp_path)
+    compiled = compile("\n" * (line - 1) + code, str(guide), "exec")
+    for _ in range(2):
+        exec(compiled, {"__name__": "guide"})
+        gc.collect()  # the run's store is closed (its lock let go), as when a script ends
