@@ -181,6 +181,7 @@ def test_restricted_default_dataset(three_graphs: Store) -> None:
                     "use_default_graph_as_union": False}
     assert run(three_graphs, TENANT_A, "SELECT ?o { ?s ?p ?o }") == ['"default"']
     assert run(three_graphs, TENANT_A, "SELECT ?o { GRAPH ?g { ?s ?p ?o } }") == ['"A"']
+    assert run(three_graphs, TENANT_A, "SELECT ?o { GRAPH <urn:t:a> { ?s ?p ?o } }") == ['"A"']
 
 
 def test_restricted_honours_visible_from(three_graphs: Store) -> None:
@@ -213,6 +214,13 @@ def test_restricted_refuses_a_text_only_one_reading_of_lt_can_read() -> None:
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM <urn:t:b> WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM NAMED <urn:t:b> WHERE { ?s ?p ?o } #'", {}, "urn:t:b"),
     ("PREFIX t: <urn:t:> SELECT (1<2&&'>'!='' AS ?x) ?o FROM t:b WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),
+    # a constant GRAPH naming another tenant's graph: refused, not answered empty (SPEC 6)
+    ("SELECT ?o { GRAPH <urn:t:b> { ?s ?p ?o } }", {}, "urn:t:b"),
+    ("PREFIX t: <urn:t:> SELECT ?o { ?s ?p ?x FILTER EXISTS { graph # a comment\n t:b { ?s ?p ?o } } }", {}, "urn:t:b"),
+    ("BASE <urn:t:x> SELECT ?o { { SELECT ?o { GRAPH <urn:t:b> { ?s ?p ?o } } } }", {}, "urn:t:b"),
+    ("SELECT ?o { GRAPH <urn:t:\\u0062> { ?s ?p ?o } }", {}, "urn:t:b"),
+    ("SELECT (1<2&&'>'!='' AS ?x) ?o WHERE { GRAPH <urn:t:b> { ?s ?p ?o } BIND('' AS ?z) } #'", {}, "urn:t:b"),
+    ("SELECT ?o { GRAPH <urn:t:b> { ?s ?p ?o } }", {"default_graph_uris": ["urn:t:a"]}, "urn:t:b"),
 ])
 def test_restricted_refuses_other_graphs_by_name(query: str, params: dict, named: str) -> None:
     with pytest.raises(Forbidden, match=named):

@@ -17,9 +17,9 @@ its ``named_graphs`` argument replaces ``FROM NAMED``, each independently; a gra
 out of ``named_graphs`` is invisible to ``GRAPH <g>`` and ``GRAPH ?g`` alike, in
 subqueries, ``EXISTS``, property paths and ``DESCRIBE`` too. So a restricted query always
 runs with *both* arguments set to visible graphs only: whatever the text says, nothing
-else is read. ``FROM``/``FROM NAMED`` are still scanned (:mod:`memkg.core.sparql`) so that
-one naming a visible graph is honoured and one naming any other graph is refused (403)
-rather than silently ignored. ``SERVICE`` is different: Oxigraph has an HTTP client and
+else is read. ``FROM``/``FROM NAMED`` and constant ``GRAPH <g>`` are still scanned
+(:mod:`memkg.core.sparql`) so that a clause naming a visible graph is honoured and one
+naming any other graph is refused (403) rather than silently ignored or answered empty. ``SERVICE`` is different: Oxigraph has an HTTP client and
 executes ``SERVICE <url>`` (a POST to the URL) whatever the dataset, so a restricted
 query mentioning it is refused outright.
 """
@@ -225,10 +225,12 @@ def _require_visible(grant: Grant, graphs: Iterable[NamedNode], what: str) -> No
 
 @dataclass(frozen=True)
 class DatasetClauses:
-    """A query's ``FROM`` and ``FROM NAMED`` graphs, as the parser will resolve them."""
+    """A query's ``FROM`` and ``FROM NAMED`` graphs, and the graphs its patterns name with a
+    constant ``GRAPH <g>``, as the parser will resolve them."""
 
     default: tuple[NamedNode, ...] = ()
     named: tuple[NamedNode, ...] = ()
+    patterns: tuple[NamedNode, ...] = ()
 
     @property
     def given(self) -> bool:
@@ -270,7 +272,8 @@ def scan_query(
             "which hides or shows the rest of the query: write a quote inside an IRI as \\u0027"
         ) from None
     return DatasetClauses(tuple(dict.fromkeys(clauses.default + other.default)),
-                          tuple(dict.fromkeys(clauses.named + other.named)))
+                          tuple(dict.fromkeys(clauses.named + other.named)),
+                          tuple(dict.fromkeys(clauses.patterns + other.patterns)))
 
 
 def _dataset_clauses(tokens: list[sparql_lexer.Token], prefixes: Mapping[str, str] | None,
@@ -278,6 +281,7 @@ def _dataset_clauses(tokens: list[sparql_lexer.Token], prefixes: Mapping[str, st
     prologue = sparql_lexer.Prologue(base=base_iri, prefixes=dict(prefixes or {}))
     default: list[NamedNode] = []
     named: list[NamedNode] = []
+    patterns: list[NamedNode] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -303,11 +307,18 @@ def _dataset_clauses(tokens: list[sparql_lexer.Token], prefixes: Mapping[str, st
             continue
         if tok.kind in ("WORD", "PNAME") and tok.text.upper().startswith("FROM") and not tok.is_word("FROM"):
             raise Forbidden(f"line {tok.line}, column {tok.column}: ambiguous dataset clause {tok.text!r}: separate the keywords")
+        if tok.is_word("GRAPH") and i + 1 < len(tokens) and tokens[i + 1].kind in ("IRI", "PNAME"):
+            try:
+                patterns.append(NamedNode(prologue.resolve(tokens[i + 1])))
+            except ValueError as err:
+                raise Forbidden(f"line {tok.line}, column {tok.column}: cannot tell which graph GRAPH names: {err}") from None
+            i += 2
+            continue
         i += 1
-    return DatasetClauses(tuple(default), tuple(named))
+    return DatasetClauses(tuple(default), tuple(named), tuple(patterns))
 
 
-_FROM = re.compile(r"(?<![\w:])FROM(?![\w:])", re.IGNORECASE)
+_NAMES_GRAPHS = re.compile(r"(?<![\w:])(FROM|GRAPH|SERVICE)(?![\w:])", re.IGNORECASE)
 
 
 def dataset_for(tenant: NamedNode | None) -> dict[str, Any]:
@@ -357,16 +368,18 @@ def query_options(
         clauses = scan_query(query_text, prefixes=prefixes, base_iri=base_iri)
     except ParseError:
         # memkg's lexer can read a valid query otherwise than Oxigraph does (``?a<?b&&'>'``:
-        # an IRI, then a string, to it). Without a FROM anywhere in the text there is no clause
+        # an IRI, then a string, to it). Without a FROM, GRAPH or SERVICE anywhere in the text there is no clause
         # to read, and the dataset below confines the query whatever it says (Oxigraph lets
-        # these arguments override the text); with one, refusing beats guessing.
-        if _FROM.search(query_text):
+        # these arguments override the text); with one, or a GRAPH or SERVICE that may name
+        # another graph or a remote service, refusing beats guessing.
+        if _NAMES_GRAPHS.search(query_text):
             raise
         clauses = DatasetClauses((), ())
     _require_visible(grant, protocol_default, "default-graph-uri")
     _require_visible(grant, protocol_named, "named-graph-uri")
     _require_visible(grant, clauses.default, "FROM")
     _require_visible(grant, clauses.named, "FROM NAMED")
+    _require_visible(grant, clauses.patterns, "GRAPH")
     default: list[GraphName]
     if protocol_given:
         default, named = list(protocol_default), protocol_named
