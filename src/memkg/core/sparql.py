@@ -174,6 +174,34 @@ def ambiguous_iri(tokens: list[Token]) -> Token | None:
     return next((t for t in tokens if t.kind == "IRI" and "'" in t.text), None)
 
 
+def one_reading(text: str, *, source: str = "<sparql>") -> list[Token]:
+    """The tokens of ``text`` when it reads one way only; ParseError naming the place where it
+    reads two ways, for code that builds on a single reading (the update planner).
+
+    A text only the "less than" reading can tokenize (``FILTER(1<2&&'>'!='')``) is read that
+    way; one that both readings tokenize differently is refused, with how to write it plainly.
+    """
+    try:
+        tokens = tokenize(text, source=source)
+    except ParseError as greedy:
+        try:
+            return tokenize(text, source=source, quotes_in_iris=False)
+        except ParseError:
+            raise greedy from None
+    odd = ambiguous_iri(tokens)
+    if odd is None:
+        return tokens
+    try:
+        tokenize(text, source=source, quotes_in_iris=False)
+    except ParseError:
+        return tokens
+    raise ParseError(
+        f"{odd.text[:40]!r} reads as an IRI or as '<' then a string, which pairs the rest of the text's quotes "
+        "otherwise: put a space after '<' where it means \"less than\", or write a quote inside an IRI as \\u0027",
+        file=source, line=odd.line, column=odd.column,
+    )
+
+
 def hides_keyword(token: Token, keyword: str) -> bool:
     """Whether Oxigraph could read ``keyword`` at this token, although it lexes as something else.
 

@@ -65,10 +65,10 @@ from pyoxigraph import (
 )
 
 from ..core.errors import MemkgError, ParseError
-from ..core.sparql import Prologue, Token, hides_keyword, matching, tokenize
+from ..core.sparql import Prologue, Token, hides_keyword, matching, one_reading
 from ..core.terms import Graph, Term
 from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
-from ..guard.access import Forbidden, Grant, can_write_graph, require_write
+from ..guard.access import Forbidden, Grant, can_write_graph, require_write, scan_query
 from ..guard.limits import Limits
 from ..store import MemoryStore, claim_index
 from ..store.backends.base import QuadStore
@@ -155,7 +155,7 @@ def plan_update(
     require_write(grant)
     if limits is not None:
         limits.check_update(update_text)
-    tokens = _split_glued(tokenize(update_text, source="<update>"))
+    tokens = _split_glued(one_reading(update_text, source="<update>"))
     for tok in tokens:
         if grant.restricted and hides_keyword(tok, "SERVICE"):
             raise Forbidden(f"line {tok.line}, column {tok.column}: SERVICE is not allowed for this token")
@@ -362,7 +362,7 @@ class _Op:
     def reads_named_graphs(self) -> bool:
         """Whether the WHERE group can read named graphs at all (it has a ``GRAPH``, however spelled)."""
         assert self.where is not None
-        return any(hides_keyword(t, "GRAPH") for t in tokenize(self.where_text(), source="<update WHERE>"))
+        return any(hides_keyword(t, "GRAPH") for t in one_reading(self.where_text(), source="<update WHERE>"))
 
     def where_text(self) -> str:
         assert self.where is not None
@@ -393,6 +393,7 @@ class _Op:
         delete = _Template(self, self.delete, state) if self.delete is not None else None
         insert = _Template(self, self.insert, state) if self.insert is not None else None
         dataset = _where_dataset(state.grant, self.with_graph, self.using or using, self.using_named or using_named)
+        self._require_visible_patterns(state.grant)
         solutions = _solutions(self, state.reader(dataset, reads_named=self.reads_named_graphs()), dataset)
         removals = [q for t in ([delete] if delete else []) for q in t.instances(solutions)]
         additions = [q for t in ([insert] if insert else []) for q in t.instances(solutions)]
@@ -400,6 +401,17 @@ class _Op:
             state.remove(q)
         for q in additions:
             state.add(q)
+
+    def _require_visible_patterns(self, grant: Grant) -> None:
+        """Forbidden naming the graph if the WHERE group's constant ``GRAPH <g>`` names one
+        ``grant`` may not read: a refusal, never an empty match (SPEC 6)."""
+        if not grant.restricted:
+            return
+        where = scan_query(f"SELECT * WHERE {self.where_text()}", prefixes=self.prologue.prefixes,
+                           base_iri=self.prologue.base)
+        for g in where.patterns:
+            if not grant.can_see(g):
+                raise Forbidden(f"GRAPH names graph {g}, which this token may not read")
 
     def _plan_delete_where(self, state: _State, using: list[NamedNode], using_named: list[NamedNode]) -> None:
         self.delete = self.data
