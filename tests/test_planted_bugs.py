@@ -1,0 +1,92 @@
+"""Tests named after realistic bugs (issue 31): boundaries, defaults that grant rights, reach.
+
+Each test here was checked against its bug planted by hand: it fails with the bug, passes without.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pyoxigraph import RdfFormat, Store, parse
+
+from memkg.guard.access import Tokens
+from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
+from memkg.shacl import Shapes
+
+# -- limits: exactly at the limit passes, one past is refused --------------------------
+
+SIZE_LIMITS = sorted(name for name in OPTIONS if name != "max_depth")
+
+
+@pytest.mark.parametrize("name", SIZE_LIMITS)
+def test_a_size_equal_to_its_limit_is_accepted_and_one_more_is_refused(name: str) -> None:
+    limits = Limits(**{name: 10})
+    limits.check_size(name, 10, "the input")
+    with pytest.raises(LimitExceeded) as err:
+        limits.check_size(name, 11, "the input")
+    assert err.value.limit == name and OPTIONS[name] in str(err.value)
+
+
+def test_a_query_of_exactly_max_query_bytes_is_accepted_and_one_more_byte_is_refused() -> None:
+    query = "ASK {}"
+    Limits(max_query=len(query)).check_query(query)
+    with pytest.raises(LimitExceeded, match="--max-query"):
+        Limits(max_query=len(query) - 1).check_query(query)
+
+
+# -- tokens: read-only unless the entry says "write": true -----------------------------
+
+
+@pytest.mark.parametrize(("entry", "write"), [
+    ({"tenants": ["urn:memkg:a"]}, False),
+    ({"tenants": ["urn:memkg:a"], "write": False}, False),
+    ({"tenants": ["urn:memkg:a"], "write": True}, True),
+])
+def test_a_token_writes_only_when_its_entry_says_write_true(tmp_path: Path, entry: dict, write: bool) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"a-long-enough-token": entry}), encoding="utf-8")
+    assert Tokens.load(path).holder("a-long-enough-token").write is write
+
+
+# -- SHACL ranges at the bound: the SPARQL path and the as-written path agree ----------
+
+_PREFIXES = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+"""
+
+
+@pytest.mark.parametrize(("component", "value", "conforms"), [
+    ("sh:minExclusive", "5", False), ("sh:minExclusive", "6", True), ("sh:minExclusive", "4", False),
+    ("sh:minInclusive", "5", True), ("sh:minInclusive", "4", False), ("sh:minInclusive", "6", True),
+    ("sh:maxExclusive", "5", False), ("sh:maxExclusive", "4", True), ("sh:maxExclusive", "6", False),
+    ("sh:maxInclusive", "5", True), ("sh:maxInclusive", "6", False), ("sh:maxInclusive", "4", True),
+])
+@pytest.mark.parametrize("written", ["{}", "0{}", "+{}"])
+def test_range_bounds_judge_alike_in_sparql_and_as_written(component: str, value: str, conforms: bool, written: str) -> None:
+    shapes = Shapes.from_quads(parse(_PREFIXES + f"""
+        <http://e/S> sh:targetSubjectsOf <http://e/p> ; sh:property [ sh:path <http://e/p> ; {component} 5 ] .
+    """.encode(), format=RdfFormat.TURTLE))
+    data = f'<http://e/a> <http://e/p> "{written.format(value)}"^^<http://www.w3.org/2001/XMLSchema#integer> .'
+    quads = list(parse(data.encode(), format=RdfFormat.TURTLE))
+    as_written = shapes.validate_quads(quads)
+    store = Store()
+    store.extend(quads)
+    in_store = shapes.validate(store)
+    assert as_written.conforms is conforms, (component, value, written)
+    assert in_store.conforms is conforms, (component, value, written)
+
+
+@pytest.mark.parametrize(("component", "value", "conforms"), [
+    (">", "5", False), (">", "6", True), (">=", "5", True), (">=", "4", False),
+    ("<", "5", False), ("<", "4", True), ("<=", "5", True), ("<=", "6", False),
+])
+def test_range_bounds_at_the_bound_inside_sh_or_where_python_decides_first(component: str, value: str, conforms: bool) -> None:
+    # sh:or asks each member whether a value surely conforms, in Python, before SPARQL.
+    name = {">": "sh:minExclusive", ">=": "sh:minInclusive", "<": "sh:maxExclusive", "<=": "sh:maxInclusive"}[component]
+    shapes = Shapes.from_quads(parse(_PREFIXES + f"""
+        <http://e/S> sh:targetSubjectsOf <http://e/p> ;
+            sh:property [ sh:path <http://e/p> ; sh:or ( [ {name} 5 ] ) ] .
+    """.encode(), format=RdfFormat.TURTLE))
+    data = f'<http://e/a> <http://e/p> {value} .'
+    assert shapes.validate_quads(parse(data.encode(), format=RdfFormat.TURTLE)).conforms is conforms
