@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from pyoxigraph import RdfFormat, Store, parse
 
+from memkg import MemoryStore, ValidationError, Vertex, mem
+
 from memkg.guard.access import Tokens
 from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
 from memkg.shacl import Shapes
@@ -90,3 +92,18 @@ def test_range_bounds_at_the_bound_inside_sh_or_where_python_decides_first(compo
     """.encode(), format=RdfFormat.TURTLE))
     data = f'<http://e/a> <http://e/p> {value} .'
     assert shapes.validate_quads(parse(data.encode(), format=RdfFormat.TURTLE)).conforms is conforms
+
+
+# -- a write whose only offending node is a blank node is refused ----------------------
+
+
+def test_a_write_whose_only_offending_subject_is_a_blank_node_is_refused() -> None:
+    # The store holds data, so the write is judged by its focus nodes, not by validating all of it.
+    store = MemoryStore(validation="native")
+    store.add(Vertex(id="https://e/Lia", cls=mem.Person), graph="https://e/a")
+    before = set(store.quads())
+    data = b'PREFIX mem: <https://w3id.org/memkg#> GRAPH <https://e/a> { _:c a mem:Claim ; mem:about <https://e/Lia> . }'
+    with pytest.raises(ValidationError) as info:
+        store.write(list(parse(data, format=RdfFormat.TRIG)))
+    assert any(v.focus.startswith("_:") and v.shape.endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value
+    assert set(store.quads()) == before
