@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from pyoxigraph import RdfFormat, Store, parse
+from pyoxigraph import NamedNode, RdfFormat, Store, parse
 
 from memkg import MemoryStore, ValidationError, Vertex, mem
+from memkg import provenance as P
 
 from memkg.guard.access import Tokens
 from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
@@ -107,3 +108,44 @@ def test_a_write_whose_only_offending_subject_is_a_blank_node_is_refused() -> No
         store.write(list(parse(data, format=RdfFormat.TRIG)))
     assert any(v.focus.startswith("_:") and v.shape.endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value
     assert set(store.quads()) == before
+
+
+# -- provenance: support reads the claim's tenant only; erasure follows activities -----
+
+_TENANT_A, _TENANT_B = "https://e/tenants/a", "https://e/tenants/b"
+_TURTLE = """PREFIX mem: <https://w3id.org/memkg#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX ex: <https://e/>
+"""
+
+
+def _claim_in(tenant: str, extra: str = "") -> str:
+    return f"""GRAPH <{tenant}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message . ex:probe a mem:Message .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "v" )>> ; mem:supportedBy ex:m . {extra}
+    }}"""
+
+
+def test_support_reads_refuters_from_the_claims_tenant_only() -> None:
+    store = MemoryStore()
+    store.load_data(_TURTLE + _claim_in(_TENANT_A) + _claim_in(_TENANT_B, "ex:probe mem:refutes ex:c ."), format="trig")
+    assert P.support(store, "https://e/c", tenant=_TENANT_A).refuted_by == ()
+    assert [n.value for n in P.support(store, "https://e/c", tenant=_TENANT_B).refuted_by] == ["https://e/probe"]
+
+
+def test_erasure_removes_what_an_activity_that_used_the_source_generated() -> None:
+    store = MemoryStore()
+    store.load_data(_TURTLE + f"""GRAPH <{_TENANT_A}> {{
+      ex:p a rdf:Property . ex:x a mem:Entity .
+      ex:diary a mem:Message ; mem:content "Lia's diary." .
+      ex:other a mem:Message ; mem:content "A note by Sam." .
+      ex:run a mem:Extraction ; prov:used ex:diary .
+      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "from the diary" )>> ; prov:wasGeneratedBy ex:run .
+      ex:kept a mem:Claim ; rdf:reifies <<( ex:x ex:p "from Sam" )>> ; mem:supportedBy ex:other .
+    }}""", format="trig")
+    result = P.erase(store, "https://e/diary", reason="consent revoked", graph=_TENANT_A)
+    gone = {n.value for n in result.removed}
+    assert {"https://e/diary", "https://e/c"} <= gone and "https://e/kept" not in gone
+    assert not any(store.quads(NamedNode("https://e/c"), None, None))
+    assert any(store.quads(NamedNode("https://e/kept"), None, None))
