@@ -6,13 +6,15 @@ Each test here was checked against its bug planted by hand: it fails with the bu
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from pyoxigraph import NamedNode, RdfFormat, Store, parse
 
-from memkg import MemoryStore, ValidationError, Vertex, mem
+from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem
 from memkg import provenance as P
+from memkg.adapters.cli import main
 
 from memkg.guard.access import Tokens
 from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
@@ -149,3 +151,44 @@ def test_erasure_removes_what_an_activity_that_used_the_source_generated() -> No
     assert {"https://e/diary", "https://e/c"} <= gone and "https://e/kept" not in gone
     assert not any(store.quads(NamedNode("https://e/c"), None, None))
     assert any(store.quads(NamedNode("https://e/kept"), None, None))
+
+
+# -- recall: a claim's validity is half-open, [validFrom, validUntil) ------------------
+
+
+def test_recall_status_of_a_claim_at_its_valid_from_and_valid_until() -> None:
+    start, end = datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
+    store = MemoryStore()
+    store.add_all([Vertex(id="https://e/Lia", cls=mem.Person), Vertex(id="https://e/tea", cls=mem.Entity),
+                   Predicate(id="https://e/likes"), Message(id="https://e/m", content="Lia likes tea", event_id="e1")],
+                  graph=_TENANT_A)
+    claim = store.add(Claim(id="https://e/c", subject="https://e/Lia", predicate="https://e/likes", object="https://e/tea",
+                            asserted_by="https://e/m", valid_from=start, valid_until=end), graph=_TENANT_A)
+
+    def status(at: datetime) -> str:
+        (hit,) = [h for h in store.recall("Lia likes tea", k=20, valid_at=at) if h.node == claim.value]
+        return hit.status
+
+    second = timedelta(seconds=1)
+    assert status(start - second) == "not-valid"
+    assert status(start) == "current"
+    assert status(end - second) == "current"
+    assert status(end) == "not-valid"
+
+
+# -- validate --format json: every field of every result is present -------------------
+
+_RESULT_FIELDS = {"severity", "shape", "focusNode", "resultPath", "value", "sourceConstraintComponent",
+                  "sourceShape", "graph", "message", "file", "line", "column"}
+
+
+def test_every_result_of_the_json_report_has_every_field(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    bad = Path(__file__).parent / "fixtures" / "invalid" / "inv5-no-provenance.trig"
+    code = main(["--store", str(tmp_path / "store"), "validate", str(bad), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and {"conforms", "engine", "stage", "results"} <= set(report)
+    assert report["results"]
+    for result in report["results"]:
+        assert set(result) == _RESULT_FIELDS
+        assert result["graph"] is not None  # the fixture's data is in a named graph
