@@ -141,3 +141,43 @@ def test_tenant_b_sees_its_own_data(store: MemoryStore) -> None:
     from memkg import support
 
     assert SECRET in _text(support(store, EX + "c", tenant=B))
+
+
+def _mcp_read_tools() -> list[str]:
+    from memkg.adapters.agent_tools import server
+
+    return [name for name, notes in server._TOOLS.items() if notes.read_only_hint]
+
+
+#: Arguments of the MCP read tools, by parameter name (``grant`` and ``tenant`` are given).
+TOOL_ARGUMENTS: dict[str, Any] = {
+    "query": "Lia drinks tea coffee overrated",
+    "claim": EX + "c",
+    "valid_at": "now",
+    "known_at": "now",
+}
+
+
+@pytest.mark.parametrize("tool", _mcp_read_tools())
+def test_nothing_of_tenant_b_reaches_an_mcp_read_tool_for_tenant_a(store: MemoryStore, tool: str) -> None:
+    """The tool list the MCP server serves, called through the served functions (no transport)."""
+    from datetime import datetime, timezone
+
+    from pyoxigraph import NamedNode
+
+    from memkg.adapters.agent_tools import server
+    from memkg.adapters.agent_tools.tools import MemoryTools
+    from memkg.guard.access import Grant
+
+    served = server._ServedTools(MemoryTools(store))
+    fn = getattr(served, tool)
+    kwargs: dict[str, Any] = {"tenant": A}
+    for p in list(inspect.signature(fn).parameters.values())[1:]:
+        if p.name in ("tenant",) or p.default is not inspect.Parameter.empty:
+            continue
+        assert p.name in TOOL_ARGUMENTS, f"MCP tool {tool}: add a value for {p.name!r} to TOOL_ARGUMENTS"
+        value = TOOL_ARGUMENTS[p.name]
+        kwargs[p.name] = datetime.now(timezone.utc) if value == "now" else value
+    grant = Grant(tenants=frozenset({NamedNode(A)}), write=False)
+    text = json.dumps(fn(grant, **kwargs), default=str)
+    assert SECRET not in text and B not in text, f"MCP tool {tool} for tenant A shows tenant B's data: {text[:2000]}"
