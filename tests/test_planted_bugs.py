@@ -1,194 +1,154 @@
-"""Tests named after realistic bugs (issue 31): boundaries, defaults that grant rights, reach.
+"""One test per realistic bug of issue 31's table: each fails with the bug planted and passes without.
 
-Each test here was checked against its bug planted by hand: it fails with the bug, passes without.
+The bugs sit at boundaries (a claim at exactly its ``validUntil``, a size equal to its limit, an
+exclusive bound), in scope (a claim's refuters from another tenant), in reach (erasure through
+``prov:wasGeneratedBy``), in defaults (a token without ``"write"``), in what a write judges (a
+blank-node subject) and in documented output (the ``"graph"`` of a JSON validation result).
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from pyoxigraph import NamedNode, RdfFormat, Store, parse
+from pyoxigraph import Literal, NamedNode
 
 from memkg import Claim, MemoryStore, Message, Predicate, ValidationError, Vertex, mem
 from memkg import provenance as P
 from memkg.adapters.cli import main
-
 from memkg.guard.access import Tokens
-from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
-from memkg.shacl import Shapes
+from memkg.guard.limits import LimitExceeded, Limits
 
-# -- limits: exactly at the limit passes, one past is refused --------------------------
-
-SIZE_LIMITS = sorted(name for name in OPTIONS if name != "max_depth")
-
-
-@pytest.mark.parametrize("name", SIZE_LIMITS)
-def test_a_size_equal_to_its_limit_is_accepted_and_one_more_is_refused(name: str) -> None:
-    limits = Limits(**{name: 10})
-    limits.check_size(name, 10, "the input")
-    with pytest.raises(LimitExceeded) as err:
-        limits.check_size(name, 11, "the input")
-    assert err.value.limit == name and OPTIONS[name] in str(err.value)
-
-
-def test_a_query_of_exactly_max_query_bytes_is_accepted_and_one_more_byte_is_refused() -> None:
-    query = "ASK {}"
-    Limits(max_query=len(query)).check_query(query)
-    with pytest.raises(LimitExceeded, match="--max-query"):
-        Limits(max_query=len(query) - 1).check_query(query)
-
-
-# -- tokens: read-only unless the entry says "write": true -----------------------------
-
-
-@pytest.mark.parametrize(("entry", "write"), [
-    ({"tenants": ["urn:memkg:a"]}, False),
-    ({"tenants": ["urn:memkg:a"], "write": False}, False),
-    ({"tenants": ["urn:memkg:a"], "write": True}, True),
-])
-def test_a_token_writes_only_when_its_entry_says_write_true(tmp_path: Path, entry: dict, write: bool) -> None:
-    path = tmp_path / "tokens.json"
-    path.write_text(json.dumps({"a-long-enough-token": entry}), encoding="utf-8")
-    assert Tokens.load(path).holder("a-long-enough-token").write is write
-
-
-# -- SHACL ranges at the bound: the SPARQL path and the as-written path agree ----------
-
-_PREFIXES = b"""@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-"""
-
-
-@pytest.mark.parametrize(("component", "value", "conforms"), [
-    ("sh:minExclusive", "5", False), ("sh:minExclusive", "6", True), ("sh:minExclusive", "4", False),
-    ("sh:minInclusive", "5", True), ("sh:minInclusive", "4", False), ("sh:minInclusive", "6", True),
-    ("sh:maxExclusive", "5", False), ("sh:maxExclusive", "4", True), ("sh:maxExclusive", "6", False),
-    ("sh:maxInclusive", "5", True), ("sh:maxInclusive", "6", False), ("sh:maxInclusive", "4", True),
-])
-@pytest.mark.parametrize("written", ["{}", "0{}", "+{}"])
-def test_range_bounds_judge_alike_in_sparql_and_as_written(component: str, value: str, conforms: bool, written: str) -> None:
-    shapes = Shapes.from_quads(parse(_PREFIXES + f"""
-        <http://e/S> sh:targetSubjectsOf <http://e/p> ; sh:property [ sh:path <http://e/p> ; {component} 5 ] .
-    """.encode(), format=RdfFormat.TURTLE))
-    data = f'<http://e/a> <http://e/p> "{written.format(value)}"^^<http://www.w3.org/2001/XMLSchema#integer> .'
-    quads = list(parse(data.encode(), format=RdfFormat.TURTLE))
-    as_written = shapes.validate_quads(quads)
-    store = Store()
-    store.extend(quads)
-    in_store = shapes.validate(store)
-    assert as_written.conforms is conforms, (component, value, written)
-    assert in_store.conforms is conforms, (component, value, written)
-
-
-@pytest.mark.parametrize(("component", "value", "conforms"), [
-    (">", "5", False), (">", "6", True), (">=", "5", True), (">=", "4", False),
-    ("<", "5", False), ("<", "4", True), ("<=", "5", True), ("<=", "6", False),
-])
-def test_range_bounds_at_the_bound_inside_sh_or_where_python_decides_first(component: str, value: str, conforms: bool) -> None:
-    # sh:or asks each member whether a value surely conforms, in Python, before SPARQL.
-    name = {">": "sh:minExclusive", ">=": "sh:minInclusive", "<": "sh:maxExclusive", "<=": "sh:maxInclusive"}[component]
-    shapes = Shapes.from_quads(parse(_PREFIXES + f"""
-        <http://e/S> sh:targetSubjectsOf <http://e/p> ;
-            sh:property [ sh:path <http://e/p> ; sh:or ( [ {name} 5 ] ) ] .
-    """.encode(), format=RdfFormat.TURTLE))
-    data = f'<http://e/a> <http://e/p> {value} .'
-    assert shapes.validate_quads(parse(data.encode(), format=RdfFormat.TURTLE)).conforms is conforms
-
-
-# -- a write whose only offending node is a blank node is refused ----------------------
-
-
-def test_a_write_whose_only_offending_subject_is_a_blank_node_is_refused() -> None:
-    # The store holds data, so the write is judged by its focus nodes, not by validating all of it.
-    store = MemoryStore(validation="native")
-    store.add(Vertex(id="https://e/Lia", cls=mem.Person), graph="https://e/a")
-    before = set(store.quads())
-    data = b'PREFIX mem: <https://w3id.org/memkg#> GRAPH <https://e/a> { _:c a mem:Claim ; mem:about <https://e/Lia> . }'
-    with pytest.raises(ValidationError) as info:
-        store.write(list(parse(data, format=RdfFormat.TRIG)))
-    assert any(v.focus.startswith("_:") and v.shape.endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value
-    assert set(store.quads()) == before
-
-
-# -- provenance: support reads the claim's tenant only; erasure follows activities -----
-
-_TENANT_A, _TENANT_B = "https://e/tenants/a", "https://e/tenants/b"
-_TURTLE = """PREFIX mem: <https://w3id.org/memkg#>
-PREFIX prov: <http://www.w3.org/ns/prov#>
+EX = "https://example.org/planted/"
+A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
+UTC = timezone.utc
+PRELUDE = f"""PREFIX ex: <{EX}>
+PREFIX mem: <https://w3id.org/memkg#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX ex: <https://e/>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 """
 
 
-def _claim_in(tenant: str, extra: str = "") -> str:
-    return f"""GRAPH <{tenant}> {{
-      ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message . ex:probe a mem:Message .
-      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "v" )>> ; mem:supportedBy ex:m . {extra}
-    }}"""
-
-
-def test_support_reads_refuters_from_the_claims_tenant_only() -> None:
+def test_recall_a_claim_at_exactly_its_valid_until_is_no_longer_current() -> None:
     store = MemoryStore()
-    store.load_data(_TURTLE + _claim_in(_TENANT_A) + _claim_in(_TENANT_B, "ex:probe mem:refutes ex:c ."), format="trig")
-    assert P.support(store, "https://e/c", tenant=_TENANT_A).refuted_by == ()
-    assert [n.value for n in P.support(store, "https://e/c", tenant=_TENANT_B).refuted_by] == ["https://e/probe"]
+    until = datetime(2023, 6, 1, tzinfo=UTC)
+    store.add_all([Vertex(id=EX + "lia", cls=mem.Person, display_name="Lia"), Predicate(id=EX + "drinks", label="drinks"),
+                   Vertex(id=EX + "coffee", display_name="coffee"),
+                   Message(id=EX + "m", content="Lia drinks coffee", event_id="1")])
+    claim = store.add(Claim(subject=EX + "lia", predicate=EX + "drinks", object=NamedNode(EX + "coffee"),
+                            asserted_by=EX + "m", valid_until=until))
 
-
-def test_erasure_removes_what_an_activity_that_used_the_source_generated() -> None:
-    store = MemoryStore()
-    store.load_data(_TURTLE + f"""GRAPH <{_TENANT_A}> {{
-      ex:p a rdf:Property . ex:x a mem:Entity .
-      ex:diary a mem:Message ; mem:content "Lia's diary." .
-      ex:other a mem:Message ; mem:content "A note by Sam." .
-      ex:run a mem:Extraction ; prov:used ex:diary .
-      ex:c a mem:Claim ; rdf:reifies <<( ex:x ex:p "from the diary" )>> ; prov:wasGeneratedBy ex:run .
-      ex:kept a mem:Claim ; rdf:reifies <<( ex:x ex:p "from Sam" )>> ; mem:supportedBy ex:other .
-    }}""", format="trig")
-    result = P.erase(store, "https://e/diary", reason="consent revoked", graph=_TENANT_A)
-    gone = {n.value for n in result.removed}
-    assert {"https://e/diary", "https://e/c"} <= gone and "https://e/kept" not in gone
-    assert not any(store.quads(NamedNode("https://e/c"), None, None))
-    assert any(store.quads(NamedNode("https://e/kept"), None, None))
-
-
-# -- recall: a claim's validity is half-open, [validFrom, validUntil) ------------------
-
-
-def test_recall_status_of_a_claim_at_its_valid_from_and_valid_until() -> None:
-    start, end = datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
-    store = MemoryStore()
-    store.add_all([Vertex(id="https://e/Lia", cls=mem.Person), Vertex(id="https://e/tea", cls=mem.Entity),
-                   Predicate(id="https://e/likes"), Message(id="https://e/m", content="Lia likes tea", event_id="e1")],
-                  graph=_TENANT_A)
-    claim = store.add(Claim(id="https://e/c", subject="https://e/Lia", predicate="https://e/likes", object="https://e/tea",
-                            asserted_by="https://e/m", valid_from=start, valid_until=end), graph=_TENANT_A)
-
-    def status(at: datetime) -> str:
-        (hit,) = [h for h in store.recall("Lia likes tea", k=20, valid_at=at) if h.node == claim.value]
+    def status(valid_at: datetime) -> str:
+        (hit,) = [h for h in store.recall("Lia drinks coffee", k=20, valid_at=valid_at) if h.node == claim.value]
         return hit.status
 
-    second = timedelta(seconds=1)
-    assert status(start - second) == "not-valid"
-    assert status(start) == "current"
-    assert status(end - second) == "current"
-    assert status(end) == "not-valid"
+    assert status(datetime(2023, 5, 31, 23, 59, 59, tzinfo=UTC)) == "current"
+    assert status(until) == "not-valid", "validity is [from, until): the until instant is outside"
 
 
-# -- validate --format json: every field of every result is present -------------------
+def test_support_reads_a_claims_refuters_only_in_its_tenant() -> None:
+    store = MemoryStore(validation=None)
+    for graph in (A, B):
+        store.load_data(PRELUDE + """
+            ex:m a mem:Message ; mem:content "Lia drinks tea" .
+            ex:c a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:assertedBy ex:m ; mem:supportedBy ex:m .""",
+                        format="turtle", graph=graph)
+    store.load_data(PRELUDE + "ex:probe mem:refutes ex:c .", format="turtle", graph=B)
+    assert P.support(store, EX + "c", tenant=B).refuted_by == (NamedNode(EX + "probe"),)
+    assert P.support(store, EX + "c", tenant=A).refuted_by == (), "tenant B's refuter leaked into tenant A"
 
-_RESULT_FIELDS = {"severity", "shape", "focusNode", "resultPath", "value", "sourceConstraintComponent",
+
+def test_erasure_removes_what_an_activity_generated_from_the_erased_source() -> None:
+    store = MemoryStore()
+    store.load_data(PRELUDE + f"""GRAPH <{A}> {{
+        ex:m a mem:Message ; mem:content "Lia drinks tea" ; mem:eventId "1" .
+        ex:run a prov:Activity ; prov:used ex:m .
+        ex:summary a mem:Message ; mem:content "a summary of what Lia drinks" ; prov:wasGeneratedBy ex:run .
+    }}""", format="trig")
+    result = P.erase(store, EX + "m", reason="consent revoked", graph=A)
+    assert NamedNode(EX + "summary") in set(result.removed)
+    assert not any(store.quads(NamedNode(EX + "summary"), mem.content, None))
+    assert not any(store.quads(None, None, Literal("a summary of what Lia drinks")))
+
+
+@pytest.mark.parametrize("bound, value, conforms", [
+    ("sh:minExclusive", 5, False), ("sh:minExclusive", 6, True),
+    ("sh:maxExclusive", 5, False), ("sh:maxExclusive", 4, True),
+    ("sh:minInclusive", 5, True), ("sh:minInclusive", 4, False),
+    ("sh:maxInclusive", 5, True), ("sh:maxInclusive", 6, False),
+])
+@pytest.mark.parametrize("wrapped", [False, True], ids=["direct", "in-sh:or"])
+@pytest.mark.parametrize("focus", [False, True], ids=["whole", "focus"])
+def test_shacl_range_bounds_at_the_boundary(tmp_path: Path, bound: str, value: int, conforms: bool, wrapped: bool,
+                                            focus: bool) -> None:
+    """Validating everything, SPARQL judges; with focus nodes, the Python comparisons of
+    ``surely_conforms`` first clear what they can (inside sh:or too: its second member never
+    holds, so the range alone decides)."""
+    constraint = f"{bound} 5"
+    if wrapped:
+        constraint = f'sh:or ( [ {bound} 5 ] [ sh:in ( "never" ) ] )'
+    shapes = f"""PREFIX sh: <http://www.w3.org/ns/shacl#>
+PREFIX ex: <{EX}>
+ex:S a sh:NodeShape ; sh:targetNode ex:x ; sh:property [ sh:path ex:age ; {constraint} ] .
+"""
+    data = f"PREFIX ex: <{EX}>\nex:x ex:age {value} .\n"
+    (tmp_path / "shapes.ttl").write_text(shapes)
+    (tmp_path / "data.ttl").write_text(data)
+    code = main(["--store", str(tmp_path / "store"), "validate", str(tmp_path / "data.ttl"),
+                 "--shapes", str(tmp_path / "shapes.ttl"), "--shapes-only", "--format", "json",
+                 *(["--focus", EX + "x"] if focus else [])])
+    assert (code == 0) is conforms, f"{value} against {bound} 5"
+
+
+@pytest.mark.parametrize("name", ["max_body", "max_query", "max_update"])
+def test_every_size_limit_allows_its_value_and_refuses_one_past(name: str) -> None:
+    limits = Limits(**{name: 100})
+    limits.check_size(name, 100, "the thing")  # exactly the limit: allowed
+    with pytest.raises(LimitExceeded) as info:
+        limits.check_size(name, 101, "the thing")
+    assert info.value.limit == name and "101" in str(info.value) and "100" in str(info.value)
+
+
+def test_a_token_is_read_only_unless_its_entry_says_write_true(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({
+        "reader-token-0001": {"tenants": [A]},
+        "writer-token-0001": {"tenants": [A], "write": True},
+        "nowrite-token-001": {"tenants": [A], "write": False},
+    }))
+    tokens = Tokens.load(path)
+    assert tokens.holder("reader-token-0001").write is False
+    assert tokens.holder("nowrite-token-001").write is False
+    assert tokens.holder("writer-token-0001").write is True
+
+
+def test_a_write_whose_only_offending_node_is_a_blank_node_is_refused() -> None:
+    store = MemoryStore()
+    store.add(Message(id=EX + "m", content="Lia drinks tea", event_id="1"), graph=A)
+    # A store that holds something, so the write is judged by its focus nodes, not as a whole.
+    with pytest.raises(ValidationError) as info:
+        store.load_data(PRELUDE + 'ex:m mem:reason "fine" . [] a mem:Claim ; mem:assertedBy ex:m ; mem:reason "wrong" .',
+                        format="turtle", graph=A)
+    assert info.value.violations
+    assert not any(store.quads(None, mem.reason, Literal("wrong")))
+
+
+def test_the_json_validation_report_names_each_results_graph(tmp_path: Path, capsys) -> None:
+    (tmp_path / "shapes.ttl").write_text(f"""PREFIX sh: <http://www.w3.org/ns/shacl#>
+PREFIX ex: <{EX}>
+ex:S a sh:NodeShape ; sh:targetNode ex:x ; sh:property [ sh:path ex:age ; sh:minInclusive 5 ] .
+""")
+    (tmp_path / "data.trig").write_text(f"PREFIX ex: <{EX}>\n<{A}> {{ ex:x ex:age 1 . }}\n")
+    capsys.readouterr()
+    code = main(["--store", str(tmp_path / "store"), "validate", str(tmp_path / "data.trig"),
+                 "--shapes", str(tmp_path / "shapes.ttl"), "--shapes-only", "--format", "json"])
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert code == 1 and results
+    documented = {"severity", "shape", "focusNode", "resultPath", "value", "sourceConstraintComponent",
                   "sourceShape", "graph", "message", "file", "line", "column"}
-
-
-def test_every_result_of_the_json_report_has_every_field(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    bad = Path(__file__).parent / "fixtures" / "invalid" / "inv5-no-provenance.trig"
-    code = main(["--store", str(tmp_path / "store"), "validate", str(bad), "--format", "json"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 1 and {"conforms", "engine", "stage", "results"} <= set(report)
-    assert report["results"]
-    for result in report["results"]:
-        assert set(result) == _RESULT_FIELDS
-        assert result["graph"] is not None  # the fixture's data is in a named graph
+    for r in results:
+        assert documented <= set(r), sorted(documented - set(r))
+        assert r["graph"]["value"] == A, r["graph"]

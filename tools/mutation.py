@@ -10,6 +10,7 @@ Two kinds of targets::
     python tools/mutation.py data [--only queries/current.rq ...] [--sample N] [--seed S] [--rerun-survivors]
     python tools/mutation.py python MODULE [MODULE ...] [--sample N] [--seed S] [--functions NAME ...] [--max-children N]
     python tools/mutation.py list [--only FILE ...]          # the data mutants, not run
+    python tools/mutation.py hand [--list tools/hand_mutants.json] [--only NAME ...]
 
 ``data`` mutates the query templates (``queries/*.rq``) and the shapes
 (``shapes/memkg.ttl``) with the small mutator below, since mutmut mutates Python
@@ -29,6 +30,12 @@ configuration never changes); ``--sample N`` runs N mutants per module drawn
 uniformly (seeded) from all it generated. A mutant mutmut calls a timeout is planted
 again and judged by a fresh pytest (mutmut's forked workers time out on tests that pass).
 
+``hand`` plants the hand-written mutants of a list kept in the repository
+(``tools/hand_mutants.json``: each a name, a file, the exact text it replaces, which
+must occur once, its replacement, and the pytest arguments that should kill it), one at
+a time in a scratch copy, and reports each one's verdict: the realistic bugs (boundaries,
+tenant scope, reach) that one-token mutants miss. A mutant whose text no longer occurs
+once is ``stale`` and not counted.
 Results go to ``$TMPDIR/memkg-mutation/mutation-*.json`` (every mutant with
 its verdict; ``MEMKG_MUTATION_RESULTS`` moves them) and a summary table on
 standard output; ``benchmarks/README.md`` keeps
@@ -475,6 +482,41 @@ def _mutant_of(name: str, module: str, functions: list[str]) -> bool:
     return not functions or any(function == f or function.endswith("ǁ" + f) for f in functions)
 
 
+HAND_LIST = ROOT / "tools" / "hand_mutants.json"
+
+
+def run_hand(listing: Path, only: list[str] | None = None) -> dict:
+    """Plant each hand mutant of ``listing`` alone in a scratch copy and run its tests."""
+    mutants = json.loads(listing.read_text())
+    where = scratch_copy("hand")
+    verdicts = []
+    try:
+        for m in mutants:
+            if only and m["name"] not in only:
+                continue
+            target = where / m["file"]
+            original = target.read_text()
+            if original.count(m["old"]) != 1:
+                verdicts.append({"name": m["name"], "verdict": "stale", "seconds": 0.0})
+                continue
+            target.write_text(original.replace(m["old"], m["new"]))
+            try:
+                verdict, took = run_tests(where, m["tests"], timeout=600)
+            finally:
+                target.write_text(original)
+            verdicts.append({"name": m["name"], "verdict": verdict, "seconds": round(took, 1)})
+            print(f"{verdict:>9}  {m['name']}  ({took:.0f} s)", flush=True)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "modules": {"hand": {"mutants": [v for v in verdicts if v["verdict"] != "stale"]}}}
+    stale = [v["name"] for v in verdicts if v["verdict"] == "stale"]
+    if stale:
+        print("stale (their text no longer occurs once): " + ", ".join(stale))
+    save("hand", report)
+    return report
+
+
 def save(kind: str, report: dict) -> None:
     """Write the report, keeping the other targets' results from earlier runs."""
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -515,7 +557,13 @@ def main(argv: list[str] | None = None) -> int:
     py.add_argument("--seed", type=int, default=18)
     py.add_argument("--tests", type=shlex.split, help="pytest arguments selecting the tests, one string "
                     "(default: PYTHON_TESTS[module])")
+    hand = sub.add_parser("hand", help="plant the hand-written mutants of a list and run their tests")
+    hand.add_argument("--list", type=Path, default=HAND_LIST, help="the mutant list (default: tools/hand_mutants.json)")
+    hand.add_argument("--only", nargs="+", help="only the mutants of these names")
     args = parser.parse_args(argv)
+    if args.command == "hand":
+        print(summary(run_hand(args.list, args.only)))
+        return 0
     if args.command == "list":
         for f in args.only:
             text = (ROOT / f).read_text()
