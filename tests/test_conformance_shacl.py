@@ -64,7 +64,6 @@ _ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / su
               "pre-binding forbids, which the engine refuses as the published spec says")
 _DISALLOWS = ("sh:conformanceDisallows is read from the test's action by the test framework; memkg's validate() "
               "has no option for it (its sh:conforms counts every severity but sh:Debug and sh:Trace)")
-_SHAPES_GRAPH_PREFIXES = "prefixes declared on a sh:ShapesGraph node (SHACL 1.2) are not read: the query's ex: is undeclared"
 _IN_002 = ("inconsistent fixture: the data types ex:Instance with ex:TestShape, which the file never defines as a "
            "shape (the shape is ex:TestInUnsatisfiableShape), yet the expected result names ex:TestShape")
 
@@ -84,7 +83,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "is refused at load with a ShapeError naming sparql:hasLang"
     ),
     _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
-    _S12 + "sparql/node/prefixes-002": _SHAPES_GRAPH_PREFIXES,
 
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "

@@ -49,7 +49,7 @@ _CLASSES = (
     "SPARQLConstraint", "SPARQLAskValidator", "SPARQLSelectValidator", "Validator", "SPARQLExecutable",
     "SPARQLAskExecutable", "SPARQLSelectExecutable", "PrefixDeclaration", "SPARQLTarget", "Target",
     "PropertyGroup", "ValidationReport", "ValidationResult", "AbstractResult", "Severity", "NodeKind",
-    "TargetType", "Rule", "TripleRule", "SPARQLRule",
+    "TargetType", "Rule", "TripleRule", "SPARQLRule", "ShapesGraph",
 )
 _RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
 
