@@ -59,7 +59,6 @@ UNLINKED_MANIFESTS = {"shacl12-full": ("node-expr/shnex-sparql/manifest.ttl",)}
 # load naming the term (never a silent "conforms"); the test then fails on that refusal.
 _RULES = ("needs the SHACL 1.2 Rules language (sh:RuleSet, SHACL Rules syntax): memkg runs SHACL-AF rules "
           "(sh:TripleRule, sh:SPARQLRule: Shapes.apply_rules, memkg validate --advanced), not yet these")
-_FUNCTIONS = "SHACL-AF functions are not implemented: the shapes graph is refused with a ShapeError naming the function"
 _ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / sub-queries that SHACL 1.0 §5.6.1 "
               "pre-binding forbids, which the engine refuses as the published spec says")
 _DISALLOWS = ("sh:conformanceDisallows is read from the test's action by the test framework; memkg's validate() "
@@ -82,7 +81,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "sparql:hasLang with two arguments (\"hello\"@en \"en\"): SPARQL 1.2's hasLANG takes one, so the expression "
         "is refused at load with a ShapeError naming sparql:hasLang"
     ),
-    _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
 
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "

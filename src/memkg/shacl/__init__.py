@@ -53,6 +53,7 @@ from .rules import RuleError, RuleRunner, describe, read_rules
 from .shapes import Loader, Shape
 from .targets import NodeTarget
 from .terms import Term
+from .functions import load_functions
 from .vocabulary import check_vocabulary
 
 
@@ -81,6 +82,7 @@ class Shapes:
         for node in loader.candidates():
             loader.load(node)
         self._shapes: dict[Term, Shape] = loader.shapes
+        self._functions = load_functions(graph)
         self._loader = loader
         check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
