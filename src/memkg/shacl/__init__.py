@@ -228,7 +228,7 @@ class Shapes:
         >>> [str(q.object) for q in store.quads_for_pattern(None, NamedNode("http://e/height"), None)]
         ['"3"^^<http://www.w3.org/2001/XMLSchema#integer>']
         """
-        runner = RuleRunner(self._graph, read_rules(self._graph, list(self._shapes)))
+        runner = RuleRunner(self._graph, read_rules(self._graph, list(self._shapes)), self._functions)
         if not runner.rules:
             return 0
         for rule in runner.rules:  # a condition may be a shape nothing else names
