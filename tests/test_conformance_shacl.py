@@ -59,12 +59,10 @@ UNLINKED_MANIFESTS = {"shacl12-full": ("node-expr/shnex-sparql/manifest.ttl",)}
 # load naming the term (never a silent "conforms"); the test then fails on that refusal.
 _RULES = ("needs the SHACL 1.2 Rules language (sh:RuleSet, SHACL Rules syntax): memkg runs SHACL-AF rules "
           "(sh:TripleRule, sh:SPARQLRule: Shapes.apply_rules, memkg validate --advanced), not yet these")
-_FUNCTIONS = "SHACL-AF functions are not implemented: the shapes graph is refused with a ShapeError naming the function"
 _ADMISSION = ("third-party proposal (mf:status sht:proposed): admits VALUES / sub-queries that SHACL 1.0 §5.6.1 "
               "pre-binding forbids, which the engine refuses as the published spec says")
 _DISALLOWS = ("sh:conformanceDisallows is read from the test's action by the test framework; memkg's validate() "
               "has no option for it (its sh:conforms counts every severity but sh:Debug and sh:Trace)")
-_SHAPES_GRAPH_PREFIXES = "prefixes declared on a sh:ShapesGraph node (SHACL 1.2) are not read: the query's ex: is undeclared"
 _IN_002 = ("inconsistent fixture: the data types ex:Instance with ex:TestShape, which the file never defines as a "
            "shape (the shape is ex:TestInUnsatisfiableShape), yet the expected result names ex:TestShape")
 
@@ -83,8 +81,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "sparql:hasLang with two arguments (\"hello\"@en \"en\"): SPARQL 1.2's hasLANG takes one, so the expression "
         "is refused at load with a ShapeError naming sparql:hasLang"
     ),
-    _S12 + "sparql/functions/custom-function-example": _FUNCTIONS,
-    _S12 + "sparql/node/prefixes-002": _SHAPES_GRAPH_PREFIXES,
 
     "urn:x-shacl12-test:/core/node/reifierShape-001": (
         "stale fixture: the expected result has no sh:resultPath although the constraint sits on a property "

@@ -107,3 +107,17 @@ def test_cli_advanced_and_the_rule_bound(tmp_path: Path, capsys, monkeypatch) ->
     code = main(["validate", "data.ttl", "--shapes", "endless.ttl", "--shapes-only", "--advanced",
                  "--max-rule-rounds", "3"])
     assert code == 2 and "after 3 rounds" in capsys.readouterr().err
+
+
+def test_a_sparql_rule_calls_a_sparql_function() -> None:
+    """SHACL-AF §5: the shapes graph's sh:SPARQLFunction is callable from an sh:construct too."""
+    s = shapes(PREFIXES + """ex:area a sh:SPARQLFunction ; sh:prefixes ex:prefixes ; sh:parameter [ sh:path ex:r ] ;
+      sh:select "SELECT ?a WHERE { $r ex:width ?w ; ex:height ?h BIND(?w * ?h AS ?a) }" .
+    ex:prefixes sh:declare [ sh:prefix "ex" ; sh:namespace "http://example.org/"^^xsd:anyURI ] .
+    ex:S a sh:NodeShape ; sh:targetClass ex:Rectangle ; sh:rule [ a sh:SPARQLRule ; sh:prefixes ex:prefixes ;
+      sh:construct "CONSTRUCT { $this ex:area ?a } WHERE { $this a ex:Rectangle BIND(ex:area($this) AS ?a) }" ] .""")
+    store = Store()
+    store.load(DATA.encode(), format=RdfFormat.TURTLE)
+    into = NamedNode("http://example.org/inferred")
+    assert s.apply_rules(store, into=into) == 1
+    assert [q.object.value for q in store.quads_for_pattern(None, NamedNode("http://example.org/area"), None, into)] == ["8"]

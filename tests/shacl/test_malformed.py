@@ -63,12 +63,25 @@ def test_blank_target_node_is_accepted() -> None:
 @pytest.mark.parametrize(("ttl", "term"), [
     ("ex:S sh:targetNode ex:a ; sh:minCont 1 .", "sh:minCont"),
     ("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:uniqueMembrs true ] .", "sh:uniqueMembrs"),
-    ("ex:f a sh:SPARQLFunction ; sh:select 'SELECT (1 AS ?r) {}' .", "SHACL-AF function"),
+    ("ex:f a sh:JSFunction ; sh:jsFunctionName 'f' .", "SHACL-AF function"),  # sh:SPARQLFunction is (shacl.functions)
     ("ex:r a sh:JSRule .", "SHACL-AF rule"),  # sh:TripleRule and sh:SPARQLRule are implemented (shacl.rules)
 ])
 def test_unimplemented_sh_term_is_refused_not_ignored(ttl: str, term: str) -> None:
     with pytest.raises(ShapeError, match=term):
         shapes(ttl)
+
+
+@pytest.mark.parametrize(("ttl", "named"), [
+    ("ex:f a sh:SPARQLFunction .", "needs exactly one body"),
+    ("ex:f a sh:SPARQLFunction ; sh:select 'SELECT ?r WHERE { BIND(1 AS ?r) }', 'ASK {}' .", "needs exactly one body"),
+    ("ex:f a sh:SPARQLFunction ; sh:select 'SELECT ?r WHERE { BIND(1 AS ?r) ' .", "not valid SPARQL"),
+    ("ex:f a sh:SPARQLFunction ; sh:parameter [ sh:path [ sh:inversePath ex:p ] ] ; sh:ask 'ASK {}' .", "sh:path"),
+    ("[] a sh:SPARQLFunction ; sh:ask 'ASK {}' .", "needs an IRI"),
+])
+def test_malformed_function_is_a_shape_error_naming_it(ttl: str, named: str) -> None:
+    with pytest.raises(ShapeError, match=named) as caught:
+        shapes(ttl)
+    assert "function" in str(caught.value)
 
 
 def test_shape_error_is_a_value_error_and_a_memkg_error() -> None:

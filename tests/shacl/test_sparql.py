@@ -182,3 +182,32 @@ def test_select_all_must_project_what_select_projects(select_all: str, missing: 
     assert select_all in text
     with pytest.raises(ShapeError, match=rf"shx:selectAll .* must be a SELECT projecting \{missing}"):
         shapes(text)
+
+
+def test_prefixes_declared_on_a_shapes_graph_node_apply_to_every_query() -> None:
+    """SHACL 1.2: an sh:ShapesGraph node's sh:declare serves queries without sh:prefixes;
+    a declaration on any other node does not, and a clash is refused naming the prefix."""
+    graph = "ex:G a sh:ShapesGraph ; sh:declare [ sh:prefix 'ex' ; sh:namespace 'http://example.org/'^^xsd:anyURI ] ."
+    select = "SELECT $this ?value WHERE { $this ex:p ?value FILTER(?value > 2) }"
+    shape = f'ex:S a sh:NodeShape ; sh:targetClass ex:T ; sh:sparql [ sh:select """{select}""" ] .'
+    s = shapes(f"{graph} {shape}")
+    assert [r.value.value for r in s.validate(store("ex:a a ex:T ; ex:p 1, 3 .")).results] == ["3"]
+    with pytest.raises(ShapeError, match="undeclared prefix 'ex'"):
+        shapes(f"ex:Other sh:declare [ sh:prefix 'ex' ; sh:namespace 'http://example.org/'^^xsd:anyURI ] . {shape}")
+    clash = "ex:H a sh:ShapesGraph ; sh:declare [ sh:prefix 'ex' ; sh:namespace 'http://example.com/'^^xsd:anyURI ] ."
+    with pytest.raises(ShapeError, match="prefix 'ex' is declared with two namespaces"):
+        shapes(f"{graph} {clash} {shape}")
+
+
+def test_sparql_functions_are_callable_from_sparql_constraints() -> None:
+    """SHACL-AF §5: an sh:SPARQLFunction's sh:select (first variable) or sh:ask (a boolean) runs over
+    the data graph with its parameters pre-bound in sh:order; an unbound result leaves ?value unbound."""
+    functions = """ex:bigger a sh:SPARQLFunction ; sh:prefixes ex: ;
+        sh:parameter [ sh:path ex:limit ; sh:order 1 ] , [ sh:path ex:node ; sh:order 0 ] ;
+        sh:select "SELECT ?n WHERE { $node ex:p ?n FILTER(?n > $limit) } ORDER BY ?n LIMIT 1" .
+      ex:typed a sh:SPARQLFunction ; sh:prefixes ex: ; sh:parameter [ sh:path ex:node ] ;
+        sh:ask "ASK { $node a ex:T }" ."""
+    select = "SELECT $this ?value WHERE { $this ex:q ?x FILTER(ex:typed($this)) BIND(ex:bigger($this, ?x) AS ?value) }"
+    s = shapes(sparql_shape(select) + functions)
+    report = s.validate(store("ex:a a ex:T ; ex:q 2 ; ex:p 1, 3, 5 . ex:b a ex:T ; ex:q 9 ; ex:p 1 . ex:c ex:q 0 ; ex:p 1 ."))
+    assert sorted((short(r.focus), short(r.value)) for r in report.results) == [("ex:a", "3"), ("ex:b", "ex:b")]

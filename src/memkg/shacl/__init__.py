@@ -53,6 +53,7 @@ from .rules import RuleError, RuleRunner, describe, read_rules
 from .shapes import Loader, Shape
 from .targets import NodeTarget
 from .terms import Term
+from .functions import load_functions
 from .vocabulary import check_vocabulary
 
 
@@ -81,6 +82,7 @@ class Shapes:
         for node in loader.candidates():
             loader.load(node)
         self._shapes: dict[Term, Shape] = loader.shapes
+        self._functions = load_functions(graph)
         self._loader = loader
         check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
@@ -226,7 +228,7 @@ class Shapes:
         >>> [str(q.object) for q in store.quads_for_pattern(None, NamedNode("http://e/height"), None)]
         ['"3"^^<http://www.w3.org/2001/XMLSchema#integer>']
         """
-        runner = RuleRunner(self._graph, read_rules(self._graph, list(self._shapes)))
+        runner = RuleRunner(self._graph, read_rules(self._graph, list(self._shapes)), self._functions)
         if not runner.rules:
             return 0
         for rule in runner.rules:  # a condition may be a shape nothing else names

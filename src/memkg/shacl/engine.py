@@ -32,6 +32,7 @@ from ..core.vocab import rdf, rdfs, sh
 from ..core.written import WrittenForms
 from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
 from .components.sparql import SHAPES_GRAPH
+from .functions import bound
 from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
 from .report import ValidationResult
@@ -140,6 +141,7 @@ class Engine:
         self._incomplete = IncompleteNodes(lambda node, p: self.view.outgoing(node).get(p, ()),
                                            self.view.objects(sh.incompleteURIStart)) if uses_incomplete else None
         self._default_graph: list[Graph] | None = list(default_graph) if default_graph is not None else None
+        self._functions = bound(shapes._functions, self.store, self._default_graph)
         self._memo: dict[tuple[int, Term], bool] = {}
         self._deciding: set[tuple[int, Term]] = set()
         self._nesting: set[tuple[int, Term]] = set()
@@ -166,7 +168,8 @@ class Engine:
         self.queries += 1
         if self._progress is not None:
             self._progress(f"query {self.queries}…")
-        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph)
+        solutions = self.store.query(text, substitutions=subs, default_graph=self._default_graph,
+                                     custom_functions=self._functions)
         assert isinstance(solutions, QuerySolutions)
         names = [v.value for v in solutions.variables]
         return [{n: t for n, t in zip(names, tuple(sol)) if t is not None} for sol in solutions]

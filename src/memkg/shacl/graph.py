@@ -188,10 +188,11 @@ class ShapesGraph:
 
 def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> dict[str, str]:
     """Prefix declarations reachable from ``node`` via ``sh:prefixes`` (SHACL §5.2.1),
-    following ``owl:imports`` inside the shapes graph."""
+    following ``owl:imports`` inside the shapes graph, and those declared on an ``sh:ShapesGraph``
+    node, which SHACL 1.2 applies to every query of the graph (W3C test sparql/node/prefixes-002)."""
     out: dict[str, str] = {}
     seen: set[Term] = set()
-    todo = list(graph.objects(node, sh.prefixes))
+    todo = [*graph.objects(node, sh.prefixes), *graph.subjects(rdf.type, sh.ShapesGraph)]
     while todo:
         holder = todo.pop()
         if holder in seen:

@@ -25,6 +25,8 @@ from pyoxigraph import (
 
 from ..core.vocab import SH, sh, term_text
 from .errors import ShapeError
+from .functions import Function
+from .functions import bound as bound_functions
 from .graph import ShapesGraph, prefixes_of
 from .paths import parse_path
 from .terms import Term
@@ -104,9 +106,11 @@ class RuleRunner:
     node expression's outputs: the engine's, made again each round (what the rules add
     changes the answers)."""
 
-    def __init__(self, graph: ShapesGraph, rules: Sequence[Rule]) -> None:
+    def __init__(self, graph: ShapesGraph, rules: Sequence[Rule],
+                 functions: dict[NamedNode, Function] | None = None) -> None:
         self._graph = graph
         self.rules = list(rules)
+        self._functions = functions or {}  #: the shapes graph's SPARQL-based functions, callable from sh:construct
 
     def round(
         self, store: Store, graphs: list[NamedNode | BlankNode | DefaultGraph], into: NamedNode,
@@ -136,7 +140,8 @@ class RuleRunner:
         if rule.construct is not None:
             # Oxigraph refuses a substitution for a variable the query does not have
             bound = {Variable("this"): focus} if _THIS.search(rule.construct) else None
-            found = store.query(rule.construct, substitutions=bound, default_graph=graphs)
+            found = store.query(rule.construct, substitutions=bound, default_graph=graphs,
+                                custom_functions=bound_functions(self._functions, store, graphs))
             if not isinstance(found, QueryTriples):
                 raise ShapeError(f"rule {rule.node}: sh:construct must be a CONSTRUCT query", shape=rule.shape,
                                  rule=_AF[0], link=_AF[1])

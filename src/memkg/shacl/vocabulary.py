@@ -25,6 +25,7 @@ from pyoxigraph import NamedNode, Triple
 
 from ..core.vocab import SH, SHACL12_SPEC, rdf, sh, term_text
 from .errors import ShapeError
+from .functions import FUNCTION_CLASSES
 from .graph import ShapesGraph
 from .terms import Term
 
@@ -42,14 +43,15 @@ _STRUCTURE = (
     "rule", "subject", "predicate", "object", "condition", "construct",  # SHACL-AF rules (memkg.shacl.rules)
 )
 #: Non-validating annotations (SHACL §2.1.6, §5.x): read by forms and tools, not by validation.
-_DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "labelTemplate", "codeIdentifier")
+_DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "returnType", "bodyExpression", "labelTemplate", "codeIdentifier")
 #: Classes a node of the shapes graph may have.
 _CLASSES = (
     "NodeShape", "PropertyShape", "Shape", "ShapeClass", "ConstraintComponent", "Parameter", "Parameterizable",
     "SPARQLConstraint", "SPARQLAskValidator", "SPARQLSelectValidator", "Validator", "SPARQLExecutable",
     "SPARQLAskExecutable", "SPARQLSelectExecutable", "PrefixDeclaration", "SPARQLTarget", "Target",
     "PropertyGroup", "ValidationReport", "ValidationResult", "AbstractResult", "Severity", "NodeKind",
-    "TargetType", "Rule", "TripleRule", "SPARQLRule",
+    "TargetType", "Rule", "TripleRule", "SPARQLRule", "ShapesGraph",
+    "Function", *FUNCTION_CLASSES,  # SPARQL-based functions (memkg.shacl.functions)
 )
 _RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
 

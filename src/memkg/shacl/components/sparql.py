@@ -41,6 +41,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
 from ...core.vocab import SH, SHACL_SPEC, local_name, sh, shx, term_text
 from ..errors import ShapeError
+from ..functions import placeholders
 from ..graph import ShapesGraph, boolean, prefixes_of
 from ..rows import Row
 from ..sparqltext import UserQuery
@@ -98,10 +99,12 @@ def _consts(component: "Component", reader_shape: Any, query: UserQuery, *, wher
     return consts
 
 
-def _syntax_check(query: UserQuery, consts: dict[str, str], *, shape: Term, where: str) -> None:
-    dummy = {name: "<urn:memkg:shacl:check>" for name in ("this", "value")}
+def _syntax_check(query: UserQuery, consts: dict[str, str], *, shape: Term, where: str,
+                  functions: dict[NamedNode, Any] | None = None) -> None:
+    # Only $this is pre-bound when the query runs; ?value is a result variable (it may be BIND's target).
+    dummy = {"this": "<urn:memkg:shacl:check>"}
     try:
-        _CHECK_STORE.query(query.render(consts={**dummy, **consts}))
+        _CHECK_STORE.query(query.render(consts={**dummy, **consts}), custom_functions=functions or None)
     except SyntaxError as exc:
         raise ShapeError(f"{where} is not valid SPARQL: {exc}", shape=shape,
                          rule="SHACL §5.1 sh:select", link=SHACL_SPEC + "#sparql-constraints-syntax") from None
@@ -268,7 +271,7 @@ class SparqlConstraintComponent(_SelectBased):
             comp.query = query
             comp.consts = _consts(comp, reader.shape, query, where=where)
             comp.uses_shapes_graph = "shapesGraph" in query.variables()
-            _syntax_check(query, comp.consts, shape=reader.node, where=where)
+            _syntax_check(query, comp.consts, shape=reader.node, where=where, functions=placeholders(reader.graph))
             comp.query_all = _select_all(reader, node, query, comp.consts)
             out.append(comp)
         return out
