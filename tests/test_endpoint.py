@@ -208,6 +208,21 @@ def test_bad_view_requests(server: Server, path: str, status: int, message: str)
     assert r.status == status and message in r.text
 
 
+def test_a_view_s_query_text_is_what_the_view_runs(server: Server) -> None:
+    r = server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}&subject=ex:Lia")
+    assert r.status == 200 and r.content_type.startswith("application/sparql-query")
+    first, _, rest = r.text.partition("\n")
+    assert first == f"# view current (tenant={LIA_GRAPH}, subject=ex:Lia): the claims the store knows now and that are valid now."
+    assert f"VALUES (?subject) {{ (<{EX}Lia>) }}" in rest and "#+" not in rest and "# How:" not in rest
+    # run as a query over the tenant's graph, it gives the view's rows
+    rows = server.query(rest.replace(" WHERE {", f" FROM <{LIA_GRAPH}> FROM <https://w3id.org/memkg> WHERE {{", 1),
+                        accept="application/json").json()["results"]["bindings"]
+    view = server.request("GET", f"/views/current?tenant={quote(LIA_GRAPH)}&subject=ex:Lia",
+                          headers={"Accept": "application/json"}).json()["results"]["bindings"]
+    assert rows and sorted(b["claim"]["value"] for b in rows) == sorted(b["claim"]["value"] for b in view)
+    assert server.request("GET", "/views/nonsense/query").status == 404
+
+
 def test_view_list_and_query_page(server: Server) -> None:
     listed = {v["name"]: v for v in server.request("GET", "/views").json()}
     assert {"current", "historical", "audit", "history", "lineage", "dependents"} <= set(listed)

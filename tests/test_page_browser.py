@@ -110,3 +110,11 @@ def test_a_picture_of_an_unknown_claim_is_a_readable_error_beside_the_query_s(se
     error = text_of(dom, "picture-error").strip()
     assert error.startswith("404") and "no claim by that IRI" in error, error
     assert "SELEC is not a query form" in text_of(dom, "error")  # the query's error stays
+
+
+def test_a_view_link_shows_the_view_s_query_in_the_textarea(server: Server) -> None:
+    dom = browse(server, f"view=current&param=tenant={quote(LIA)}")
+    query = html.unescape(re.search(r'<textarea id="query"[^>]*>(.*?)</textarea>', dom, re.DOTALL).group(1))
+    assert query.startswith(f"# view current (tenant={LIA}): the claims the store knows now"), query[:200]
+    assert "memx:subject" in query and "LIMIT 100" not in query  # the view's text, not the default query
+    assert re.search(r"\b5 result\(s\)", text_of(dom, "status"))  # and the rows are that view's
