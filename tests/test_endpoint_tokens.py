@@ -50,6 +50,14 @@ def test_a_token_sees_only_its_tenant(server: Server) -> None:
     assert r.status == 200 and r.text.split() == ["g", ACME_GRAPH]
 
 
+def test_a_view_s_query_text_is_given_for_the_token_s_tenants_only(server: Server) -> None:
+    mine = server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}", headers=bearer("lia-reader"))
+    assert mine.status == 200 and mine.text.startswith(f"# view current (tenant={LIA_GRAPH})")
+    other = server.request("GET", f"/views/current/query?tenant={quote(ACME_GRAPH)}", headers=bearer("lia-reader"))
+    assert other.status == 403 and "not one of this token's tenants" in other.text
+    assert server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}").status == 401
+
+
 def test_a_token_cannot_read_or_write_another_tenants_graph(server: Server) -> None:
     assert server.request("GET", f"/store?graph={quote(ACME_GRAPH)}", headers=bearer("lia-reader")).status == 403
     assert server.request("GET", f"/views/current?tenant={quote(ACME_GRAPH)}", headers=bearer("lia-reader")).status == 403
