@@ -26,7 +26,7 @@ from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 from memkg import MemoryStore
 
 from .conftest import EX, LIA_GRAPH
-from .endpoint_server import Server, make_store, pid_alive, wait_until
+from .endpoint_server import Server, documented_health, make_store, pid_alive, wait_until
 
 CLAIM_OF_TEA = f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c rdf:reifies <<( <{EX}Lia> <{EX}prefers> <{EX}teaWithoutSugar> )>> }} }}"
 COUNT_CLAIMS = "SELECT (COUNT(?c) AS ?n) WHERE { GRAPH ?g { ?c a mem:Claim } }"
@@ -250,6 +250,9 @@ def test_connections_are_kept_alive(server: Server) -> None:
 def test_health(server: Server) -> None:
     health = server.health()
     assert health["status"] == "ok" and health["read_only"] is False and len(health["workers"]) >= 2
+    shown = documented_health()[-1]  # the guide's answer of a server without tokens: the same fields, of the same types
+    assert {k: type(v) for k, v in health.items()} == {k: type(v) for k, v in shown.items()}
+    assert health["timeout"] == 20.0 and all(isinstance(pid, int) for pid in health["workers"])
 
 
 # -- Graph Store Protocol -------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 
 from .conftest import LIA_GRAPH
-from .endpoint_server import Server, make_store
+from .endpoint_server import Server, documented_health, make_store
 
 ACME_GRAPH = "https://example.org/tenants/acme"
 TENANTS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?c a mem:Claim } } ORDER BY ?g"
@@ -101,3 +101,10 @@ def test_a_bad_tokens_file_stops_the_server_with_exit_2(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 2 and str(bad) in run.stderr
+
+
+def test_health_answers_what_the_guide_shows(server: Server) -> None:
+    without, with_token, _ = documented_health()
+    assert server.request("GET", "/health").json() == without
+    assert server.request("GET", "/health", headers=bearer("lia-reader")).json() == with_token  # default settings
+
