@@ -223,6 +223,11 @@ def test_a_view_s_query_text_is_what_the_view_runs(server: Server) -> None:
     assert server.request("GET", "/views/nonsense/query").status == 404
 
 
+def test_recall_for_a_period_the_memory_does_not_have_says_nothing_matched(server: Server) -> None:
+    found = server.request("GET", "/recall?" + urlencode({"q": "what changed in May 2023?"})).json()
+    assert found["matched"] is False and found["hits"]
+
+
 def test_view_list_and_query_page(server: Server) -> None:
     listed = {v["name"]: v for v in server.request("GET", "/views").json()}
     assert {"current", "historical", "audit", "history", "lineage", "dependents"} <= set(listed)
