@@ -36,6 +36,7 @@ EDGE_STYLE = {  # stroke, dash, width
     "qualifies": ("#7b3fa0", "4 3", 1.2),
 }
 GAP_X, GAP_Y, PAD = 100, 16, 20
+Curve = tuple[tuple[float, float], ...]  #: a cubic Bézier's four points
 LABEL_CHAR = 6.0  #: width of one character of an edge label (10px)
 #: what each kind of edge means, for the legend (which also lists the labels drawn with it)
 EDGE_MEANING = {"support": "supports", "member": "AND member", "echo": "echoes", "lineage": "came from",
@@ -111,7 +112,7 @@ def diagram_svg(d: Diagram) -> str:
     layers = _layers(d)
     layer_of = {n.id: i for i, group in enumerate(layers) for n in group}
     # the gap after a layer fits the longest label of an edge leaving it, so no label is under a box
-    gaps = [GAP_X] * len(layers)
+    gaps: list[float] = [float(GAP_X)] * len(layers)
     for e in d.edges:
         if e.label and e.source in layer_of:
             i = layer_of[e.source]
@@ -182,7 +183,8 @@ def _node(n: Node, x: float, y: float, w: float, h: float) -> str:
     return "".join(parts)
 
 
-def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> str:
+def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[str, Curve]:
+    """The edge's path, and its curve's four points (where its label may go)."""
     stroke, dash, width = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
@@ -202,8 +204,6 @@ def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, 
            f'marker-end="url(#arrow-{e.kind if e.kind in EDGE_STYLE else "lineage"})"/>')
     return out, curve
 
-
-Curve = tuple[tuple[float, float], ...]
 
 
 def _at(curve: Curve, t: float) -> tuple[float, float]:
