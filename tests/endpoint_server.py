@@ -133,3 +133,12 @@ def wait_until(condition, timeout: float = 20.0, interval: float = 0.05) -> bool
             return True
         time.sleep(interval)
     return condition()
+
+
+def documented_health() -> list[dict]:
+    """The ``/health`` answers docs/endpoint.md shows, in its order: without a token, with a
+    tenant's token, on a server without tokens."""
+    row = next(line for line in (ROOT / "docs" / "endpoint.md").read_text().splitlines()
+               if line.startswith("| `GET /health` |"))
+    return [json.loads(shown) for shown in re.findall(r"`(\{.*?\})`", row)]
+

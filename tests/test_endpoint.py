@@ -26,7 +26,7 @@ from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 from memkg import MemoryStore
 
 from .conftest import EX, LIA_GRAPH
-from .endpoint_server import Server, make_store, pid_alive, wait_until
+from .endpoint_server import Server, documented_health, make_store, pid_alive, wait_until
 
 CLAIM_OF_TEA = f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c rdf:reifies <<( <{EX}Lia> <{EX}prefers> <{EX}teaWithoutSugar> )>> }} }}"
 COUNT_CLAIMS = "SELECT (COUNT(?c) AS ?n) WHERE { GRAPH ?g { ?c a mem:Claim } }"
@@ -208,6 +208,26 @@ def test_bad_view_requests(server: Server, path: str, status: int, message: str)
     assert r.status == status and message in r.text
 
 
+def test_a_view_s_query_text_is_what_the_view_runs(server: Server) -> None:
+    r = server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}&subject=ex:Lia")
+    assert r.status == 200 and r.content_type.startswith("application/sparql-query")
+    first, _, rest = r.text.partition("\n")
+    assert first == f"# view current (tenant={LIA_GRAPH}, subject=ex:Lia): the claims the store knows now and that are valid now."
+    assert f"VALUES (?subject) {{ (<{EX}Lia>) }}" in rest and "#+" not in rest and "# How:" not in rest
+    # run as a query over the tenant's graph, it gives the view's rows
+    rows = server.query(rest.replace(" WHERE {", f" FROM <{LIA_GRAPH}> FROM <https://w3id.org/memkg> WHERE {{", 1),
+                        accept="application/json").json()["results"]["bindings"]
+    view = server.request("GET", f"/views/current?tenant={quote(LIA_GRAPH)}&subject=ex:Lia",
+                          headers={"Accept": "application/json"}).json()["results"]["bindings"]
+    assert rows and sorted(b["claim"]["value"] for b in rows) == sorted(b["claim"]["value"] for b in view)
+    assert server.request("GET", "/views/nonsense/query").status == 404
+
+
+def test_recall_for_a_period_the_memory_does_not_have_says_nothing_matched(server: Server) -> None:
+    found = server.request("GET", "/recall?" + urlencode({"q": "what changed in May 2023?"})).json()
+    assert found["matched"] is False and found["hits"]
+
+
 def test_view_list_and_query_page(server: Server) -> None:
     listed = {v["name"]: v for v in server.request("GET", "/views").json()}
     assert {"current", "historical", "audit", "history", "lineage", "dependents"} <= set(listed)
@@ -235,6 +255,9 @@ def test_connections_are_kept_alive(server: Server) -> None:
 def test_health(server: Server) -> None:
     health = server.health()
     assert health["status"] == "ok" and health["read_only"] is False and len(health["workers"]) >= 2
+    shown = documented_health()[-1]  # the guide's answer of a server without tokens: the same fields, of the same types
+    assert {k: type(v) for k, v in health.items()} == {k: type(v) for k, v in shown.items()}
+    assert health["timeout"] == 20.0 and all(isinstance(pid, int) for pid in health["workers"])
 
 
 # -- Graph Store Protocol -------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 
 from .conftest import LIA_GRAPH
-from .endpoint_server import Server, make_store
+from .endpoint_server import Server, documented_health, make_store
 
 ACME_GRAPH = "https://example.org/tenants/acme"
 TENANTS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?c a mem:Claim } } ORDER BY ?g"
@@ -48,6 +48,14 @@ def test_a_token_sees_only_its_tenant(server: Server) -> None:
     assert r.status == 200 and r.text.split() == ["g", LIA_GRAPH]
     r = server.request("GET", "/sparql?" + urlencode({"query": TENANTS}), headers=bearer("acme-writer"))
     assert r.status == 200 and r.text.split() == ["g", ACME_GRAPH]
+
+
+def test_a_view_s_query_text_is_given_for_the_token_s_tenants_only(server: Server) -> None:
+    mine = server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}", headers=bearer("lia-reader"))
+    assert mine.status == 200 and mine.text.startswith(f"# view current (tenant={LIA_GRAPH})")
+    other = server.request("GET", f"/views/current/query?tenant={quote(ACME_GRAPH)}", headers=bearer("lia-reader"))
+    assert other.status == 403 and "not one of this token's tenants" in other.text
+    assert server.request("GET", f"/views/current/query?tenant={quote(LIA_GRAPH)}").status == 401
 
 
 def test_a_token_cannot_read_or_write_another_tenants_graph(server: Server) -> None:
@@ -93,3 +101,10 @@ def test_a_bad_tokens_file_stops_the_server_with_exit_2(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 2 and str(bad) in run.stderr
+
+
+def test_health_answers_what_the_guide_shows(server: Server) -> None:
+    without, with_token, _ = documented_health()
+    assert server.request("GET", "/health").json() == without
+    assert server.request("GET", "/health", headers=bearer("lia-reader")).json() == with_token  # default settings
+

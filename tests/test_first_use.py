@@ -298,3 +298,36 @@ def test_a_recall_s_evidence_packet_is_drawn_too(run) -> None:
     assert "seed," in svg  # each item says its role
     code, dot, _ = run("recall", "what does Lia drink in the evening?", "--format", "dot")
     assert code == 0 and dot.startswith("digraph memkg {")
+
+
+def test_an_evidence_packet_picture_is_readable(run) -> None:
+    """Labels sit on their own edges and under no box, seeds say what their status means, and the
+    legend names every label drawn."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    run("load", *BOTH)
+    code, svg, _ = run("recall", "what does Lia drink?", "--packet", "--format", "svg")
+    assert code == 0
+    assert "unrecorded" not in svg and "seed, no support recorded" in svg  # ex:c0 has a recordedAt
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.fromstring(svg)
+    boxes = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
+             for g in root.findall(".//s:g", ns) if (g.get("class") or "").startswith("node ")
+             for r in g.findall("s:rect", ns)]
+    assert boxes
+    paths = {p.get("data-edge"): [float(v) for v in re.findall(r"-?\d+\.?\d*", p.get("d"))]
+             for p in root.findall(".//s:path[@data-edge]", ns)}
+    labels = root.findall(".//s:text[@class='edge-label']", ns)
+    legend = " ".join(t.text or "" for t in root.findall(".//s:g[@class='legend']//s:text", ns))
+    assert labels and "forward" in {t.text for t in labels}
+    for text in labels:
+        x, y, w = float(text.get("x")), float(text.get("y")) - 3.5, len(text.text) * 6.0
+        for bx, by, bw, bh in boxes:  # under no box
+            assert not (x - w / 2 < bx + bw and bx < x + w / 2 and y - 6 < by + bh and by < y + 6), text.text
+        x0, y0, x1, y1, x2, y2, x3, y3 = paths[text.get("data-edge")]
+        near = min(((1 - t) ** 3 * x0 + 3 * (1 - t) ** 2 * t * x1 + 3 * (1 - t) * t * t * x2 + t ** 3 * x3 - x) ** 2
+                   + ((1 - t) ** 3 * y0 + 3 * (1 - t) ** 2 * t * y1 + 3 * (1 - t) * t * t * y2 + t ** 3 * y3 - y) ** 2
+                   for t in (i / 400 for i in range(401)))
+        assert near ** 0.5 < 1.5, f"{text.text} sits {near ** 0.5:.0f}px from its edge"
+        assert text.text in legend, f"{text.text} is not in the legend: {legend}"

@@ -1,4 +1,5 @@
-"""The query page at ``/`` in a real headless browser (Debian's chromium): a query, a view, a picture.
+"""The page at ``/`` in a real headless browser (Debian's chromium): what the store holds on opening,
+a tenant's current view with its query, a question in words, a query, a view, a picture.
 
 ``memkg serve`` runs on a free port over both examples. The page is opened with
 what to show in its address (``#query=…``, ``#view=…``, ``#picture=…``, the page's
@@ -31,6 +32,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--virtual-time-budget=10000", "--window-size=1280,1000"]
 LIA = "https://example.org/tenants/lia"
+ACME = "https://example.org/tenants/acme"
 CLAIMS = "SELECT ?claim ?s ?p ?o WHERE { GRAPH ?g { ?claim rdf:reifies <<( ?s ?p ?o )>> } } ORDER BY ?claim"
 
 
@@ -110,3 +112,54 @@ def test_a_picture_of_an_unknown_claim_is_a_readable_error_beside_the_query_s(se
     error = text_of(dom, "picture-error").strip()
     assert error.startswith("404") and "no claim by that IRI" in error, error
     assert "SELEC is not a query form" in text_of(dom, "error")  # the query's error stays
+
+
+def test_a_view_link_shows_the_view_s_query_in_the_textarea(server: Server) -> None:
+    dom = browse(server, f"view=current&param=tenant={quote(LIA)}")
+    query = html.unescape(re.search(r'<textarea id="query"[^>]*>(.*?)</textarea>', dom, re.DOTALL).group(1))
+    assert query.startswith(f"# view current (tenant={LIA}): the claims the store knows now"), query[:200]
+    assert "memx:subject" in query and "LIMIT 100" not in query  # the view's text, not the default query
+    assert re.search(r"\b5 result\(s\)", text_of(dom, "status"))  # and the rows are that view's
+
+
+def test_the_page_opens_on_what_the_store_holds_and_a_tenant_s_current_view(server: Server, tmp_path: Path) -> None:
+    from PIL import Image
+
+    dom = browse(server, "")
+    holdings = text_of(dom, "holdings")
+    # a row per tenant with its triples, claims and messages, IRIs compact as in the CLI
+    assert re.search(rf"<{re.escape(ACME)}>\s+\d+\s+8\s+9\s+current", holdings), holdings
+    assert re.search(rf"<{re.escape(LIA)}>\s+\d+\s+\d+\s+5\s+current", holdings), holdings
+    assert "https://w3id.org/memkg" not in holdings  # memkg's ontology graph is not the memory
+    # below it, without pressing anything, the current view of the first tenant, and its query
+    assert re.search(r"\b\d+ result\(s\)", text_of(dom, "status"))
+    assert ">ex2:cMigration<" in dom and 'class="chosen"' in dom
+    assert f"# view current (tenant={ACME})" in dom
+    shot = tmp_path / "opened.png"
+    browse(server, "", screenshot=shot)
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50, "the screenshot is (nearly) blank"
+    assert (0xff, 0xf8, 0xdc) in {c for _, c in colours}  # the chosen tenant's row is on screen
+
+
+def test_a_question_in_words_lists_hits_that_link_to_their_pictures(server: Server, tmp_path: Path) -> None:
+    from PIL import Image
+
+    dom = browse(server, "recall=" + quote("What does Lia prefer to drink?"))
+    assert re.search(r"\d+ hit\(s\) in \d+ ms", text_of(dom, "recall-status"))
+    hits = dom[dom.index('id="hits"'):]
+    assert '<span class="node" title="https://example.org/lia/c0">ex:c0</span>' in hits  # compact, full IRI on hover
+    links = [html.unescape(h) for h in re.findall(r'<a href="#([^"]*picture=[^"]*)"', hits)]
+    assert any("picture=history&claim=" + quote("https://example.org/lia/c0", safe="") in h for h in links), links
+    packet = next(h for h in links if h.startswith("picture=packet"))
+    drawn = browse(server, packet)  # a hit's link, opened, draws its picture
+    assert "<svg" in drawn[drawn.index('id="picture"'):] and "packet drawn in" in text_of(drawn, "status")
+    shot = tmp_path / "recall.png"
+    browse(server, "recall=" + quote("What does Lia prefer to drink?"), screenshot=shot)
+    assert len(Image.open(shot).convert("RGB").getcolors(maxcolors=1 << 20) or ()) > 50
+
+
+def test_a_question_nothing_matches_says_so_on_the_page(server: Server) -> None:
+    dom = browse(server, "recall=" + quote("what changed in May 2023?"))
+    assert "nothing in memory matched" in text_of(dom, "recall-status")

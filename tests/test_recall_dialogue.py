@@ -147,3 +147,22 @@ def test_the_command_line_says_when_nothing_matched(tmp_path, capsys) -> None:
     assert main(["recall", "Who repaired the garden fence?", "--store", str(tmp_path / "memory"),
                  "--tenant", TENANT, "--k", "2"]) == 0
     assert "nothing in memory matched" not in capsys.readouterr().out
+
+
+def test_a_period_the_example_memory_does_not_have_is_no_match(tmp_path, capsys) -> None:
+    """The examples hold January to March 2026: "May 2023" matches nothing, whatever the vector signal finds."""
+    from .conftest import LIA as LIA_FILE
+    from .endpoint_server import POSTGRES
+
+    store = str(tmp_path / "examples")
+    assert main(["load", str(LIA_FILE), str(POSTGRES), "--store", store]) == 0
+    capsys.readouterr()
+    assert main(["recall", "what changed in May 2023?", "--store", store, "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["matched"] is False and found["hits"]
+    assert all(set(h["signals"]) == {"vector"} for h in found["hits"])
+    assert main(["recall", "what changed in May 2023?", "--store", store]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "nothing in memory matched: the hits are only the nearest by meaning (vector signal alone)")
+    assert main(["recall", "what changed in February 2026?", "--store", store, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["matched"] is True  # a period it has

@@ -144,6 +144,19 @@ class Endpoint:
         answer: Answer = self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
         return answer
 
+    def view_query(self, grant: Grant, name: str, params: dict[str, str]) -> str:
+        """``GET /views/NAME/query``: the SPARQL text ``GET /views/NAME`` runs with these parameters
+        (its long header comment replaced by one line saying which view it is), for the query page's
+        textarea. Bound here, as :meth:`view` binds it; Forbidden for a tenant beyond the grant."""
+        view = views.get_view(name)
+        bound = views.bind(view, params, prefixes=self.store.prefixes)
+        rights.view_options(grant, bound.tenant)
+        given = ", ".join(f"{k}={v}" for k, v in params.items())
+        body = bound.text.splitlines(keepends=True)
+        while body and body[0].startswith("#"):
+            body.pop(0)
+        return f"# view {view.name}{f' ({given})' if given else ''}: {view.description}\n" + "".join(body).lstrip("\n")
+
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
     ) -> Answer:

@@ -8,6 +8,7 @@
 | ``/store`` | GET, HEAD, PUT, POST, DELETE | Graph Store Protocol, ``?default`` or ``?graph=IRI`` |
 | ``/views`` | GET | the view templates and their parameters, as JSON |
 | ``/views/NAME`` | GET | run a view; its parameters as query parameters |
+| ``/views/NAME/query`` | GET | the SPARQL text that view runs with those parameters (``application/sparql-query``) |
 | ``/recall`` | GET | recall (SPEC section 7): ``?q=…&tenant=…&k=…&valid_at=…&known_at=…&packet=true``, JSON |
 | ``/health`` | GET | liveness, as JSON |
 | ``/pictures``, ``/pictures/KIND`` | GET | pictures of a claim (:mod:`.pictures_route`) |
@@ -203,8 +204,13 @@ class Handler(BaseHTTPRequestHandler):
         endpoint = self.server.endpoint
         if path.startswith("/views/"):
             self._allow(method, path, ("GET",))
+            name = path[len("/views/"):]
             params = {k: self._one(k) for k in self.params if k != "format"}
-            self._answer(method, endpoint.view(self._grant(), path[len("/views/"):], params, **self._negotiation()))
+            if name.endswith("/query"):  # the text the view runs, not its rows
+                text = endpoint.view_query(self._grant(), name[:-len("/query")], params)
+                self._send(200, "application/sparql-query; charset=utf-8", text.encode("utf-8"))
+                return
+            self._answer(method, endpoint.view(self._grant(), name, params, **self._negotiation()))
             return
         if path == "/pictures" or path.startswith("/pictures/"):
             self._allow(method, path, ("GET",))

@@ -26,6 +26,15 @@ from .model import Diagram, Row, Timeline
 #: lineage link kinds that hold a claim up (the others only say where it came from)
 _SUPPORT_KINDS = {"support": "supportedBy", "group": "member", "echo": "echoOf"}
 _LINEAGE_LABELS = {"derivation": "derivedFrom", "assertion": "assertedBy", "generation": "generatedBy", "usage": "used"}
+#: a status as a picture says it: "unrecorded" is the support status (no support recorded), which
+#: in a box beside a claim that has a recordedAt reads as "not recorded"
+_STATUS_WORDS = {"unrecorded": "no support recorded"}
+
+
+def _said(status: str) -> str:
+    return _STATUS_WORDS.get(status, status)
+
+
 #: at most this many sources are asked "what falls if it goes" (one impact question each)
 MAX_IMPACT_QUESTIONS = 40
 
@@ -167,7 +176,7 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
         where = f" in {tenant_node.value} or the shared graph" if tenant_node is not None else ""
         raise NotFoundError(f"{node}: no claim by that IRI{where}")
     diagram = Diagram(title=f"{'lineage' if links == 'lineage' else 'support'} of {labels[_id(node)]}")
-    root_note = f"{sup.status}, {'stands' if sup.stands else 'does not stand'}"
+    root_note = f"{_said(sup.status)}, {'stands' if sup.stands else 'does not stand'}"
     diagram.node(_id(node), labels[_id(node)], "claim", note=root_note, status="root" if sup.stands else "falls")
 
     legs: dict[str, list[str]] = {}
@@ -236,7 +245,7 @@ def packet_diagram(packet: Any, *, prefixes: Mapping[str, str] | None = None, ti
         status = "root" if item.role == "seed" else (
             "withdrawn" if item.status in ("withdrawn", "retracted", "superseded") else
             "falls" if item.status == "unsupported" else "")
-        note = f"{item.role}, {item.status}" + (f", hop {item.hop}" if item.hop else "")
+        note = f"{item.role}, {_said(item.status)}" + (f", hop {item.hop}" if item.hop else "")
         diagram.node(_id(item.node), label(item.node), kind, note=note, status=status)
     drawn_groups: set[str] = set()
     for item in packet.items:

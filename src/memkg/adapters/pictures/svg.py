@@ -36,6 +36,12 @@ EDGE_STYLE = {  # stroke, dash, width
     "qualifies": ("#7b3fa0", "4 3", 1.2),
 }
 GAP_X, GAP_Y, PAD = 100, 16, 20
+Curve = tuple[tuple[float, float], ...]  #: a cubic Bézier's four points
+LABEL_CHAR = 6.0  #: width of one character of an edge label (10px)
+#: what each kind of edge means, for the legend (which also lists the labels drawn with it)
+EDGE_MEANING = {"support": "supports", "member": "AND member", "echo": "echoes", "lineage": "came from",
+                "contradicts": "against", "qualifies": "qualifies (forward: it supersedes, specializes or "
+                "equals the other; inverse: the other way)"}
 
 
 def _text(x: float, y: float, text: str, *, size: int = 12, anchor: str = "start", fill: str = "#222",
@@ -104,31 +110,44 @@ def diagram_svg(d: Diagram) -> str:
     if not d.nodes:
         return _empty(d.title, "nothing to draw")
     layers = _layers(d)
+    layer_of = {n.id: i for i, group in enumerate(layers) for n in group}
+    # the gap after a layer fits the longest label of an edge leaving it, so no label is under a box
+    gaps: list[float] = [float(GAP_X)] * len(layers)
+    for e in d.edges:
+        if e.label and e.source in layer_of:
+            i = layer_of[e.source]
+            gaps[i] = max(gaps[i], len(e.label) * LABEL_CHAR + 40)
     boxes: dict[str, tuple[float, float, float, float]] = {}
     x: float = PAD
     heights = [sum(_size(n)[1] for n in g) + GAP_Y * (len(g) - 1) for g in layers]
     tallest = max(heights)
     top = PAD + 30
-    for group, height in zip(layers, heights):
+    for group, height, gap in zip(layers, heights, gaps):
         width = max(_size(n)[0] for n in group)
         y = top + (tallest - height) / 2
         for n in group:
             w, h = _size(n)
             boxes[n.id] = (x, y, w, h)
             y += h + GAP_Y
-        x += width + GAP_X
+        x += width + gap
+    kinds = list(dict.fromkeys(e.kind if e.kind in EDGE_STYLE else "lineage" for e in d.edges)) or ["support"]
     legend_y = top + tallest + 30
-    notes_y = legend_y + 46
-    total_w = max(x - GAP_X + PAD, 860)  # the legend's width at least
+    notes_y = legend_y + 16 * len(kinds) + 30
+    total_w = max(x - gaps[-1] + PAD, 860)  # the legend's width at least
     total_h = notes_y + 16 * len(d.notes) + PAD
     out = [_head(total_w, total_h), _text(PAD, PAD + 12, d.title, size=15, weight="bold")]
     out.append(_markers())
-    for e in d.edges:
+    labels = []
+    for number, e in enumerate(d.edges):
         if e.source in boxes and e.target in boxes:
-            out.append(_edge(e, boxes[e.source], boxes[e.target]))
+            path, curve = _edge(e, boxes[e.source], boxes[e.target])
+            out.append(path.replace("<path ", f'<path data-edge="{number}" ', 1))
+            if e.label:
+                labels.append((number, e, curve))
     for n in d.nodes:
         out.append(_node(n, *boxes[n.id]))
-    out.append(_legend(PAD, legend_y))
+    out += _edge_labels(labels, list(boxes.values()))  # over the boxes: nothing hides a label
+    out.append(_legend(PAD, legend_y, d.edges, kinds))
     for i, note in enumerate(d.notes):
         out.append(_text(PAD, notes_y + 16 * i, note, size=11, fill="#444"))
     out.append("</svg>\n")
@@ -164,7 +183,8 @@ def _node(n: Node, x: float, y: float, w: float, h: float) -> str:
     return "".join(parts)
 
 
-def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> str:
+def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[str, Curve]:
+    """The edge's path, and its curve's four points (where its label may go)."""
     stroke, dash, width = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
@@ -173,31 +193,71 @@ def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, 
     if x2 <= x1:  # a link back (or within a layer): around below
         x1, y1, x2, y2 = ax + aw / 2, ay + ah, bx + bw / 2, by + bh
         low = max(y1, y2) + 40
-        path = f"M{x1:.1f},{y1:.1f} C{x1:.1f},{low:.1f} {x2:.1f},{low:.1f} {x2:.1f},{y2:.1f}"
-        mx, my = (x1 + x2) / 2, low - 8
+        curve = ((x1, y1), (x1, low), (x2, low), (x2, y2))
     else:
         bend = (x2 - x1) / 2
-        path = f"M{x1:.1f},{y1:.1f} C{x1 + bend:.1f},{y1:.1f} {x2 - bend:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
-        mx, my = (x1 + x2) / 2, (y1 + y2) / 2 - 3
+        curve = ((x1, y1), (x1 + bend, y1), (x2 - bend, y2), (x2, y2))
+    (p0, p1, p2, p3) = curve
+    path = (f"M{p0[0]:.1f},{p0[1]:.1f} C{p1[0]:.1f},{p1[1]:.1f} {p2[0]:.1f},{p2[1]:.1f} {p3[0]:.1f},{p3[1]:.1f}")
     dashes = f' stroke-dasharray="{dash}"' if dash else ""
     out = (f'<path d="{path}" fill="none" stroke="{stroke}" stroke-width="{width}"{dashes} '
            f'marker-end="url(#arrow-{e.kind if e.kind in EDGE_STYLE else "lineage"})"/>')
-    if e.label:
-        out += _text(mx, my, e.label, size=10, anchor="middle", fill=stroke, halo=True)
+    return out, curve
+
+
+
+def _at(curve: Curve, t: float) -> tuple[float, float]:
+    """The point of a cubic Bézier at ``t``."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = curve
+    u = 1 - t
+    return (u ** 3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t ** 3 * x3,
+            u ** 3 * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t ** 3 * y3)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _edge_labels(labels: list[tuple[int, Edge, Curve]], boxes: list[tuple[float, float, float, float]]) -> list[str]:
+    """Each label centred on a point of its own edge: the middle, or the nearest point along it
+    where it covers no box and no label placed before it (else where it covers least)."""
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    for number, e, curve in labels:
+        w, h = len(e.label) * LABEL_CHAR + 4, 12.0
+        best: tuple[float, float, float, tuple[float, float, float, float]] | None = None
+        for t in (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82):
+            x, y = _at(curve, t)
+            rect = (x - w / 2, y - h / 2, w, h)
+            cost = sum(_overlap(rect, b) for b in boxes) * 4 + sum(_overlap(rect, p) for p in placed)
+            if best is None or cost < best[0]:
+                best = (cost, x, y, rect)
+            if cost == 0:
+                break
+        assert best is not None
+        _, x, y, rect = best
+        placed.append(rect)
+        stroke = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])[0]
+        text = _text(x, y + 3.5, e.label, size=10, anchor="middle", fill=stroke, halo=True)
+        out.append(text.replace("<text ", f'<text class="edge-label" data-edge="{number}" ', 1))
     return out
 
 
-def _legend(x: float, y: float) -> str:
-    items = [("support", "supports"), ("member", "AND member"), ("echo", "echoes"), ("lineage", "came from"),
-             ("contradicts", "against")]
-    out = []
-    for i, (kind, label) in enumerate(items):
+def _legend(x: float, y: float, edges: list[Edge], kinds: list[str]) -> str:
+    """A line per kind of edge drawn, saying what it means and every label drawn with it; then the boxes."""
+    out = ['<g class="legend">']
+    for i, kind in enumerate(kinds):
         stroke, dash, width = EDGE_STYLE[kind]
-        lx = x + i * 118
+        ly = y + 16 * i
         dashes = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(f'<line x1="{lx:.1f}" y1="{y:.1f}" x2="{lx + 28:.1f}" y2="{y:.1f}" stroke="{stroke}" '
+        out.append(f'<line x1="{x:.1f}" y1="{ly:.1f}" x2="{x + 28:.1f}" y2="{ly:.1f}" stroke="{stroke}" '
                    f'stroke-width="{width}"{dashes}/>')
-        out.append(_text(lx + 34, y + 4, label, size=10, fill="#444"))
+        drawn = sorted({e.label for e in edges if e.label and (e.kind if e.kind in EDGE_STYLE else "lineage") == kind})
+        out.append(_text(x + 34, ly + 4, EDGE_MEANING[kind] + (f": {', '.join(drawn)}" if drawn else ""),
+                         size=10, fill="#444"))
+    y += 16 * (len(kinds) - 1)
     boxes = [("claim", "claim"), ("source", "source"), ("activity", "activity"), ("and", "AND group"), ("or", "OR")]
     for i, (kind, label) in enumerate(boxes):
         fill, stroke = NODE_STYLE[kind]
@@ -207,6 +267,7 @@ def _legend(x: float, y: float) -> str:
     out.append(f'<rect x="{x + 5 * 118:.1f}" y="{y + 14:.1f}" width="28" height="14" rx="4" fill="#ffffff" '
                f'stroke="{STATUS_STROKE["critical"]}" stroke-width="3"/>')
     out.append(_text(x + 5 * 118 + 34, y + 25, "its loss fells the claim", size=10, fill="#444"))
+    out.append("</g>")
     return "".join(out)
 
 
