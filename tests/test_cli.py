@@ -293,3 +293,12 @@ def test_an_unknown_prefix_in_a_view_parameter_is_refused_naming_the_known_ones(
     # an IRI of a usual scheme is still an IRI
     assert run("view", "current", "--subject", f"{EX}Lia")[0] == 0
     assert run("view", "current", "--subject", "urn:x:y")[0] == 0
+
+
+def test_a_refused_load_names_where_the_node_is_written_and_how_to_fix_it(run) -> None:
+    # issue 28 item 12: the line and column `memkg validate` gives, and the fix the MCP refusals carry
+    bad = Path(__file__).parent / "fixtures" / "invalid" / "inv5-no-provenance.trig"
+    code, out, err = run("load", str(bad))
+    assert code == 1 and out == ""
+    assert f"{bad}:17:5: Violation: <https://w3id.org/memkg#ClaimProvenanceShape> on <https://example.org/fx/c1>" in err
+    assert "fix: give the claim mem:assertedBy <a message>" in err
