@@ -274,3 +274,31 @@ def test_mcp_without_the_sdk_says_how_to_install_it_from_a_checkout(tmp_path: Pa
     run = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "pip install -e '.[mcp]'" in run.stderr and "memkg[mcp]" not in run.stderr
+
+
+def test_query_knows_the_prefixes_its_tables_print(run) -> None:
+    # issue 28 item 5: a view prints ex:Lia, so a query may write ex:Lia without declaring it
+    run("load", str(LIA))
+    code, out, err = run("query", "SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( ex:Lia ex:prefers ex:teaWithoutSugar )>> } }")
+    assert code == 0, err
+    assert "ex:c0" in out
+
+
+def test_an_unknown_prefix_in_a_view_parameter_is_refused_naming_the_known_ones(run) -> None:
+    # issue 28 item 6: zz:Lia used to give (0 rows) with exit 0
+    run("load", str(LIA))
+    code, out, err = run("view", "current", "--subject", "zz:Lia")
+    assert code == 2 and out == ""
+    assert "unknown prefix zz:" in err and "ex:" in err and "mem:" in err
+    # an IRI of a usual scheme is still an IRI
+    assert run("view", "current", "--subject", f"{EX}Lia")[0] == 0
+    assert run("view", "current", "--subject", "urn:x:y")[0] == 0
+
+
+def test_a_refused_load_names_where_the_node_is_written_and_how_to_fix_it(run) -> None:
+    # issue 28 item 12: the line and column `memkg validate` gives, and the fix the MCP refusals carry
+    bad = Path(__file__).parent / "fixtures" / "invalid" / "inv5-no-provenance.trig"
+    code, out, err = run("load", str(bad))
+    assert code == 1 and out == ""
+    assert f"{bad}:17:5: Violation: <https://w3id.org/memkg#ClaimProvenanceShape> on <https://example.org/fx/c1>" in err
+    assert "fix: give the claim mem:assertedBy <a message>" in err

@@ -104,6 +104,15 @@ def test_view_parameters_take_prefixed_names_and_come_as_options(run) -> None:
     assert "ex:cName1" in out and "<https://example.org/lia/" not in out  # tables use the store's prefixes
 
 
+def test_history_and_diff_print_compact_iris_as_views_do(run) -> None:
+    # issue 28 item 11: one convention, the store's prefixes, in every table a person reads
+    run("load", *BOTH)
+    code, out, _ = run("history", "ex:cName1", "--tenant", LIA_GRAPH)
+    assert code == 0 and "ex:cName1" in out and "ex:Lia" in out and EX not in out
+    code, out, _ = run("diff", "--from", "2026-01-01T00:00:00Z", "--to", "2026-03-01T00:00:00Z", "--tenant", LIA_GRAPH)
+    assert code == 0 and "ex:" in out and EX not in out
+
+
 def test_prefixes_are_remembered_beside_the_store(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "s") as store:
         store.load(LIA)

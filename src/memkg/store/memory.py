@@ -34,7 +34,7 @@ from ..core import prefixes as prefix_names
 from ..core.errors import ParseError, ValidationError
 from ..core.model import Claim, Item
 from ..core.terms import Graph, Term
-from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
+from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard.access import dataset_for
 from ..guard.cancellation import shielded
 from ..guard.limits import Limits
@@ -212,7 +212,8 @@ class MemoryStore:
         named_graphs: Any = None,
         use_default_graph_as_union: bool = False,
     ) -> QuerySolutions | QueryBoolean | QueryTriples:
-        """Run a SPARQL 1.2 query; the memkg prefixes (mem:, prov:, rdf:, …) are predeclared.
+        """Run a SPARQL 1.2 query; the store's prefixes (memkg's mem:, prov:, rdf:, … and those its
+        files declared, such as ex:) are predeclared, so a name a table prints can be written back.
 
         The dataset arguments are ``Store.query``'s; :func:`memkg.guard.access.query_options`
         computes them for a request's grant. Raises :class:`~memkg.core.errors.ParseError` for a
@@ -221,7 +222,7 @@ class MemoryStore:
         try:
             return self.raw.query(
                 sparql,
-                prefixes=PREFIXES,
+                prefixes=self.prefixes,
                 substitutions=substitutions,
                 default_graph=default_graph,
                 named_graphs=named_graphs,

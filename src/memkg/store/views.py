@@ -177,7 +177,7 @@ def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = Non
     prefixed name (``ex:Lia``) with one of ``prefixes``."""
     try:
         if param.type == "iri":
-            return NamedNode(expand(raw, prefixes or {}))
+            return NamedNode(_iri(raw, prefixes or {}))
         if param.type == "datetime":
             return datetime_literal(parse_datetime(raw))
         if param.type == "decimal":
@@ -187,6 +187,21 @@ def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = Non
         return Literal(raw)
     except ValueError as err:
         raise ValueError(f"parameter {param.name}={raw!r} is not a valid {param.type}: {err}") from None
+
+
+#: schemes an IRI given bare (not in <…>) may have without being taken for a prefixed name
+IRI_SCHEMES = frozenset({"http", "https", "urn", "file", "mailto", "tag", "did", "ftp", "data"})
+
+
+def _iri(raw: str, prefixes: Mapping[str, str]) -> str:
+    """``raw`` as a full IRI, a prefixed name expanded. A prefix that is neither known nor a
+    usual IRI scheme is refused: ``zz:Lia`` would match nothing, silently."""
+    text = raw.strip()
+    prefix, sep, _ = text.partition(":")
+    if sep and prefix not in prefixes and prefix.lower() not in IRI_SCHEMES:
+        known = ", ".join(f"{p}:" for p in sorted(prefixes) if p)
+        raise ValueError(f"unknown prefix {prefix}: (known: {known})")
+    return expand(text, prefixes)
 
 
 @dataclass(frozen=True)

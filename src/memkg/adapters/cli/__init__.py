@@ -28,7 +28,9 @@ from ...core.errors import (
     Refused,
     StoreLockedError,
     UnknownFormatError,
+    ValidationError,
 )
+from ...validation.fixes import fix_for
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
@@ -52,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     try:
         return args.func(args)
+    except ValidationError as err:  # nothing written; each violation with where it is written and its fix
+        print(f"memkg: {refusal_text(err)}", file=sys.stderr)
+        return EXIT_INVALID
     except Refused as err:  # nothing written
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
@@ -69,4 +74,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as err:  # BrokenPipeError is an OSError: it is caught above
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def refusal_text(err: ValidationError, *, shown: int = 20) -> str:
+    """A refused write for people: the file, then each violation (``file:line:column:`` where
+    the focus node is written, when known) with the fix memkg's shapes carry."""
+    head = f"{err.source}: " if err.source else ""
+    lines = [f"{head}write refused, {len(err.violations)} violation(s); nothing was written"]
+    for v in err.violations[:shown]:
+        fix = fix_for(v.shape)
+        lines.append(f"  {v}" + (f"\n    fix: {fix}" if fix else ""))
+    if len(err.violations) > shown:
+        lines.append(f"  … and {len(err.violations) - shown} more")
+    return "\n".join(lines)
 

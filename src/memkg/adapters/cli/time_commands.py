@@ -28,7 +28,7 @@ from .arguments import (
     tenant_option,
 )
 from .exit_codes import EXIT_ERROR, EXIT_OK, UsageError
-from .output import short
+from .output import short as short_term
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 
 if TYPE_CHECKING:
@@ -131,6 +131,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
         versions = timeline.history(store, expand(args.claim, store.prefixes), tenant=args.tenant)
+        prefixes = store.prefixes
+    short = lambda term: short_term(term, prefixes)  # noqa: E731  (the store's prefixes, as views print)
     for v in versions:
         print(f"{short(v.recorded_at) or '(no recordedAt)'}  {short(v.claim)}")
         print(f"    {short(v.subject)} {short(v.predicate)} {short(v.object)}")
@@ -151,9 +153,11 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         change = timeline.diff(store, parse_time(args.from_time), parse_time(args.to_time), tenant=args.tenant)
+        prefixes = store.prefixes
     for sign, rows in (("+", change.added), ("-", change.removed)):
         for claim, s, p, o in rows:
-            print(f"{sign} {short(claim)}  {short(s)} {short(p)} {short(o)}")
+            terms = " ".join(short_term(t, prefixes) for t in (s, p, o))
+            print(f"{sign} {short_term(claim, prefixes)}  {terms}")
     print(f"({len(change.added)} added, {len(change.removed)} removed)")
     return EXIT_OK
 
