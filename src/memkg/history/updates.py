@@ -58,6 +58,7 @@ from pyoxigraph import (
     DefaultGraph,
     NamedNode,
     Quad,
+    QuerySolutions,
     RdfFormat,
     Store,
     Triple,
@@ -66,7 +67,7 @@ from pyoxigraph import (
 
 from ..core.errors import MemkgError, ParseError
 from ..core.sparql import Prologue, Token, hides_keyword, matching, one_reading
-from ..core.terms import Graph, Term
+from ..core.terms import Graph, GraphName, Term
 from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
 from ..guard.access import Forbidden, Grant, can_write_graph, require_write, scan_query
 from ..guard.limits import Limits
@@ -250,16 +251,16 @@ class _State:
         self.base = base
         self.grant = grant
         self.removed: dict[Quad, None] = {}
-        self.added: dict[Graph, dict[Quad, None]] = {}
+        self.added: dict[GraphName, dict[Quad, None]] = {}
         self.known = {g for g in base.named_graphs() if isinstance(g, NamedNode)}
 
     def change(self) -> Change:
         return Change(list(self.removed), [q for quads in self.added.values() for q in quads])
 
-    def pending_graphs(self) -> set[Graph]:
+    def pending_graphs(self) -> set[GraphName]:
         return {q.graph_name for q in self.removed} | {g for g, qs in self.added.items() if qs}
 
-    def quads(self, graph: Graph) -> list[Quad]:
+    def quads(self, graph: GraphName) -> list[Quad]:
         """The data quads of ``graph`` now (index triples left out)."""
         out = [q for q in self.base.quads_for_pattern(None, None, None, graph)
                if q not in self.removed and not claim_index.is_index_quad(q)]
@@ -323,7 +324,7 @@ class _State:
 
 
 
-def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> set[Graph] | None:
+def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> set[GraphName] | None:
     """The graphs a query with these options reads; None for every graph."""
     default = set(dataset.get("default_graph", [DefaultGraph()]))
     if not reads_named:
@@ -333,7 +334,7 @@ def _dataset_graphs(dataset: Mapping[str, Any], *, reads_named: bool = True) -> 
     return {*default, *dataset["named_graphs"]}
 
 
-def _graph_name(graph: Graph) -> str:
+def _graph_name(graph: GraphName) -> str:
     return "DEFAULT (the shared default graph)" if isinstance(graph, DefaultGraph) else str(graph)
 
 
@@ -431,14 +432,15 @@ class _Op:
         named: list[Graph] = list(state.named_graphs())
         if state.grant.restricted:
             named = sorted((state.grant.tenants or ()), key=str) if write else [g for g in named if state.grant.can_see(g)]
-        chosen = {"DEFAULT": [DefaultGraph()], "NAMED": named, "ALL": [DefaultGraph(), *named]}[operand]
+        choices: dict[str, list[Graph]] = {"DEFAULT": [DefaultGraph()], "NAMED": named, "ALL": [DefaultGraph(), *named]}
+        chosen = choices[operand]
         if write:
             for g in chosen:
                 if not can_write_graph(state.grant, g):
                     raise Forbidden(f"{self.kind} {operand} would change {_graph_name(g)}, which this token may not write")
         return chosen
 
-    def _exists(self, state: _State, graph: NamedNode) -> bool:
+    def _exists(self, state: _State, graph: Graph) -> bool:
         return graph in state.known or bool(state.quads(graph))
 
     def _plan_clear(self, state: _State, *_: Any) -> None:
@@ -504,6 +506,7 @@ def _solutions(op: _Op, reader: QuadStore, dataset: Mapping[str, Any]) -> list[d
     query = f"SELECT * WHERE {op.where_text()}"
     try:
         result = reader.query(query, base_iri=op.prologue.base, prefixes=op.prologue.prefixes, **dataset)
+        assert isinstance(result, QuerySolutions)  # a SELECT answers with solutions
         names = [v.value for v in result.variables]
         return [{n: row[n] for n in names if row[n] is not None} for row in result]
     except SyntaxError as err:

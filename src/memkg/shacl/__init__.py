@@ -34,7 +34,7 @@ A malformed shape is refused when the shapes load::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
@@ -130,7 +130,7 @@ class Shapes:
     def __repr__(self) -> str:
         return f"<Shapes: {len(self._shapes)} shapes, {len(self._targeted)} with targets>"
 
-    def __iter__(self):  # noqa: ANN204
+    def __iter__(self) -> Iterator[Term]:
         """The shape nodes (IRIs and blank nodes) of the shapes graph."""
         return iter(list(self._shapes))
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..core.terms import has_blank, sparql_term
 from .components.base import Component, Ctx, Fragment
@@ -34,6 +34,10 @@ from .incomplete import Excuse, condition
 from .paths import Path
 from .shapes import Shape
 from .terms import Term
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+    from .rows import Row
 
 #: Branches per generated query.
 MAX_BRANCHES = 8
@@ -286,8 +290,8 @@ class Compiler:
         return f"SELECT DISTINCT ?_f WHERE {{ {binder.pattern()} FILTER EXISTS {{ {nc} }} }}"
 
 
-def _nested_results(shape: Shape):  # noqa: ANN202
-    def post(engine, rows):  # noqa: ANN001, ANN202
+def _nested_results(shape: Shape) -> Callable[[Engine, list[Row]], list[Row]]:
+    def post(engine: Engine, rows: list[Row]) -> list[Row]:
         return engine.nested_results(shape, rows)
 
     return post

@@ -47,7 +47,7 @@ from .targets import (
     SubjectsOfTarget,
     Target,
 )
-from .terms import Graph, Term, canonical, lexical, term_key
+from .terms import Graph, Term, TermKey, canonical, lexical, term_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Shapes
@@ -550,7 +550,7 @@ class Engine:
         return Literal(text, language=chosen.language) if chosen.language else Literal(text)
 
 
-def _result_key(r: ValidationResult) -> tuple:
+def _result_key(r: ValidationResult) -> TermKey:
     return (term_key(r.source_shape), term_key(r.focus), str(r.path or ""), term_key(r.value), term_key(r.component))
 
 

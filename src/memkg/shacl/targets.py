@@ -17,7 +17,7 @@ from .terms import Term
 class Target:
     """Base class of the target kinds (SHACL §2.1.3)."""
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001 - fresh: Callable[[str], str]
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         """A pattern binding ``var`` to the targeted nodes (maybe with repeats)."""
         raise NotImplementedError  # pragma: no cover
 
@@ -29,7 +29,7 @@ class NodeTarget(Target):
     nodes: tuple[Term, ...]
     written: tuple[Term, ...] = ()
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         named = [sparql_term(n) for n in self.nodes if not has_blank(n)]
         return f"VALUES {var} {{ {' '.join(named)} }}"
 
@@ -40,7 +40,7 @@ class ClassTarget(Target):
 
     cls: NamedNode
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         return f"{var} <{rdf.type.value}>/<{rdfs.subClassOf.value}>* <{self.cls.value}> ."
 
 
@@ -50,7 +50,7 @@ class SubjectsOfTarget(Target):
 
     predicate: NamedNode
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         return f"{var} <{self.predicate.value}> {fresh('o')} ."
 
 
@@ -60,7 +60,7 @@ class ObjectsOfTarget(Target):
 
     predicate: NamedNode
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         return f"{fresh('s')} <{self.predicate.value}> {var} ."
 
 
@@ -69,9 +69,9 @@ class SparqlTarget(Target):
     """``sh:target [ sh:select "SELECT ?this ..." ]`` (SHACL-AF SPARQL-based target)."""
 
     query: UserQuery = field(compare=False)
-    node: Term = None  # type: ignore[assignment]
+    node: Term
 
-    def sparql(self, var: str, fresh) -> str:  # noqa: ANN001
+    def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
         return "{ " + self.query.render(renames={"this": var}) + " }"
 
 

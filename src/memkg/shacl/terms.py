@@ -40,7 +40,11 @@ def lexical(term: Term) -> str:
     return str(term)
 
 
-def term_key(term: Term | None) -> tuple:
+#: A sort key of a term: its kind's rank, then its parts (a triple term's are keys themselves).
+TermKey = tuple["int | str | TermKey", ...]
+
+
+def term_key(term: Term | None) -> TermKey:
     """A total sort key for terms (results are reported in a stable order)."""
     if term is None:
         return (0, "")

@@ -19,7 +19,9 @@ from ..shacl import Shapes
 from .dataset import data_graph_for
 from .results import Graph, Result, Term
 
-_SH = lambda name: NamedNode(SH + name)  # noqa: E731
+
+def _SH(name: str) -> NamedNode:
+    return NamedNode(SH + name)
 
 
 class ShapeNames:

@@ -99,6 +99,12 @@ class Projection:
         self._described: set[tuple[Identifier, Identifier]] = set()
         self._graphs: dict[OxGraphName, Graph] = {}
 
+    @property
+    def default_graph(self) -> Graph:
+        """The projected default graph (rdflib leaves ``Dataset.default_graph`` untyped)."""
+        graph: Graph = self.dataset.default_graph
+        return graph
+
     def to_original(self, term: Identifier) -> OxTerm | ox.DefaultGraph:
         """The pyoxigraph term a projected node stands for.
 

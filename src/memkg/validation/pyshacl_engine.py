@@ -16,14 +16,16 @@ import owlrl
 import pyshacl
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 from rdflib import RDF as RDFNS
-from rdflib import Namespace
+from rdflib import Graph as RdflibGraph
+from rdflib import Namespace, URIRef
+from rdflib.term import Identifier, Node
 
 from ..core.vocab import SH
 from ..core.written import WrittenForms
 from ..store.ontology import ontology_quads
 from .dataset import data_graph_for
 from .engines import _SH, ShapeNames
-from .projection import PROJ, project
+from .projection import PROJ, Projection, project
 from .results import Graph, Result, Term
 
 
@@ -50,13 +52,14 @@ class PyshaclEngine:
         needs_graphs = {
             q.subject
             for q in self._quads
-            if q.predicate == _SH("select") and re.search(r"\bGRAPH\b", q.object.value, re.IGNORECASE)
+            if q.predicate == _SH("select") and not isinstance(q.object, Triple)
+            and re.search(r"\bGRAPH\b", q.object.value, re.IGNORECASE)
         }
         #: Named shapes this engine cannot check (they read other graphs).
         self.unsupported = {self._names.named(c) for c in needs_graphs}
 
     @cached_property
-    def _shapes_graph(self):  # type: ignore[no-untyped-def]
+    def _shapes_graph(self) -> RdflibGraph:
         rewritten: list[Quad] = []
         self._triple_term_shapes: set[Term] = set()
         for q in self._quads:
@@ -67,11 +70,11 @@ class PyshaclEngine:
                 rewritten.append(Quad(q.subject, _SH("class"), NamedNode(str(PROJ) + "TripleTerm"), q.graph_name))
             else:
                 rewritten.append(q)
-        return project(rewritten).dataset.default_graph
+        return project(rewritten).default_graph
 
     @cached_property
-    def _ontology_closure(self):  # type: ignore[no-untyped-def]
-        graph = project([Quad(q.subject, q.predicate, q.object) for q in ontology_quads()]).dataset.default_graph
+    def _ontology_closure(self) -> RdflibGraph:
+        graph = project([Quad(q.subject, q.predicate, q.object) for q in ontology_quads()]).default_graph
         owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
         return graph
 
@@ -93,8 +96,8 @@ class PyshaclEngine:
             if written:
                 data += [Quad(s, p, o) for s, p, o in written.triples([g])]
         projection = project(data)
-        rdf_data = projection.dataset.default_graph
-        focus_nodes = None
+        rdf_data = projection.default_graph
+        focus_nodes: list[str | URIRef] | None = None
         if focus is not None:
             focus_nodes = [projection.node(f) for f in focus]
             if not focus_nodes:
@@ -114,24 +117,20 @@ class PyshaclEngine:
         sh = Namespace(SH)
         out: list[Result] = []
         for node in results_graph.subjects(RDFNS.type, sh.ValidationResult):
-            def one(p):  # type: ignore[no-untyped-def]
-                return results_graph.value(node, p)
-
-            source = projection.to_original(one(sh.sourceShape))
-            component = projection.to_original(one(sh.sourceConstraintComponent))
+            read = _ReportedResult(results_graph, node, projection)
+            source = read.term(sh.sourceShape)
+            component = read.resource(sh.sourceConstraintComponent)
             if source in self._triple_term_shapes and component == _SH("ClassConstraintComponent"):
                 component = _SH("NodeKindConstraintComponent")
-            path = one(sh.resultPath)
-            value = one(sh.value)
             out.append(
                 Result(
-                    focus=projection.to_original(one(sh.focusNode)),
+                    focus=read.term(sh.focusNode),
                     shape=self._names.named(source),
-                    component=component,  # type: ignore[arg-type]
-                    message=str(one(sh.resultMessage) or ""),
-                    path=projection.to_original(path) if path is not None else None,
-                    value=projection.to_original(value) if value is not None else None,
-                    severity=projection.to_original(one(sh.resultSeverity)),  # type: ignore[arg-type]
+                    component=component,
+                    message=str(read.value(sh.resultMessage) or ""),
+                    path=read.optional_term(sh.resultPath),
+                    value=read.optional_term(sh.value),
+                    severity=read.iri(sh.resultSeverity),
                     source_shape=source,
                     graph=graph,
                 )
@@ -142,16 +141,57 @@ class PyshaclEngine:
         return out
 
 
+class _ReportedResult:
+    """One ``sh:ValidationResult`` of pySHACL's report, read back in pyoxigraph's terms."""
+
+    def __init__(self, report: RdflibGraph, node: Node, projection: Projection) -> None:
+        self._report, self._node, self._projection = report, node, projection
+
+    def value(self, predicate: URIRef) -> Node | None:
+        """The rdflib node the report gives for ``predicate``, as it is."""
+        return self._report.value(self._node, predicate)
+
+    def optional_term(self, predicate: URIRef) -> Term | None:
+        value = self.value(predicate)
+        if value is None:
+            return None
+        if not isinstance(value, Identifier):
+            raise TypeError(f"pySHACL's report gives {value!r} for {predicate}, not an RDF term")
+        original = self._projection.to_original(value)
+        if isinstance(original, DefaultGraph):
+            raise ValueError(f"pySHACL's report gives rdflib's default graph for {predicate}")
+        return original
+
+    def term(self, predicate: URIRef) -> Term:
+        original = self.optional_term(predicate)
+        if original is None:
+            raise TypeError(f"pySHACL's report gives no {predicate} for a result")
+        return original
+
+    def resource(self, predicate: URIRef) -> NamedNode | BlankNode:
+        original = self.term(predicate)
+        if not isinstance(original, (NamedNode, BlankNode)):
+            raise TypeError(f"pySHACL's report gives {original} for {predicate}, not an IRI or blank node")
+        return original
+
+    def iri(self, predicate: URIRef) -> NamedNode:
+        original = self.resource(predicate)
+        if not isinstance(original, NamedNode):
+            raise TypeError(f"pySHACL's report gives {original} for {predicate}, not an IRI")
+        return original
+
 
 def owlrl_closure(triples: Sequence[Triple]) -> list[Triple]:
     """The triples the OWL 2 RL closure of ``triples`` adds (owlrl, as pySHACL's ``inference="owlrl"``),
     mapped back to pyoxigraph's terms; triple terms travel through the projection."""
     projection = project(triples)
-    graph = projection.dataset.default_graph
+    graph = projection.default_graph
     before = set(graph)
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(graph)
     out: list[Triple] = []
     for s, p, o in set(graph) - before:
+        if not (isinstance(s, Identifier) and isinstance(p, Identifier) and isinstance(o, Identifier)):
+            continue  # rdflib's node type admits graphs (N3 formulae), which owlrl never adds
         subject, predicate, obj = projection.to_original(s), projection.to_original(p), projection.to_original(o)
         if isinstance(obj, DefaultGraph) or isinstance(subject, (Literal, DefaultGraph)) \
                 or not isinstance(predicate, NamedNode):

@@ -18,9 +18,13 @@ from pyoxigraph import (
 
 from ..core.errors import Violation
 from ..core.json_terms import sparql_term_json as term
-from ..core.terms import Graph as Graph  # re-exported for the validation modules
+from ..core.terms import GraphName
 from ..core.terms import Term as Term
 from ..core.vocab import MEM, MEMX, PROV, RDF, SH, rdf
+
+#: A graph a validation reads: a tenant's, the default graph, or one a loaded file named by a
+#: blank node (a store keeps those too, and validation checks them as it checks a tenant's).
+Graph = GraphName
 
 ENGINES = ("native", "pyshacl")
 #: Where a result was written, in a Turtle report: ``memv:file``, ``memv:line``, ``memv:column``.
@@ -37,7 +41,8 @@ class Result:
 
     focus: Term
     shape: Term  #: the named shape (the invariant) the result belongs to
-    component: NamedNode  #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent
+    #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent (a custom one may be a blank node)
+    component: NamedNode | BlankNode
     message: str
     path: Term | str | None = None
     value: Term | None = None

@@ -18,6 +18,7 @@ from pyoxigraph import (
     Store,
     Triple,
 )
+from pyoxigraph import Literal as OxLiteral
 
 from ..core.errors import MemkgError, Violation
 from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs
@@ -166,11 +167,11 @@ class WriteValidator:
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
-            graphs: set[Graph] = set()
-            scratch.extend(_noting_graphs(batch, graphs))  # streamed: an iterator is never listed
+            noted: set[Graph] = set()
+            scratch.extend(_noting_graphs(batch, noted))  # streamed: an iterator is never listed
             scratch.extend(_ontology_quads())
-            graphs.discard(ONTOLOGY_GRAPH)
-            return scratch, None, sorted(graphs, key=str) or [DefaultGraph()]
+            noted.discard(ONTOLOGY_GRAPH)
+            return scratch, None, sorted(noted, key=str) or [DefaultGraph()]
         batch = batch if isinstance(batch, Sequence) else list(batch)
         touched, touched_graphs = _touched_by_removal(main, removed)
         groups, group_graphs = _groups_above(main, batch)
@@ -240,6 +241,9 @@ SCAN_QUADS_PER_FOCUS_NODE = 50
 #: costs a parse and a plan (~0.1 ms) before it reads anything.
 _LOOKUP_LIMIT = 64
 
+#: What a quad may have as its subject: the nodes a removal or a new link makes worth judging again.
+Subject = NamedNode | BlankNode | Triple
+
 
 def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
     for q in quads:
@@ -254,7 +258,7 @@ def holds_no_data(main: QuadStore) -> bool:
     return all(g == ONTOLOGY_GRAPH for g in main.named_graphs())
 
 
-def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[Subject], set[Graph]]:
     """The nodes a removal can make invalid, and the graphs they are described in.
 
     The subject of every removed quad (it may lose a required property), and,
@@ -262,7 +266,7 @@ def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[
     triples included: a claim whose triple term names it (invariant 2), a role
     property pointing at it (3), a claim whose predicate it declared (4).
     """
-    nodes: dict[Term, None] = {}
+    nodes: dict[Subject, None] = {}
     graphs: set[Graph] = set()
     for q in removed:
         if q.predicate.value.startswith(MEMX) or q.graph_name == ONTOLOGY_GRAPH:
@@ -281,7 +285,7 @@ def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[
 _LEG_LINKS = (prov.wasDerivedFrom, mem.echoOf)
 
 
-def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Term], set[Graph]]:
+def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Subject], set[Graph]]:
     """The support groups a new derivation or echo link can make invalid, and their graphs.
 
     Invariant 11 is judged at the group: a link ``a -> b`` makes a member rest on another
@@ -296,7 +300,7 @@ def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Term], s
     above_in_write: dict[Term, list[Term]] = {}
     for q in links:
         above_in_write.setdefault(q.object, []).append(q.subject)
-    seen = {q.subject for q in links}
+    seen: set[Term] = {q.subject for q in links}
     frontier = list(seen)
     while frontier:
         following = []
@@ -310,7 +314,7 @@ def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Term], s
                     seen.add(a)
                     following.append(a)
         frontier = following
-    groups: dict[Term, None] = {}
+    groups: dict[Subject, None] = {}
     graphs: set[Graph] = set()
     for node in seen:
         if isinstance(node, (NamedNode, BlankNode)):
@@ -338,7 +342,7 @@ def _chunks(nodes: Sequence[Term]) -> Iterable[str]:
 Known = dict[Term, list[Quad]]
 
 
-def _read_subjects(main: QuadStore, subjects: Sequence[Term]) -> Known:
+def _read_subjects(main: QuadStore, subjects: Sequence[NamedNode]) -> Known:
     """Every quad about each of a small write's subjects, in every graph, in one look-up.
 
     Their descriptions, types and chain links are all read from this: one index seek
@@ -351,7 +355,7 @@ def _read_subjects(main: QuadStore, subjects: Sequence[Term]) -> Known:
     return {node: list(main.quads_for_pattern(node, None, None, None)) for node in subjects}
 
 
-def _describe(main: QuadStore, nodes: Sequence[Term], graphs: Sequence[Graph], known: Known | None = None, *,
+def _describe(main: QuadStore, nodes: Sequence[NamedNode], graphs: Sequence[Graph], known: Known | None = None, *,
               in_process: bool = True) -> set[Quad]:
     """Every quad about ``nodes`` in the written graphs and the shared default graph."""
     out: set[Quad] = set()
@@ -359,12 +363,13 @@ def _describe(main: QuadStore, nodes: Sequence[Term], graphs: Sequence[Graph], k
     # A local store answers direct look-ups for any number of nodes (they are index seeks);
     # a remote one gets a query per graph and chunk, since each look-up would be a request.
     if len(nodes) <= _LOOKUP_LIMIT or in_process:
-        wanted = {DefaultGraph(), *named}
+        read: list[NamedNode | DefaultGraph] = [DefaultGraph(), *named]
+        wanted = set(read)
         for node in nodes:
             if known is not None and node in known:
                 out.update(q for q in known[node] if q.graph_name in wanted)
                 continue
-            for g in (DefaultGraph(), *named):
+            for g in read:
                 out.update(main.quads_for_pattern(node, None, None, g))
         return out
     for rows in _chunks(nodes):
@@ -411,7 +416,7 @@ def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[Graph]
     return out
 
 
-def _types(main: QuadStore, nodes: Sequence[Term], known: Known | None = None) -> set[Quad]:
+def _types(main: QuadStore, nodes: Sequence[NamedNode], known: Known | None = None) -> set[Quad]:
     """The ``rdf:type`` quads of ``nodes`` in every graph."""
     out: set[Quad] = set()
     if len(nodes) <= _LOOKUP_LIMIT:
@@ -514,6 +519,8 @@ def _walk_chains(main: QuadStore, starts: Sequence[Term], known: Known) -> set[Q
         for node in frontier:
             if node in known:
                 links: Iterable[Quad] = (q for q in known[node] if q.predicate in _CHAIN_PREDICATE_SET)
+            elif isinstance(node, OxLiteral):
+                continue  # a chain ends at a literal: it has no edges to follow
             else:
                 links = (q for p in _CHAIN_PREDICATES for q in main.quads_for_pattern(node, p, None, None))
             for q in links:
@@ -535,7 +542,7 @@ def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
     frontier = list(starts)
     predicates = " ".join(str(p) for p in _CHAIN_PREDICATES)
     while frontier:
-        following = []
+        following: list[Term] = []
         for rows in _chunks(frontier):
             query = (
                 f"SELECT ?a ?p ?b ?g WHERE {{ VALUES ?a {{ {rows} }} VALUES ?p {{ {predicates} }} "

@@ -29,6 +29,7 @@ from ..terms import Term
 if TYPE_CHECKING:  # pragma: no cover
     from ..compiler import Compiler
     from ..engine import Engine
+    from ..paths import Path
     from ..shapes import Shape
 
 
@@ -83,7 +84,7 @@ class Ctx:
             self.value, self.path_out, self.key_out = compiler.fresh("v"), compiler.fresh("p"), compiler.fresh("k")
 
     @property
-    def path(self):  # noqa: ANN201 - Path | None
+    def path(self) -> Path | None:
         return self.shape.path
 
     def fresh(self, hint: str = "x") -> str:

@@ -47,7 +47,8 @@ class MinCountComponent(Component):
         return None if pattern is None else f"FILTER NOT EXISTS {{ {pattern} }}"
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
-        return len(set(values)) >= self.params["minCount"]
+        least: int = self.params["minCount"]
+        return len(set(values)) >= least
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         return [None] if len(set(values)) < self.params["minCount"] else []
@@ -91,7 +92,8 @@ class MaxCountComponent(Component):
         return None if pattern is None else f"FILTER EXISTS {{ {pattern} }}"
 
     def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
-        return len(set(values)) <= self.params["maxCount"]
+        most: int = self.params["maxCount"]
+        return len(set(values)) <= most
 
     def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
         return [None] if len(set(values)) > self.params["maxCount"] else []

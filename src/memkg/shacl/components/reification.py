@@ -92,7 +92,7 @@ class ReifierShapeComponent(Component):
     def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         reifiers = {r.key for r in rows if r.key is not None}
         failing = [engine.nonconforming(s, reifiers) for s in self.params["shapes"]]
-        by_value: dict[tuple, list[Row]] = defaultdict(list)
+        by_value: dict[tuple[tuple[Term, ...], Term | None], list[Row]] = defaultdict(list)
         for r in rows:
             by_value[(r.group, r.value)].append(r)
         out: list[Row] = []

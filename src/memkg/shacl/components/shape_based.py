@@ -143,11 +143,11 @@ class _Qualified(Component):
             return f"{ctx.compiler.is_incomplete(v)} || ({counted})"
         return f"!{ctx.compiler.is_incomplete(v)} && ({counted})"
 
-    def _count_rows(self, engine: "Engine", rows: list["Row"]) -> dict[tuple, int]:
+    def _count_rows(self, engine: "Engine", rows: list["Row"]) -> dict[tuple[Term, ...], int]:
         nodes = {r.value for r in rows if r.value is not None}
         own = engine.nonconforming(self.params["qualifiedValueShape"], nodes)
         sibs = [engine.nonconforming(s, nodes) for s in self.params["siblings"]]
-        counts: dict[tuple, set] = defaultdict(set)
+        counts: dict[tuple[Term, ...], set[Term]] = defaultdict(set)
         for r in rows:
             group = counts[r.group]
             if r.value is None:

@@ -178,7 +178,7 @@ class _SelectBased(Component):
 
     def _solutions(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
         out: list[Row] = []
-        done: set[tuple] = set()
+        done: set[tuple[Term, ...]] = set()
         for r in rows:
             if r.group in done:
                 continue
@@ -197,7 +197,7 @@ class _SelectBased(Component):
     def _rows(self, r: "Row", solutions: list[dict[str, Term]]) -> list["Row"]:
         """The results of one focus node's solutions."""
         out: list[Row] = []
-        seen: set[tuple] = set()
+        seen: set[tuple[tuple[str, str], ...]] = set()
         for sol in solutions:
             # Oxigraph evaluates a default graph made of several graphs as a bag: a
             # triple stored in two of them matches twice. Identical solutions would

@@ -37,7 +37,8 @@ class _Range(Component):
 
     @property
     def bound(self) -> Literal:
-        return next(iter(self.params.values()))
+        bound: Literal = next(iter(self.params.values()))  # parse() keeps only a literal
+        return bound
 
     def fragment(self, ctx: Ctx) -> Fragment:
         v = ctx.value

@@ -80,7 +80,8 @@ def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
         if m is None:
             return False
         try:
-            datetime(*(int(m.group(i)) for i in range(1, 7)))
+            year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+            datetime(year, month, day, hour, minute, second)
         except ValueError:
             return False
         return True
