@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import select
 import signal
 import threading
@@ -39,6 +40,7 @@ from ...guard.limits import (
     MAX_SPARQL_BRACKETS,
     SPARQL_STACK_BASE,
     SPARQL_STACK_CAP,
+    SPARQL_STACK_PER_BRACKET,
     LimitExceeded,
     sparql_stack,
 )
@@ -65,6 +67,9 @@ READY = "ready"
 #: The stack of the thread that runs a job without SPARQL text (virtual memory: pages are
 #: used as it grows); a SPARQL job's is memkg.guard.limits.sparql_stack of its text.
 JOB_STACK = SPARQL_STACK_BASE
+#: The stack of the thread a worker keeps for its jobs: a SPARQL text with up to 4,096 opening
+#: brackets runs on it; one with more gets a thread of its own, sized for it.
+KEPT_STACK = SPARQL_STACK_BASE + 4096 * SPARQL_STACK_PER_BRACKET
 #: Seconds after which a job runs at the lowest CPU priority (nice 19).
 LONG_JOB = 0.5
 
@@ -121,6 +126,7 @@ def main(conn: Connection, sandboxed: bool = False) -> None:
 def _serve(conn: Connection) -> None:
     """The worker's loop: a job in, a reply out, until the pipe closes or a None arrives."""
     snapshots = _Snapshots()
+    runners = _Runners()
     jobs.send(conn, READY)
     while True:
         try:
@@ -129,34 +135,81 @@ def _serve(conn: Connection) -> None:
             return
         if job is None:
             return
-        jobs.send(conn, _run_on_own_thread(job, snapshots))
+        jobs.send(conn, runners.run(job, snapshots))
 
 
-def _run_on_own_thread(job: Job, snapshots: _Snapshots) -> Reply:
-    """Run one job on a fresh thread (with the large stack); a job still running after
-    :data:`LONG_JOB` seconds goes to the lowest CPU priority, so that a runaway request
-    (stopped at ``--timeout`` anyway) takes CPU only from what nobody else wants. The
-    thread ends with the job: the next one starts at the normal priority again."""
-    replies: list[Reply] = []
-    text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
-    stack = sparql_stack(text) if text else JOB_STACK
-    if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
-        return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
-                                "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS)
-    threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
-    try:
-        thread = threading.Thread(target=lambda: replies.append(run(job, snapshots)), name="memkg-job")
-        thread.start()
-    finally:
-        threading.stack_size(0)
-    thread.join(LONG_JOB)
-    if thread.is_alive() and thread.native_id is not None and hasattr(os, "setpriority"):
+class _Runner:
+    """One thread with a large stack that runs jobs handed to it, one at a time.
+
+    Starting a thread with a stack of hundreds of MiB (a mapping, a guard page, the
+    thread's start handshake) for every job cost more than a small query does; a runner
+    is started once and kept while its jobs stay short and fit its stack."""
+
+    def __init__(self, stack: int) -> None:
+        self.stack = stack
+        self._jobs: queue.SimpleQueue[tuple[Job, _Snapshots] | None] = queue.SimpleQueue()
+        self._replies: queue.SimpleQueue[Reply] = queue.SimpleQueue()
+        threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
         try:
-            os.setpriority(os.PRIO_PROCESS, thread.native_id, 19)
-        except OSError:
-            pass  # a politeness, not a guarantee
-        thread.join()
-    return replies[0]
+            self.thread = threading.Thread(target=self._loop, name="memkg-job", daemon=True)
+            self.thread.start()
+        finally:
+            threading.stack_size(0)
+
+    def _loop(self) -> None:
+        while (item := self._jobs.get()) is not None:
+            self._replies.put(run(*item))
+
+    def run(self, job: Job, snapshots: _Snapshots) -> tuple[Reply, bool]:
+        """The job's reply, and whether the job ran long (its thread was put at nice 19)."""
+        self._jobs.put((job, snapshots))
+        try:
+            return self._replies.get(timeout=LONG_JOB), False
+        except queue.Empty:
+            pass
+        native = self.thread.native_id
+        if native is not None and hasattr(os, "setpriority"):
+            try:
+                os.setpriority(os.PRIO_PROCESS, native, 19)
+            except OSError:
+                pass  # a politeness, not a guarantee
+        return self._replies.get(), True
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+
+class _Runners:
+    """The worker's kept runner (:data:`KEPT_STACK`), and one-off runners for the rest.
+
+    A job whose text needs more stack than the kept runner has gets a runner of its
+    own, which ends with the job (its stack's touched pages go with it). A job that ran
+    long leaves its runner at nice 19, which an unprivileged process cannot undo: that
+    runner ends too, and the next job gets a new one at the normal priority."""
+
+    def __init__(self) -> None:
+        self._kept: _Runner | None = None
+
+    def run(self, job: Job, snapshots: _Snapshots) -> Reply:
+        text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
+        stack = sparql_stack(text) if text else JOB_STACK
+        if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
+            return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
+                                    "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query",
+                           value=MAX_SPARQL_BRACKETS)
+        if stack > KEPT_STACK:
+            runner = _Runner(stack)
+            try:
+                return runner.run(job, snapshots)[0]
+            finally:
+                runner.stop()
+        if self._kept is None:
+            self._kept = _Runner(KEPT_STACK)
+        reply, long = self._kept.run(job, snapshots)
+        if long:
+            self._kept.stop()
+            self._kept = None
+        return reply
 
 
 def _exit_with_server(fd: int) -> None:
