@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QueryBoolean, QuerySolutions, Store
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QueryBoolean, QuerySolutions, Store
 
 from ..core.vocab import SHACL_SPEC, sh, xsd
 from .errors import ShapeError
 from .graph import ShapesGraph, integer, prefixes_of
 from .terms import Term
+
+# What pyoxigraph's Store.query takes as its default graph.
+GraphSelection = NamedNode | BlankNode | DefaultGraph | list[NamedNode | BlankNode | DefaultGraph] | None
 
 #: Classes whose instances are read as SPARQL-based functions.
 FUNCTION_CLASSES = ("SPARQLFunction", "ListParameterExpressionFunction")
@@ -36,7 +39,7 @@ class Function:
     ask: bool
     where: int  #: where in ``query`` its SELECT or ASK keyword starts (the WHERE group's brace follows)
 
-    def call(self, store: Store, default_graph: object, args: tuple[Term, ...]) -> Term | None:
+    def call(self, store: Store, default_graph: GraphSelection, args: tuple[Term, ...]) -> Term | None:
         """The function's value for ``args`` over ``store``; None (a SPARQL error) when unbound."""
         if len(args) > len(self.parameters) or any(isinstance(a, BlankNode) for a in args):
             # SPARQL: an error, so the calling expression is unbound. A blank node argument cannot be
@@ -46,7 +49,7 @@ class Function:
         values = f"VALUES ({' '.join('?' + n for n in names)}) {{ ({' '.join(str(a) for a in args)}) }}"
         # Pre-binding: the VALUES opens the body's WHERE group, so its FILTERs see the arguments.
         at = self.query.index("{", self.where) + 1
-        found = store.query(self.query[:at] + values + self.query[at:], default_graph=default_graph)  # type: ignore[arg-type]
+        found = store.query(self.query[:at] + values + self.query[at:], default_graph=default_graph)
         if isinstance(found, QueryBoolean):
             return Literal("true" if bool(found) else "false", datatype=xsd.boolean)
         assert isinstance(found, QuerySolutions)
@@ -111,7 +114,7 @@ def _nothing(*_args: Term) -> Term | None:
 
 
 def bound(functions: dict[NamedNode, Function], store: Store,
-          default_graph: object) -> dict[NamedNode, Callable[..., Term | None]] | None:
+          default_graph: GraphSelection) -> dict[NamedNode, Callable[..., Term | None]] | None:
     """``functions`` as pyoxigraph custom functions reading ``store``'s ``default_graph``."""
     if not functions:
         return None

@@ -132,7 +132,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         versions = timeline.history(store, expand(args.claim, store.prefixes), tenant=args.tenant)
         prefixes = store.prefixes
-    short = lambda term: short_term(term, prefixes)  # noqa: E731  (the store's prefixes, as views print)
+
+    def short(term: object) -> str:
+        return short_term(term, prefixes)  # the store's prefixes, as views print
+
     for v in versions:
         print(f"{short(v.recorded_at) or '(no recordedAt)'}  {short(v.claim)}")
         print(f"    {short(v.subject)} {short(v.predicate)} {short(v.object)}")
@@ -166,7 +169,10 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         found = timeline.bisect(store, read_query_argument(args.ask), tenant=args.tenant,
                                 max_questions=args.max_questions)
-    answer = lambda b: "true" if b else "false"  # noqa: E731
+
+    def answer(b: object) -> str:
+        return "true" if b else "false"
+
     previous = found.before
     for flip in found.flips:
         stamp = flip.at.isoformat().replace("+00:00", "Z")
