@@ -88,6 +88,10 @@ class RecallConfig:
     #: The strongest hits whose episodes are read again (0: none), and the weight of that pass.
     episodes: int = 3
     episode_weight: float = 0.0
+    #: The best candidates whose episodes are counted, and the score factor ``1 + session_focus × share``
+    #: for every candidate of an episode holding that share of them (0: off).
+    focus_hits: int = 10
+    session_focus: float = 0.25
     #: The cosine below which a best hit found by the vector signal alone is no match (``Hits.matched``).
     vector_floor: float = 0.5
 
@@ -155,6 +159,7 @@ def rank(
     ranking.expand_graph()
     ranking.lend_speakers()
     ranking.second_pass()
+    ranking.focus_sessions()
     hits = ranking.choose((valid_at or reference).timestamp())
     return Hits(hits, query=query, matched=ranking.matched(hits))
 
@@ -349,6 +354,34 @@ class _Ranking:
             r = episodes.get(str(doc.get("episode")))
             if r is not None:
                 self.lend(d, "graph", cfg.episode_weight / (cfg.rrf_k + r + 1), f"in the episode of a top hit")
+
+    def focus_sessions(self) -> None:
+        """Candidates of the episodes where the best hits gather gain: a conversation about one
+        topic (music, a trip) holds the turns an inference question needs even where they share
+        none of its words. An episode gathers what its share of the best hits has beyond its share
+        of all candidates (a long session holds many candidates without being about the question);
+        the factor multiplies, so a turn's own score still orders it among its episode's."""
+        cfg = self.cfg
+        if cfg.session_focus <= 0 or cfg.focus_hits < 1:
+            return
+        docs = self.index.documents(list(self.candidates))
+        episode_of = {d: str(doc["episode"]) for d, doc in docs.items() if doc.get("episode")}
+        strong = self.strongest(cfg.focus_hits)
+        best: dict[str, int] = defaultdict(int)
+        for c in strong:
+            if c.doc in episode_of:
+                best[episode_of[c.doc]] += 1
+        held: dict[str, int] = defaultdict(int)
+        for episode in episode_of.values():
+            held[episode] += 1
+        excess = {e: n / len(strong) - held[e] / len(self.candidates) for e, n in best.items()
+                  if n > 1}  # one hit alone is no gathering
+        for d, episode in episode_of.items():
+            share = excess.get(episode, 0.0)
+            if share > 0:
+                c = self.candidates[d]
+                c.factor *= 1.0 + cfg.session_focus * share
+                c.why.append(f"in an episode holding {best[episode]} of the {len(strong)} best hits")
 
     def choose(self, at: float) -> list[Hit]:
         """Versions and diversity, a pool of the best candidates at a time: a pool whose
