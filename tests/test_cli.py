@@ -188,6 +188,19 @@ def test_supersede_records_a_new_version_from_the_command_line(run) -> None:
     assert EX + "cName1" not in {r[0] for r in rows}
 
 
+def test_supersede_and_retract_take_the_compact_iri_the_tables_print(run) -> None:
+    run("load", str(LIA))
+    code, out, _ = run("view", "current")
+    assert "ex:cName1" in out  # the form a user copies from a table
+    code, out, err = run("supersede", "ex:cName1", "--object", '"Amy"')
+    assert code == 0, err
+    new = out.strip()
+    code, out, err = run("retract", new.replace(EX, "ex:"), "--reason", "typo")
+    assert code == 0, err
+    code, out, _ = run("view", "current", "--format", "csv")
+    assert new not in out and EX + "cName1" not in out
+
+
 def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:
     run("load", str(LIA))
     code, _, err = run("supersede", EX + "nope", "--object", '"x"')

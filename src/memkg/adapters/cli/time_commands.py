@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 def cmd_supersede(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        old, graph = store.get_claim(args.claim, graph=args.graph)
+        old, graph = store.get_claim(expand(args.claim, store.prefixes), graph=args.graph)
         new = replace(
             old,
             id=args.id,
@@ -57,7 +57,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 def cmd_retract(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        node = store.retract(*args.targets, reason=args.reason, graph=args.graph)
+        targets = [expand(target, store.prefixes) for target in args.targets]
+        node = store.retract(*targets, reason=args.reason, graph=args.graph)
     print(node.value)
     return EXIT_OK
 
