@@ -201,6 +201,17 @@ def test_supersede_and_retract_take_the_compact_iri_the_tables_print(run) -> Non
     assert new not in out and EX + "cName1" not in out
 
 
+def test_dependents_and_withdraw_take_a_compact_source(run) -> None:
+    acme, tenant = "https://example.org/acme/", "https://example.org/tenants/acme"
+    run("load", str(LIA.with_name("postgres-migration.trig")))
+    code, full, err = run("dependents", acme + "benchmark", "--tenant", tenant)
+    assert code == 0 and full.strip(), err
+    code, compact, err = run("dependents", "ex:benchmark", "--tenant", tenant)
+    assert (code, compact) == (0, full), err
+    code, out, err = run("withdraw", "ex:adr", "--reason", "revisited", "--graph", tenant)
+    assert code == 0 and "fallen" in out, err
+
+
 def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:
     run("load", str(LIA))
     code, _, err = run("supersede", EX + "nope", "--object", '"x"')

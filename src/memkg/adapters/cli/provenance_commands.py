@@ -59,9 +59,10 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 def cmd_dependents(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
-        found = impact(store, args.source, tenant=args.tenant, with_downstream=args.all)
+        source = expand(args.source, store.prefixes)
+        found = impact(store, source, tenant=args.tenant, with_downstream=args.all)
     if args.format == "json":
-        _emit_json({"source": args.source, **found.to_dict()})
+        _emit_json({"source": source, **found.to_dict()})
         return EXIT_OK
     for n in found.fallen:
         print(n.value)
@@ -96,7 +97,7 @@ def cmd_support(args: argparse.Namespace) -> int:
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        result = withdraw(store, args.source, reason=args.reason, graph=args.graph)
+        result = withdraw(store, expand(args.source, store.prefixes), reason=args.reason, graph=args.graph)
     print(result.retraction.value)
     for label, nodes in (("fallen", result.fallen), ("weakened", result.weakened),
                          ("downstream", result.impact.downstream)):
@@ -107,7 +108,7 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 def cmd_erase(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        result = erase(store, args.source, reason=args.reason, graph=args.graph)
+        result = erase(store, expand(args.source, store.prefixes), reason=args.reason, graph=args.graph)
     print(result.record.value)
     for n in result.removed:
         print(f"{n}\tremoved")
