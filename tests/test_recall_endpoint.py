@@ -10,7 +10,7 @@ import pytest
 
 from memkg import MemoryStore, Message, Vertex
 from memkg.adapters.cli import main
-from memkg.store.backends.sparql import RemoteError, recall_url
+from memkg.store.backends.sparql import RemoteError, route_url
 from memkg.core.vocab import mem
 
 from .endpoint_server import Server
@@ -105,6 +105,6 @@ def test_a_plain_sparql_server_answers_no_recall(tmp_path: Path) -> None:
 
 
 def test_recall_url() -> None:
-    assert recall_url("http://h:1/sparql") == "http://h:1/recall"
-    assert recall_url("http://h:1/query") == "http://h:1/recall"
-    assert recall_url("http://h:1/x/") == "http://h:1/x/recall"
+    assert route_url("http://h:1/sparql", "recall") == "http://h:1/recall"
+    assert route_url("http://h:1/query", "recall") == "http://h:1/recall"
+    assert route_url("http://h:1/x/", "recall") == "http://h:1/x/recall"

@@ -33,6 +33,7 @@ from ...core.terms import Graph, parse_datetime
 from ...core.vocab import ONTOLOGY_GRAPH
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits, count_openings, guarded, nesting_depth
+from ...recall import RECALL_INDEX
 from ...store import MemoryStore, rdf_format, views
 from ...validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
@@ -197,7 +198,7 @@ class Endpoint:
         self.settings.limits.check_size("max_query", len(query.encode("utf-8", "surrogatepass")), "the question")
         valid, known = _time_parameter(valid_at, "valid_at"), _time_parameter(known_at, "known_at")
         # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
-        self.store.recall_index()
+        self.store.follower(RECALL_INDEX, create=True)
         answer: Answer = self._read(
             lambda gen: RecallJob(str(gen.path), query, tenants, count, valid, known, packet == "true"), "recall", grant)
         return answer
