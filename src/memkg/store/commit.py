@@ -30,24 +30,24 @@ from ..core.terms import Graph
 from ..guard.cancellation import shielded
 from . import claim_index
 from .backends.base import Backend, Capabilities, QuadStore
-from .plugins import PLUGGED_IN, F, FirstLoad, FirstLoadJudge, Follower, FollowerKind, Judge, Plugins
+from .plugins import F, FirstLoad, FirstLoadJudge, Follower, FollowerKind, Judge, Plugins
 from .report import LoadReport
 
 
 class CommitPath:
     """Commits one store's writes to ``backend``: judged by ``judge`` (None: unchecked), the
-    followers opened by ``followers`` (and the kinds ``plugins`` holds) kept up.
+    followers opened by the kinds ``plugins`` holds and the store's own ``followers`` kept up.
 
     >>> from memkg.store.backends.embedded import EmbeddedBackend
     >>> from pyoxigraph import NamedNode, Quad
-    >>> path = CommitPath(EmbeddedBackend(), judge=None)
+    >>> path = CommitPath(EmbeddedBackend(), judge=None, plugins=Plugins())
     >>> quad = Quad(NamedNode("urn:ex:a"), NamedNode("urn:ex:p"), NamedNode("urn:ex:b"))
     >>> path.write([quad, quad]), path.write([quad])
     (1, 0)
     """
 
-    def __init__(self, backend: Backend, *, judge: Judge | None, read_only: bool = False,
-                 followers: Sequence[FollowerKind[Follower]] = (), plugins: Plugins = PLUGGED_IN) -> None:
+    def __init__(self, backend: Backend, *, judge: Judge | None, plugins: Plugins, read_only: bool = False,
+                 followers: Sequence[FollowerKind[Follower]] = ()) -> None:
         self.backend = backend
         self.read_only = read_only or backend.read_only
         #: Judges every write before it is committed; None writes unchecked.

@@ -45,7 +45,7 @@ from .backends.embedded import EmbeddedBackend
 from .backends.sparql import ServerOptions, SparqlBackend
 from .clock import Clock
 from .commit import CommitPath
-from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, judge_for
+from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
 
 DEFAULT_STORE_PATH = Path("memkg-store")
@@ -99,8 +99,10 @@ class MemoryStore:
         self.path = self.backend.path
         self.read_only = read_only or self.backend.read_only
         self.clock = clock or Clock()
-        judge = judge_for(validation) if validation is not None and not self.read_only else None
-        self._commits = CommitPath(self.backend, judge=judge, read_only=self.read_only, followers=followers)
+        plugins = plugged_in()
+        judge = plugins.judge_for(validation) if validation is not None and not self.read_only else None
+        self._commits = CommitPath(self.backend, judge=judge, plugins=plugins, read_only=self.read_only,
+                                   followers=followers)
 
     @classmethod
     def connect(cls, endpoint: str, *, clock: Clock | None = None, validation: str | None = "native",

@@ -24,8 +24,9 @@ plugged in under :data:`RECALL`'s name, a :class:`Recaller`, and returns its
 :class:`~memkg.core.hits.Hits`.
 
 ``memkg/__init__.py`` plugs memkg's own in, once, when the package is imported (it is the
-composition root: importing any part of memkg imports it first). A program can plug in
-others for every store with :func:`plug_in`, or give one store kinds of its own
+composition root: importing any part of memkg imports it first). A store reads what is
+plugged in when it opens, through :func:`plugged_in` alone. A program can plug in others for
+every store with :func:`plug_in`, or give one store kinds of its own
 (``MemoryStore(followers=[…])``, which replace those of the same name).
 """
 
@@ -171,6 +172,10 @@ class Named(Generic[F_co]):
 RECALL: FollowerKind[Recaller] = Named("recall")
 
 
+class NotPluggedIn(MemkgError, LookupError):
+    """A store was asked for something no feature has plugged in (import memkg first)."""
+
+
 @dataclass
 class Plugins:
     """What is plugged into every store opened from now on."""
@@ -180,12 +185,20 @@ class Plugins:
     followers: dict[str, FollowerKind[Follower]] = field(default_factory=dict)
     first_load: FirstLoad | None = None
 
+    def judge_for(self, engine: str) -> Judge:
+        """The judge of ``engine``, from the validation plugged in."""
+        if self.judge is None:
+            raise NotPluggedIn(f"no validation is plugged in to judge writes with {engine!r}: import memkg")
+        return self.judge(engine)
+
 
 PLUGGED_IN = Plugins()
 
 
-class NotPluggedIn(MemkgError, LookupError):
-    """A store was asked for something no feature has plugged in (import memkg first)."""
+def plugged_in() -> Plugins:
+    """What a store opening now is given: the one place a store reads what is plugged in (today
+    what ``memkg/__init__.py`` plugged in when the package was imported)."""
+    return PLUGGED_IN
 
 
 def plug_in(
@@ -204,12 +217,6 @@ def plug_in(
         PLUGGED_IN.first_load = first_load
 
 
-def judge_for(engine: str) -> Judge:
-    """The judge of ``engine``, from the validation plugged in."""
-    if PLUGGED_IN.judge is None:
-        raise NotPluggedIn(f"no validation is plugged in to judge writes with {engine!r}: import memkg")
-    return PLUGGED_IN.judge(engine)
-
 
 __all__ = [
     "RECALL",
@@ -224,6 +231,6 @@ __all__ = [
     "PLUGGED_IN",
     "Plugins",
     "Recaller",
-    "judge_for",
     "plug_in",
+    "plugged_in",
 ]
