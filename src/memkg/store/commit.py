@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import cast
+from typing import TypedDict, cast
 
 from pyoxigraph import Quad
 
@@ -32,6 +32,11 @@ from . import claim_index
 from .backends.base import Backend, Capabilities, QuadStore
 from .plugins import F, FirstLoad, FirstLoadJudge, Follower, FollowerKind, Judge, Plugins
 from .report import LoadReport
+
+
+class _JudgeOptions(TypedDict, total=False):
+    removed: Sequence[Quad]
+    visible: Collection[Graph]
 
 
 class CommitPath:
@@ -105,14 +110,12 @@ class CommitPath:
         if the judge finds it breaks an invariant; nothing is written either way."""
         if self.judge is None:
             return
-        if removed and visible is not None:
-            violations = self.judge(self, batch, removed=removed, visible=visible)
-        elif removed:
-            violations = self.judge(self, batch, removed=removed)
-        elif visible is not None:
-            violations = self.judge(self, batch, visible=visible)
-        else:  # a judge that only judges additions may take two arguments
-            violations = self.judge(self, batch)
+        options: _JudgeOptions = {}  # only those given: a judge of additions alone takes two arguments
+        if removed:
+            options["removed"] = removed
+        if visible is not None:
+            options["visible"] = visible
+        violations = self.judge(self, batch, **options)
         if violations:
             raise ValidationError(violations, source=source)
 
