@@ -104,7 +104,7 @@ def test_a_plain_sparql_server_answers_no_recall(tmp_path: Path) -> None:
         started.stop()
 
 
-def test_recall_url() -> None:
+def test_a_memkg_servers_routes_sit_beside_its_query_url() -> None:
     assert route_url("http://h:1/sparql", "recall") == "http://h:1/recall"
     assert route_url("http://h:1/query", "recall") == "http://h:1/recall"
     assert route_url("http://h:1/x/", "recall") == "http://h:1/x/recall"
