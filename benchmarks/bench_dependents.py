@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--store", type=Path, help="an empty directory for an on-disk store (default: in memory)")
     ap.add_argument("--support-index", action="store_true",
-                    help="keep the support links in memory (MemoryStore(followers=[SUPPORT_INDEX])), maintained by writes")
+                    help="keep the support links in memory (MemoryStore(followers=[SUPPORT_INDEX])), "
+                         "maintained by writes")
     args = ap.parse_args(argv)
     if args.store is not None and args.store.exists() and any(args.store.iterdir()):
         ap.error(f"{args.store}: not empty (the benchmark fills and then deletes it)")
@@ -193,7 +194,7 @@ def _run(store: MemoryStore, text: str, expected: int, args: argparse.Namespace)
     load_after = os.getloadavg()[0]
     base_wall, base_cpu = statistics.median(rows[0][2]), statistics.median(rows[0][3])
     kind = "on disk (RocksDB)" if args.store is not None else "in memory"
-    kind += ", support links kept in memory (followers=[SUPPORT_INDEX])" if args.support_index else ", read from the store"
+    kind += ", support links kept in memory (SUPPORT_INDEX)" if args.support_index else ", read from the store"
     print(f"### dependents of one source: {expected:,} dependent claims, "
           f"{args.background:,} background claims ({len(store):,} quads, {kind})\n")
     print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPU(s), reps {args.reps}; "

@@ -215,10 +215,13 @@ def cone_reader(request, monkeypatch) -> str:
     loading; tests/test_support_index.py checks that writes maintain it)."""
     if request.param == "index":
         follower = MemoryStore.follower
-        monkeypatch.setattr(
-            MemoryStore, "follower", lambda self, kind, create=False: self.__dict__.setdefault(
-                "_built", SupportIndex.build(self.raw)) if kind is SUPPORT_INDEX else follower(self, kind, create=create)
-        )
+
+        def built_once(self, kind, create=False):
+            if kind is SUPPORT_INDEX:
+                return self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
+            return follower(self, kind, create=create)
+
+        monkeypatch.setattr(MemoryStore, "follower", built_once)
     elif request.param == "generic":
         monkeypatch.setattr(support_graph, "FAST_CONE", False)
     elif request.param == "over budget":

@@ -113,8 +113,8 @@ class MemkgStore(BaseStore):
 
     ``store`` is a :class:`~memkg.MemoryStore` or the path of one. ``index`` is LangGraph's
     index configuration; memkg reads only its ``fields`` (the embedder is the memory's own,
-    ``MemoryStore(path, followers=[recall_index(embedder=…)])``, so ``embed`` and ``dims`` are refused). ``tenant_base``
-    prefixes every namespace's tenant IRI.
+    ``MemoryStore(path, followers=[recall_index(embedder=…)])``, so ``embed`` and ``dims`` are
+    refused). ``tenant_base`` prefixes every namespace's tenant IRI.
 
     >>> from memkg import MemoryStore
     >>> from memkg.recall import HashingEmbedder, recall_index

@@ -244,9 +244,9 @@ class CommitPath:
 def _tee(begun: list[tuple[Follower, object]], quads: Iterable[Quad]) -> tuple[Iterable[Quad], dict[int, list[Quad]]]:
     """A streamed write's quads, each follower keeping those it follows as they pass."""
     streamed: dict[int, list[Quad]] = {id(f): [] for f, _ in begun}
-    if not begun:
+    wanted = [(f.follows, streamed[id(f)]) for f, _ in begun if f.follows is None or f.follows]
+    if not wanted:
         return quads, streamed
-    wanted = [(f.follows, streamed[id(f)]) for f, _ in begun]
 
     def passing() -> Iterator[Quad]:
         for q in quads:

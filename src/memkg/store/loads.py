@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
+
 from pyoxigraph import NamedNode, Quad, RdfFormat
 
-from ..core import prefixes as prefix_names
 from ..core.errors import ValidationError
 from ..core.positions import Wanted, locate
 from ..core.written import WrittenForms
@@ -50,7 +50,7 @@ def load_files(
     commits: CommitPath,
     paths: Sequence[str | os.PathLike[str]],
     *,
-    prefixes: dict[str, str],
+    declare: Callable[[Sequence[tuple[str, str]]], None],
     graph: str | NamedNode | None,
     format: str | RdfFormat | None,
     base_iri: str | None,
@@ -58,7 +58,8 @@ def load_files(
     strict_literals: bool,
     limits: Limits | None,
 ) -> LoadReport:
-    """:meth:`MemoryStore.load`; the prefixes the files declare are added to ``prefixes``."""
+    """:meth:`MemoryStore.load`; the prefixes the files declare are handed to ``declare`` (under
+    the lock, once the load is committed)."""
     commits.check_writable()
     if not paths:
         raise ValueError("load needs at least one file")
@@ -82,7 +83,7 @@ def load_files(
                 declared = _load_streamed(commits, reader, report, strict_literals)
         except ValidationError as refused:
             raise placed(refused, reader) from None
-        prefix_names.remember(commits.backend.path, declared, prefixes)
+        declare(declared)
     return report
 
 
@@ -109,7 +110,8 @@ def _loads_first(commits: CommitPath) -> bool:
     )
 
 
-def _load_held(commits: CommitPath, reader: FileReader, report: LoadReport, strict_literals: bool) -> list[tuple[str, str]]:
+def _load_held(commits: CommitPath, reader: FileReader, report: LoadReport,
+               strict_literals: bool) -> list[tuple[str, str]]:
     declared: list[tuple[str, str]] = []  # the files' prefixes, in order
     starts: list[tuple[str, int]] = []  # each file with the index of its first quad
     with report.phase("parse"):
@@ -152,7 +154,7 @@ def _load_streamed(commits: CommitPath, reader: FileReader, report: LoadReport,
         _judge_stream(commits, read_all, ", ".join(report.files))
     report.bulk = True
     commits.commit(claim_index.with_index(read_all()), streamed=True, bulk=True, compact=report.parsed >= before,
-                 report=report)
+                   report=report)
     with report.phase("count"):
         report.added = len(commits.raw) - before
     return declared

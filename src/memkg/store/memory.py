@@ -368,8 +368,11 @@ class MemoryStore:
         and names the first ones with file and line; with ``strict_literals`` such a
         load raises :class:`~memkg.store.literals.RewrittenLiteralsError` and writes nothing.
         """
-        return loads.load_files(self._commits, paths, prefixes=self.prefixes, graph=graph, format=format,
+        return loads.load_files(self._commits, paths, declare=self._remember_prefixes, graph=graph, format=format,
                                 base_iri=base_iri, progress=progress, strict_literals=strict_literals, limits=limits)
+
+    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> None:
+        prefix_names.remember(self.path, declared, self.prefixes)
 
     def load_data(
         self,
