@@ -308,20 +308,20 @@ class MemoryStore:
         >>> store.add(Message(content="I prefer tea", event_id="chat-1")) == first
         True
         """
-        return item_writes.add_all(self._commits, self.clock, [item], graph)[0]
+        return item_writes.add_all(self, [item], graph)[0]
 
     def add_all(
         self, items: Sequence[Item], *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> list[NamedNode]:
         """Remember several items in one atomic write; returns their IRIs in order."""
-        return item_writes.add_all(self._commits, self.clock, items, graph)
+        return item_writes.add_all(self, items, graph)
 
     def supersede(
         self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> NamedNode:
         """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
         the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
-        return item_writes.supersede(self._commits, self.clock, old, new, graph)
+        return item_writes.supersede(self, old, new, graph)
 
     def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
         """Read a claim back as a :class:`~memkg.core.model.Claim`, with the graph it lives in.
@@ -329,7 +329,7 @@ class MemoryStore:
         Without ``graph``, the first graph holding the claim is used. Raises
         :class:`~memkg.core.errors.NotFoundError` when no claim has that IRI.
         """
-        return item_writes.get_claim(self.raw, claim, graph)
+        return item_writes.get_claim(self, claim, graph)
 
     def retract(
         self,
@@ -340,7 +340,7 @@ class MemoryStore:
         """Withdraw claims (or sources) from current knowledge, without a successor.
         Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
         retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph)."""
-        return item_writes.retract(self._commits, self.clock, targets, reason, graph)
+        return item_writes.retract(self, targets, reason, graph)
 
     def load(
         self,
