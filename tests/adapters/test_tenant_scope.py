@@ -1,4 +1,4 @@
-"""Tenant scope through the adapters, generated from their own tables (issue 31).
+"""Tenant scope through the adapters, generated from their own tables.
 
 The store of tests/store/test_tenant_scope.py (two tenants sharing IRIs, tenant B linking to A's
 names), with an edge property in each tenant, on disk. Then, for tenant A:

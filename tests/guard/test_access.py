@@ -210,7 +210,7 @@ def test_restricted_refuses_a_text_only_one_reading_of_lt_can_read() -> None:
     ("SELECT * { ?s ?p ?o }", {"default_graph_uris": ["urn:t:b"]}, "urn:t:b"),
     ("SELECT * { ?s ?p ?o }", {"named_graph_uris": ["urn:t:a", "urn:t:b"]}, "urn:t:b"),
     # `<2&&'>` is an IRI to a greedy lexer and "less than" to Oxigraph: the quotes then pair so
-    # that one reading hides the FROM; both readings are taken, and the FROM is seen (issue 25)
+    # that one reading hides the FROM; both readings are taken, and the FROM is seen
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM <urn:t:b> WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM NAMED <urn:t:b> WHERE { ?s ?p ?o } #'", {}, "urn:t:b"),
     ("PREFIX t: <urn:t:> SELECT (1<2&&'>'!='' AS ?x) ?o FROM t:b WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),

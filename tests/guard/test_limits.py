@@ -1,21 +1,12 @@
-"""Every limit at exactly its value and one past; half-open times at their ends; SHACL ranges
-judged alike on the SPARQL path and the Python path (issue 31)."""
+"""Every limit at exactly its value and one past: sizes, nesting depths, literal lengths, and
+SPARQL text counted in UTF-8 bytes; a refusal names the limit and its option."""
 
 from __future__ import annotations
-
-from datetime import datetime, timedelta, timezone
-from decimal import Decimal
 
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
-from memkg import Claim, MemoryStore, Message, Predicate, Vertex, mem
-from memkg.guard.limits import LimitExceeded, Limits
-from memkg.shacl.components.value_range import COMPONENTS
-
-EX = "https://example.org/bounds/"
-A = "https://example.org/tenants/a"
-UTC = timezone.utc
+from memkg.guard.limits import OPTIONS, LimitExceeded, Limits
 
 
 def refused_by(name: str, check) -> LimitExceeded:  # type: ignore[no-untyped-def]
@@ -23,9 +14,6 @@ def refused_by(name: str, check) -> LimitExceeded:  # type: ignore[no-untyped-de
         check()
     assert info.value.limit == name, info.value
     return info.value
-
-
-# -- limits ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("depth", [1, 2, 5])
@@ -83,86 +71,29 @@ def test_the_body_limit_answers_413_and_the_others_400() -> None:
     assert refused_by("max_query", lambda: limits.check_size("max_query", 6, "the query")).status == 400
 
 
-def test_recall_k_of_one_is_one_hit_and_zero_is_refused() -> None:
-    store = MemoryStore()
-    store.add_all([Message(id=EX + f"m{i}", content=f"tea time number {i}", event_id=str(i)) for i in range(3)])
-    assert len(store.recall("tea time", k=1)) == 1
-    with pytest.raises(ValueError, match="k must be at least 1"):
-        store.recall("tea time", k=0)
+SIZE_LIMITS = sorted(name for name in OPTIONS if name != "max_depth")
 
 
-# -- half-open times --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", SIZE_LIMITS)
+def test_a_size_equal_to_its_limit_is_accepted_and_one_more_is_refused(name: str) -> None:
+    limits = Limits(**{name: 10})
+    limits.check_size(name, 10, "the input")
+    with pytest.raises(LimitExceeded) as err:
+        limits.check_size(name, 11, "the input")
+    assert err.value.limit == name and OPTIONS[name] in str(err.value)
 
 
-FROM, UNTIL = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)
-MS = timedelta(milliseconds=1)
+@pytest.mark.parametrize("name", ["max_body", "max_query", "max_update"])
+def test_every_size_limit_allows_its_value_and_refuses_one_past(name: str) -> None:
+    limits = Limits(**{name: 100})
+    limits.check_size(name, 100, "the thing")  # exactly the limit: allowed
+    with pytest.raises(LimitExceeded) as info:
+        limits.check_size(name, 101, "the thing")
+    assert info.value.limit == name and "101" in str(info.value) and "100" in str(info.value)
 
 
-@pytest.fixture(scope="module")
-def dated() -> tuple[MemoryStore, NamedNode]:
-    store = MemoryStore()
-    store.add_all([Vertex(id=EX + "lia", cls=mem.Person, display_name="Lia"), Predicate(id=EX + "drinks", label="drinks"),
-                   Vertex(id=EX + "tea", display_name="tea"), Message(id=EX + "m", content="Lia drinks tea", event_id="1")],
-                  graph=A)
-    claim = store.add(Claim(subject=EX + "lia", predicate=EX + "drinks", object=NamedNode(EX + "tea"), asserted_by=EX + "m",
-                            valid_from=FROM, valid_until=UNTIL), graph=A)
-    return store, claim
-
-
-def _iso(t: datetime) -> str:
-    return t.isoformat().replace("+00:00", "Z")  # to the microsecond the store records
-
-
-@pytest.mark.parametrize("at, inside", [(FROM - MS, False), (FROM, True), (UNTIL - MS, True), (UNTIL, False)],
-                         ids=["before-from", "at-from", "just-before-until", "at-until"])
-def test_valid_time_is_half_open_in_the_historical_view(dated, at: datetime, inside: bool) -> None:
-    store, claim = dated
-    rows = store.view("historical", {"tenant": A, "valid_at": _iso(at)})
-    assert (claim in [r["claim"] for r in rows]) is inside
-
-
-@pytest.mark.parametrize("at, inside", [(FROM - MS, False), (FROM, True), (UNTIL - MS, True), (UNTIL, False)],
-                         ids=["before-from", "at-from", "just-before-until", "at-until"])
-def test_valid_time_is_half_open_in_recall(dated, at: datetime, inside: bool) -> None:
-    store, claim = dated
-    (hit,) = [h for h in store.recall("Lia drinks tea", tenant=A, k=20, valid_at=at) if h.node == claim.value]
-    assert (hit.status == "current") is inside, hit.status
-
-
-def test_transaction_time_a_claim_is_known_from_the_instant_it_was_recorded(dated) -> None:
-    store, claim = dated
-    (q,) = store.quads(claim, mem.recordedAt)
-    recorded = datetime.fromisoformat(q.object.value.replace("Z", "+00:00"))
-    def known(at: datetime) -> bool:
-        return claim in [r["claim"] for r in store.view("audit", {"tenant": A, "known_at": _iso(at),
-                                                                       "valid_at": _iso(FROM)})]
-    step = timedelta(microseconds=1)
-    assert known(recorded) and known(recorded + step)
-    assert not known(recorded - step)
-
-
-# -- SHACL ranges: the SPARQL path and the Python path agree -----------------------------------
-
-
-XSD = "http://www.w3.org/2001/XMLSchema#"
-BOUND = Literal("5", datatype=NamedNode(XSD + "integer"))
-VALUES = [Literal(v, datatype=NamedNode(XSD + t)) for v, t in
-          [("4", "integer"), ("5", "integer"), ("6", "integer"), ("4.9", "decimal"), ("5.0", "decimal"),
-           ("5.1", "decimal"), ("-5", "integer"), ("05", "integer")]]
-
-
-@pytest.mark.parametrize("component", COMPONENTS, ids=lambda c: c.__name__)
-def test_range_components_judge_alike_in_python_and_in_sparql(component) -> None:  # type: ignore[no-untyped-def]
-    """``surely_conforms`` (Python numbers) may only ever say yes where ``judge`` (SPARQL's
-    comparison, by value) finds nothing; and at the bound it must say what SPARQL says."""
-    comp = component.__new__(component)
-    comp.params = {component.PARAM.value.rsplit("#", 1)[1]: BOUND}
-    for value in VALUES:
-        sparql_ok = comp.judge([value], NamedNode("urn:x"), None) == []
-        python_ok = comp.surely_conforms([value], NamedNode("urn:x"), None)
-        assert sparql_ok or not python_ok, ("Python cleared what SPARQL refuses", component.__name__, value)
-        if value.value != "05":  # a numeral Python reads (canonical, short) is decided there, as SPARQL would
-            assert python_ok == sparql_ok, (component.__name__, value, python_ok, sparql_ok)
-        expected = {">": Decimal(value.value) > 5, ">=": Decimal(value.value) >= 5,
-                    "<": Decimal(value.value) < 5, "<=": Decimal(value.value) <= 5}[component.OPERATOR]
-        assert sparql_ok is expected, (component.__name__, value)
+def test_a_query_of_exactly_max_query_bytes_is_accepted_and_one_more_byte_is_refused() -> None:
+    query = "ASK {}"
+    Limits(max_query=len(query)).check_query(query)
+    with pytest.raises(LimitExceeded, match="--max-query"):
+        Limits(max_query=len(query) - 1).check_query(query)

@@ -316,7 +316,7 @@ def test_a_constant_graph_in_where_names_the_graph_it_refuses(tenants: MemorySto
 
 @pytest.mark.parametrize("update", [
     # `<2&&'>` is an IRI to a greedy lexer and "less than" to Oxigraph: the planner, which builds on one
-    # reading, refuses a text both readings tokenize, saying how to write it plainly (issue 25)
+    # reading, refuses a text both readings tokenize, saying how to write it plainly
     "INSERT { GRAPH <urn:t:a> { ?s <urn:q> ?o } } USING <urn:t:b> WHERE { ?s ?p ?o FILTER(1<2&&'>'!='') "
     "BIND('' AS ?z) } #'",
     "INSERT { GRAPH <urn:t:a> { ?s <urn:q> ?o } } WHERE { ?s ?p ?o FILTER(1<2&&'>'!='') GRAPH <urn:t:b> "

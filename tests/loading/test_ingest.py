@@ -128,7 +128,7 @@ def test_the_command_line(tmp_path: Path, capsys) -> None:
     assert f"{path}:1: not JSON" in capsys.readouterr().err
 
 
-# -- who, when and where (issue 14 item 4) ------------------------------------------------------
+# -- who, when and where -----------------------------------------------------------------------
 
 PROV_GENERATED, PROV_ATTRIBUTED = (NamedNode("http://www.w3.org/ns/prov#" + n) for n in ("wasGeneratedBy", "wasAttributedTo"))
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -332,7 +332,7 @@ def test_a_note_needs_an_id_and_says_how_to_write_a_plain_message(store: MemoryS
         ingest_lines(store, [line(content="hello", event_id="e1")])
 
 
-# -- input errors (issue 17 item 8, issue 12 item 7) -----------------------------------------------
+# -- input errors ----------------------------------------------------------------------------------
 
 
 def test_claim_fields_at_the_top_level_say_where_they_belong(store: MemoryStore) -> None:

@@ -1,4 +1,4 @@
-"""Erasure's reach as a property (issue 31): over generated derivation graphs, erasing a
+"""Erasure's reach as a property: over generated derivation graphs, erasing a
 source removes everything derived only from it (from the store, the claim index, the recall
 index and exports) and keeps everything that another independent source still carries (held
 and still recalled).

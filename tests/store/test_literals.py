@@ -1,4 +1,4 @@
-"""Literals as written on the load and validate paths (issue 15).
+"""Literals as written on the load and validate paths.
 
 A pyoxigraph store keeps typed literals canonical: a load counts the literals it
 stores in another form and names them with file and line, ``strict_literals``

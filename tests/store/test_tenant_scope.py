@@ -1,4 +1,4 @@
-"""Tenant scope on every read path, generated from the code (issue 31).
+"""Tenant scope on every read path, generated from the code.
 
 Two tenants share IRIs (the same claim, message and people in both) and tenant B links to
 tenant A's names (a refuter of A's claim, a claim supported by A's message). Every public

@@ -29,7 +29,7 @@ The fixtures' ``# expect:`` lines are checked against the native engine too.
 Size and cost: pySHACL costs ~36-40 ms of CPU per case (87 % of it rdflib
 evaluating the SHACL-SPARQL constraints once per focus node), so the default
 run, ``MEMKG_DIFF_DOCUMENTS`` x ``MEMKG_DIFF_CASES`` = 20 x 100 = 2,000 cases,
-takes ~80 s on a quiet 2-core machine: the issue asks for thousands, and CI has
+takes ~80 s on a quiet 2-core machine: thousands of cases, which CI has
 the time. A soak run: ``MEMKG_DIFF_DOCUMENTS=100 MEMKG_DIFF_CASES=100``; a quick
 one while iterating: ``MEMKG_DIFF_DOCUMENTS=5 MEMKG_DIFF_CASES=20``.
 Everything is deterministic for ``MEMKG_DIFF_SEED``; a failing document is named

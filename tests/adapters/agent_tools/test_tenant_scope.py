@@ -1,4 +1,4 @@
-"""Tenant scope on every read path, generated from the code (issue 31).
+"""Tenant scope on every read path, generated from the code.
 
 Two tenants share IRIs (the same person, drink, predicate and message IRIs) and tenant B's
 claim links to the names A uses. Every read of the agent tools (each public method of

@@ -300,7 +300,7 @@ def test_mcp_without_the_sdk_says_how_to_install_it_from_a_checkout(tmp_path: Pa
 
 
 def test_query_knows_the_prefixes_its_tables_print(run) -> None:
-    # issue 28 item 5: a view prints ex:Lia, so a query may write ex:Lia without declaring it
+    # a view prints ex:Lia, so a query may write ex:Lia without declaring it
     run("load", str(LIA))
     code, out, err = run("query", "SELECT ?c WHERE { GRAPH ?g { ?c rdf:reifies <<( ex:Lia ex:prefers ex:teaWithoutSugar )>> } }")
     assert code == 0, err
@@ -308,7 +308,7 @@ def test_query_knows_the_prefixes_its_tables_print(run) -> None:
 
 
 def test_an_unknown_prefix_in_a_view_parameter_is_refused_naming_the_known_ones(run) -> None:
-    # issue 28 item 6: zz:Lia used to give (0 rows) with exit 0
+    # an undeclared prefix is an error, not (0 rows) with exit 0
     run("load", str(LIA))
     code, out, err = run("view", "current", "--subject", "zz:Lia")
     assert code == 2 and out == ""
@@ -319,7 +319,7 @@ def test_an_unknown_prefix_in_a_view_parameter_is_refused_naming_the_known_ones(
 
 
 def test_a_refused_load_names_where_the_node_is_written_and_how_to_fix_it(run) -> None:
-    # issue 28 item 12: the line and column `memkg validate` gives, and the fix the MCP refusals carry
+    # the line and column `memkg validate` gives, and the fix the MCP refusals carry
     bad = FIXTURES / "invalid" / "inv5-no-provenance.trig"
     code, out, err = run("load", str(bad))
     assert code == 1 and out == ""

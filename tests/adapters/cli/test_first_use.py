@@ -1,4 +1,4 @@
-"""What a new user hits (issue 17): the README's commands, common mistakes, remote views, pictures.
+"""What a new user hits: the README's commands, common mistakes, remote views, pictures.
 
 Each test is one thing that answered wrongly, silently or unreadably, now answering right:
 ``retract`` finds the claim's graph; an unknown tenant is named; prefixed names work in
@@ -105,7 +105,7 @@ def test_view_parameters_take_prefixed_names_and_come_as_options(run) -> None:
 
 
 def test_history_and_diff_print_compact_iris_as_views_do(run) -> None:
-    # issue 28 item 11: one convention, the store's prefixes, in every table a person reads
+    # one convention, the store's prefixes, in every table a person reads
     run("load", *BOTH)
     code, out, _ = run("history", "ex:cName1", "--tenant", LIA_GRAPH)
     assert code == 0 and "ex:cName1" in out and "ex:Lia" in out and EX not in out

@@ -1,4 +1,4 @@
-"""Hostile requests against ``memkg serve --tokens`` (issue 12): no way out, no way to crash or wedge it.
+"""Hostile requests against ``memkg serve --tokens``: no way out, no way to crash or wedge it.
 
 A local TCP listener records every connection; thousands of spellings of SERVICE
 and LOAD run through the real server (its sandboxed workers, Oxigraph itself),
@@ -201,13 +201,13 @@ def _run_raw(cases: list[tuple[str, str]]) -> int:
     return len(cases)
 
 
-def test_the_issue_query_is_refused_without_a_connection(server: Server, listener: Listener) -> None:
+def test_a_service_after_a_less_than_that_reads_like_an_iri_is_refused_without_a_connection(server: Server, listener: Listener) -> None:
     text = (f"PREFIX mem: <https://w3id.org/memkg#> SELECT ?n WHERE {{ BIND(1 AS ?a) BIND(2 AS ?b) "
             f"FILTER(?a<?b&&'>'!='') SERVICE <http://127.0.0.1:{listener.port}/sparql> "
             f"{{ GRAPH ?g {{ ?s mem:displayName ?n }} }} BIND('' AS ?z) }} #'")
     before = listener.connections
     r = server.request("POST", "/sparql", text, {"Content-Type": "application/sparql-query", **bearer("lia-read-token")})
-    # both readings of `<` are taken now (issue 25): the SERVICE is seen and refused by name before a
+    # both readings of `<` are taken (an IRI's start, or less-than): the SERVICE is seen and refused by name before a
     # worker runs it; the sandbox stays behind that (test_the_sandbox_refuses_internet_sockets_in_a_child)
     assert r.status == 403 and "SERVICE" in r.text and "line 1" in r.text, r.text
     assert listener.connections == before

@@ -1,9 +1,9 @@
-"""Rights against the real server, however a query spells its graphs (issue 25, SPEC 6).
+"""Rights against the real server, however a query spells its graphs (docs/contract.md section 6).
 
 Hypothesis writes the same dataset clause (``FROM``, ``FROM NAMED``, a constant ``GRAPH``) in
 many spellings: full IRIs, prefixed names, a base IRI, ``\\u`` escapes inside the IRI,
-comments and line breaks between the tokens, keywords in any case, and the quote pairing of
-the issue's repro (``1<2&&'>'``), which a greedy lexer reads as an IRI and Oxigraph as "less
+comments and line breaks between the tokens, keywords in any case, and the quote pairing
+``1<2&&'>'``, which a greedy lexer reads as an IRI and Oxigraph as "less
 than". For another tenant's graph the server must answer 403 naming it; for the token's own
 graph, the rows the embedded engine gives for the same text (with no dataset of memkg's own).
 """

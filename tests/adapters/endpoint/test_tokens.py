@@ -71,7 +71,7 @@ def test_a_token_cannot_read_or_write_another_tenants_graph(server: Server) -> N
 
 
 def test_a_from_hidden_by_quote_pairing_is_403_naming_the_graph(server: Server) -> None:
-    # issue 25's repro: a greedy lexer reads `<2&&'>` as an IRI and the quotes then hide the FROM
+    # a greedy lexer reads `<2&&'>` as an IRI and the quotes then hide the FROM
     hidden = f"SELECT (1<2&&'>'!='' AS ?x) ?o FROM <{ACME_GRAPH}> WHERE {{ ?s ?p ?o BIND('' AS ?z) }} #'"
     r = server.request("GET", "/sparql?" + urlencode({"query": hidden}), headers=bearer("lia-reader"))
     assert r.status == 403 and ACME_GRAPH in r.text
