@@ -40,6 +40,8 @@ from tests.support.endpoint_server import Server
 from tests.support.mcp_servers import stdio_client
 from tests.store.test_tenant_scope import B_ONLY, EX, PRELUDE, SECRET, SHARED, A, B
 
+pytestmark = pytest.mark.slow
+
 CLAIM, MESSAGE = EX + "c", EX + "m"
 QUESTION = "Lia drinks tea coffee overrated"
 

@@ -84,6 +84,7 @@ def _matches(shown: list[str], got: list[str]) -> bool:
     return same and _matches(rest, got[1:])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("guide, commands", WALKS, ids=[str(g.relative_to(ROOT)) for g, _ in WALKS])
 def test_shell_walk(guide: Path, commands: list[tuple[int, str, list[str]]], tmp_path: Path) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")

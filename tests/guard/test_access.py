@@ -358,6 +358,7 @@ def _answer(store: Store, case: leakgen.Case, opts: dict) -> str:
     return "\n".join(sorted(rows))
 
 
+@pytest.mark.slow
 def test_no_hostile_query_reads_another_tenant() -> None:
     full, variant = _store(False), _store(True)
     grant = Grant(frozenset({NamedNode(leakgen.OWN)}), write=False)

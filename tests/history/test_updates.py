@@ -339,6 +339,7 @@ def test_read_only_grant_cannot_update(tenants: MemoryStore) -> None:
                      grant=Grant(frozenset({A}), write=False))
 
 
+@pytest.mark.slow
 def test_hostile_updates_stay_confined() -> None:
     store = MemoryStore(validation=None)
     store.raw.extend(leakgen.dataset())
@@ -472,6 +473,7 @@ def _comparable(quads) -> Dataset:
     return d
 
 
+@pytest.mark.slow
 def test_differential_against_oxigraph_update() -> None:
     rng = random.Random(4242)
     seed_gen = Gen(rng)

@@ -458,6 +458,7 @@ def test_json_that_cannot_be_kept_is_refused_not_crashed_on(store: MemoryStore, 
         ingest_lines(store, [text])
 
 
+@pytest.mark.slow
 def test_ingest_into_a_remote_store_keeps_turns_and_retries(tmp_path: Path, capsys) -> None:
     from tests.support.remote_servers import start_oxigraph
 

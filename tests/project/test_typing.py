@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "src" / "memkg"
 BASELINE = Path(__file__).with_name("typing_baseline.json")

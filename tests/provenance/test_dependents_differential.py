@@ -27,6 +27,8 @@ from memkg.provenance.support_index import SupportIndex
 
 from .support_oracle import Facts
 
+pytestmark = pytest.mark.slow
+
 T = "https://example.org/tenants/diff"
 EX = "https://example.org/diff/"
 SEEDS = range(60)

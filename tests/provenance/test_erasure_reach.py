@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+import pytest
 from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, erase
+
+pytestmark = pytest.mark.slow
 
 EX = "https://example.org/reach/"
 T = "https://example.org/tenants/a"

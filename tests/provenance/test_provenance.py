@@ -472,6 +472,7 @@ def _oracle(alts, echo, blocked) -> set[str]:
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @FAST
 @given(support_graphs(), st.sampled_from(SOURCES + CLAIMS))
 def test_dependents_match_the_naive_fixpoint(graph, source) -> None:
@@ -491,6 +492,7 @@ def test_dependents_match_the_naive_fixpoint(graph, source) -> None:
             assert (c in expected) == all(NamedNode(EX + source) in s for s in sets)
 
 
+@pytest.mark.slow
 @FAST
 @given(support_graphs(claims_only_on_sources=True), st.sampled_from(SOURCES))
 def test_the_dependents_view_is_exact_when_no_claim_supports_a_claim(graph, source) -> None:

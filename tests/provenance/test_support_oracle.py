@@ -23,6 +23,8 @@ from memkg.validation import WriteValidator, validate_store
 from .support_oracle import REIFIES as RDF_REIFIES
 from .support_oracle import Facts, erasure, reach
 
+pytestmark = pytest.mark.slow
+
 T = "https://example.org/tenants/oracle"
 EX = "https://example.org/oracle/"
 SEEDS = range(40)

@@ -37,6 +37,8 @@ from memkg.shacl.graph import ShapesGraph, format_for
 from memkg.shacl.paths import parse_path
 from memkg.shacl.terms import canonical
 
+pytestmark = pytest.mark.slow
+
 W3C = Path(os.environ.get("MEMKG_W3C_DIR") or Path(__file__).resolve().parents[3] / "shared" / "w3c")
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"

@@ -47,6 +47,8 @@ import pytest
 from memkg import MemoryStore, ParseError
 from memkg.core.written import WrittenForms
 
+pytestmark = pytest.mark.slow
+
 # -- where the suite is ------------------------------------------------------------------
 
 

@@ -29,6 +29,8 @@ from tests.support.examples import EXAMPLES
 from tests.support.remote_servers import Server, start_oxigraph, start_virtuoso
 from .test_views import LIA_CASES, LIA_GRAPH
 
+pytestmark = pytest.mark.slow
+
 FILES = [EXAMPLES / "lia-tea.trig", EXAMPLES / "postgres-migration.trig"]
 ACME = "https://example.org/tenants/acme"
 AX = "https://example.org/acme/"

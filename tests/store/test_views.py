@@ -592,6 +592,7 @@ if "MEMKG_VIEWS_EXAMPLES" in os.environ:
     VIEWS_SETTINGS = settings(VIEWS_SETTINGS, max_examples=int(os.environ["MEMKG_VIEWS_EXAMPLES"]))
 
 
+@pytest.mark.slow
 @VIEWS_SETTINGS
 @given(scenario=scenarios(), data=st.data())
 def test_views_match_the_model_on_random_histories(scenario, data) -> None:
@@ -668,6 +669,7 @@ def scenarios_with_copies(draw):
     return m1, m2, Memory(copies), shifts
 
 
+@pytest.mark.slow
 @VIEWS_SETTINGS
 @given(scenario=scenarios_with_copies(), data=st.data())
 def test_both_shapes_match_the_model_with_repeated_times_and_shared_copies(scenario, data) -> None:

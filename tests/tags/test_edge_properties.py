@@ -100,6 +100,7 @@ def test_property_from_pair_and_iri() -> None:
     assert EdgeProperty.from_iri(NamedNode("https://example.org/other")) is None
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(label=st.text(min_size=1).filter(lambda s: s.strip() and ":" not in s and "\x1f" not in s),
        value=st.text(min_size=1).filter(lambda s: s.strip() and "\x1f" not in s))
@@ -109,6 +110,7 @@ def test_iri_round_trip(label: str, value: str) -> None:
     assert EdgeProperty.parse(f"{label}:{value}") == p
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(label=st.text(min_size=1).filter(lambda s: s.strip() and ":" not in s and "\x1f" not in s),
        value=st.text(min_size=1).filter(lambda s: s.strip() and "\x1f" not in s))
@@ -519,6 +521,7 @@ def test_graphs_are_separate(store: MemoryStore) -> None:
     assert Tags(store).union(["org:Acme"]) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(assignment=st.lists(st.sets(st.sampled_from(["org:A", "org:B", "person:S", "topic:r", "topic:q"])),
                            min_size=1, max_size=6),

@@ -185,6 +185,7 @@ def test_reserved_hyperedges_and_removals_pass_the_policy(store: MemoryStore, po
     assert tight.update(m2, ["stage:lost"]).changed
 
 
+@pytest.mark.slow
 def test_the_shapes_agree_with_the_api(store: MemoryStore, policy: Policy, shapes_file: Path) -> None:
     """What Tags writes under the policy conforms to the shapes generated from it."""
     tags = Tags(store, graph=TENANT, policy=policy)

@@ -58,6 +58,8 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Store, Triple, 
 from memkg import MemoryStore
 from memkg.validation import Result, builtin_shapes, make_engine, tenant_graphs, validate_files
 
+pytestmark = pytest.mark.slow
+
 # rdflib logs a traceback for every ill-typed literal it meets; the generator makes many on purpose.
 logging.getLogger("rdflib.term").setLevel(logging.CRITICAL)
 

@@ -24,6 +24,8 @@ from memkg.validation import builtin_shapes, make_engine, tenant_graphs
 
 from .test_engines_differential import document, load
 
+pytestmark = pytest.mark.slow
+
 SELECT_ALL = NamedNode("https://w3id.org/memkg/shacl#selectAll")
 DOCUMENTS = 40
 CASES = 100

@@ -27,6 +27,8 @@ from memkg.validation import WriteValidator, validate_graphs, builtin_shapes, ma
 
 from .test_engines_differential import PRELUDE, TENANTS, document
 
+pytestmark = pytest.mark.slow
+
 DOCUMENTS = 4
 CASES = 30
 

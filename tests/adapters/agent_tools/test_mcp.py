@@ -26,6 +26,8 @@ from memkg.core.vocab import mem
 
 from tests.support.mcp_servers import ENV, HttpServer, error, http_client, result, stdio_client
 
+pytestmark = pytest.mark.slow
+
 LIA = "https://example.org/tenants/lia"
 BOB = "https://example.org/tenants/bob"
 LIA_TOKEN, BOB_TOKEN, READER_TOKEN = "lia-token-0123456789", "bob-token-0123456789", "reader-token-0123456789"

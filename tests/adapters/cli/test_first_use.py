@@ -189,6 +189,7 @@ def served(tmp_path_factory):
     server.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view, params", [
     ("current", {}), ("current", {"tenant": LIA_GRAPH}), ("contradictions", {}),
     ("audit", {"known_at": "2026-02-01T00:00:00Z"}), ("history", {"claim": EX + "cName1"}),
@@ -206,6 +207,7 @@ def test_views_on_a_memkg_server_answer_as_the_embedded_store(served: Server, vi
     assert rows(remote.view(view, params)) or view == "contradictions"  # the examples hold no contradiction
 
 
+@pytest.mark.slow
 def test_every_read_command_on_a_memkg_server_answers_as_on_the_store(served: Server, tmp_path: Path,
                                                                        capsys) -> None:
     local = make_store(tmp_path / "local")  # the same files, loaded the same way
@@ -278,6 +280,7 @@ def test_a_packet_picture_takes_any_evidence_packet() -> None:
     assert json.loads(render(drawing, "json"))["picture"] == "diagram"
 
 
+@pytest.mark.slow
 def test_pictures_over_http_respect_tokens(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps({"lia-token": {"tenants": [LIA_GRAPH], "write": False},

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[3]
 INVALID = ROOT / "tests" / "fixtures" / "invalid" / "inv5-no-provenance.trig"
 VALID = ROOT / "examples" / "lia-tea.trig"
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]
 
 
 def _hook(repo: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:

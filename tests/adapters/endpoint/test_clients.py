@@ -7,7 +7,9 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.stores.sparqlstore import SPARQLUpdateStore
 
 from tests.support.examples import EX, LIA_GRAPH
-from tests.support.endpoint_server import Server, make_store
+from tests.support.endpoint_server import Server
+
+pytestmark = pytest.mark.slow
 
 SPARQLWrapper = pytest.importorskip(
     "SPARQLWrapper", reason="SPARQLWrapper is in the 'test' extra: pip install -e '.[test]'"
@@ -15,13 +17,6 @@ SPARQLWrapper = pytest.importorskip(
 
 CLAIMS_ABOUT_LIA = f"""PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 SELECT ?c ?p WHERE {{ GRAPH <{LIA_GRAPH}> {{ ?c rdf:reifies <<( <{EX}Lia> ?p ?o )>> }} }} ORDER BY ?c"""
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Server:
-    running = Server(make_store(tmp_path_factory.mktemp("clients") / "store"), "--timeout", "20")
-    yield running
-    running.close()
 
 
 def test_sparqlwrapper_queries_and_updates(server: Server) -> None:

@@ -159,9 +159,9 @@ def _all_cases() -> list[ProtocolCase]:
 
 
 CASES = _all_cases()
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not CASES, reason=f"W3C SPARQL 1.1 protocol tests not found at {W3C} (the shared folder is absent)"
-)
+)]
 
 
 @pytest.fixture(scope="module")

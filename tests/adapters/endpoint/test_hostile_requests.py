@@ -21,7 +21,8 @@ from memkg.guard.limits import Limits, LimitExceeded
 
 from tests.support.endpoint_server import Server, make_store
 
-pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="the network sandbox needs Linux on x86_64/aarch64")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not sandbox.supported(), reason="the network sandbox needs Linux on x86_64/aarch64")]
 
 LIA = "https://example.org/tenants/lia"
 BOB = "https://example.org/tenants/bob"

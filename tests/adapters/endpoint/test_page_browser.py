@@ -26,6 +26,8 @@ import pytest
 
 from tests.support.endpoint_server import Server, make_store
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = next((c for c in (shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser"))
                  if c and os.path.exists(c)), None)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -15,6 +15,8 @@ from memkg.core.vocab import mem
 
 from tests.support.endpoint_server import Server
 
+pytestmark = pytest.mark.slow
+
 EX = "https://example.org/"
 A, B = EX + "tenants/a", EX + "tenants/b"
 

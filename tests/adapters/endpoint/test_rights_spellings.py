@@ -22,6 +22,8 @@ from pyoxigraph import Literal, NamedNode, Store
 from tests.support.examples import LIA_GRAPH
 from tests.support.endpoint_server import Server, make_store
 
+pytestmark = pytest.mark.slow
+
 ACME_GRAPH = "https://example.org/tenants/acme"
 TENANTS_BASE = "https://example.org/tenants/"
 MEM = "https://w3id.org/memkg#"

@@ -28,16 +28,10 @@ from memkg import MemoryStore
 from tests.support.examples import EX, LIA_GRAPH
 from tests.support.endpoint_server import Server, documented_health, make_store, pid_alive, wait_until
 
+pytestmark = pytest.mark.slow
+
 CLAIM_OF_TEA = f"SELECT ?c WHERE {{ GRAPH ?g {{ ?c rdf:reifies <<( <{EX}Lia> <{EX}prefers> <{EX}teaWithoutSugar> )>> }} }}"
 COUNT_CLAIMS = "SELECT (COUNT(?c) AS ?n) WHERE { GRAPH ?g { ?c a mem:Claim } }"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Server:
-    store = make_store(tmp_path_factory.mktemp("endpoint") / "store")
-    running = Server(store, "--timeout", "20")
-    yield running
-    running.close()
 
 
 def graph_quads(body: bytes, fmt: RdfFormat) -> set[Quad]:

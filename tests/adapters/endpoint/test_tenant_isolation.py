@@ -35,6 +35,8 @@ from memkg import MemoryStore
 from tests.support import leakgen
 from tests.support.endpoint_server import Server
 
+pytestmark = pytest.mark.slow
+
 #: Requests in the whole test; MEMKG_LEAK_REQUESTS raises it for a soak run.
 TOTAL = int(os.environ.get("MEMKG_LEAK_REQUESTS", "10000"))
 UPDATES = TOTAL // 20  # every applied update publishes a snapshot (~0.1 s): keep them a share

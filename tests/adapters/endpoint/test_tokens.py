@@ -15,6 +15,8 @@ import pytest
 from tests.support.examples import LIA_GRAPH
 from tests.support.endpoint_server import Server, documented_health, make_store
 
+pytestmark = pytest.mark.slow
+
 ACME_GRAPH = "https://example.org/tenants/acme"
 TENANTS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?c a mem:Claim } } ORDER BY ?g"
 
