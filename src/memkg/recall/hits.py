@@ -1,4 +1,6 @@
-"""What recall returns: hits, each naming its node and saying why it ranked where it did."""
+"""What recall returns: hits, each naming its node and saying why it ranked where it did
+(:mod:`memkg.core.hits`, defined below the store, whose own recall returns them), the signals
+that rank them, and the answer the library and the adapters share."""
 
 from __future__ import annotations
 
