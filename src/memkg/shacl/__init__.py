@@ -54,7 +54,7 @@ from .shapes import Loader, Shape
 from .targets import NodeTarget
 from .terms import Term
 from .functions import load_functions
-from .vocabulary import check_vocabulary
+from .unknown_terms import refuse_unknown_terms
 
 
 def _graph_list(
@@ -84,7 +84,7 @@ class Shapes:
         self._shapes: dict[Term, Shape] = loader.shapes
         self._functions = load_functions(graph)
         self._loader = loader
-        check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
+        refuse_unknown_terms(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
         self._incomplete_compiler: Compiler | None = None
@@ -268,7 +268,7 @@ class Shapes:
         known = node in self._shapes
         shape = self._loader.load(node)
         if not known:
-            check_vocabulary(self._graph, {p for cls in self._loader.parsers for p in cls.PARAMETERS}, [node])
+            refuse_unknown_terms(self._graph, {p for cls in self._loader.parsers for p in cls.PARAMETERS}, [node])
         return shape
 
     def validate(

@@ -11,7 +11,7 @@ anything else raises :class:`~memkg.shacl.errors.ShapeError` naming the term.
 >>> from memkg.shacl.graph import ShapesGraph
 >>> from memkg.core.vocab import sh
 >>> s = NamedNode("http://e/S")
->>> check_vocabulary(ShapesGraph([Triple(s, sh.minCont, Literal("1"))]), set())
+>>> refuse_unknown_terms(ShapesGraph([Triple(s, sh.minCont, Literal("1"))]), set())
 Traceback (most recent call last):
 ...
 memkg.shacl.errors.ShapeError: shape <http://e/S>: sh:minCont is not a SHACL term memkg's engine implements; the shapes graph is refused rather than read without it [SHACL 1.2 Core, https://w3c.github.io/data-shapes/shacl12-core/]
@@ -60,7 +60,7 @@ def _known(extra: Iterable[NamedNode]) -> frozenset[NamedNode]:
     return frozenset((*(sh[n] for n in (*_STRUCTURE, *_DESCRIPTIVE)), *extra))
 
 
-def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
+def refuse_unknown_terms(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
     """Refuse the shapes graph if a shape (or the reifier of one of its triples) has an ``sh:``
     predicate outside the engine's vocabulary (``parameters``: the constraint components'),
     or a node is typed with an ``sh:`` class it does not implement. Other nodes are not
@@ -86,4 +86,4 @@ def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Ite
                              rule=_RULE[0], link=_RULE[1])
 
 
-__all__ = ["check_vocabulary"]
+__all__ = ["refuse_unknown_terms"]
