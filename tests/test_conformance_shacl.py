@@ -35,7 +35,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, parse
 from memkg.shacl import ShapeError, Shapes, WrittenForms
 from memkg.shacl.graph import ShapesGraph, format_for
 from memkg.shacl.paths import parse_path
-from memkg.shacl.terms import canonical
+from memkg.core.written import stored_form
 
 W3C = Path(os.environ.get("MEMKG_W3C_DIR") or Path(__file__).resolve().parents[2] / "shared" / "w3c")
 
@@ -358,10 +358,10 @@ def evaluate_node_expression(entry: Entry) -> None:
              for p in graph.predicates(action) if p.value.startswith(SHT + "scope-")}
     ignore_order = [o.value for o in objects(graph, action, SHT + "ignoreOrder")] == ["true"]
     (result,) = objects(graph, test, MF + "result")
-    expected = [canonical(t) for t in rdf_list(graph, result)]
+    expected = [stored_form(t) for t in rdf_list(graph, result)]
     store = Store()
     store.extend(quads)
-    actual = [canonical(t) for t in Shapes.from_quads(quads).evaluate(
+    actual = [stored_form(t) for t in Shapes.from_quads(quads).evaluate(
         expression, store, focus=focus[0] if focus else None, scope=scope)]
     detail = f"\nexpected: {[str(t) for t in expected]}\nactual:   {[str(t) for t in actual]}"
     blank = lambda ts: [("_:" if isinstance(t, BlankNode) else t) for t in ts]  # noqa: E731

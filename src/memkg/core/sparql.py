@@ -221,30 +221,60 @@ def hides_keyword(token: Token, keyword: str) -> bool:
 
 @dataclass
 class Prologue:
-    """The BASE and PREFIX declarations in force, to resolve IRIs the way the parser will."""
+    """The BASE and PREFIX declarations in force, to resolve IRIs the way the parser will.
+
+    The one reader of a query's or update's declarations: :meth:`read` takes a prologue
+    from the tokens, :func:`read_prologue` from text.
+
+    >>> p = read_prologue("BASE <http://e/> PREFIX ex: <x#> SELECT * { ?s ex:p ?o }")
+    >>> p.base, p.prefixes
+    ('http://e/', {'ex': 'http://e/x#'})
+    """
 
     base: str | None = None
     prefixes: dict[str, str] | None = None
 
     def declare(self, tokens: list[Token], i: int) -> int:
-        """If ``tokens[i]`` starts a BASE/PREFIX/VERSION declaration, record it and return the index after it."""
+        """If ``tokens[i]`` starts a BASE/PREFIX/VERSION declaration, record it and return the
+        index after it (white space and comments between its parts are skipped); else ``i``.
+        A relative IRI without a base raises ValueError."""
         tok = tokens[i]
-        if tok.is_word("BASE") and i + 1 < len(tokens) and tokens[i + 1].kind == "IRI":
-            self.base = self.resolve(tokens[i + 1])
-            return i + 2
+        j = _solid(tokens, i + 1)
+        if tok.is_word("BASE") and j < len(tokens) and tokens[j].kind == "IRI":
+            self.base = self.resolve(tokens[j])
+            return j + 1
+        k = _solid(tokens, j + 1)
         if (
             tok.is_word("PREFIX")
-            and i + 2 < len(tokens)
-            and tokens[i + 1].kind == "PNAME"
-            and tokens[i + 1].text.endswith(":")
-            and tokens[i + 2].kind == "IRI"
+            and k < len(tokens)
+            and tokens[j].kind == "PNAME"
+            and tokens[j].text.endswith(":")
+            and tokens[k].kind == "IRI"
         ):
             self.prefixes = dict(self.prefixes or {})
-            self.prefixes[tokens[i + 1].text[:-1]] = self.resolve(tokens[i + 2])
-            return i + 3
-        if tok.is_word("VERSION") and i + 1 < len(tokens) and tokens[i + 1].kind == "STRING":
-            return i + 2
+            self.prefixes[tokens[j].text[:-1]] = self.resolve(tokens[k])
+            return k + 1
+        if tok.is_word("VERSION") and j < len(tokens) and tokens[j].kind == "STRING":
+            return j + 1
         return i
+
+    def read(self, tokens: list[Token], i: int = 0) -> int:
+        """Record every declaration from ``tokens[i]`` on; the index of the first token after
+        them (a layout token's, when ``tokens`` has them, is skipped)."""
+        while True:
+            i = _solid(tokens, i)
+            if i >= len(tokens) or (after := self.declare(tokens, i)) == i:
+                return i
+            i = after
+
+    def sparql(self) -> str:
+        """The declarations as SPARQL text, to put before another query.
+
+        >>> Prologue(base="http://e/", prefixes={"ex": "http://e/x#"}).sparql()
+        'BASE <http://e/>\\nPREFIX ex: <http://e/x#>\\n'
+        """
+        head = f"BASE <{self.base}>\n" if self.base is not None else ""
+        return head + "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in (self.prefixes or {}).items())
 
     def resolve(self, token: Token) -> str:
         """The absolute IRI an IRI or prefixed-name token denotes; ValueError if it cannot be told."""
@@ -344,6 +374,24 @@ def matching(tokens: list[Token], i: int) -> int:
 def words(tokens: list[Token]) -> Iterator[str]:
     """The bare words, upper-cased (for quick keyword tests)."""
     return (t.text.upper() for t in tokens if t.kind == "WORD")
+
+
+def _solid(tokens: list[Token], i: int) -> int:
+    """The index of the first token from ``i`` on that is not white space or a comment."""
+    while i < len(tokens) and tokens[i].layout:
+        i += 1
+    return i
+
+
+def read_prologue(text: str, *, base: str | None = None, prefixes: Mapping[str, str] | None = None) -> Prologue:
+    """The declarations at the head of a query or update ``text`` (after ``base`` and ``prefixes``).
+
+    Raises :class:`~memkg.core.errors.ParseError` for text no SPARQL tokenizer reads, and
+    ValueError for a relative IRI with no base.
+    """
+    prologue = Prologue(base=base, prefixes=dict(prefixes or {}))
+    prologue.read(tokenize(text))
+    return prologue
 
 
 def predeclared(prefixes: Mapping[str, str] | None) -> Prologue:

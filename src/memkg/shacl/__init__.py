@@ -39,6 +39,7 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
+from ..core.terms import Term
 from ..core.vocab import sh
 from ..core.written import WrittenForms
 from .compiler import Compiler, TargetBinder
@@ -50,9 +51,9 @@ from .graph import ShapesGraph, read_file
 from .paths import Path
 from .report import ValidationReport, ValidationResult
 from .rules import RuleError, RuleRunner, describe, read_rules
-from .shapes import Loader, Shape
+from .components.base import Shape
+from .shapes import Loader
 from .targets import NodeTarget
-from .terms import Term
 from .functions import load_functions
 from .unknown_terms import refuse_unknown_terms
 

@@ -29,21 +29,12 @@ from pyoxigraph import (
     serialize,
 )
 
-from ..core.vocab import FALSE, TRUE, local_name, rdf, sh, term_text
+from ..core.prefixes import show
+from ..core.terms import Term
+from ..core.vocab import FALSE, RDF, SH, TRUE, XSD, local_name, rdf, sh
 from .paths import Path
-from .terms import Term
 
-_PREFIXES = {
-    "sh": "http://www.w3.org/ns/shacl#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-}
-
-
-def _show(term: Term) -> str:
-    if isinstance(term, Triple):
-        return f"<<( {_show(term.subject)} {_show(term.predicate)} {_show(term.object)} )>>"
-    return str(term)
+_PREFIXES = {"sh": SH, "xsd": XSD, "rdf": RDF}
 
 
 @dataclass(frozen=True)
@@ -65,14 +56,14 @@ class ValidationResult:
     source_constraint: Term | None = None
 
     def __str__(self) -> str:
-        parts = [f"{local_name(self.severity)}: {_show(self.focus)}"]
+        parts = [f"{local_name(self.severity)}: {show(self.focus, form='exact')}"]
         if self.path is not None:
             parts.append(f"path {self.path}")
         if self.value is not None:
-            parts.append(f"value {_show(self.value)}")
+            parts.append(f"value {show(self.value, form='exact')}")
         text = " ".join(parts)
         msg = self.message.value if self.message is not None else ""
-        return f"{text}: {msg} (shape {self.source_shape}, {term_text(self.component)})"
+        return f"{text}: {msg} (shape {show(self.source_shape, form='exact')}, {show(self.component, form='exact')})"
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,12 @@ from collections.abc import Iterable
 
 from pyoxigraph import NamedNode, Triple
 
-from ..core.vocab import SH, SHACL12_SPEC, rdf, sh, term_text
+from ..core.prefixes import show
+from ..core.terms import Term
+from ..core.vocab import SH, SHACL12_SPEC, rdf, sh
 from .errors import ShapeError
 from .functions import FUNCTION_CLASSES
 from .graph import ShapesGraph
-from .terms import Term
 
 #: Predicates the engine reads besides the components' parameters: structure, targets,
 #: SHACL-SPARQL, reports (test files hold their expected report), and data-graph flags.
@@ -75,13 +76,13 @@ def refuse_unknown_terms(graph: ShapesGraph, parameters: set[NamedNode], shapes:
     for t in graph.triples():
         p = t.predicate
         if p.value.startswith(SH) and p not in known and (t.subject in checked or not shapes):
-            raise ShapeError(f"{term_text(p)} is not a SHACL term memkg's engine implements; the shapes graph is "
+            raise ShapeError(f"{show(p, form='exact')} is not a SHACL term memkg's engine implements; the shapes graph is "
                              "refused rather than read without it", shape=t.subject, rule=_RULE[0], link=_RULE[1])
         if p == rdf.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH) \
                 and t.object not in classes:
             what = ("a SHACL-AF function" if t.object.value.endswith("Function") else
                     "a SHACL-AF rule" if t.object.value.endswith("Rule") else "a class")
-            raise ShapeError(f"{t.subject} is {term_text(t.object)}, {what} memkg's engine does not implement; the "
+            raise ShapeError(f"{t.subject} is {show(t.object, form='exact')}, {what} memkg's engine does not implement; the "
                              "shapes graph is refused rather than read without it", shape=t.subject,
                              rule=_RULE[0], link=_RULE[1])
 

@@ -39,7 +39,7 @@ queries (``benchmarks/bench_validation.py``).
 from .dataset import data_graph_for, tenant_graphs
 from .engines import NativeEngine
 from .options import ValidationOptions
-from .results import ENGINES, Graph, Report, Result, Term
+from .results import ENGINES, Report, Result
 from .shapes import ValidationEngine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
 from .writes import WriteValidator, install
@@ -48,11 +48,9 @@ __all__ = [
     "ENGINES",
     "ValidationEngine",
     "ValidationOptions",
-    "Graph",
     "NativeEngine",
     "Report",
     "Result",
-    "Term",
     "WriteValidator",
     "builtin_shapes",
     "data_graph_for",

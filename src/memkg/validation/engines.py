@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
-from ..core.vocab import SH
+from ..core.terms import GraphName, Term
+from ..core.vocab import RDF, SH
 from ..core.written import WrittenForms
 from ..shacl import Shapes
 from .dataset import data_graph_for
-from .results import Graph, Result, Term
+from .results import Result
 
 
 def _SH(name: str) -> NamedNode:
@@ -37,9 +38,9 @@ class ShapeNames:
             p = q.predicate.value
             if p in (SH + link for link in self._LINKS) or p in (SH + lst for lst in self._LISTS):
                 parent.setdefault(q.object, q.subject)
-            elif p == "http://www.w3.org/1999/02/22-rdf-syntax-ns#first":
+            elif p == RDF + "first":
                 parent.setdefault(q.object, q.subject)
-            elif p == "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest":
+            elif p == RDF + "rest":
                 rest[q.object] = q.subject
         self._parent = {**rest, **parent}
 
@@ -56,7 +57,7 @@ class NativeEngine:
 
     name = "native"
 
-    def apply_rules(self, store: Store, graphs: Sequence[Graph], into: NamedNode, *, max_rounds: int) -> int:
+    def apply_rules(self, store: Store, graphs: Sequence[GraphName], into: NamedNode, *, max_rounds: int) -> int:
         """The shapes' SHACL-AF rules over the union of ``graphs``, concluded into graph ``into``."""
         return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
 
@@ -66,9 +67,9 @@ class NativeEngine:
         self._names = ShapeNames(self._quads)
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
+        data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
         """``data_graph``: the graphs whose union is the data graph (default: :func:`data_graph_for`);
         ``shapes``: only these named shapes (default: all)."""

@@ -20,13 +20,14 @@ from rdflib import Graph as RdflibGraph
 from rdflib import Namespace, URIRef
 from rdflib.term import Identifier, Node
 
-from ..core.vocab import SH
+from ..core.terms import GraphName, Term
+from ..core.vocab import PROJ, SH
 from ..core.written import WrittenForms
 from ..store.ontology import ontology_quads
 from .dataset import data_graph_for
 from .engines import _SH, ShapeNames
-from .projection import PROJ, Projection, project
-from .results import Graph, Result, Term
+from .projection import Projection, project
+from .results import Result
 
 
 class PyshaclEngine:
@@ -67,7 +68,7 @@ class PyshaclEngine:
                 continue
             if q.predicate == _SH("nodeKind") and q.object == _SH("TripleTerm"):
                 self._triple_term_shapes.add(q.subject)
-                rewritten.append(Quad(q.subject, _SH("class"), NamedNode(str(PROJ) + "TripleTerm"), q.graph_name))
+                rewritten.append(Quad(q.subject, _SH("class"), NamedNode(PROJ + "TripleTerm"), q.graph_name))
             else:
                 rewritten.append(q)
         return project(rewritten).default_graph
@@ -79,9 +80,9 @@ class PyshaclEngine:
         return graph
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
+        data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
     ) -> list[Result]:
         """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
         ``written``: the data's literals as written, given to pySHACL in place of the stored ones.

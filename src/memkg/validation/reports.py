@@ -28,8 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from ..core.prefixes import show
 from ..core.vocab import SH
-from .results import Report, Result, _short
+from .results import Report, Result
 
 try:
     __version__ = version("memkg")
@@ -62,11 +63,11 @@ def _component(r: Result) -> str:
 
 def _headline(r: Result) -> str:
     """What one result says, without its place: focus node, path, value, message, component."""
-    parts = [_short(r.focus)]
+    parts = [show(r.focus, form="exact")]
     if r.path is not None:
-        parts.append(f"path {_short(r.path)}")
+        parts.append(f"path {show(r.path, form='exact')}")
     if r.value is not None:
-        parts.append(f"value {_short(r.value)}")
+        parts.append(f"value {show(r.value, form='exact')}")
     return " ".join(parts) + f": {r.message} ({_component(r)})"
 
 
@@ -79,7 +80,7 @@ def to_junit(report: Report) -> str:
     ``system-out``). A validation without results is one passing test case."""
     cases: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for r in report.sorted():
-        cases[(_short(r.shape), _short(r.focus))].append(r)
+        cases[(show(r.shape, form="exact"), show(r.focus, form="exact"))].append(r)
     root = ET.Element("testsuites", name="memkg validate")
     by_shape: dict[str, list[tuple[str, list[Result]]]] = defaultdict(list)
     for (shape, focus), results in cases.items():
@@ -143,8 +144,8 @@ def to_sarif(report: Report) -> str:
         rule_id = str(r.shape)[1:-1] if str(r.shape).startswith("<") else str(r.shape)
         if rule_id not in rules:
             rules[rule_id] = len(rule_objects)
-            rule_objects.append({"id": rule_id, "name": _short(r.shape),
-                                 "shortDescription": {"text": f"SHACL shape {_short(r.shape)}"}})
+            rule_objects.append({"id": rule_id, "name": show(r.shape, form="exact"),
+                                 "shortDescription": {"text": f"SHACL shape {show(r.shape, form='exact')}"}})
         result: dict[str, object] = {
             "ruleId": rule_id,
             "ruleIndex": rules[rule_id],
@@ -200,7 +201,7 @@ def to_github(report: Report) -> str:
             props.append(f"file={_escape_property(r.file)}")
             if r.line is not None:
                 props += [f"line={r.line}", f"col={r.column or 1}"]
-        props.append(f"title={_escape_property(_short(r.shape))}")
+        props.append(f"title={_escape_property(show(r.shape, form='exact'))}")
         lines.append(f"::{command} {','.join(props)}::{_escape_data(_headline(r))}")
     verdict = "conforms" if report.conforms else "does not conform"
     lines.append(f"memkg validate: {verdict}, {len(report.results)} result(s) ({report.engine} engine)")

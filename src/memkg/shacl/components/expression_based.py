@@ -9,21 +9,15 @@ the engine, in Python over Oxigraph queries, for the value nodes the query finds
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
-from ...core.vocab import SHACL12_SPEC, TRUE, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_NODE_EXPR_SPEC, SHACL12_SPEC, TRUE, sh
 from ..errors import ShapeError
 from ..expressions import Constant, Evaluator, Expr, ExpressionReader, sparql_expression
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
-
-_NODE_EXPR_SPEC = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
 
 def _read(cls: type[Component], reader: Reader, param: NamedNode) -> list[tuple[Term, Expr]]:
@@ -39,7 +33,7 @@ class ExpressionComponent(Component):
     PER_VALUE = True
     PARAMETERS = (sh.expression,)
     SPEC = "SHACL 1.2 Node Expressions sh:expression"
-    ANCHOR = _NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
+    ANCHOR = SHACL12_NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -57,7 +51,7 @@ class ExpressionComponent(Component):
             return Fragment(f"{ctx.values()} BIND({text} AS {out}) FILTER(BOUND({out}) && !sameTerm({out}, true))")
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         evaluator = Evaluator(engine)
         failing: dict[Term, bool] = {}
         for r in rows:
@@ -70,7 +64,7 @@ class ExpressionComponent(Component):
         return {"expression": self.params["expression"]}
 
     def describe(self) -> str:
-        return f"Value does not satisfy the expression {term_text(self.params['expression'])}"
+        return f"Value does not satisfy the expression {show(self.params['expression'], form='exact')}"
 
 
 class NodeByExpressionComponent(Component):
@@ -103,7 +97,7 @@ class NodeByExpressionComponent(Component):
                 return Fragment(f"{ctx.values()} FILTER EXISTS {{ {nc} }}")
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         evaluator = Evaluator(engine)
         shapes: dict[Term, list[Term]] = {}
         for r in rows:
@@ -126,7 +120,7 @@ class NodeByExpressionComponent(Component):
         return out
 
     def describe(self) -> str:
-        return f"Value does not conform to the shapes of {term_text(self.params['nodeByExpression'])}"
+        return f"Value does not conform to the shapes of {show(self.params['nodeByExpression'], form='exact')}"
 
 
 SECTION = "SHACL 1.2 Node Expression Constraint Components"

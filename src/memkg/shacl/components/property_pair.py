@@ -3,20 +3,17 @@ sh:lessThan, sh:lessThanOrEquals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode
 
+from ...core.terms import Term
 from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
 from ..errors import ShapeError
 from ..incomplete import Excuse
 from ..paths import Path, parse_path
-from ..terms import Term
 from ..values import compare
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class _Pair(Component):
@@ -46,10 +43,10 @@ class _Pair(Component):
     def other_predicates(self) -> tuple[NamedNode, ...]:
         return (self._predicate,) if self._predicate is not None else ()
 
-    def _others(self, focus: Term, engine: "Engine") -> list[Term] | None:
+    def _others(self, focus: Term, engine: Evaluation) -> list[Term] | None:
         return engine.values_as_written(focus, self._predicate) if self._predicate is not None else None
 
-    def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
+    def _other_is_empty(self, focus: Term, engine: Evaluation) -> bool:
         """True if the focus node has no value for the other property: then sh:disjoint,
         sh:lessThan and sh:lessThanOrEquals have nothing to compare with."""
         return self._predicate is not None and not engine.view.outgoing(focus).get(self._predicate)
@@ -81,7 +78,7 @@ class EqualsComponent(_Pair):
             member = f"EXISTS {{ {ctx.shape.path.has_value(f, v, ctx.fresh('e'))} }}"
         return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         if others is None:
             return None
@@ -105,10 +102,10 @@ class DisjointComponent(_Pair):
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER EXISTS {{ {ctx.focus} {self.other} {ctx.value} }}")
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return self._other_is_empty(focus, engine)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         return None if others is None else [v for v in values if v in others]
 
@@ -136,10 +133,10 @@ class LessThanComponent(_Pair):
             key=True,
         )
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return self._other_is_empty(focus, engine)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         if others is None:
             return None
