@@ -39,6 +39,7 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
+from ..core.errors import Violation
 from ..core.terms import Term
 from ..core.vocab import sh
 from ..core.written import WrittenForms
@@ -49,7 +50,7 @@ from .errors import ShapeError
 from .expressions import Evaluator, ExpressionReader
 from .graph import ShapesGraph, read_file
 from .paths import Path
-from .report import ValidationReport, ValidationResult
+from .report import ValidationReport
 from .rules import RuleError, RuleRunner, describe, read_rules
 from .components.base import Shape
 from .shapes import Loader
@@ -68,7 +69,7 @@ def _graph_list(
     return list(default_graph)
 
 
-__all__ = ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
+__all__ = ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "Violation", "WrittenForms"]
 
 
 class Shapes:

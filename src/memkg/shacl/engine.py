@@ -28,6 +28,7 @@ from pyoxigraph import (
     Variable,
 )
 
+from ..core.errors import Violation
 from ..core.prefixes import show
 from ..core.terms import GraphName, Term
 from ..core.vocab import rdf, rdfs, sh
@@ -39,7 +40,6 @@ from .functions import Function, bound
 from .graph import ShapesGraph
 from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
-from .report import ValidationResult
 from .targets import (
     ClassTarget,
     ExpressionTarget,
@@ -337,7 +337,7 @@ class Engine:
 
     # -- validation -------------------------------------------------------------------------------
 
-    def validate(self, focus: Iterable[Term] | None, *, scan: bool = False) -> list[ValidationResult]:
+    def validate(self, focus: Iterable[Term] | None, *, scan: bool = False) -> list[Violation]:
         """The results for ``focus`` (None: every target). ``scan``: reach the same results
         for many focus nodes by validating every target and keeping the focus nodes' rows,
         set at a time instead of node by node (cheaper when the data graph is not much
@@ -523,22 +523,25 @@ class Engine:
         values = self._value_nodes(branch.shape, node)
         return values is None or not self._clears(branch.component, values, node)
 
-    def result(self, row: Row) -> ValidationResult:
+    def result(self, row: Row) -> Violation:
         branch = row.branch
         comp = branch.component
         shape = branch.shape
         path: Path | None = shape.path
         if isinstance(row.path, NamedNode):
             path = PredicatePath(row.path)
-        return ValidationResult(
+        message = self.message(row)
+        return Violation(
+            shape=shape.node,
             focus=row.focus,
+            message=message.value if message is not None else "",
             path=path,
             value=row.value,
-            source_shape=shape.node,
-            component=comp.component if comp is not None else shape.node,
             severity=(comp.severity if comp is not None else None) or shape.severity,
-            message=self.message(row),
+            component=comp.component if comp is not None else shape.node,
+            source_shape=shape.node,
             source_constraint=comp.source_constraint if comp is not None else None,
+            language=message.language if message is not None else None,
         )
 
     def message(self, row: Row) -> Literal | None:
@@ -566,7 +569,7 @@ class Engine:
         return Literal(text, language=chosen.language) if chosen.language else Literal(text)
 
 
-def _result_key(r: ValidationResult) -> TermKey:
+def _result_key(r: Violation) -> TermKey:
     return (term_key(r.source_shape), term_key(r.focus), str(r.path or ""), term_key(r.value), term_key(r.component))
 
 

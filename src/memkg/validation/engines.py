@@ -3,22 +3,23 @@
 Both take a pyoxigraph store, the graph to validate (its data graph is that
 graph plus the shared ones, see :func:`memkg.validation.data_graph_for`) and
 optionally the focus nodes to restrict to, and return
-:class:`memkg.validation.Result` objects in the original RDF 1.2 terms, each
+:class:`~memkg.core.errors.Violation` objects in the original RDF 1.2 terms, each
 attributed to the *named* shape (the invariant) it belongs to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
+from ..core.errors import Violation
 from ..core.terms import GraphName, Term
 from ..core.vocab import RDF, SH
 from ..core.written import WrittenForms
-from ..shacl import Shapes
+from ..shacl import Path, Shapes
 from .dataset import data_graph_for
-from .results import Result
 
 
 def _SH(name: str) -> NamedNode:
@@ -70,7 +71,7 @@ class NativeEngine:
         self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
         data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
-    ) -> list[Result]:
+    ) -> list[Violation]:
         """``data_graph``: the graphs whose union is the data graph (default: :func:`data_graph_for`);
         ``shapes``: only these named shapes (default: all)."""
         graphs = list(data_graph) if data_graph is not None else data_graph_for(graph)
@@ -79,18 +80,6 @@ class NativeEngine:
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
-            path = None if r.path is None else (r.path.predicate or str(r.path))
-            out.append(
-                Result(
-                    focus=r.focus,
-                    shape=self._names.named(r.source_shape),
-                    component=r.component,
-                    message=r.message.value if r.message is not None else "",
-                    path=path,
-                    value=r.value,
-                    severity=r.severity,
-                    source_shape=r.source_shape,
-                    graph=graph,
-                )
-            )
+            path = r.path.predicate or str(r.path) if isinstance(r.path, Path) else r.path
+            out.append(replace(r, shape=self._names.named(r.source_shape or r.shape), path=path, graph=graph))
         return out

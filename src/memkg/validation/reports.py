@@ -11,9 +11,11 @@
   annotate the lines of a pull request.
 
 >>> from pyoxigraph import NamedNode
->>> from memkg.validation.results import Report, Result
->>> r = Result(NamedNode("http://e/a"), NamedNode("http://e/S"), NamedNode("http://www.w3.org/ns/shacl#MinCountConstraintComponent"),
-...            "Less than 1 values", path=NamedNode("http://e/p"), file="data.ttl", line=3, column=1)
+>>> from memkg.core.errors import Violation
+>>> from memkg.core.vocab import sh
+>>> from memkg.validation.results import Report
+>>> r = Violation(NamedNode("http://e/S"), NamedNode("http://e/a"), "Less than 1 values", path=NamedNode("http://e/p"),
+...               component=sh.MinCountConstraintComponent, file="data.ttl", line=3, column=1)
 >>> print(render(Report([r]), "github"), end="")
 ::error file=data.ttl,line=3,col=1,title=<http%3A//e/S>::<http://e/a> path <http://e/p>: Less than 1 values (sh:MinCountConstraintComponent)
 memkg validate: does not conform, 1 result(s) (native engine)
@@ -28,9 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from ..core.errors import Violation
 from ..core.prefixes import show
-from ..core.vocab import SH
-from .results import Report, Result
+from .results import Report
 
 try:
     __version__ = version("memkg")
@@ -52,16 +54,15 @@ def render(report: Report, fmt: str) -> str:
     return renderers[fmt](report)
 
 
-def _severity(r: Result) -> str:
+def _severity(r: Violation) -> str:
     return r.severity.value.rsplit("#", 1)[-1]
 
 
-def _component(r: Result) -> str:
-    c = r.component.value
-    return "sh:" + c[len(SH):] if c.startswith(SH) else f"<{c}>"
+def _component(r: Violation) -> str:
+    return show(r.component, form="exact")
 
 
-def _headline(r: Result) -> str:
+def _headline(r: Violation) -> str:
     """What one result says, without its place: focus node, path, value, message, component."""
     parts = [show(r.focus, form="exact")]
     if r.path is not None:
@@ -78,11 +79,11 @@ def to_junit(report: Report) -> str:
     """JUnit XML: a test suite per named shape, a test case per (shape, focus node), failed
     when any of its results fails the validation (an allowed warning is written to its
     ``system-out``). A validation without results is one passing test case."""
-    cases: dict[tuple[str, str], list[Result]] = defaultdict(list)
+    cases: dict[tuple[str, str], list[Violation]] = defaultdict(list)
     for r in report.sorted():
         cases[(show(r.shape, form="exact"), show(r.focus, form="exact"))].append(r)
     root = ET.Element("testsuites", name="memkg validate")
-    by_shape: dict[str, list[tuple[str, list[Result]]]] = defaultdict(list)
+    by_shape: dict[str, list[tuple[str, list[Violation]]]] = defaultdict(list)
     for (shape, focus), results in cases.items():
         by_shape[shape].append((focus, results))
     if not by_shape:
@@ -154,7 +155,7 @@ def to_sarif(report: Report) -> str:
             "properties": {
                 "focusNode": str(r.focus), "resultPath": None if r.path is None else str(r.path),
                 "value": None if r.value is None else str(r.value),
-                "sourceConstraintComponent": r.component.value, "resultSeverity": r.severity.value,
+                "sourceConstraintComponent": None if r.component is None else r.component.value, "resultSeverity": r.severity.value,
                 "sourceShape": str(r.source_shape or r.shape),
             },
         }

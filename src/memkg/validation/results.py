@@ -1,4 +1,5 @@
-"""Validation results: one broken constraint (Result) and a validation's report; the bottom of the validation package."""
+"""A validation's report: its results (each a :class:`~memkg.core.errors.Violation`, the one result
+type from the engine to the error) as text, JSON and a SHACL report graph; the bottom of the validation package."""
 
 from __future__ import annotations
 
@@ -18,60 +19,13 @@ from pyoxigraph import (
 from ..core.errors import Violation
 from ..core.json_terms import sparql_term_json as term
 from ..core.prefixes import show
-from ..core.terms import GraphName, Term
 from ..core.vocab import FALSE, MEM, MEMV, PROV, RDF, SH, TRUE, memv, rdf, sh, xsd
 
 ENGINES = ("native", "pyshacl")
 
 
-# -- results ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Result:
-    """One validation result, in the original terms (reifier IRIs, triple terms)."""
-
-    focus: Term
-    shape: Term  #: the named shape (the invariant) the result belongs to
-    #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent (a custom one may be a blank node)
-    component: NamedNode | BlankNode
-    message: str
-    path: Term | str | None = None
-    value: Term | None = None
-    severity: NamedNode = NamedNode(SH + "Violation")
-    source_shape: Term | None = None  #: the (possibly blank) shape that produced it
-    graph: GraphName | None = None  #: the tenant graph it was found in
-    #: where the focus node's offending triple (or the focus node) is written, for a
-    #: validation of files (:mod:`memkg.core.positions`); None for a store's data
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-
-    @property
-    def where(self) -> str | None:
-        """``data.ttl:12:5`` (or ``data.ttl`` when the files never write the focus node)."""
-        if self.file is None:
-            return None
-        return ":".join(str(x) for x in (self.file, self.line, self.column) if x is not None)
-
-    def key(self) -> tuple[str, str, str, str, str]:
-        """What identifies a result across engines: focus, path, value, shape, component."""
-        return (str(self.focus), str(self.path or ""), str(self.value or ""), str(self.shape), str(self.component))
-
-    def violation(self) -> Violation:
-        return Violation(
-            shape=str(self.shape),
-            focus=str(self.focus),
-            message=self.message,
-            path=str(self.path) if self.path is not None else None,
-            value=str(self.value) if self.value is not None else None,
-            severity=self.severity.value.rsplit("#", 1)[-1],
-            where=self.where,
-        )
-
-
 #: Severities that never make data nonconforming (SHACL 1.2 §3.4.4: sh:Debug, sh:Trace).
-QUIET_SEVERITIES = frozenset({NamedNode(SH + "Debug"), NamedNode(SH + "Trace")})
+QUIET_SEVERITIES = frozenset({sh.Debug, sh.Trace})
 
 
 @dataclass
@@ -84,7 +38,7 @@ class Report:
     shapes graph before the data was read.
     """
 
-    results: list[Result] = field(default_factory=list)
+    results: list[Violation] = field(default_factory=list)
     engine: str = "native"
     allowed: frozenset[NamedNode] = QUIET_SEVERITIES
     stage: str = "data"
@@ -93,7 +47,7 @@ class Report:
     def conforms(self) -> bool:
         return all(r.severity in self.allowed for r in self.results)
 
-    def sorted(self) -> list[Result]:
+    def sorted(self) -> list[Violation]:
         """By file and place when they are known (the order of the text), then graph and key."""
         return sorted(self.results, key=lambda r: (r.file or "", r.line or 0, r.column or 0, str(r.graph or ""))
                       + r.key())
@@ -163,7 +117,7 @@ class Report:
                 Quad(node, sh.focusNode, r.focus),
                 Quad(node, sh.resultSeverity, r.severity),
                 Quad(node, sh.sourceShape, r.source_shape or r.shape),
-                Quad(node, sh.sourceConstraintComponent, r.component),
+                *([Quad(node, sh.sourceConstraintComponent, r.component)] if r.component is not None else []),
                 Quad(node, sh.resultMessage, Literal(r.message)),
             ]
             if isinstance(r.path, (NamedNode, BlankNode)):

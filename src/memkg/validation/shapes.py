@@ -13,14 +13,14 @@ from urllib.request import Request, url2pathname, urlopen
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
 
-from ..core.errors import MemkgError, ParseError
+from ..core.errors import MemkgError, ParseError, Violation
 from ..core.resources import data_dir
 from ..core.terms import GraphName, Term
 from ..core.vocab import owl
 from ..core.written import WrittenForms
 from ..store.formats import rdf_format
 from .engines import NativeEngine
-from .results import ENGINES, Report, Result
+from .results import ENGINES, Report
 
 # -- shapes -------------------------------------------------------------------------
 
@@ -139,7 +139,7 @@ class ValidationEngine(Protocol):
         self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
         data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
-    ) -> list[Result]:
+    ) -> list[Violation]:
         ...
 
 
@@ -162,11 +162,11 @@ def validate_graphs(
     engine: ValidationEngine, store: Store, graphs: Iterable[GraphName], focus: Sequence[Term] | None, *, scan: bool = False,
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
     data_graph: Callable[[GraphName], Sequence[GraphName]] | None = None, shapes: Sequence[Term] | None = None,
-) -> list[Result]:
+) -> list[Violation]:
     """Each of ``graphs`` validated with its data graph (``data_graph(graph)``, default
     :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once."""
     seen: set[tuple[str, ...]] = set()
-    results: list[Result] = []
+    results: list[Violation] = []
     graphs = list(graphs)
     for i, g in enumerate(graphs, 1):
         told: Callable[[str], None] | None = None

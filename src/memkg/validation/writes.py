@@ -22,9 +22,8 @@ from pyoxigraph import Literal as OxLiteral
 
 from ..core.errors import MemkgError, Violation
 from ..core.terms import GraphName, Subject, Term
-from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs
+from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs, sh
 from ..store.ontology import ontology_quads
-from .results import Result
 from .shapes import ValidationEngine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
@@ -133,7 +132,7 @@ class WriteValidator:
         graphs = sorted(graphs, key=str) or [DefaultGraph()]
         return _violations(validate_graphs(self.engine, scratch, graphs, None, progress=progress))
 
-    def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[GraphName]) -> list[Result]:
+    def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[GraphName]) -> list[Violation]:
         """The results for the focus nodes of a staged write (see :meth:`stage`).
 
         Many focus nodes are judged by validating the whole scratch store and keeping
@@ -227,8 +226,8 @@ class WriteValidator:
         return scratch, focus, graphs or [DefaultGraph()]
 
 
-def _violations(results: Iterable[Result]) -> list[Violation]:
-    return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+def _violations(results: Iterable[Violation]) -> list[Violation]:
+    return [r for r in results if r.severity == sh.Violation]
 
 
 _CHUNK = 2000

@@ -237,7 +237,7 @@ class Component:
     #: Parameter properties read by this component; the first activates it.
     PARAMETERS: ClassVar[tuple[NamedNode, ...]] = ()
     #: The spec paragraph, for error messages.
-    SPEC: ClassVar[str] = ""
+    RULE: ClassVar[str] = ""
     #: Link to the paragraph.
     ANCHOR: ClassVar[str] = ""
     #: "any", "node" (node shapes only) or "property" (property shapes only).
@@ -304,7 +304,7 @@ class Component:
     @classmethod
     def error(cls, reader: "Reader", reason: str) -> ShapeError:
         """A ShapeError for this component at the reader's shape."""
-        return ShapeError(reason, shape=reader.node, rule=cls.SPEC or None, link=cls.ANCHOR or None)
+        return ShapeError(reason, shape=reader.node, rule=cls.RULE or None, link=cls.ANCHOR or None)
 
     # -- compiling -------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ class MinCountComponent(Component):
 
     IRI = sh.MinCountConstraintComponent
     PARAMETERS = (sh.minCount,)
-    SPEC = "SHACL §4.2.1 sh:minCount"
+    RULE = "SHACL §4.2.1 sh:minCount"
     ANCHOR = SHACL_SPEC + "#MinCountConstraintComponent"
     SCOPE = "property"
     EXCUSED_BY = Excuse.FOCUS
@@ -60,7 +60,7 @@ class MaxCountComponent(Component):
     IRI = sh.MaxCountConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.maxCount,)
-    SPEC = "SHACL §4.2.2 sh:maxCount"
+    RULE = "SHACL §4.2.2 sh:maxCount"
     ANCHOR = SHACL_SPEC + "#MaxCountConstraintComponent"
     SCOPE = "property"
 

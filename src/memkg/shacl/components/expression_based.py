@@ -32,7 +32,7 @@ class ExpressionComponent(Component):
     IRI = sh.ExpressionConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.expression,)
-    SPEC = "SHACL 1.2 Node Expressions sh:expression"
+    RULE = "SHACL 1.2 Node Expressions sh:expression"
     ANCHOR = SHACL12_NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
 
     @classmethod
@@ -74,7 +74,7 @@ class NodeByExpressionComponent(Component):
     IRI = sh.NodeByExpressionConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.nodeByExpression,)
-    SPEC = "SHACL 1.2 Core sh:nodeByExpression"
+    RULE = "SHACL 1.2 Core sh:nodeByExpression"
     ANCHOR = SHACL12_SPEC + "#NodeByExpressionConstraintComponent"
 
     @classmethod
@@ -107,7 +107,7 @@ class NodeByExpressionComponent(Component):
                     if not isinstance(s, (NamedNode, BlankNode)) or not engine.compiler.is_shape(s):
                         raise ShapeError(f"sh:nodeByExpression {self.params['nodeByExpression']} gave {s} for the "
                                          f"focus node {r.focus}, which is not a shape of the shapes graph",
-                                         shape=self.shape.node, rule=self.SPEC, link=self.ANCHOR)
+                                         shape=self.shape.node, rule=self.RULE, link=self.ANCHOR)
                 shapes[r.focus] = found
         out = []
         for r in rows:

@@ -40,7 +40,7 @@ def list_members(node: Term, engine: Evaluation) -> list[Term] | None:
 
 class _ListComponent(Component):
     PER_VALUE = True
-    SPEC = "SHACL 1.2 §4.9 list constraint components"
+    RULE = "SHACL 1.2 §4.9 list constraint components"
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(ctx.values(), post=self._decide_rows)

@@ -69,7 +69,7 @@ class NotComponent(_Logical):
     IRI = sh.NotConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["not"],)
-    SPEC = "SHACL §4.6.1 sh:not"
+    RULE = "SHACL §4.6.1 sh:not"
     ANCHOR = SHACL_SPEC + "#NotConstraintComponent"
 
     @classmethod
@@ -102,7 +102,7 @@ class AndComponent(_ListLogical):
     IRI = sh.AndConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["and"],)
-    SPEC = "SHACL §4.6.2 sh:and"
+    RULE = "SHACL §4.6.2 sh:and"
     ANCHOR = SHACL_SPEC + "#AndConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:
@@ -121,7 +121,7 @@ class OrComponent(_ListLogical):
     IRI = sh.OrConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["or"],)
-    SPEC = "SHACL §4.6.3 sh:or"
+    RULE = "SHACL §4.6.3 sh:or"
     ANCHOR = SHACL_SPEC + "#OrConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:
@@ -143,7 +143,7 @@ class XoneComponent(_ListLogical):
     IRI = sh.XoneConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.xone,)
-    SPEC = "SHACL §4.6.4 sh:xone"
+    RULE = "SHACL §4.6.4 sh:xone"
     ANCHOR = SHACL_SPEC + "#XoneConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:

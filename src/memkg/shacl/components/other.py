@@ -29,7 +29,7 @@ class ClosedComponent(Component):
 
     IRI = sh.ClosedConstraintComponent
     PARAMETERS = (sh.closed, sh.ignoredProperties)
-    SPEC = "SHACL §4.8.1 sh:closed"
+    RULE = "SHACL §4.8.1 sh:closed"
     ANCHOR = SHACL_SPEC + "#ClosedConstraintComponent"
 
     @classmethod
@@ -110,7 +110,7 @@ class HasValueComponent(Component):
 
     IRI = sh.HasValueConstraintComponent
     PARAMETERS = (sh.hasValue,)
-    SPEC = "SHACL §4.8.2 sh:hasValue"
+    RULE = "SHACL §4.8.2 sh:hasValue"
     ANCHOR = SHACL_SPEC + "#HasValueConstraintComponent"
     # At a node shape the value node is the focus node itself: no triple decides it.
     EXCUSED_BY = Excuse.FOCUS
@@ -157,7 +157,7 @@ class InComponent(Component):
     IRI = sh.InConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["in"],)
-    SPEC = "SHACL §4.8.3 sh:in"
+    RULE = "SHACL §4.8.3 sh:in"
     ANCHOR = SHACL_SPEC + "#InConstraintComponent"
 
     @classmethod
@@ -192,7 +192,7 @@ class UniqueValuesForComponent(Component):
 
     IRI = sh.UniqueValuesForConstraintComponent
     PARAMETERS = (sh.uniqueValuesFor,)
-    SPEC = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
+    RULE = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
     ANCHOR = SHACL12_SPEC + "#UniqueValuesForConstraintComponent"
     SCOPE = "node"
 

@@ -58,7 +58,7 @@ class EqualsComponent(_Pair):
     IRI = sh.EqualsConstraintComponent
     PARAMETERS = (sh.equals,)
     PARAM = sh.equals
-    SPEC = "SHACL §4.5.1 sh:equals"
+    RULE = "SHACL §4.5.1 sh:equals"
     ANCHOR = SHACL_SPEC + "#EqualsConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
     EXCUSED_AT_NODE_SHAPES = False
@@ -69,7 +69,7 @@ class EqualsComponent(_Pair):
         v, f = ctx.value, ctx.focus
         if ctx.shape.path is not None and ctx.shape.path.computed:
             raise ShapeError("sh:equals on a property shape with sh:values is not implemented", shape=ctx.shape.node,
-                             rule=self.SPEC, link=self.ANCHOR)
+                             rule=self.RULE, link=self.ANCHOR)
         if ctx.shape.path is None:
             candidates = f"{f} {self.other}? {v} ."
             member = f"sameTerm({f}, {v})"
@@ -96,7 +96,7 @@ class DisjointComponent(_Pair):
     PER_VALUE = True
     PARAMETERS = (sh.disjoint,)
     PARAM = sh.disjoint
-    SPEC = "SHACL §4.5.2 sh:disjoint"
+    RULE = "SHACL §4.5.2 sh:disjoint"
     ANCHOR = SHACL_SPEC + "#DisjointConstraintComponent"
 
     def fragment(self, ctx: Ctx) -> Fragment:
@@ -120,7 +120,7 @@ class LessThanComponent(_Pair):
     PER_VALUE = True
     PARAMETERS = (sh.lessThan,)
     PARAM = sh.lessThan
-    SPEC = "SHACL §4.5.3 sh:lessThan"
+    RULE = "SHACL §4.5.3 sh:lessThan"
     ANCHOR = SHACL_SPEC + "#LessThanConstraintComponent"
     SCOPE = "property"
     OPERATOR = "<"
@@ -153,7 +153,7 @@ class LessThanOrEqualsComponent(LessThanComponent):
     PER_VALUE = True
     PARAMETERS = (sh.lessThanOrEquals,)
     PARAM = sh.lessThanOrEquals
-    SPEC = "SHACL §4.5.4 sh:lessThanOrEquals"
+    RULE = "SHACL §4.5.4 sh:lessThanOrEquals"
     ANCHOR = SHACL_SPEC + "#LessThanOrEqualsConstraintComponent"
     OPERATOR = "<="
 
@@ -164,7 +164,7 @@ class SubsetOfComponent(Component):
     IRI = sh.SubsetOfConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.subsetOf,)
-    SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
+    RULE = "SHACL 1.2 §4.5.5 sh:subsetOf"
     ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
 

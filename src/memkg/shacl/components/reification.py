@@ -33,7 +33,7 @@ class ReifierShapeComponent(Component):
     PARAMETERS = (sh.reifierShape, sh.reificationRequired)
     ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = (sh.reifierShape, sh.reificationRequired)
     PARAM = sh.reifierShape
-    SPEC = "SHACL 1.2 §4.7.5 sh:reifierShape"
+    RULE = "SHACL 1.2 §4.7.5 sh:reifierShape"
     ANCHOR = SHACL12_SPEC + "#ReifierShapeShapeConstraintComponent"
     SCOPE = "property"
 
@@ -120,7 +120,7 @@ class ReifiableByComponent(ReifierShapeComponent):
     PARAMETERS = (sh.reifiableBy, sh.reificationRequired)
     ACTIVATORS = (sh.reifiableBy,)
     PARAM = sh.reifiableBy
-    SPEC = "SHACL 1.2 draft sh:reifiableBy"
+    RULE = "SHACL 1.2 draft sh:reifiableBy"
     ANCHOR = "https://github.com/w3c/data-shapes/pull/368"
 
 

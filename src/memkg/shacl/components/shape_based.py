@@ -19,7 +19,7 @@ class NodeComponent(Component):
     IRI = sh.NodeConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.node,)
-    SPEC = "SHACL §4.7.1 sh:node"
+    RULE = "SHACL §4.7.1 sh:node"
     ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:and
     EXCUSED_AT_NODE_SHAPES = False
@@ -57,7 +57,7 @@ class PropertyComponent(Component):
 
     IRI = sh.PropertyConstraintComponent
     PARAMETERS = (sh.property,)
-    SPEC = "SHACL §4.7.2 sh:property"
+    RULE = "SHACL §4.7.2 sh:property"
     ANCHOR = SHACL_SPEC + "#PropertyConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:node
     EXCUSED_AT_NODE_SHAPES = False
@@ -89,7 +89,7 @@ class _Qualified(Component):
     #: Whether an incomplete value node counts (it possibly conforms: it may make up a
     #: minimum, never exceed a maximum).
     COUNTS_INCOMPLETE = False
-    SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
+    RULE = "SHACL §4.7.3 sh:qualifiedValueShape"
     ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
     SCOPE = "property"
 
@@ -269,7 +269,7 @@ class SomeValueComponent(Component):
 
     IRI = sh.SomeValueConstraintComponent
     PARAMETERS = (sh.someValue,)
-    SPEC = "SHACL 1.2 §4.7.4 sh:someValue"
+    RULE = "SHACL 1.2 §4.7.4 sh:someValue"
     ANCHOR = SHACL12_SPEC + "#SomeValueConstraintComponent"
     # As sh:qualifiedMinCount 1: the focus node's conforming value may be stated elsewhere,
     # and an incomplete value node possibly conforms.

@@ -224,7 +224,7 @@ class SparqlConstraintComponent(_SelectBased):
 
     IRI = sh.SPARQLConstraintComponent
     PARAMETERS = (sh.sparql,)
-    SPEC = "SHACL §5.1 SPARQL-based constraints"
+    RULE = "SHACL §5.1 SPARQL-based constraints"
     ANCHOR = SHACL_SPEC + "#sparql-constraints"
     #: The ``shx:selectAll`` form, for every focus node at once (see the module doc).
     query_all: UserQuery | None = None
@@ -252,7 +252,7 @@ class SparqlConstraintComponent(_SelectBased):
             deact = reader.graph.objects(node, sh.deactivated)
             if deact and boolean(deact[0]):
                 continue
-            text = _one_string(reader.graph, node, sh.select, reader.node, cls.SPEC)
+            text = _one_string(reader.graph, node, sh.select, reader.node, cls.RULE)
             where = f"the sh:select of {node}"
             query = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
             if query.form != "SELECT":
@@ -286,7 +286,7 @@ def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, 
     if not reader.graph.objects(node, shx.selectAll):
         return None
     where = f"the shx:selectAll of {node}"
-    text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.SPEC)
+    text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.RULE)
     query_all = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
     missing = sorted(({"this"} | query.projected()) - query_all.projected())
     if query_all.form != "SELECT" or missing:
@@ -385,7 +385,7 @@ class ComponentDefinition:
                 "IRI": self.node,
                 "PARAMETERS": tuple(p.path for p in self.parameters),
                 "ACTIVATORS": mandatory,
-                "SPEC": f"SHACL §6 SPARQL-based constraint component {show(self.node, form='exact')}",
+                "RULE": f"SHACL §6 SPARQL-based constraint component {show(self.node, form='exact')}",
                 "ANCHOR": SHACL_SPEC + "#sparql-constraint-components",
             },
         )

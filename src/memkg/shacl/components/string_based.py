@@ -46,7 +46,7 @@ class MinLengthComponent(_Length):
     PARAMETERS = (sh.minLength,)
     PARAM = sh.minLength
     OPERATOR = ">="
-    SPEC = "SHACL §4.4.1 sh:minLength"
+    RULE = "SHACL §4.4.1 sh:minLength"
     ANCHOR = SHACL_SPEC + "#MinLengthConstraintComponent"
 
     def describe(self) -> str:
@@ -61,7 +61,7 @@ class MaxLengthComponent(_Length):
     PARAMETERS = (sh.maxLength,)
     PARAM = sh.maxLength
     OPERATOR = "<="
-    SPEC = "SHACL §4.4.2 sh:maxLength"
+    RULE = "SHACL §4.4.2 sh:maxLength"
     ANCHOR = SHACL_SPEC + "#MaxLengthConstraintComponent"
 
     def describe(self) -> str:
@@ -77,7 +77,7 @@ class PatternComponent(Component):
     IRI = sh.PatternConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.pattern, sh.flags)
-    SPEC = "SHACL §4.4.3 sh:pattern"
+    RULE = "SHACL §4.4.3 sh:pattern"
     ANCHOR = SHACL_SPEC + "#PatternConstraintComponent"
 
     @classmethod
@@ -141,7 +141,7 @@ class LanguageInComponent(Component):
     IRI = sh.LanguageInConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.languageIn,)
-    SPEC = "SHACL §4.4.4 sh:languageIn"
+    RULE = "SHACL §4.4.4 sh:languageIn"
     ANCHOR = SHACL_SPEC + "#LanguageInConstraintComponent"
 
     @classmethod
@@ -172,7 +172,7 @@ class UniqueLangComponent(Component):
     IRI = sh.UniqueLangConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.uniqueLang,)
-    SPEC = "SHACL §4.4.5 sh:uniqueLang"
+    RULE = "SHACL §4.4.5 sh:uniqueLang"
     ANCHOR = SHACL_SPEC + "#UniqueLangConstraintComponent"
     SCOPE = "property"
 
@@ -216,7 +216,7 @@ class SingleLineComponent(Component):
     IRI = sh.SingleLineConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.singleLine,)
-    SPEC = "SHACL 1.2 §4.4.6 sh:singleLine"
+    RULE = "SHACL 1.2 §4.4.6 sh:singleLine"
     ANCHOR = SHACL12_SPEC + "#SingleLineConstraintComponent"
 
     @classmethod

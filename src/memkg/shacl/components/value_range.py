@@ -66,7 +66,7 @@ class MinExclusiveComponent(_Range):
     PARAMETERS = (sh.minExclusive,)
     PARAM = sh.minExclusive
     OPERATOR = ">"
-    SPEC = "SHACL §4.3.1 sh:minExclusive"
+    RULE = "SHACL §4.3.1 sh:minExclusive"
     ANCHOR = SHACL_SPEC + "#MinExclusiveConstraintComponent"
 
 
@@ -78,7 +78,7 @@ class MinInclusiveComponent(_Range):
     PARAMETERS = (sh.minInclusive,)
     PARAM = sh.minInclusive
     OPERATOR = ">="
-    SPEC = "SHACL §4.3.2 sh:minInclusive"
+    RULE = "SHACL §4.3.2 sh:minInclusive"
     ANCHOR = SHACL_SPEC + "#MinInclusiveConstraintComponent"
 
 
@@ -90,7 +90,7 @@ class MaxExclusiveComponent(_Range):
     PARAMETERS = (sh.maxExclusive,)
     PARAM = sh.maxExclusive
     OPERATOR = "<"
-    SPEC = "SHACL §4.3.3 sh:maxExclusive"
+    RULE = "SHACL §4.3.3 sh:maxExclusive"
     ANCHOR = SHACL_SPEC + "#MaxExclusiveConstraintComponent"
 
 
@@ -102,7 +102,7 @@ class MaxInclusiveComponent(_Range):
     PARAMETERS = (sh.maxInclusive,)
     PARAM = sh.maxInclusive
     OPERATOR = "<="
-    SPEC = "SHACL §4.3.4 sh:maxInclusive"
+    RULE = "SHACL §4.3.4 sh:maxInclusive"
     ANCHOR = SHACL_SPEC + "#MaxInclusiveConstraintComponent"
 
 

@@ -102,7 +102,7 @@ class ClassComponent(Component):
     IRI = sh.ClassConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["class"],)
-    SPEC = "SHACL §4.1.1 sh:class"
+    RULE = "SHACL §4.1.1 sh:class"
     ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
     EXCUSED_BY = Excuse.VALUE
 
@@ -132,7 +132,7 @@ class DatatypeComponent(Component):
     IRI = sh.DatatypeConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.datatype,)
-    SPEC = "SHACL §4.1.2 sh:datatype"
+    RULE = "SHACL §4.1.2 sh:datatype"
     ANCHOR = SHACL_SPEC + "#DatatypeConstraintComponent"
 
     @classmethod
@@ -172,7 +172,7 @@ class RootClassComponent(Component):
     IRI = sh.RootClassConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.rootClass,)
-    SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
+    RULE = "SHACL 1.2 §4.1.4 sh:rootClass"
     ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
     EXCUSED_BY = Excuse.IRI_VALUE  # only an IRI can be a valid value
 
@@ -211,7 +211,7 @@ class NodeKindComponent(Component):
     IRI = sh.NodeKindConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.nodeKind,)
-    SPEC = "SHACL §4.1.3 sh:nodeKind"
+    RULE = "SHACL §4.1.3 sh:nodeKind"
     ANCHOR = SHACL_SPEC + "#NodeKindConstraintComponent"
 
     @classmethod
