@@ -73,7 +73,7 @@ def show(term: object, prefixes: Mapping[str, str] | None = None, *, form: Form 
     literals as ``form`` says.
 
     >>> from pyoxigraph import Literal, NamedNode
-    >>> from .vocab import xsd
+    >>> from memkg.core.vocab import xsd
     >>> five = Literal("5", datatype=xsd.integer)
     >>> show(NamedNode("https://w3id.org/memkg#Claim")), show(Literal("Amy")), show(five), show(None)
     ('mem:Claim', '"Amy"', '5', '')
