@@ -9,6 +9,11 @@ that finds the violations for the focus nodes bound by the caller, and
 focus node does not conform (used to nest one shape inside another under
 ``EXISTS``); it returns None when the component cannot be nested that way,
 and the engine then decides conformance in Python over SPARQL results.
+
+Beside the components live what they are part of (a :class:`Shape`, a :class:`Branch`
+of a compiled query, a :class:`Row` of its answer) and what they see of the compiler and
+the engine that run them (:class:`Planner`, :class:`Evaluation`): both import the
+components, so the components name them only through these protocols.
 """
 
 from __future__ import annotations
