@@ -383,13 +383,13 @@ def _solid(tokens: list[Token], i: int) -> int:
     return i
 
 
-def read_prologue(text: str, *, base: str | None = None, prefixes: Mapping[str, str] | None = None) -> Prologue:
-    """The declarations at the head of a query or update ``text`` (after ``base`` and ``prefixes``).
+def read_prologue(text: str) -> Prologue:
+    """The declarations at the head of a query or update ``text``.
 
     Raises :class:`~memkg.core.errors.ParseError` for text no SPARQL tokenizer reads, and
     ValueError for a relative IRI with no base.
     """
-    prologue = Prologue(base=base, prefixes=dict(prefixes or {}))
+    prologue = Prologue()
     prologue.read(tokenize(text))
     return prologue
 
