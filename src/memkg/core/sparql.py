@@ -21,6 +21,8 @@ a keyword check with :func:`hides_keyword`, never by equality alone.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -136,7 +138,11 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
     >>> [t.text for t in tokenize('ASK { ?x a "y" } # done', layout=True) if t.kind not in ("SPACE",)]
     ['ASK', '{', '?x', 'a', '"y"', '}', '# done']
     """
-    tokens: list[Token] = []
+    return list(_scan(text, source=source, layout=layout, quotes_in_iris=quotes_in_iris))
+
+
+def _scan(text: str, *, source: str, layout: bool, quotes_in_iris: bool) -> Iterator[Token]:
+    """The tokens of ``text`` one at a time (:func:`tokenize`), so a reader may stop early."""
     pos, line, line_start = 0, 1, 0
     n = len(text)
     while True:
@@ -144,8 +150,8 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
         assert space is not None
         if layout:
             for m in _LAYOUT.finditer(text, pos, space.end()):
-                tokens.append(Token("COMMENT" if m.lastgroup == "COMMENT" else "SPACE", m.group(0), m.start(),
-                                    m.end(), line, m.start() - line_start + 1))
+                yield Token("COMMENT" if m.lastgroup == "COMMENT" else "SPACE", m.group(0), m.start(),
+                            m.end(), line, m.start() - line_start + 1)
                 for nl in re.finditer(r"\n", m.group(0)):
                     line, line_start = line + 1, m.start() + nl.end()
         else:
@@ -153,13 +159,13 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
                 line, line_start = line + 1, pos + m.end()
         pos = space.end()
         if pos >= n:
-            return tokens
+            return
         found = (_SCANNER if quotes_in_iris else _SCANNER_NO_QUOTE_IRI).match(text, pos)
         if found is None or found.end() == pos:
             what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
             raise ParseError(what, file=source, line=line, column=pos - line_start + 1)
         kind = (found.lastgroup or "").rstrip("0123456789")
-        tokens.append(Token(kind, found.group(0), pos, found.end(), line, pos - line_start + 1))
+        yield Token(kind, found.group(0), pos, found.end(), line, pos - line_start + 1)
         newlines = found.group(0).count("\n")
         if newlines:
             line += newlines
@@ -389,9 +395,24 @@ def read_prologue(text: str) -> Prologue:
     Raises :class:`~memkg.core.errors.ParseError` for text no SPARQL tokenizer reads, and
     ValueError for a relative IRI with no base.
     """
+    base, prefixes = _declared(text)
+    return Prologue(base=base, prefixes=dict(prefixes))
+
+
+@functools.lru_cache(maxsize=256)
+def _declared(text: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The base and prefixes ``text`` declares, read once per text (a view's is read on every
+    call) and no further than the declarations (a long query's body is never scanned)."""
     prologue = Prologue()
-    prologue.read(tokenize(text))
-    return prologue
+    stream = _scan(text, source="<sparql>", layout=False, quotes_in_iris=True)
+    tokens: list[Token] = []
+    i = 0
+    while True:
+        tokens.extend(itertools.islice(stream, i + 3 - len(tokens)))
+        after = prologue.declare(tokens, i) if i < len(tokens) else i
+        if after == i:
+            return prologue.base, tuple((prologue.prefixes or {}).items())
+        i = after
 
 
 def predeclared(prefixes: Mapping[str, str] | None) -> Prologue:
