@@ -10,7 +10,6 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...store import FORMAT_NAMES, views
 from .arguments import (
@@ -24,9 +23,7 @@ from .arguments import (
 )
 from .exit_codes import EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_load(args: argparse.Namespace) -> int:
