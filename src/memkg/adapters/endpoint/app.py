@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from email.parser import BytesParser
 from importlib import resources
 from typing import Any
@@ -145,7 +146,8 @@ class Endpoint:
                 text = self.view_query(request.grant, request.name, request.params)
                 return Response(200, "application/sparql-query; charset=utf-8", text.encode("utf-8"))
             case Recall():
-                return self.recall(request)
+                return self.recall(request.grant, request.question, tenant=request.tenant, k=request.k,
+                                   valid_at=request.valid_at, known_at=request.known_at, packet=request.packet)
             case Picture():
                 return self._read(PictureJob(request.grant, request.kind, request.params), request.grant)
             case Health():
@@ -210,17 +212,16 @@ class Endpoint:
             rights.view_dataset(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
         return self._read(GraphJob(graph, accept, format, head), grant)
 
-    def recall(self, request: Recall) -> Response:
+    def recall(self, grant: Grant, question: str, *, tenant: NamedNode | None = None, k: int = 10,
+               valid_at: datetime | None = None, known_at: datetime | None = None, packet: bool = False) -> Response:
         """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
         default graph), in a worker like a query (killed past ``--timeout``), on the current
         snapshot and the recall index it links to."""
-        tenants = rights.recall_tenants(request.grant, request.tenant)
-        question = request.question
+        tenants = rights.recall_tenants(grant, tenant)
         self.settings.limits.check_size("max_query", len(question.encode("utf-8", "surrogatepass")), "the question")
         # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
         self.store.recall_index()
-        job = RecallJob(question, tenants, request.k, request.valid_at, request.known_at, request.packet)
-        return self._read(job, request.grant)
+        return self._read(RecallJob(question, tenants, k, valid_at, known_at, packet), grant)
 
     def _read(self, job: Job, grant: Grant) -> Response:
         reply = self._run(job, grant)
