@@ -29,7 +29,7 @@ from typing import Any
 
 from ...guard.access import Grant
 from ...guard.sandbox import SandboxUnavailable
-from . import jobs, worker
+from . import jobs, rights, worker
 from .failures import QueryTimeout, ServerBusy, WorkerCrashed
 from .jobs import Job, Reply
 
@@ -234,7 +234,7 @@ class WorkerShares:
 
     @contextlib.contextmanager
     def slot(self, grant: Grant, wait: float = 60.0) -> Iterator[None]:
-        name = grant.token_name if grant.restricted else None
+        name = rights.share(grant)
         if name is None:
             yield
             return

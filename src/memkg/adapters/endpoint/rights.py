@@ -8,7 +8,8 @@ with tokens, :mod:`memkg.guard.access` confines each request.
 
 A query's dataset is decided from its text as the engine will read it
 (:func:`query_dataset`), so it is decided in the query worker, where untrusted text is
-parsed; everything else is decided in the server process.
+parsed; so is an update's reach, by :func:`memkg.history.updates.plan_update` with the
+request's grant. Everything else is decided in the server process.
 """
 
 from __future__ import annotations
@@ -133,6 +134,12 @@ def picture_tenant(grant: Grant, tenant: NamedNode | None) -> NamedNode | None:
     if grant.restricted and tenant not in (grant.tenants or ()):
         raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
     return tenant
+
+
+def share(grant: Grant) -> str | None:
+    """Whose share of the query workers a request counts against: its token's name; None on a
+    server without tokens (not counted)."""
+    return grant.token_name if grant.restricted else None
 
 
 # -- what the server tells about itself ------------------------------------------------------
