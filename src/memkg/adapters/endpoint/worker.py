@@ -29,10 +29,9 @@ import queue
 import select
 import signal
 import threading
+from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from pathlib import Path
-
-from collections.abc import Iterable
 
 from pyoxigraph import DefaultGraph, Quad, QueryTriples, RdfFormat, Store, Triple, serialize
 
