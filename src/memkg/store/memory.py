@@ -46,6 +46,7 @@ from .backends.sparql import SparqlBackend
 from .clock import Clock
 from .plugins import Follower, FollowerKind, Followers, Judge, judge_for, recaller
 from .report import LoadReport, Progress
+from .stats import StoreStats, count_store
 
 DEFAULT_STORE_PATH = Path("memkg-store")
 
@@ -249,6 +250,11 @@ class MemoryStore:
         """The tenants' graphs (the ontology graph, memkg's own, left out)."""
         graphs = (g for g in self.raw.named_graphs() if isinstance(g, NamedNode))
         return sorted((g for g in graphs if g != ONTOLOGY_GRAPH), key=str)
+
+    def stats(self) -> StoreStats:
+        """What the store holds, counted: its quads, its default graph's triples, and the nodes
+        of each class in each named graph (:class:`memkg.store.stats.StoreStats`)."""
+        return count_store(self.raw)
 
     def view(
         self, name: str, params: dict[str, str] | None = None
