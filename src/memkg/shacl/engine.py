@@ -204,8 +204,8 @@ class Engine:
                 self.branches += len(texts)
                 depth = max(len(b.route) for b, _ in chunk)
                 for sol in self.select(self.compiler.query(texts, depth), subs):
-                    branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]
-                    root = sol.get("_f") or subs["_f"]  # type: ignore[index]
+                    branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]  # ?_C: a branch number every branch binds
+                    root = sol.get("_f") or subs["_f"]  # type: ignore[index]  # subs is set whenever a branch leaves ?_f unbound
                     route = tuple(sol[f"_r{i}"] for i in range(1, len(branch.route) + 1))
                     raw[branch.cid].append(
                         Row(branch, root, route, sol["_F"], sol.get("_V"), sol.get("_P"), sol.get("_K"), sol.get("_X"))
@@ -253,7 +253,7 @@ class Engine:
                 if nc is not None:
                     subs = {"_f": binder.substitution} if binder.substitution is not None else None
                     for sol in self.select(self.compiler.nc_query(nc, binder), subs):
-                        found.add(sol.get("_f", binder.substitution))  # type: ignore[arg-type]
+                        found.add(sol.get("_f", binder.substitution))  # type: ignore[arg-type]  # ?_f, or the substituted focus: never None
                 else:
                     found.update(r.root for r in self.run([(b, binder) for b in self.compiler.plan(shape)]))
         finally:
@@ -509,7 +509,7 @@ class Engine:
                         binders[reported] = node_binders(reported)
                     items.extend((branch, binder) for binder in binders[reported])
         # (Not in a second thread: pyoxigraph holds the GIL while a query is iterated; measured.)
-        rows = [r for b in set_forms for r in b.component.all_rows(self, b)]  # type: ignore[union-attr]
+        rows = [r for b in set_forms for r in b.component.all_rows(self, b)]  # type: ignore[union-attr]  # set_forms holds only components with all_rows
         return rows + self.run(items)
 
     def _may_report(self, branch: Branch, node: Term) -> bool:

@@ -207,7 +207,7 @@ def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) ->
                     f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
                     shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
                 )
-            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]
+            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]  # checked above: a literal and a term with a value
             if out.get(prefix, ns) != ns:
                 raise ShapeError(
                     f"prefix {prefix!r} is declared with two namespaces ({out[prefix]} and {ns})",

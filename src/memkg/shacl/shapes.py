@@ -145,12 +145,12 @@ class Loader:
         if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
             raise _err("sh:severity must be a single IRI", node, "SHACL §2.1.5 sh:severity", "#severity")
         if severities:
-            shape.severity = severities[0]  # type: ignore[assignment]
+            shape.severity = severities[0]  # type: ignore[assignment]  # checked above: a NamedNode
         messages = g.objects(node, sh.message)
         for m in messages:
             if not isinstance(m, Literal) or (m.datatype not in (xsd.string, rdf.langString)):
                 raise _err(f"sh:message values must be strings, got {m}", node, "SHACL §2.1.5 sh:message", "#message")
-        shape.messages = tuple(messages)  # type: ignore[arg-type]
+        shape.messages = tuple(messages)  # type: ignore[arg-type]  # checked above: string literals
         deactivated = g.objects(node, sh.deactivated)
         if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
             raise _err("sh:deactivated must be a single xsd:boolean", node, "SHACL §2.1.6 sh:deactivated", "#deactivated")

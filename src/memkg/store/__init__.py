@@ -13,6 +13,7 @@ from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
 from .memory import DEFAULT_STORE_PATH, MemoryStore
 from .plugins import plug_in
 from .report import LoadReport
+from .stats import StoreStats
 
 __all__ = [
     "BULK_THRESHOLD",
@@ -22,6 +23,7 @@ __all__ = [
     "Clock",
     "LoadReport",
     "MemoryStore",
+    "StoreStats",
     "as_graph",
     "gc_paused",
     "plug_in",

@@ -47,6 +47,7 @@ from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
+from .stats import StoreStats, count_store
 
 DEFAULT_STORE_PATH = Path("memkg-store")
 
@@ -240,6 +241,11 @@ class MemoryStore:
     def named_graphs(self) -> list[NamedNode]:
         """The tenants' graphs (the ontology graph, memkg's own, left out)."""
         return exports.named_graphs(self.raw)
+
+    def stats(self) -> StoreStats:
+        """What the store holds, counted: its quads, its default graph's triples, and the nodes
+        of each class in each named graph (:class:`memkg.store.stats.StoreStats`)."""
+        return count_store(self.raw)
 
     def view(
         self, name: str, params: dict[str, str] | None = None

@@ -259,7 +259,7 @@ def test_the_depth_refusal_needs_no_worker() -> None:
         def __init__(self) -> None:  # no store, no pool: nothing past the checks may be reached
             self.settings = Settings()
 
-        def _read(self, *args: object, **kwargs: object) -> None:
+        def _run(self, *args: object, **kwargs: object) -> None:
             raise AssertionError("a deep request reached the worker pool")
 
     lia = Grant(frozenset({NamedNode(LIA)}), write=True, token_name="lia-write")
@@ -365,7 +365,7 @@ def test_recall_and_pictures_run_in_the_workers_under_the_time_limit(tmp_path: P
 
 def test_a_graph_store_body_is_parsed_within_the_time_limit() -> None:
     from memkg.adapters.endpoint.app import parse_payload
-    from memkg.adapters.endpoint.pool import QueryTimeout
+    from memkg.adapters.endpoint.failures import QueryTimeout
 
     body = "".join(f"<urn:s{i}> <urn:p> \"{i}\" .\n" for i in range(200_000)).encode()
     with pytest.raises(QueryTimeout, match=r"parse of the request body exceeded .* \(--timeout\)"):

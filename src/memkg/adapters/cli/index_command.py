@@ -4,14 +4,11 @@ per reifier) and the recall index (text, vectors and links, :mod:`memkg.recall`)
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ...recall import check_recall_index, rebuild_recall_index
 from .arguments import open_store
 from .exit_codes import EXIT_INVALID, EXIT_OK
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -345,7 +345,7 @@ class SparqlBasedComponent(_SelectBased):
 
     @property
     def component(self) -> NamedNode:
-        return self.DEFINITION.node  # type: ignore[return-value]
+        return self.DEFINITION.node  # type: ignore[return-value]  # read from an IRI
 
     def fragment(self, ctx: Ctx) -> Fragment:
         if self.query.form == "SELECT":

@@ -90,7 +90,7 @@ class PatternComponent(Component):
         for value in reader.values(sh.pattern):
             pattern = reader.string(cls, sh.pattern, value)
             args = sparql_string(pattern) + (f", {sparql_string(flags)}" if flags else "")
-            (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]
+            (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]  # a SELECT: rows
             if check["m"] == Literal("invalid"):
                 raise cls.error(reader, f"sh:pattern {pattern!r} (flags {flags!r}) is not a valid regular expression")
             out.append(cls(reader.shape, pattern=Literal(pattern), flags=Literal(flags) if flags else None))
