@@ -10,7 +10,9 @@ null, an array not empty) and, where a schema asks for it with ``"x-cover-branch
 which alternatives of an ``anyOf``/``oneOf`` some answer took. :meth:`Coverage.missing` names
 what no answer exercised, so a field that only appears in some cases needs a case that makes
 it appear. A property the standard allows but memkg never promises says so with
-``"x-not-promised": "why"`` and is not asked for.
+``"x-not-promised": "why"`` and is not asked for; a property whose value is a document with a
+schema (and coverage) of its own says where with ``"x-covered-elsewhere"``: it must appear, and
+what is inside it is asked for there.
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ def _walk(file: str, pointer: str, instance: Any, path: str, stack: tuple[str, .
     those ``instance`` exercises."""
     node = _at(file, pointer)
     if not isinstance(node, dict):
+        return
+    if "x-covered-elsewhere" in node:  # a document with a schema and coverage of its own
         return
     branches = branches or bool(node.get("x-cover-branches"))
     if "$ref" in node:
