@@ -153,3 +153,53 @@ def _walk(file: str, pointer: str, instance: Any, path: str, stack: tuple[str, .
 
 def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
+
+
+# -- data that makes every documented field appear ------------------------------------------------
+
+EX = "https://example.org/lia/"
+ACME = "https://example.org/acme/"
+ACME_GRAPH = "https://example.org/tenants/acme"
+
+#: A claim on two alternative logs (one withdrawn below: a failing group) valid until 2027, an
+#: echo of the first log (it falls with it), and a guess resting on an undescribed IRI (an open end).
+UPTIME = f"""PREFIX mem: <https://w3id.org/memkg#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX acme: <{ACME}>
+acme:s1 a mem:Message ; mem:content "the first uptime log" .
+acme:s2 a mem:Message ; mem:content "the second uptime log" .
+acme:s1copy a mem:Message ; mem:content "the first uptime log, forwarded" ; mem:echoOf acme:s1 .
+acme:hasUptime a rdf:Property .
+acme:cUptime a mem:Claim ; rdf:reifies <<( acme:postgres acme:hasUptime "99.9" )>> ;
+    mem:validUntil "2027-01-01T00:00:00Z"^^xsd:dateTime ;
+    mem:supportGroup acme:gFirst, acme:gSecond .
+acme:gFirst a mem:SupportGroup ; mem:member acme:s1 .
+acme:gSecond a mem:SupportGroup ; mem:member acme:s2 .
+acme:cGuess a mem:Claim ; rdf:reifies <<( acme:postgres acme:hasUptime "99" )>> ; mem:supportedBy <urn:x:nowhere> .
+"""
+
+
+def varied_store(path: Path) -> Path:
+    """A store on disk (closed again) holding both examples, then a retracted claim, a withdrawn
+    message, a sentence said twice, a claim on two groups one of which lost its source, an echo,
+    an open end and a withdrawn claim: every status and optional field of the outputs shows
+    somewhere in it."""
+    from pyoxigraph import NamedNode
+
+    from memkg import MemoryStore, Message
+    from memkg.provenance import withdraw
+
+    from .examples import EXAMPLES, LIA, LIA_GRAPH
+
+    with MemoryStore(path) as memory:
+        memory.load(LIA, EXAMPLES / "postgres-migration.trig")
+        memory.retract(NamedNode(EX + "c2"), reason="Lia corrected it", graph=LIA_GRAPH)
+        for i in range(2):  # one sentence, said twice: one hit, the other its duplicate
+            memory.add(Message(content="I drink chamomile tea every evening", event_id=f"again-{i}"), graph=LIA_GRAPH)
+        okapi = memory.add(Message(content="The okapi sanctuary opens on Sunday", event_id="okapi"), graph=LIA_GRAPH)
+        withdraw(memory, okapi, reason="sent by mistake", graph=LIA_GRAPH)
+        memory.load_data(UPTIME, format="turtle", graph=ACME_GRAPH)
+        withdraw(memory, ACME + "s2", reason="the second log was misread", graph=ACME_GRAPH)
+        withdraw(memory, ACME + "cAnswerThroughput", reason="answered from stale figures", graph=ACME_GRAPH)
+    return path

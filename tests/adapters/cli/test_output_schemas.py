@@ -1,9 +1,8 @@
 """The JSON of every command that has ``--format json``, against its schema, every documented field exercised.
 
 The commands are read from the parser (a new one with ``--format json`` fails here until it has
-a schema and runs below). The store holds both examples, then a retracted claim, a withdrawn
-message, a withdrawn source under a support group, a withdrawn claim and a sentence said twice,
-so that every status and optional field shows somewhere; each command runs on enough cases
+a schema and runs below). The store (:func:`tests.support.schemas.varied_store`) makes every
+status and optional field show somewhere; each command runs on enough cases
 (a packet the budget cuts, a recall at a past valid time, a question nothing matches) that
 ``Coverage`` finds every field of its schema.
 """
@@ -18,50 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pyoxigraph import NamedNode
-
-from memkg import MemoryStore, Message
 from memkg.adapters.cli import build_parser, main
-from memkg.provenance import withdraw
-from tests.support.examples import EXAMPLES, LIA, LIA_GRAPH
-from tests.support.schemas import Coverage
+from tests.support.examples import LIA_GRAPH
+from tests.support.schemas import ACME, ACME_GRAPH, EX, Coverage, varied_store
 
-EX = "https://example.org/lia/"
-ACME = "https://example.org/acme/"
-ACME_GRAPH = "https://example.org/tenants/acme"
-
-
-#: A claim on two alternative logs (one withdrawn below: a failing group), an echo of the first
-#: log (it falls with it), and a guess resting on an undescribed IRI (an open end).
-UPTIME = f"""PREFIX mem: <https://w3id.org/memkg#>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX acme: <{ACME}>
-acme:s1 a mem:Message ; mem:content "the first uptime log" .
-acme:s2 a mem:Message ; mem:content "the second uptime log" .
-acme:s1copy a mem:Message ; mem:content "the first uptime log, forwarded" ; mem:echoOf acme:s1 .
-acme:hasUptime a rdf:Property .
-acme:cUptime a mem:Claim ; rdf:reifies <<( acme:postgres acme:hasUptime "99.9" )>> ;
-    mem:supportGroup acme:gFirst, acme:gSecond .
-acme:gFirst a mem:SupportGroup ; mem:member acme:s1 .
-acme:gSecond a mem:SupportGroup ; mem:member acme:s2 .
-acme:cGuess a mem:Claim ; rdf:reifies <<( acme:postgres acme:hasUptime "99" )>> ; mem:supportedBy <urn:x:nowhere> .
-"""
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("outputs") / "store"
-    with MemoryStore(path) as memory:
-        memory.load(LIA, EXAMPLES / "postgres-migration.trig")
-        memory.retract(NamedNode(EX + "c2"), reason="Lia corrected it", graph=LIA_GRAPH)
-        for i in range(2):  # one sentence, said twice: one hit, the other its duplicate
-            memory.add(Message(content="I drink chamomile tea every evening", event_id=f"again-{i}"), graph=LIA_GRAPH)
-        okapi = memory.add(Message(content="The okapi sanctuary opens on Sunday", event_id="okapi"), graph=LIA_GRAPH)
-        withdraw(memory, okapi, reason="sent by mistake", graph=LIA_GRAPH)
-        memory.load_data(UPTIME, format="turtle", graph=ACME_GRAPH)
-        withdraw(memory, ACME + "s2", reason="the second log was misread", graph=ACME_GRAPH)
-        withdraw(memory, ACME + "cAnswerThroughput", reason="answered from stale figures", graph=ACME_GRAPH)
-    return path
+    return varied_store(tmp_path_factory.mktemp("outputs") / "store")
 
 
 def run_json(store: Path, *argv: str) -> Any:
