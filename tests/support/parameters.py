@@ -42,15 +42,16 @@ GRAPH <{graph}> {{
   ex:c2 a mem:Claim ; rdf:reifies <<( ex:lia ex:prefers ex:{now} )>> ; mem:supersedes ex:c1 ;
       mem:validFrom "2025-03-01T00:00:00Z"^^xsd:dateTime ; mem:recordedAt "2025-03-01T10:00:02Z"^^xsd:dateTime ;
       mem:assertedBy ex:m1 ; mem:supportedBy ex:m1 .
-  ex:c3 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:first )>> ; mem:context ex:night ;
+  ex:c3 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{was} )>> ; mem:context ex:night ;
       mem:validFrom "2025-01-01T00:00:00Z"^^xsd:dateTime ; mem:validUntil "2025-02-01T00:00:00Z"^^xsd:dateTime ;
       mem:recordedAt "2025-01-01T00:00:00Z"^^xsd:dateTime ; mem:assertedBy ex:m0 ; mem:supportedBy ex:m0 .
-  ex:c4 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:second )>> ;
+  ex:c4 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{now} )>> ;
       mem:recordedAt "2025-02-01T00:00:00Z"^^xsd:dateTime ; mem:supportedBy ex:m0, ex:m1 .
   ex:r4 a mem:Retraction ; mem:retracts ex:c4 ; mem:recordedAt "2025-04-01T00:00:00Z"^^xsd:dateTime .
-  ex:c5 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:second )>> ;
+  ex:c5 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{now} )>> ;
       mem:recordedAt "2025-01-02T00:00:00Z"^^xsd:dateTime ; mem:assertedBy ex:m1 .
 {mentions}
+{extra}
 }}
 """
 _MENTION = ('  ex:n{i} a mem:Message ; mem:content "Lia mentioned {first} again, note {i}" ; mem:eventId "n{i}" ;\n'
@@ -65,13 +66,14 @@ PREFIX ex: <https://example.org/p/>
 """
 
 
-def tenant_trig(graph: str, first: str, second: str, *, was: str = "first", now: str = "second") -> str:
+def tenant_trig(graph: str, first: str, second: str, *, was: str = "first", now: str = "second", extra: str = "") -> str:
     mentions = "\n".join(_MENTION.format(i=i, day=6 + i, first=first) for i in range(12))
-    return _TENANT.format(graph=graph, first=first, second=second, mentions=mentions, was=was, now=now)
+    return _TENANT.format(graph=graph, first=first, second=second, mentions=mentions, was=was, now=now, extra=extra)
 
 
-#: In B, Lia's preference runs the other way: the same claims' IRIs say other things.
-TRIG = (PREFIXES + tenant_trig(A, "green tea", "espresso coffee")
+#: In B, every preference runs the other way: the same claims' IRIs say other things. In A,
+#: Aurora's January claim contradicts her lasting one.
+TRIG = (PREFIXES + tenant_trig(A, "green tea", "espresso coffee", extra="  ex:c3 mem:contradicts ex:c5 .")
         + tenant_trig(B, "orange juice", "sparkling water", was="second", now="first"))
 
 
