@@ -40,21 +40,21 @@ GRAPH <{graph}> {{
       mem:validFrom "2025-01-05T00:00:00Z"^^xsd:dateTime ; mem:recordedAt "2025-01-05T10:00:02Z"^^xsd:dateTime ;
       mem:assertedBy ex:m0 ; mem:supportedBy ex:m0 .
   ex:c2 a mem:Claim ; rdf:reifies <<( ex:lia ex:prefers ex:{now} )>> ; mem:supersedes ex:c1 ;
-      mem:validFrom "2025-03-01T00:00:00Z"^^xsd:dateTime ; mem:recordedAt "2025-03-01T10:00:02Z"^^xsd:dateTime ;
-      mem:assertedBy ex:m1 ; mem:supportedBy ex:m1 .
+      mem:validFrom "2025-03-01T00:00:00Z"^^xsd:dateTime ; mem:recordedAt "{c2_recorded}"^^xsd:dateTime ;
+      mem:assertedBy ex:m1 ; mem:supportedBy ex:{c2_support} .
   ex:c3 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{was} )>> ; mem:context ex:night ;
       mem:validFrom "2025-01-01T00:00:00Z"^^xsd:dateTime ; mem:validUntil "2025-02-01T00:00:00Z"^^xsd:dateTime ;
       mem:recordedAt "2025-01-01T00:00:00Z"^^xsd:dateTime ; mem:assertedBy ex:m0 ; mem:supportedBy ex:m0 .
   ex:c4 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{now} )>> ;
-      mem:recordedAt "2025-02-01T00:00:00Z"^^xsd:dateTime ; mem:supportedBy ex:m0, ex:m1 .
+      mem:recordedAt "2025-02-01T00:00:00Z"^^xsd:dateTime ; mem:supportedBy {c4_support} .
   ex:r4 a mem:Retraction ; mem:retracts ex:c4 ; mem:recordedAt "2025-04-01T00:00:00Z"^^xsd:dateTime .
-  ex:c5 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{now} )>> ;
+  ex:c5 a mem:Claim ; rdf:reifies <<( ex:aurora ex:prefers ex:{now} )>> ;{c5_valid}
       mem:recordedAt "2025-01-02T00:00:00Z"^^xsd:dateTime ; mem:assertedBy ex:m1 .
 {mentions}
 {extra}
 }}
 """
-_MENTION = ('  ex:n{i} a mem:Message ; mem:content "Lia mentioned {first} again, note {i}" ; mem:eventId "n{i}" ;\n'
+_MENTION = ('  ex:n{i} a mem:Message ; mem:content "Lia mentioned {first} again{today}, note {i}" ; mem:eventId "n{i}" ;\n'
             '      mem:eventTime "2025-01-{day:02d}T12:00:00Z"^^xsd:dateTime ; mem:recordedAt "2025-01-{day:02d}T12:00:01Z"^^xsd:dateTime .')
 
 PREFIXES = """PREFIX mem: <https://w3id.org/memkg#>
@@ -66,15 +66,24 @@ PREFIX ex: <https://example.org/p/>
 """
 
 
-def tenant_trig(graph: str, first: str, second: str, *, was: str = "first", now: str = "second", extra: str = "") -> str:
-    mentions = "\n".join(_MENTION.format(i=i, day=6 + i, first=first) for i in range(12))
-    return _TENANT.format(graph=graph, first=first, second=second, mentions=mentions, was=was, now=now, extra=extra)
+def tenant_trig(graph: str, first: str, second: str, *, other: bool = False, extra: str = "") -> str:
+    """One tenant's graph; ``other``: every preference the other way, and other times and sources."""
+    today = " today at lunch" if other else ""
+    mentions = "\n".join(_MENTION.format(i=i, day=6 + i, first=first, today=today) for i in range(12))
+    return _TENANT.format(
+        graph=graph, first=first, second=second, mentions=mentions, extra=extra,
+        was="second" if other else "first", now="first" if other else "second",
+        c2_recorded="2025-03-02T10:00:02Z" if other else "2025-03-01T10:00:02Z",
+        c2_support="m0" if other else "m1", c4_support="ex:m1" if other else "ex:m0, ex:m1",
+        c5_valid=' mem:validFrom "2025-02-01T00:00:00Z"^^xsd:dateTime ;' if other else "")
 
 
-#: In B, every preference runs the other way: the same claims' IRIs say other things. In A,
+#: In B, every preference runs the other way (the same claims' IRIs say other things), Lia's
+#: change was recorded a day later and rests on her first message, Aurora's lasting claim starts
+#: in February and her retracted one rests on one message. In A,
 #: Aurora's January claim contradicts her lasting one.
 TRIG = (PREFIXES + tenant_trig(A, "green tea", "espresso coffee", extra="  ex:c3 mem:contradicts ex:c5 .")
-        + tenant_trig(B, "orange juice", "sparkling water", was="second", now="first"))
+        + tenant_trig(B, "orange juice", "sparkling water", other=True))
 
 
 def two_tenants(path: Path | None = None) -> Any:
