@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -33,7 +32,6 @@ from memkg.core.json_terms import rows_json
 from memkg.core.terms import parse_datetime
 from memkg.history import timeline
 from memkg.recall import answer as recall_answer
-from memkg.store import views
 from tests.support.parameters import A, B, EX, FEBRUARY, JANUARY, MAY, blank_minted, two_tenants, written
 
 pytestmark = pytest.mark.slow

@@ -31,17 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pyoxigraph import Literal, NamedNode, QueryResultsFormat
+from pyoxigraph import NamedNode, QueryResultsFormat
 
-from memkg import Claim, MemoryStore, provenance
+from memkg import MemoryStore, provenance
 from memkg.adapters.cli import build_parser, main
 from memkg.adapters.cli.arguments import parse_term
 from memkg.core.terms import parse_datetime
 from memkg.history import timeline
 from memkg.provenance.evidence import assess, packet, verify
 from memkg.recall import answer
-from memkg.store import views
-from memkg.tags import Tags
 from tests.support.parameters import A, B, EX, FEBRUARY, JANUARY, MAY, two_tenants, written
 
 pytestmark = pytest.mark.slow
@@ -298,16 +296,13 @@ def _with(base: list[str], change: tuple[str, ...], command: str, dest: str) -> 
     action = next(a for a in parser._actions if a.dest == dest)
     argv = list(base)
     if not action.option_strings:  # a positional: its value replaces the base's, the rest joins
-        first = next(i for i, word in enumerate(argv[1:], 1) if not word.startswith("--") and argv[i - 1] not in _TAKES)
+        takes = {s for a in parser._actions if a.option_strings and a.nargs != 0 for s in a.option_strings}
+        first = next(i for i, word in enumerate(argv[1:], 1) if not word.startswith("-") and argv[i - 1] not in takes)
         return [*argv[:first], change[0], *argv[first + 1:], *change[1:]]
     if change[0] in argv and len(change) == 2:
         i = argv.index(change[0])
         return [*argv[:i], *change, *argv[i + 2:]]
     return [*argv, *change]
-
-
-#: The options of the base arguments that take a value (so a positional is told from a value).
-_TAKES = {"--tenant", "--k", "--format", "--known-at", "--valid-at", "--from", "--to", "--ask", "--object", "--reason"}
 
 _IRI = re.compile(r"(?:https?://|urn:)[^\s<>\"'\\),]+")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]00:00)")

@@ -29,7 +29,7 @@ from sarif_kit.validate import validation_errors
 
 from memkg.adapters.cli import main
 from tests.adapters.cli.test_validate import DATA as PEOPLE, SHAPES as PEOPLE_SHAPES
-from tests.support.schemas import SCHEMAS, Coverage, check
+from tests.support.schemas import SCHEMAS, Coverage
 
 #: test_validate's people, in a named graph.
 DATA = "@prefix ex: <http://example.org/> .\nex:g {\n" + PEOPLE.split("\n", 1)[1] + "}\n"
