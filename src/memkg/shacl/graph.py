@@ -20,9 +20,9 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
-from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh
+from ..core.terms import Term
+from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh, xsd
 from .errors import ShapeError
-from .terms import Term
 
 _FORMATS = {
     ".ttl": RdfFormat.TURTLE,
@@ -228,7 +228,7 @@ def boolean(term: Term) -> bool | None:
     >>> boolean(Literal("true", datatype=xsd.boolean)), boolean(Literal("1", datatype=xsd.boolean))
     (True, False)
     """
-    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#boolean":
+    if isinstance(term, Literal) and term.datatype == xsd.boolean:
         if term.value == "true":
             return True
         if term.value in ("false", "0", "1"):
@@ -244,7 +244,7 @@ def integer(term: Term) -> int | None:
     >>> integer(Literal("3", datatype=xsd.integer)), integer(Literal("3"))
     (3, None)
     """
-    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#integer":
+    if isinstance(term, Literal) and term.datatype == xsd.integer:
         try:
             return int(term.value)
         except ValueError:

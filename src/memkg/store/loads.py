@@ -91,9 +91,11 @@ def load_files(
 def placed(refused: ValidationError, reader: FileReader) -> ValidationError:
     """The refusal with each violation's file, line and column (:mod:`memkg.core.positions`):
     the files are read again only now, when there is something to point at."""
-    wanted = [Wanted(v.focus, v.path, v.value if v.path else None) for v in refused.violations]
+    wanted = [Wanted(v.focus, v.path if isinstance(v.path, (NamedNode, str)) else None, v.value if v.path else None)
+              for v in refused.violations]
     found = locate([p for p, _ in reader.sources], wanted, base_iri=reader.base_iri)
-    violations = [replace(v, where=str(found[w]) if w in found else v.where) for v, w in zip(refused.violations, wanted)]
+    violations = [replace(v, file=at.file, line=at.line, column=at.column) if (at := found.get(w)) else v
+                  for v, w in zip(refused.violations, wanted)]
     return ValidationError(violations, source=refused.source)
 
 
