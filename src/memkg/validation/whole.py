@@ -177,7 +177,10 @@ def _validate_raw(
         meta = validate_shapes_graph(user_shapes)
         if meta.results:
             meta.allowed = options.allowed
-            meta.results = place(meta.results, [Path(p) for p in extra_shapes])
+            # a blank focus node (a property shape written as [ … ]) is told apart by what it says
+            said = Store()
+            said.extend(Quad(q.subject, q.predicate, q.object) for q in user_shapes)
+            meta.results = place(meta.results, [Path(p) for p in extra_shapes], store=said)
             return meta
     shapes = [*(builtin_shapes() if builtin else ()), *user_shapes]
     named = {q.subject for q in shapes}
