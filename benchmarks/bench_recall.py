@@ -66,7 +66,17 @@ from pyoxigraph import NamedNode  # noqa: E402
 
 from memkg import Attachment, Episode, MemoryStore, Message, Vertex  # noqa: E402
 from memkg.core.model import Item  # noqa: E402
-from memkg.recall import Embedder, Hit, MiniLMEmbedder, RecallConfig, default_embedder, recall  # noqa: E402
+from memkg.recall import (  # noqa: E402
+    RECALL_INDEX,
+    Embedder,
+    Hit,
+    MiniLMEmbedder,
+    RecallConfig,
+    default_embedder,
+    rebuild_recall_index,
+    recall,
+    recall_index,
+)
 from memkg.core.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
@@ -223,8 +233,8 @@ class Memory:
     turn, generated one write per session), and the map from its nodes back to turns."""
 
     def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None) -> None:
-        self.store = MemoryStore(workdir, embedder=embedder)
-        self.store.recall_index()
+        self.store = MemoryStore(workdir, followers=[recall_index(embedder=embedder)])
+        self.store.follower(RECALL_INDEX, create=True)
         self.ingest_seconds = 0.0
         for at, conv in enumerate(convs, 1):
             self.ingest_seconds += ingest(self.store, conv, per_turn=is_real(conv))
@@ -482,7 +492,7 @@ def _ingest_both(convs: Sequence[Conversation], baseline_convs: Sequence[Convers
     print the throughputs."""
     plain = MemoryStore(workdir / "plain")
     store = MemoryStore(workdir / "indexed")
-    store.recall_index()
+    store.follower(RECALL_INDEX, create=True)
     load = os.getloadavg()[0]
     t_plain = t_first = 0.0
     cpu_plain: list[float] = []
@@ -539,7 +549,7 @@ def _bulk_build(convs: Sequence[Conversation], workdir: Path) -> MemoryStore:
     file.unlink()
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    docs = store.rebuild_recall_index()
+    docs = rebuild_recall_index(store)
     built = time.perf_counter() - start
     print(f"bulk path: quads generated in {generated:.0f} s, bulk-loaded (no validation) in {loaded:.0f} s; "
           f"recall index built from the store (`memkg index rebuild`): {docs} documents in {built:.0f} s "
@@ -572,7 +582,9 @@ def run_scale(messages: int, n_questions: int, workdir: Path, reuse: bool = Fals
         store = _ingest_both(convs, baseline_convs, base_msgs, total, workdir)
     questions = [(c, q) for c in convs[:10] for q in c.questions][:n_questions]
     start = time.perf_counter()
-    store.recall_index().vectors()  # loaded once per process
+    index = store.follower(RECALL_INDEX, create=True)
+    assert index is not None
+    index.vectors()  # loaded once per process
     print(f"vectors loaded into memory in {time.perf_counter() - start:.1f} s")
     recall(store, "warm up", k=10)
     print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -595,7 +607,7 @@ def run_scale(messages: int, n_questions: int, workdir: Path, reuse: bool = Fals
         return  # the build above was the rebuild
     store = MemoryStore(workdir / "indexed")
     start = time.perf_counter()
-    docs = store.rebuild_recall_index()
+    docs = rebuild_recall_index(store)
     build = time.perf_counter() - start
     store.close()
     print(f"index rebuild: {docs} documents in {build:.1f} s")

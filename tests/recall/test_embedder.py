@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memkg import MemoryStore, Message
-from memkg.recall import Embedder
+from memkg.recall import Embedder, recall_index
 from memkg.recall.embedder import read_safetensors
 
 
@@ -40,7 +40,7 @@ def test_minilm_embeds_offline_and_ranks_by_meaning() -> None:
     assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
     similar, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
     assert similar > unrelated + 0.2
-    store = MemoryStore(embedder=embedder)
+    store = MemoryStore(followers=[recall_index(embedder=embedder)])
     pet = store.add(Message(content="We got a new dog, a beagle"))
     store.add(Message(content="The invoice is overdue"))
     assert store.recall("Do they have any animals at home?", k=1)[0].node == pet.value

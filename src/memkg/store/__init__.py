@@ -1,7 +1,8 @@
 """The store: an agent's memory in Oxigraph, written atomically, over one backend.
 
 The store knows its backends (:mod:`memkg.store.backends`), the claim index, the clock,
-the view templates and the small write protocol through which the features above it
+the view templates, the one commit path every write takes (:mod:`memkg.store.commit`) and
+the small plug-in protocol (:mod:`memkg.store.plugins`) through which the features above it
 (validation, the recall index, the support index, the first load) are plugged in. It
 never imports those features.
 """

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from .shapes import ValidationEngine, builtin_shapes, make_engine, validate_grap
 if TYPE_CHECKING:
     from ..store import MemoryStore
     from ..store.backends.base import QuadStore
+    from ..store.plugins import Host
 
 # -- validation of writes ------------------------------------------------------------
 
@@ -77,7 +79,8 @@ def _within_time_limit(_step: str = "") -> None:
 class WriteValidator:
     """Checks a write before it is committed: refuses it whole if it breaks an invariant.
 
-    Installed on a :class:`~memkg.store.MemoryStore` as its ``validator``.
+    The store's judge (:class:`memkg.store.plugins.Judge`), installed on a
+    :class:`~memkg.store.MemoryStore` as its ``validator``.
     """
 
     #: It takes a write as any iterable, and holds none of a first load (into a store
@@ -95,7 +98,7 @@ class WriteValidator:
         return self._engine
 
     def __call__(
-        self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
+        self, store: Host, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
         visible: Collection[GraphName] | None = None,
     ) -> list[Violation]:
         """The violations the store would have after adding ``batch`` and removing ``removed``.
@@ -116,6 +119,11 @@ class WriteValidator:
                     scratch.remove_graph(g)
             graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
         return _violations(self.judge(scratch, focus, graphs))
+
+    def first_load_judge(self) -> FirstLoadValidator:
+        """What judges a first load for this validator (:class:`memkg.store.plugins.FirstLoadJudge`):
+        it needs no context from the store (see :meth:`stage`), so another process judges it."""
+        return FirstLoadValidator(self.engine_name)
 
     def judge_first_load(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
         """The violations of a first load (into a store with no data), held alone in ``scratch``.
@@ -224,6 +232,16 @@ class WriteValidator:
         focus: list[Term] = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
         focus += [n for n in touched if n not in focus]
         return scratch, focus, graphs or [DefaultGraph()]
+
+
+@dataclass(frozen=True)
+class FirstLoadValidator:
+    """A first load judged by a :class:`WriteValidator` of ``engine``, wherever it runs (it pickles)."""
+
+    engine: str
+
+    def __call__(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
+        return WriteValidator(self.engine).judge_first_load(scratch, progress=progress)
 
 
 def _violations(results: Iterable[Violation]) -> list[Violation]:

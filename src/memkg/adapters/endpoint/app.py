@@ -38,6 +38,7 @@ from ...core.terms import Graph, GraphName
 from ...guard.access import Grant, TokenCheck
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits, count_openings, guarded, nesting_depth
+from ...recall import RECALL_INDEX
 from ...store import MemoryStore, rdf_format, views
 from ...validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
@@ -220,7 +221,7 @@ class Endpoint:
         tenants = rights.recall_tenants(grant, tenant)
         self.settings.limits.check_size("max_query", len(question.encode("utf-8", "surrogatepass")), "the question")
         # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
-        self.store.recall_index()
+        self.store.follower(RECALL_INDEX, create=True)
         return self._read(RecallJob(question, tenants, k, valid_at, known_at, packet), grant)
 
     def _read(self, job: Job, grant: Grant) -> Response:
