@@ -1,5 +1,5 @@
 """The store and the recall index commit separately: a process that dies between the two commits
-leaves a gap that the next open repairs (SPEC section 7: the index is derived data)."""
+leaves a gap that the next open repairs (docs/contract.md section 7: the index is derived data)."""
 
 from __future__ import annotations
 

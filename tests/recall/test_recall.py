@@ -1,4 +1,4 @@
-"""Recall (SPEC section 7): an oracle per signal, versions, tenants, erasure, and every write path."""
+"""Recall (docs/contract.md section 7): an oracle per signal, versions, tenants, erasure, and every write path."""
 
 from __future__ import annotations
 
@@ -245,7 +245,7 @@ def test_a_frequent_word_gives_way_to_rarer_ones_within_the_lexical_budget() -> 
 
 
 def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
-    # SPEC 7: ten hits are not ten restatements, and k hits are k distinct pieces of evidence while
+    # docs/contract.md section 7: ten hits are not ten restatements, and k hits are k distinct pieces of evidence while
     # the memory holds them: a sentence repeated in sixty conversations folds into one hit (naming
     # some of its copies), and the other evidence still fills the list.
     store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
@@ -265,7 +265,7 @@ def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
 
 
 def test_k_beyond_each_signals_list_still_gets_k_hits() -> None:
-    # SPEC 7: recall returns the k best; each signal's list is as deep as k when k is larger.
+    # docs/contract.md section 7: recall returns the k best; each signal's list is as deep as k when k is larger.
     store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     names = [f"{a}{b}{c}" for a in "bdfgklmprt" for b in "aeiou" for c in ("zon", "vik")][:40]
     for name in names:

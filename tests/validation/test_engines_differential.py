@@ -1,7 +1,7 @@
 """Differential test: the native engine and pySHACL give the same results on memkg's shapes.
 
 A seeded generator writes small memories in TriG 1.2 that mostly keep memkg's
-invariants (SPEC section 2) but randomly break them in the ways the invariants
+invariants (docs/contract.md section 2) but randomly break them in the ways the invariants
 forbid, and in nearby ways they allow (odd but valid literals, an event id
 shared with something that is not an event, a chain that reaches a non-member).
 Each *case* is one small, self-contained memory under its own IRI namespace

@@ -58,7 +58,7 @@ class Hit:
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
-        """The hit as JSON-ready values (SPEC section 7: node, kind, score, text, signals; and the rest)."""
+        """The hit as JSON-ready values (docs/contract.md section 7: node, kind, score, text, signals; and the rest)."""
         out: dict[str, Any] = {
             "node": self.node,
             "kind": self.kind,
@@ -85,7 +85,7 @@ class Hits(list[Hit]):
 
     ``matched`` is False when no hit was found by its words, a vertex or a period the question
     names (only by the vector signal, and the graph around such hits) and the best hit's cosine
-    is below ``RecallConfig.vector_floor`` (SPEC section 7): the hits are the memory's nearest
+    is below ``RecallConfig.vector_floor`` (docs/contract.md section 7): the hits are the memory's nearest
     meaning, not an answer (a person, period or thing the memory does not have).
     """
 

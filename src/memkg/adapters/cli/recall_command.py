@@ -1,4 +1,4 @@
-"""`memkg recall`: a question in words to the memory's nodes, best first (SPEC section 7)."""
+"""`memkg recall`: a question in words to the memory's nodes, best first (docs/contract.md section 7)."""
 
 from __future__ import annotations
 
