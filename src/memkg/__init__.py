@@ -29,6 +29,7 @@ from .core.model import (
     Action,
     Attachment,
     Claim,
+    Correction,
     Episode,
     Extraction,
     Message,
@@ -36,7 +37,9 @@ from .core.model import (
     Outcome,
     Predicate,
     Retraction,
+    Supersession,
     Vertex,
+    revision,
 )
 from .core.vocab import MEM, PROV, mem, prov
 from .guard.limits import LimitExceeded, Limits
@@ -92,6 +95,7 @@ __all__ = [
     "LoadReport",
     "MemkgError",
     "MemoryStore",
+    "Correction",
     "Message",
     "NotFoundError",
     "Occurrence",
@@ -105,6 +109,7 @@ __all__ = [
     "ReservedLabelError",
     "RewrittenLiteralsError",
     "Retraction",
+    "Supersession",
     "StoreLockedError",
     "Tags",
     "UnknownFormatError",
@@ -125,6 +130,7 @@ __all__ = [
     "packet",
     "propose_echoes",
     "recall",
+    "revision",
     "prov",
     "support",
     "validate_files",
