@@ -15,7 +15,7 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Unpack
+from typing import IO, TYPE_CHECKING, Unpack
 
 from pyoxigraph import (
     BlankNode,
@@ -41,16 +41,15 @@ from ..guard.limits import Limits
 from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
-from .backends.embedded import EmbeddedBackend
-from .backends.sparql import ServerOptions, SparqlBackend
+from .backends.embedded import DEFAULT_STORE_PATH, EmbeddedBackend
 from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
 from .stats import StoreStats, count_store
 
-DEFAULT_STORE_PATH = Path("memkg-store")
-
+if TYPE_CHECKING:
+    from .backends.sparql import ServerOptions
 
 class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
@@ -116,6 +115,8 @@ class MemoryStore:
         >>> MemoryStore.connect("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).capabilities.in_process
         False
         """
+        from .backends.sparql import SparqlBackend  # here: an embedded store never loads the HTTP client
+
         return cls(backend=SparqlBackend(endpoint, **server), clock=clock, validation=validation)
 
     @property
