@@ -194,10 +194,8 @@ def register(command: AddCommand) -> None:
     """The time commands, in the order `memkg --help` lists them."""
     p = command(
         "supersede",
-        "Record a new version of a claim (nothing is overwritten): prints the new claim's IRI and whether it records "
-        "a change in the world (a new --valid-from) or a correction (the same valid time, recorded later); "
-        "a version already superseded is refused, naming the current one; a new version that changes nothing "
-        "writes nothing.",
+        "Record a new version of a claim's current version (nothing is overwritten): prints its IRI and "
+        "whether it is a change in the world or a correction; one that changes nothing writes nothing.",
         "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --tenant https://example.org/tenants/lia",
         cmd_supersede,
     )
