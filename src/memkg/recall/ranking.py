@@ -32,6 +32,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
 from ..core.vocab import mem
 from .documents import Graph, GraphKey, graph_term, seconds
+from .embedder import embed_question
 from .hits import Hit, Hits
 from .index import RecallIndex, normalise_name
 from .vectors import Vectors
@@ -212,7 +213,7 @@ class _Ranking:
             terms = [t for t in terms if t not in named] or terms
         self.lexical = self.in_scope(self.index.lexical(terms, self.depth * 2, self.graphs,
                                                         budget=cfg.lexical_budget, documents=self.held))
-        self.question_vector = self.index.embedder.embed([text])[0]
+        self.question_vector = embed_question(self.index.embedder, text)
         self.in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in self.periods) \
             if self.periods else None
 
