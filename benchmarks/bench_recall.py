@@ -490,34 +490,38 @@ def configured(base: RecallConfig, name: str, value: float) -> RecallConfig:
     return replace(base, **{name: type(current)(value)})
 
 
-def run_tune(n_generated: int, grids: Sequence[str], workdir: Path) -> None:
+def run_tune(n_generated: int, grids: Sequence[str], workdir: Path, ks: Sequence[int] = (10,),
+             model: str | None = None) -> None:
     """Leave-one-conversation-out cross-validation of recall's constants, one at a time.
 
     Each conversation is a fold. For each constant and each fold, the value with the best mean
-    R@10 (every category, 1-5) over the *other* folds is chosen and scored on the held-out one;
-    the table says which value each fold chose, the held-out R@10 at that value and at the
-    default, and the sensitivity: R@10 over categories 1-4 of every fold at each value.
+    R@k (every category, 1-5; the mean over ``ks`` of each question's R@k, asked once per k) over
+    the *other* folds is chosen and scored on the held-out one; the table says which value each
+    fold chose, the held-out score at that value and at the default, and the sensitivity: R@5 and
+    R@10 over categories 1-4 of every fold (and of the real dialogue) at each value.
     """
     convs = load_corpus(n_generated)
-    memory = Memory(convs, workdir / "tune")
+    memory = Memory(convs, workdir / "tune", MODELS[model]() if model else None)
     base = RecallConfig()
-    print(f"{len(convs)} folds (conversations); load average {os.getloadavg()[0]:.1f}")
+    asked = sorted(set(ks) | {5, 10})
+    print(f"{len(convs)} folds (conversations); chosen by the mean of R@{'/'.join(map(str, ks))}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     for spec in grids:
         name, values = parse_grid(spec)
-        # score[value][conversation] = (R@10 of each question, its category)
-        score: dict[float, dict[str, list[tuple[float, str]]]] = {}
+        # score[value][conversation] = ({k: R@k} of each question, its category)
+        score: dict[float, dict[str, list[tuple[dict[int, float], str]]]] = {}
         for value in values:
             config = configured(base, name, value)
-            score[value] = {c.id: [(recall_at(memory.turns(memory.search(c, q, 10, config), 10), q.evidence, 10),
-                                    q.category) for q in c.questions] for c in convs}
+            score[value] = {c.id: [({k: recall_at(memory.turns(memory.search(c, q, k, config), k), q.evidence, k)
+                                     for k in asked}, q.category) for q in c.questions] for c in convs}
             progress(f"{name}={value}")
         default = (base.weights.get(name.split(".", 1)[1]) if name.startswith("weights.") else getattr(base, name))
 
         def fold_mean(value: float, conv: str) -> float:
-            return statistics.fmean(r for r, _ in score[value][conv])
+            return statistics.fmean(statistics.fmean(r[k] for k in ks) for r, _ in score[value][conv])
 
         print(f"\n**{name}** (default {default})\n")
-        print("| held-out conversation | chosen on the others | held-out R@10 at chosen | at default |")
+        print("| held-out conversation | chosen on the others | held-out score at chosen | at default |")
         print("|---|---:|---:|---:|")
         held_out = []
         for c in convs:
@@ -527,15 +531,24 @@ def run_tune(n_generated: int, grids: Sequence[str], workdir: Path) -> None:
             held_out.append(fold_mean(chosen, c.id))
             print(f"| {c.id} | {chosen:g} | {fold_mean(chosen, c.id):.3f} | {at_default:.3f} |")
         print(f"| mean | | {statistics.fmean(held_out):.3f} | |")
-        print("\n| value | R@10 cat 1-4, every fold | R@10 cat 5 | R@10 cat 1-4, real dialogue |")
+        print("\n| value | R@5 / R@10 cat 1-4, every fold | R@10 cat 5 | R@5 / R@10 cat 1-4, real dialogue |")
         print("|---:|---:|---:|---:|")
         for value in values:
             rows = [(r, cat, cid) for cid, per in score[value].items() for r, cat in per]
-            main = [r for r, cat, _ in rows if cat != "adversarial"]
-            adv = [r for r, cat, _ in rows if cat == "adversarial"]
-            real_rows = [r for r, cat, cid in rows if cat != "adversarial" and not cid.startswith("c0")]
-            print(f"| {value:g} | {statistics.fmean(main):.3f} | {statistics.fmean(adv):.3f} | "
-                  f"{statistics.fmean(real_rows) if real_rows else float('nan'):.3f} |")
+
+            def mean(k: int, keep: Callable[[str, str], bool]) -> float:
+                chosen_rows = [r[k] for r, cat, cid in rows if keep(cat, cid)]
+                return statistics.fmean(chosen_rows) if chosen_rows else float("nan")
+
+            def main_cat(cat: str, cid: str) -> bool:
+                return cat != "adversarial"
+
+            def real_cat(cat: str, cid: str) -> bool:
+                return cat != "adversarial" and not cid.startswith("c0")
+
+            print(f"| {value:g} | {mean(5, main_cat):.3f} / {mean(10, main_cat):.3f} | "
+                  f"{mean(10, lambda cat, cid: cat == 'adversarial'):.3f} | "
+                  f"{mean(5, real_cat):.3f} / {mean(10, real_cat):.3f} |", flush=True)
     memory.store.close()
 
 
@@ -581,10 +594,11 @@ def write_memory(store: MemoryStore, memory: memories.Memory) -> dict[str, tuple
     return written
 
 
-def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = ()) -> None:
+def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = (), settings: Sequence[str] = ()) -> None:
     """Questions whose answer is a claim: memkg (the default embedder, and each of ``models``),
     BM25 and the embedder alone over the same claims and messages, R@k of the current claim
-    (and, leniently, of the claim or the message that asserted it)."""
+    (and, leniently, of the claim or the message that asserted it). ``settings``: also memkg with
+    one constant changed (``NAME=VALUE``), each."""
     corpus = memories.generate(n_memories)
     queries = [(m, q) for m in corpus for q in m.queries]
     print(f"{len(corpus)} memories, {sum(len(m.facts) for m in corpus)} claims "
@@ -614,6 +628,12 @@ def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = ()) -> No
     systems: dict[str, Callable[[memories.Memory, memories.Query, int], list[str]]] = {}
     for name, store in stores.items():
         systems[name] = lambda m, q, k, store=store: [h.node for h in recall(store, q.text, tenant=f"{EX}memory/{m.id}", k=k)]
+    for setting in settings:
+        option, values = parse_grid(setting)
+        for value in values:
+            config = configured(RecallConfig(), option, value)
+            systems[f"memkg, {option}={value:g}"] = lambda m, q, k, config=config: [
+                h.node for h in recall(stores["memkg"], q.text, tenant=f"{EX}memory/{m.id}", k=k, config=config)]
     systems["BM25 (bm25s)"] = lambda m, q, k: bm25.search(convs[m.id], q.text, k)
     systems["embedder alone"] = lambda m, q, k: vector.search(convs[m.id], q.text, k)
     strict: dict[str, list[list[float]]] = defaultdict(list)
@@ -948,11 +968,15 @@ def main() -> None:
                    help="also memkg with RecallConfig.lexical_budget at each of these")
     tu = sub.add_parser("tune", help="leave-one-conversation-out cross-validation of RecallConfig's constants")
     tu.add_argument("--conversations", type=int, default=4, help="the generator's conversations, each a fold")
+    tu.add_argument("--at", default="10", help="the k (comma-separated: their mean) the folds choose by")
+    tu.add_argument("--model", choices=sorted(MODELS), help="the index made with this embedder instead of the default")
     tu.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,…",
                     help="a RecallConfig constant and the values to try (weights.SIGNAL for a weight)")
     cl = sub.add_parser("claims", help="questions whose answer is a claim (structured memories, generated)")
     cl.add_argument("--memories", type=int, default=4)
     cl.add_argument("--model", action="append", default=[], choices=sorted(MODELS))
+    cl.add_argument("--set", action="append", default=[], metavar="NAME=V1,V2,…",
+                    help="also memkg with a RecallConfig constant at each value")
     s = sub.add_parser("scale")
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
@@ -976,9 +1000,9 @@ def main() -> None:
             run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only,
                         models=args.model)
         elif args.what == "claims":
-            run_claims(args.memories, workdir, args.model)
+            run_claims(args.memories, workdir, args.model, args.set)
         elif args.what == "tune":
-            run_tune(args.conversations, args.grid, workdir)
+            run_tune(args.conversations, args.grid, workdir, [int(k) for k in args.at.split(",")], args.model)
         elif args.what == "scale":
             run_scale(args.messages, args.questions, workdir, args.reuse, args.bulk)
         elif args.what == "ingest":

@@ -7,9 +7,10 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
+from pyoxigraph import NamedNode
 
-from memkg import MemoryStore, Message
-from memkg.recall import Embedder, HashingEmbedder
+from memkg import MemoryStore, Message, Vertex, mem
+from memkg.recall import Embedder, HashingEmbedder, RecallConfig, recall
 from memkg.recall.embedder import embed_question
 from memkg.recall.encoders import wordpiece_tokenizer
 
@@ -85,3 +86,20 @@ def test_a_question_is_embedded_by_embed_query_where_the_embedder_has_one() -> N
     assert embedder.asked == ["where does the heron nest?"]
     plain = HashingEmbedder(dim=32)
     assert np.allclose(embed_question(plain, "a heron"), plain.embed(["a heron"])[0])
+
+
+def test_a_question_naming_someone_is_also_embedded_without_the_name() -> None:
+    embedder = _AskedApart()
+    store = MemoryStore(embedder=embedder)
+    lia = store.add(Vertex(id=NamedNode("https://example.org/lia"), cls=mem.Person, display_name="Lia Chen"))
+    said = store.add(Message(content="chamomile tea after dinner, always", sender=lia))
+    store.add(Message(content="the build server broke again"))
+    hits = recall(store, "What does Lia's family drink after dinner?", k=1)
+    assert hits[0].node == said.value
+    assert embedder.asked == ["What does Lia's family drink after dinner?", "What does family drink after dinner?"]
+    embedder.asked.clear()
+    recall(store, "What does Lia drink?", k=1, config=RecallConfig(unnamed_vector=False))  # as asked, once
+    assert embedder.asked == ["What does Lia drink?"]
+    embedder.asked.clear()
+    recall(store, "What does the build server do?", k=1)
+    assert embedder.asked == ["What does the build server do?"]  # it names nobody: one vector
