@@ -1,4 +1,4 @@
-"""Normal clients and hostile clients at once against one ``memkg serve --tokens`` (issue 12).
+"""Normal clients and hostile clients at once against one ``memkg serve --tokens``.
 
     python benchmarks/bench_hostile.py                        # 3 rounds of 10 s quiet, 10 s under attack
     python benchmarks/bench_hostile.py --seconds 5 --rounds 2 --json out.json

@@ -15,13 +15,36 @@ cli    ``memkg --store DIR load FILE`` as a subprocess: end to end, including
 memkg-general (opt-in) as ``memkg``, but the general write path a load into a store
        that already holds data takes (stage, validate, then bulk write), not the
        first-load path (``memkg.loading.first_load``): what the first-load path saves.
+memkg-noval (opt-in) as ``memkg``, with ``MemoryStore(dir, validation=None)``: what
+       validation costs.
 
 Variants are interleaved (raw, memkg, cli, raw, memkg, cli, …) so drift (page
 cache, thermal, other load on the machine) hits all of them alike. Each run's
 wall time covers opening the store through the final flush/close; store
 directories are deleted after each run. The markdown table goes to stdout,
 progress to stderr, and ``--json`` writes the full record (every run, the
-quad counts, the environment). See ``benchmarks/README.md``.
+quad counts, the environment, a SHA-256 of memkg's sources). See
+``benchmarks/README.md``.
+
+The columns:
+
+min s / median s   wall seconds; the median is the headline, the min the run least
+                   disturbed by the machine.
+quads/s            quads parsed from the file per second of the median run (memkg
+                   writes more: the claim index, which is its cost).
+x raw              median(variant) / median(raw); "best": min(variant) / min(raw).
+CPU s, CPU x raw   CPU seconds of every thread (and of the children for ``cli``):
+                   steadier than wall time on a busy machine, but not the goal metric
+                   (Oxigraph's bulk loader runs several threads, Python's work one).
+peak RSS MB        the highest resident memory of the run.
+other procs CPU s  CPU seconds other processes used during the run; well above zero
+                   means the run competed for the cores: rerun, read the ``min``
+                   column, or pass ``--wait-quiet SECONDS``.
+store after        quads in the store after a run: tenant data, the claim index
+                   (three per ``rdf:reifies`` triple), the ontology; size on disk.
+memkg phases       open, load, close, and inside the load the phases its
+                   ``LoadReport.seconds`` records (count, parse, validate, write,
+                   index, optimize, flush; a first load's other process's phases).
 """
 
 from __future__ import annotations
@@ -51,7 +74,7 @@ from memkg import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
-#: The goals (issue 15: a validated load within 2x, then 1.5x, of the raw bulk load).
+#: The goals: a validated load within 2x, then 1.5x, of the raw bulk load.
 GOAL_RATIOS = (2.0, 1.5)
 #: Namespace of memkg's claim-index triples (``memkg.store.claim_index``); counted, not imported.
 MEMX = "https://w3id.org/memkg/index#"
@@ -207,9 +230,8 @@ def run_memkg(file: Path, store_dir: Path, opener: Any = MemoryStore) -> dict[st
 def open_unvalidated(store_dir: Path) -> MemoryStore:
     """A MemoryStore that writes unchecked (``validation=None``), to separate validation from the rest.
 
-    Not part of the default run: it relies on the ``validation`` keyword, which
-    only exists once write validation (issue 3) has landed; before that, every
-    MemoryStore is unvalidated anyway.
+    Not part of the default run (variant ``memkg-noval``). The fallback serves a
+    memkg old enough to have no ``validation`` keyword, whose stores never validate.
     """
     try:
         return MemoryStore(store_dir, validation=None)  # type: ignore[call-arg]

@@ -1,4 +1,4 @@
-"""Does Oxigraph's loading run beside Python's work, on a second core? (issue 15, the first load)
+"""Does Oxigraph's loading run beside Python's work, on a second core? (the first load counts on it)
 
     python benchmarks/bench_overlap.py [--claims 20000] [--repeat 3]
 

@@ -13,7 +13,7 @@ The same ``(n_claims, seed, tenants)`` always gives the same bytes (the
 generator uses its own ``random.Random(seed)`` and integer timestamps; nothing
 depends on the clock, the locale or hash randomisation).
 
-The memory respects memkg's invariants (SPEC section 2), so validation
+The memory respects memkg's invariants (``docs/contract.md`` section 2), so validation
 benchmarks can load it as a *valid* input:
 
 * all data sits in tenant named graphs ``<https://example.org/tenants/tK>``;

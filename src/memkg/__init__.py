@@ -63,7 +63,7 @@ from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
 from .tags.policy import Policy, PolicyError
 from .validation import WriteValidator, validate_files
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 plug_in(judge=WriteValidator, followers=[RECALL_INDEX, SUPPORT_INDEX], first_load=FIRST_LOAD, recaller=recall)
 
