@@ -1,7 +1,9 @@
 """Recall: quality per question category against BM25 alone and the embedder alone; latency at scale;
 index build time and size; ingest throughput with and without the recall index; lexical libraries.
 
-    python benchmarks/bench_recall.py quality [--conversations 10]
+    python benchmarks/bench_recall.py quality [--conversations 10] [--model minilm]
+    python benchmarks/bench_recall.py claims [--memories 4] [--model minilm] [--set NAME=V1,V2]
+    python benchmarks/bench_recall.py tune --conversations 4 --at 5,10 --grid NAME=V1,V2 [--model minilm]
     python benchmarks/bench_recall.py scale [--messages 100000] [--questions 200] [--bulk]
     python benchmarks/bench_recall.py ingest [--conversations 20]
     python benchmarks/bench_recall.py lexical [--messages 100000]
@@ -16,6 +18,16 @@ sender, event time, episode and recipients) into a store on disk through
 per category for memkg, for BM25 alone (bm25s, English stemming and stop words,
 over the same messages of the same conversation) and for the default embedder
 alone (WordLlama cosine over the same messages), all in the same run.
+
+With ``--model`` it also writes them into a store whose index is made by that embedder, and
+into one without the recall index (conversation by conversation, in turn): the ingest CPU of
+each against the writes without the index, the index's size, and recall's quality and latency
+side by side.
+
+``claims`` writes generated structured memories (:mod:`memories`: claims with short predicate
+labels, the messages asserting them in other words, supersessions) and asks questions whose
+answer is a claim: R@k of the current claim, and of the claim or its message, for memkg, BM25
+and the embedder alone over the same claims and messages.
 
 ``scale`` ingests conversations up to ``--messages`` messages on disk, once with
 the recall index kept by every write and once (the first tenth) without, and
