@@ -6,7 +6,7 @@ from __future__ import annotations
 from pyoxigraph import NamedNode
 
 from memkg import Claim, MemoryStore, Message, Predicate, Vertex, mem
-from memkg.recall import HashingEmbedder, RecallConfig, recall
+from memkg.recall import HashingEmbedder, recall
 
 EX = "https://example.org/"
 
@@ -43,8 +43,7 @@ def test_two_people_holding_the_same_claim_are_two_hits() -> None:
 
 def test_a_question_naming_its_subject_reaches_the_claim_about_what_it_asks() -> None:
     store, claims = _memory()
-    config = RecallConfig(unnamed_vector=True)
     for question, answer in (("What does Sam drive?", "sam-zoe"), ("What does Sam own?", "sam-x1")):
-        hits = recall(store, question, k=3, config=config)
+        hits = recall(store, question, k=3)
         assert claims[answer].value in [h.node for h in hits]
         assert all(h.node != claims["lia-x1"].value for h in hits[:1])  # Lia's claim is no answer about Sam

