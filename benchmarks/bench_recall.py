@@ -399,12 +399,14 @@ def paraphrase_l3(quantized: bool = True) -> Embedder:
     if quantized:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        logging.disable(logging.WARNING)  # it advises pre-processing on the root logger
         out = Path(tempfile.mkdtemp(prefix="bench_recall_l3_")) / "model.onnx"
-        quantize_dynamic(str(file), str(out), weight_type=QuantType.QInt8)
-        logging.disable(logging.NOTSET)
-        model = out.read_bytes()
-        shutil.rmtree(out.parent)
+        logging.disable(logging.WARNING)  # it advises pre-processing on the root logger
+        try:
+            quantize_dynamic(str(file), str(out), weight_type=QuantType.QInt8)
+            model = out.read_bytes()
+        finally:
+            logging.disable(logging.NOTSET)
+            shutil.rmtree(out.parent)
     return OnnxEncoder(model, name=f"paraphrase-MiniLM-L3-v2-{'int8' if quantized else 'fp32'}-{found.version}-384",
                        dim=384)
 
