@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.mcp_servers import HttpServer, http_client, result, stdio_client  # noqa: E402
+from tests.support.mcp_servers import HttpServer, http_client, result, stdio_client  # noqa: E402
 
 from memkg import MemoryStore  # noqa: E402
 from memkg.guard.access import OPEN  # noqa: E402

@@ -1,7 +1,7 @@
 """Remote stores against the embedded store: view latency, load and server startup.
 
 Loads the two examples into an embedded in-memory store, an Oxigraph server and
-Virtuoso (each started here, as tests/test_remote.py does), then runs each view
+Virtuoso (each started here, as tests/store/test_remote.py does), then runs each view
 call of the remote tests' parameter sets, interleaved across the three stores,
 ROUNDS times, and prints the median per store and the ratio to embedded.
 
@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memkg import MemoryStore  # noqa: E402
-from tests.remote_servers import start_oxigraph, start_virtuoso  # noqa: E402
-from tests.test_remote import FILES, VIEW_CASES  # noqa: E402
+from tests.support.remote_servers import start_oxigraph, start_virtuoso  # noqa: E402
+from tests.store.test_remote import FILES, VIEW_CASES  # noqa: E402
 
 
 def timed(fn) -> float:

@@ -224,7 +224,7 @@ def allowances(store: MemoryStore, native: validation.Report, pyshacl: validatio
     """The differences the differential test documents as one engine's known error (its
     ``ALLOWANCES``, each citing the clause that decides), by name; and how many are left unexplained."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.test_engines_differential import explained
+    from tests.validation.test_engines_differential import explained
 
     used: dict[str, int] = {}
     unexplained = 0

@@ -1,20 +1,13 @@
-"""Shared fixtures: paths to the examples, and stores to write into."""
+"""Shared fixtures: stores to write into. Shared values and helpers live in :mod:`tests.support`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from pyoxigraph import NamedNode
 
 from memkg import MemoryStore
-from memkg.store.backends.base import Capabilities
-from memkg.store.backends.embedded import EmbeddedBackend
-
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
-LIA = EXAMPLES / "lia-tea.trig"
-LIA_GRAPH = "https://example.org/tenants/lia"
-EX = "https://example.org/lia/"
+from tests.support.examples import LIA
+from tests.support.valid_time import dated_store
 
 
 @pytest.fixture
@@ -30,15 +23,7 @@ def lia_store(store: MemoryStore) -> MemoryStore:
     return store
 
 
-def data_quads(store: MemoryStore) -> set:
-    """The user's quads: no index triples, no ontology graph."""
-    from memkg.core.vocab import ONTOLOGY_GRAPH
-
-    return {q for q in store.quads() if q.graph_name != ONTOLOGY_GRAPH}
-
-
-class FarBackend(EmbeddedBackend):
-    """The embedded store, flagged as if every lookup were a request: the paths a server takes."""
-
-    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=True)
-
+@pytest.fixture(scope="module")
+def dated() -> tuple[MemoryStore, NamedNode]:
+    """Tenant A's store where one claim is valid over [FROM, UNTIL) (:mod:`tests.support.valid_time`)."""
+    return dated_store()

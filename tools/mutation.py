@@ -66,8 +66,9 @@ RESULTS = Path(os.environ.get("MEMKG_MUTATION_RESULTS", Path(tempfile.gettempdir
 COPIED = ("src", "tests", "queries", "shapes", "ontology", "examples", "pyproject.toml", "README.md", "docs")
 
 #: Per data file, the pytest arguments that judge it: the tests that read it, the fast ones first.
-VIEW_TESTS = ["tests/test_views_time.py"]
-PROVENANCE_TESTS = ["tests/test_provenance.py", "tests/test_dependents_differential.py", "tests/test_evidence.py",
+VIEW_TESTS = ["tests/store/test_views.py"]
+PROVENANCE_TESTS = ["tests/provenance/test_provenance.py", "tests/provenance/test_dependents_differential.py",
+                    "tests/provenance/test_evidence.py",
                     "-k", "view or lineage or support_groups or withdrawing or packet or verif"]
 DATA_TESTS: dict[str, list[str]] = {
     "queries/current.rq": VIEW_TESTS,
@@ -79,35 +80,36 @@ DATA_TESTS: dict[str, list[str]] = {
     "queries/dependents.rq": PROVENANCE_TESTS,
     "queries/support.rq": PROVENANCE_TESTS,
     "queries/lineage.rq": PROVENANCE_TESTS,
-    "shapes/memkg.ttl": ["tests/test_shapes_oracle.py", "tests/test_validation.py", "-k", "not pyshacl"],
+    "shapes/memkg.ttl": ["tests/validation/test_shapes.py", "tests/validation/test_invariants.py", "-k", "not pyshacl"],
 }
 #: Per Python module, the tests mutmut runs (it picks, per mutated function, those that call it).
 PYTHON_TESTS: dict[str, list[str]] = {
-    "ingest": ["tests/test_ingest.py"],
-    "evidence": ["tests/test_evidence.py"],
-    "views": ["tests/test_views_time.py"],
-    "provenance.support_graph": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "provenance.erasure": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "provenance.withdrawal": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "provenance.lineage": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    "provenance.support": ["tests/test_provenance.py", "tests/test_support_oracle.py"],
-    # a distant store's paths (tests/test_backends.py) and the first load's are write validation's too
-    "validation.writes": ["tests/test_write_validation.py", "tests/test_validation.py", "tests/test_shapes_oracle.py",
-                          "tests/test_backends.py", "tests/test_first_load.py"],
-    "store.writes": ["tests/test_store.py", "tests/test_model.py", "tests/test_write_validation.py",
-                     "tests/test_first_load.py", "tests/test_recall.py"],
-    "updates": ["tests/test_updates.py"],
-    "access": ["tests/test_access.py"],
-    "timeline": ["tests/test_timeline.py"],
-    "support_index": ["tests/test_support_index.py"],
-    "shacl.engine": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.cardinality": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.value_type": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.value_range": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.string_based": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.logical": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.shape_based": ["tests/shacl", "tests/test_conformance_shacl.py"],
-    "shacl.components.property_pair": ["tests/shacl", "tests/test_conformance_shacl.py"],
+    "ingest": ["tests/loading/test_ingest.py"],
+    "evidence": ["tests/provenance/test_evidence.py"],
+    "views": ["tests/store/test_views.py"],
+    "provenance.support_graph": ["tests/provenance/test_provenance.py", "tests/provenance/test_support_oracle.py"],
+    "provenance.erasure": ["tests/provenance/test_provenance.py", "tests/provenance/test_support_oracle.py"],
+    "provenance.withdrawal": ["tests/provenance/test_provenance.py", "tests/provenance/test_support_oracle.py"],
+    "provenance.lineage": ["tests/provenance/test_provenance.py", "tests/provenance/test_support_oracle.py"],
+    "provenance.support": ["tests/provenance/test_provenance.py", "tests/provenance/test_support_oracle.py"],
+    # a distant store's paths (tests/store/test_backends.py) and the first load's are write validation's too
+    "validation.writes": ["tests/validation/test_writes.py", "tests/validation/test_invariants.py",
+                          "tests/validation/test_shapes.py", "tests/store/test_backends.py",
+                          "tests/loading/test_first_load.py"],
+    "store.writes": ["tests/store/test_memory.py", "tests/store/test_items.py", "tests/validation/test_writes.py",
+                     "tests/loading/test_first_load.py", "tests/recall/test_recall.py"],
+    "updates": ["tests/history/test_updates.py"],
+    "access": ["tests/guard/test_access.py"],
+    "timeline": ["tests/history/test_timeline.py"],
+    "support_index": ["tests/provenance/test_support_index.py"],
+    "shacl.engine": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.cardinality": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.value_type": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.value_range": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.string_based": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.logical": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.shape_based": ["tests/shacl", "tests/shacl/test_conformance.py"],
+    "shacl.components.property_pair": ["tests/shacl", "tests/shacl/test_conformance.py"],
 }
 #: Targets that are part of a module: the module's file, and the functions that make the target.
 MODULE_FILES = {"store.writes": "store"}

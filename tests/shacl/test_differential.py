@@ -15,6 +15,8 @@ from pyoxigraph import BlankNode, RdfFormat, Store, serialize
 from .helpers import PREFIXES, shapes
 from .test_focus import graphs
 
+pytestmark = pytest.mark.slow
+
 pyshacl = pytest.importorskip("pyshacl")
 rdflib = pytest.importorskip("rdflib")
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+import pytest
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store
 
 from memkg.shacl import ValidationReport
@@ -60,6 +61,7 @@ def key(report: ValidationReport) -> Counter:
     return Counter((str(r.focus), str(r.path), str(r.value), str(r.source_shape), str(r.component)) for r in report.results)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(), st.sets(st.sampled_from(OBJECTS), max_size=4))
 def test_focus_validation_equals_full_validation_restricted(quads: list[Quad], focus: set) -> None:
@@ -71,6 +73,7 @@ def test_focus_validation_equals_full_validation_restricted(quads: list[Quad], f
     assert key(part) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(), st.integers(0, 3))
 def test_default_graph_union(quads: list[Quad], cut: int) -> None:

@@ -18,6 +18,7 @@ _TERMINALS = ["SELECT", "ASK", "WHERE", "{", "}", "(", ")", "$this", "?v", "ex:p
 _LAYOUT = [" ", "\n", "\t", " # a comment <http://x> 'q\n", "  \r\n"]
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(_TERMINALS), st.sampled_from(_LAYOUT))))
 def test_tokens_rebuild_the_text(parts: list[tuple[str, str]]) -> None:
     text = "".join(token + layout for token, layout in parts)
@@ -26,6 +27,7 @@ def test_tokens_rebuild_the_text(parts: list[tuple[str, str]]) -> None:
     assert [t.text for t in tokens if not t.layout] == [token for token, _ in parts]
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_any_text_rebuilds_or_is_refused_naming_the_spot(text: str) -> None:
     try:

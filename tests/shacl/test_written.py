@@ -1,4 +1,4 @@
-"""Literals judged as written (issue 15): a pyoxigraph store rewrites typed literals
+"""Literals judged as written: a pyoxigraph store rewrites typed literals
 ("5"^^xsd:int -> xsd:integer, "01" -> "1", "1.50" -> "1.5", ".000Z" -> "Z",
 "300"^^xsd:byte -> a valid xsd:integer); the engine judges what the input wrote."""
 

@@ -11,7 +11,7 @@ This module is the one place that decides it, for the endpoint and anything else
 serves more than one tenant. Without a tokens file every request gets :data:`OPEN`, the
 whole store.
 
-How confinement works (measured on pyoxigraph 0.5.13, see ``tests/test_access.py``):
+How confinement works (measured on pyoxigraph 0.5.13, see ``tests/guard/test_access.py``):
 ``Store.query``'s ``default_graph`` argument replaces the query's ``FROM`` clauses and
 its ``named_graphs`` argument replaces ``FROM NAMED``, each independently; a graph left
 out of ``named_graphs`` is invisible to ``GRAPH <g>`` and ``GRAPH ?g`` alike, in

@@ -1,0 +1,1 @@
+"""What several test packages share: example paths and stores, servers they start, generators."""
