@@ -27,7 +27,7 @@ plain pyoxigraph query of the direct ``mem:supportedBy`` edges
 
 By default the store keeps nothing in memory: every call reads the cone from
 Oxigraph. With ``--support-index`` it keeps its support links in memory
-(``MemoryStore(support_index=True)``, :mod:`memkg.provenance.support_index`): built on the
+(``MemoryStore(followers=[SUPPORT_INDEX])``, :mod:`memkg.provenance.support_index`): built on the
 first call (timed apart: "first call after loading") and then maintained by each
 write, which is why the headline is the first call after a write.
 
@@ -61,7 +61,7 @@ from pyoxigraph import NamedNode, Quad
 
 from memkg import MemoryStore
 from memkg.provenance import support_graph
-from memkg.provenance import dependents
+from memkg.provenance import SUPPORT_INDEX, dependents
 
 EX = "https://example.org/bench/"
 TENANT = "https://example.org/tenants/bench"
@@ -141,13 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--store", type=Path, help="an empty directory for an on-disk store (default: in memory)")
     ap.add_argument("--support-index", action="store_true",
-                    help="keep the support links in memory (MemoryStore(support_index=True)), maintained by writes")
+                    help="keep the support links in memory (MemoryStore(followers=[SUPPORT_INDEX])), "
+                         "maintained by writes")
     args = ap.parse_args(argv)
     if args.store is not None and args.store.exists() and any(args.store.iterdir()):
         ap.error(f"{args.store}: not empty (the benchmark fills and then deletes it)")
 
     text, expected = generate(args.dependents, args.background)
-    store = MemoryStore(args.store, validation=None, support_index=args.support_index)
+    store = MemoryStore(args.store, validation=None, followers=[SUPPORT_INDEX] if args.support_index else [])
     try:
         return _run(store, text, expected, args)
     finally:
@@ -193,7 +194,7 @@ def _run(store: MemoryStore, text: str, expected: int, args: argparse.Namespace)
     load_after = os.getloadavg()[0]
     base_wall, base_cpu = statistics.median(rows[0][2]), statistics.median(rows[0][3])
     kind = "on disk (RocksDB)" if args.store is not None else "in memory"
-    kind += ", support links kept in memory (support_index=True)" if args.support_index else ", read from the store"
+    kind += ", support links kept in memory (SUPPORT_INDEX)" if args.support_index else ", read from the store"
     print(f"### dependents of one source: {expected:,} dependent claims, "
           f"{args.background:,} background claims ({len(store):,} quads, {kind})\n")
     print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPU(s), reps {args.reps}; "

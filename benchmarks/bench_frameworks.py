@@ -51,7 +51,7 @@ from memkg.integrations.langchain import MemkgChatMessageHistory, MemkgRetriever
 from memkg.integrations.langgraph import CREATED, OF_ITEM, VALUE, MemkgStore
 from memkg.integrations.openai_agents import MemkgSession
 from memkg.integrations.shared import PAYLOAD, json_literal
-from memkg.recall import HashingEmbedder, answer, recall
+from memkg.recall import HashingEmbedder, answer, recall, recall_index
 
 TENANT = "https://example.org/tenants/bench"
 NAMESPACE = ("users", "bench", "memories")
@@ -72,7 +72,7 @@ def sentence(rng: random.Random) -> str:
 
 
 def build(items: int, hashing: bool) -> tuple[MemoryStore, MemkgStore]:
-    memory = MemoryStore(embedder=HashingEmbedder() if hashing else None)
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder() if hashing else None)])
     lg = MemkgStore(memory)
     rng = random.Random(0)
     for version in range(3):

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from memkg import MemoryStore  # noqa: E402
+from memkg.recall import RECALL_INDEX  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 LIA = "https://example.org/tenants/lia"
@@ -78,7 +79,7 @@ def build_store(path: Path, claims: int) -> None:
         store.load(EXAMPLES / "lia-tea.trig", EXAMPLES / "postgres-migration.trig", data)
         # Built now, so that the recall attack measures recall, not the one-time build (memkg's own
         # work, done by the server under the write lock on the first /recall of a store without one).
-        store.recall_index()
+        store.follower(RECALL_INDEX, create=True)
 
 
 class Listener:

@@ -79,7 +79,17 @@ from pyoxigraph import NamedNode  # noqa: E402
 
 from memkg import Attachment, Claim, Episode, MemoryStore, Message, Predicate, Vertex  # noqa: E402
 from memkg.core.model import Item  # noqa: E402
-from memkg.recall import Embedder, Hit, MiniLMEmbedder, RecallConfig, default_embedder, recall  # noqa: E402
+from memkg.recall import (  # noqa: E402
+    RECALL_INDEX,
+    Embedder,
+    Hit,
+    MiniLMEmbedder,
+    RecallConfig,
+    default_embedder,
+    rebuild_recall_index,
+    recall,
+    recall_index,
+)
 from memkg.recall.encoders import OnnxEncoder  # noqa: E402
 from memkg.recall.embedder import embed_question  # noqa: E402
 from memkg.core.vocab import mem, prov  # noqa: E402
@@ -242,10 +252,10 @@ class Memory:
 
     def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None,
                  *, indexed: bool = True) -> None:
-        self.store = MemoryStore(workdir, embedder=embedder)
+        self.store = MemoryStore(workdir, followers=[recall_index(embedder=embedder)])
         self.workdir = workdir
         if indexed:
-            self.store.recall_index()
+            self.store.follower(RECALL_INDEX, create=True)
         self.ingest_seconds = self.ingest_cpu = 0.0
         for at, conv in enumerate(convs, 1):
             self.add(conv)
@@ -619,19 +629,20 @@ def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = (), setti
           f"({sum(1 for m in corpus for f in m.facts if f.replaces)} superseding another), "
           f"{sum(len(m.facts) + len(m.chatter) for m in corpus)} messages, {len(queries)} questions; "
           f"load average {os.getloadavg()[0]:.1f}")
-    stores = {"memkg": MemoryStore(workdir / "claims", embedder=default_embedder())}
+    stores = {"memkg": MemoryStore(workdir / "claims")}
     for name in models:
-        stores[f"memkg, {name}"] = MemoryStore(workdir / f"claims-{name}", embedder=MODELS[name]())
+        stores[f"memkg, {name}"] = MemoryStore(workdir / f"claims-{name}",
+                                               followers=[recall_index(embedder=MODELS[name]())])
     written: dict[str, tuple[str, str]] = {}
     for store in stores.values():
-        store.recall_index()
+        store.follower(RECALL_INDEX, create=True)
         for m in corpus:
             written.update(write_memory(store, m))
     # The baselines read the same documents: each claim as memkg words it, each message as
     # "Sender: text".
     convs: dict[str, Conversation] = {}
     for m in corpus:
-        rows = stores["memkg"].recall_index().db.execute(
+        rows = stores["memkg"].follower(RECALL_INDEX, create=True).db.execute(
             "SELECT d.node, d.text, l.entity FROM docs d LEFT JOIN links l ON l.doc = d.id AND l.role = 'sender' "
             "WHERE d.graph = ? AND d.kind IN ('Claim', 'Message')", (f"{EX}memory/{m.id}",)).fetchall()
         people = {f"{EX}person/{key}": (name, name) for key, name in m.people.items()}
@@ -687,7 +698,7 @@ def _ingest_both(convs: Sequence[Conversation], baseline_convs: Sequence[Convers
     print the throughputs."""
     plain = MemoryStore(workdir / "plain")
     store = MemoryStore(workdir / "indexed")
-    store.recall_index()
+    store.follower(RECALL_INDEX, create=True)
     load = os.getloadavg()[0]
     t_plain = t_first = 0.0
     cpu_plain: list[float] = []
@@ -744,7 +755,7 @@ def _bulk_build(convs: Sequence[Conversation], workdir: Path) -> MemoryStore:
     file.unlink()
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    docs = store.rebuild_recall_index()
+    docs = rebuild_recall_index(store)
     built = time.perf_counter() - start
     print(f"bulk path: quads generated in {generated:.0f} s, bulk-loaded (no validation) in {loaded:.0f} s; "
           f"recall index built from the store (`memkg index rebuild`): {docs} documents in {built:.0f} s "
@@ -777,7 +788,9 @@ def run_scale(messages: int, n_questions: int, workdir: Path, reuse: bool = Fals
         store = _ingest_both(convs, baseline_convs, base_msgs, total, workdir)
     questions = [(c, q) for c in convs[:10] for q in c.questions][:n_questions]
     start = time.perf_counter()
-    store.recall_index().vectors()  # loaded once per process
+    index = store.follower(RECALL_INDEX, create=True)
+    assert index is not None
+    index.vectors()  # loaded once per process
     print(f"vectors loaded into memory in {time.perf_counter() - start:.1f} s")
     recall(store, "warm up", k=10)
     print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -800,7 +813,7 @@ def run_scale(messages: int, n_questions: int, workdir: Path, reuse: bool = Fals
         return  # the build above was the rebuild
     store = MemoryStore(workdir / "indexed")
     start = time.perf_counter()
-    docs = store.rebuild_recall_index()
+    docs = rebuild_recall_index(store)
     build = time.perf_counter() - start
     store.close()
     print(f"index rebuild: {docs} documents in {build:.1f} s")

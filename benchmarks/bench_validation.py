@@ -13,7 +13,7 @@ on-disk store with ``MemoryStore(path, validation=None)`` (cached under
 ``validate_store(store, engine="pyshacl")`` (once: it is slow) on the same data
 and shapes. Before that, ``--violations`` violations of each of 8 kinds are seeded
 into the store (removed again afterwards), so both engines have results to agree
-on. The two results must be identical (as ``Result.key()``), leaving out
+on. The two results must be identical (as ``Violation.key()``), leaving out
 mem:TenantIsolationShape, which pySHACL cannot run (it reads other graphs); a
 difference the differential test documents as one engine's known error (its
 ``ALLOWANCES``, each citing the clause that decides) is named, not hidden.

@@ -9,8 +9,10 @@ Everything a user needs is importable from here::
         print(row["c"])
 
 This module is also the composition root: it plugs memkg's features into the store
-(:func:`memkg.store.plug_in`), which never imports them: the write validator, the recall
-and support indexes, the first load and recall itself.
+(:func:`memkg.store.plug_in`), which never imports them: the write validator (the judge
+of every write), the recall index and the recall that answers ``MemoryStore.recall`` (kept
+by every store), and the first load. The support index is a store's choice
+(``MemoryStore(path, followers=[SUPPORT_INDEX])``, :mod:`memkg.provenance.support_index`).
 """
 
 from .core.errors import (
@@ -54,9 +56,7 @@ from .provenance import (
     withdraw,
 )
 from .provenance.evidence import BudgetError, EvidencePacket, assess, packet, verify
-from .provenance.support_index import SUPPORT_INDEX
-from .recall import Embedder, Hit, RecallConfig, recall
-from .recall.follower import RECALL_INDEX
+from .recall import RECALL_INDEX, RECALLER, Embedder, Hit, RecallConfig, recall
 from .store import DEFAULT_STORE_PATH, LoadReport, MemoryStore, plug_in
 from .store.literals import RewrittenLiteralsError
 from .tags import EdgeProperty, LaneError, ReservedLabelError, Tags
@@ -65,7 +65,7 @@ from .validation import WriteValidator, validate_files
 
 __version__ = "0.2.0"
 
-plug_in(judge=WriteValidator, followers=[RECALL_INDEX, SUPPORT_INDEX], first_load=FIRST_LOAD, recaller=recall)
+plug_in(judge=WriteValidator, followers=[RECALL_INDEX, RECALLER], first_load=FIRST_LOAD)
 
 __all__ = [
     "ABSTAINING",

@@ -214,7 +214,7 @@ def test_restricted_refuses_a_text_only_one_reading_of_lt_can_read() -> None:
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM <urn:t:b> WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),
     ("SELECT (1<2&&'>'!='' AS ?x) ?o FROM NAMED <urn:t:b> WHERE { ?s ?p ?o } #'", {}, "urn:t:b"),
     ("PREFIX t: <urn:t:> SELECT (1<2&&'>'!='' AS ?x) ?o FROM t:b WHERE { ?s ?p ?o BIND('' AS ?z) } #'", {}, "urn:t:b"),
-    # a constant GRAPH naming another tenant's graph: refused, not answered empty (SPEC 6)
+    # a constant GRAPH naming another tenant's graph: refused, not answered empty (docs/contract.md section 6)
     ("SELECT ?o { GRAPH <urn:t:b> { ?s ?p ?o } }", {}, "urn:t:b"),
     ("PREFIX t: <urn:t:> SELECT ?o { ?s ?p ?x FILTER EXISTS { graph # a comment\n t:b { ?s ?p ?o } } }", {}, "urn:t:b"),
     ("BASE <urn:t:x> SELECT ?o { { SELECT ?o { GRAPH <urn:t:b> { ?s ?p ?o } } } }", {}, "urn:t:b"),

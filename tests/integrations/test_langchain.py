@@ -25,7 +25,7 @@ from pyoxigraph import Literal, NamedNode  # noqa: E402
 
 from memkg import Claim, MemoryStore, Message, Predicate, Refused, Vertex, mem, prov  # noqa: E402
 from memkg.integrations.langchain import HistoryWriteRefused, MemkgChatMessageHistory, MemkgRetriever  # noqa: E402
-from memkg.recall import HashingEmbedder  # noqa: E402
+from memkg.recall import HashingEmbedder, recall_index  # noqa: E402
 
 EX = "https://example.org/"
 LIA_T, BOB_T = EX + "tenants/lia", EX + "tenants/bob"
@@ -34,7 +34,7 @@ LIA = NamedNode(EX + "lia")
 
 def lia_memory() -> MemoryStore:
     """Lia's memory: a few messages and a claim asserted by one of them; Bob's, beside it."""
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     memory.add_all([Vertex(id=LIA, cls=mem.Person, display_name="Lia"),
                     Vertex(id=EX + "tea", display_name="chamomile tea"),
                     Predicate(id=EX + "drinks", label="drinks")], graph=LIA_T)
@@ -133,7 +133,7 @@ def test_a_retriever_in_a_runnable_chain() -> None:
 
 
 def test_each_message_is_a_mem_message_with_sender_episode_and_event_id() -> None:
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     history = MemkgChatMessageHistory(memory, session_id="chat 1", tenant=LIA_T)
     assert isinstance(history, BaseChatMessageHistory)
     sent: list[BaseMessage] = [SystemMessage("Be brief."), HumanMessage("I prefer tea", id="h-1"),
@@ -155,7 +155,7 @@ def test_each_message_is_a_mem_message_with_sender_episode_and_event_id() -> Non
 
 
 def test_a_retried_message_is_one_message() -> None:
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     history = MemkgChatMessageHistory(memory, session_id="s", tenant=LIA_T)
     hello = HumanMessage("hello")  # no id: the history gives it one
     history.add_messages([hello])
@@ -170,7 +170,7 @@ def test_a_retried_message_is_one_message() -> None:
 
 
 def test_clear_retracts_and_keeps_the_record() -> None:
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     history = MemkgChatMessageHistory(memory, session_id="s", tenant=LIA_T)
     history.add_messages([HumanMessage("one"), AIMessage("two")])
     before = len(list(memory.quads(None, mem.content, None)))
@@ -184,7 +184,7 @@ def test_clear_retracts_and_keeps_the_record() -> None:
 
 
 def test_sessions_and_tenants_are_apart() -> None:
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     MemkgChatMessageHistory(memory, session_id="s", tenant=LIA_T).add_messages([HumanMessage("Lia's")])
     MemkgChatMessageHistory(memory, session_id="s", tenant=BOB_T).add_messages([HumanMessage("Bob's")])
     MemkgChatMessageHistory(memory, session_id="s2", tenant=LIA_T).add_messages([HumanMessage("Lia's other")])
@@ -193,7 +193,7 @@ def test_sessions_and_tenants_are_apart() -> None:
 
 
 def test_a_refused_write_is_langchains_error_naming_the_rule_with_nothing_written() -> None:
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     bob = EX + "bob"
     memory.add(Vertex(id=bob, cls=mem.Person, display_name="Bob"), graph=BOB_T)
     # Lia's tenant names Bob as its user, but only Bob's tenant says who Bob is (invariant 7).
@@ -213,7 +213,7 @@ def test_a_refused_write_is_langchains_error_naming_the_rule_with_nothing_writte
 def test_runnable_with_message_history_remembers_across_calls() -> None:
     from langchain_core.runnables.history import RunnableWithMessageHistory
 
-    memory = MemoryStore(embedder=HashingEmbedder())
+    memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{question}")])
     seen: list[list[BaseMessage]] = []
 

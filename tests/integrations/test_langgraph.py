@@ -25,7 +25,7 @@ from pyoxigraph import NamedNode  # noqa: E402
 from memkg import MemoryStore, mem  # noqa: E402
 from memkg.integrations.langgraph import MemkgStore, StoreWriteRefused  # noqa: E402
 from memkg.integrations.shared import PAYLOAD  # noqa: E402
-from memkg.recall import HashingEmbedder  # noqa: E402
+from memkg.recall import HashingEmbedder, recall_index  # noqa: E402
 
 LIA = ("users", "lia", "memories")
 BOB = ("users", "bob", "memories")
@@ -33,7 +33,7 @@ BOB = ("users", "bob", "memories")
 
 @pytest.fixture
 def memory() -> MemoryStore:
-    return MemoryStore(embedder=HashingEmbedder())
+    return MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_keys_are_stable_iris_of_their_namespace(lg: MemkgStore) -> None:
 
 
 def test_a_store_path_keeps_the_memory(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "memory", embedder=HashingEmbedder()) as memory:
+    with MemoryStore(tmp_path / "memory", followers=[recall_index(embedder=HashingEmbedder())]) as memory:
         MemkgStore(memory).put(LIA, "drink", {"text": "tea"})
     reopened = MemkgStore(tmp_path / "memory")
     item = reopened.get(LIA, "drink")
@@ -313,7 +313,7 @@ THREE = ({"text": "one"}, {"text": "two", "n": 2}, {"text": "three", "tags": ["x
 class TestStandardKeyValueSync(BaseStoreSyncTests[dict[str, Any]]):
     @pytest.fixture
     def kv_store(self) -> OneNamespace:
-        return OneNamespace(MemkgStore(MemoryStore(embedder=HashingEmbedder())), LIA)
+        return OneNamespace(MemkgStore(MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])), LIA)
 
     @pytest.fixture
     def three_values(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -323,7 +323,7 @@ class TestStandardKeyValueSync(BaseStoreSyncTests[dict[str, Any]]):
 class TestStandardKeyValueAsync(BaseStoreAsyncTests[dict[str, Any]]):
     @pytest.fixture
     async def kv_store(self) -> OneNamespace:
-        return OneNamespace(MemkgStore(MemoryStore(embedder=HashingEmbedder())), LIA)
+        return OneNamespace(MemkgStore(MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])), LIA)
 
     @pytest.fixture
     def three_values(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:

@@ -18,7 +18,7 @@ from pyoxigraph import NamedNode  # noqa: E402
 
 from memkg import MemoryStore, Refused, Vertex, mem, prov  # noqa: E402
 from memkg.integrations.openai_agents import MemkgSession, SessionWriteRefused  # noqa: E402
-from memkg.recall import HashingEmbedder  # noqa: E402
+from memkg.recall import HashingEmbedder, recall_index  # noqa: E402
 
 EX = "https://example.org/"
 LIA_T, BOB_T = EX + "tenants/lia", EX + "tenants/bob"
@@ -28,7 +28,7 @@ set_tracing_disabled(True)  # the SDK would otherwise send traces over the netwo
 
 @pytest.fixture
 def memory() -> MemoryStore:
-    return MemoryStore(embedder=HashingEmbedder())
+    return MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
 
 
 def run(coroutine: Any) -> Any:

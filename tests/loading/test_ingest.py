@@ -124,7 +124,7 @@ def test_the_command_line(tmp_path: Path, capsys) -> None:
     assert main(["--store", store, "ingest", str(path), "--graph", TENANT]) == 0
     assert "2 new version(s)" in capsys.readouterr().out
     path.write_text("oops\n")
-    assert main(["--store", store, "ingest", str(path)]) == 2  # a parse error (SPEC §5), nothing written
+    assert main(["--store", store, "ingest", str(path)]) == 2  # a parse error (docs/contract.md section 5), nothing written
     assert f"{path}:1: not JSON" in capsys.readouterr().err
 
 

@@ -23,6 +23,7 @@ from pyoxigraph import BlankNode, NamedNode
 from memkg import MemoryStore
 from memkg import provenance as P
 from memkg.provenance import support_graph
+from memkg.provenance import SUPPORT_INDEX
 from memkg.provenance.support_index import SupportIndex
 
 from .support_oracle import Facts
@@ -215,9 +216,14 @@ def cone_reader(request, monkeypatch) -> str:
     from an in-memory support index (built once per store: these tests write nothing after
     loading; tests/provenance/test_support_index.py checks that writes maintain it)."""
     if request.param == "index":
-        monkeypatch.setattr(
-            MemoryStore, "support_index", lambda self: self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
-        )
+        follower = MemoryStore.follower
+
+        def built_once(self, kind, create=False):
+            if kind is SUPPORT_INDEX:
+                return self.__dict__.setdefault("_built", SupportIndex.build(self.raw))
+            return follower(self, kind, create=create)
+
+        monkeypatch.setattr(MemoryStore, "follower", built_once)
     elif request.param == "generic":
         monkeypatch.setattr(support_graph, "FAST_CONE", False)
     elif request.param == "over budget":
@@ -405,7 +411,7 @@ def test_the_support_index_reads_the_same_graph_as_the_store() -> None:
     for seed in range(0, 60, 3):
         m = generate(seed)
         plain = load(m)
-        indexed = MemoryStore(support_index=True)
+        indexed = MemoryStore(followers=[SUPPORT_INDEX])
         indexed.raw.extend(plain.raw)  # the same quads (blank nodes included), before the index is built
         root_sets = [[x] for x in m.sources + m.claims] + [[m.sources[0], x] for x in m.claims]
         for roots in root_sets:

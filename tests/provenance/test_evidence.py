@@ -280,7 +280,7 @@ def test_a_summary_of_an_echo_is_not_independent_of_the_message_it_echoes() -> N
 
 
 def test_a_tie_recorded_in_another_tenant_does_not_merge_this_tenants_evidence() -> None:
-    """SPEC 5: a tenant's assessment reads its graph and the shared ones; another tenant's
+    """docs/contract.md section 5: a tenant's assessment reads its graph and the shared ones; another tenant's
     record that ``d`` echoes ``m1`` does not make this tenant's two legs one."""
     store = load("""
       ex:m1 a mem:Message ; mem:sourceReliability 0.8 .

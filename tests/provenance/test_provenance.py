@@ -371,7 +371,7 @@ def test_erasure_removes_a_summary_derived_only_from_the_erased_source() -> None
 
 
 def test_the_erasure_record_is_an_erasure_and_a_retraction(acme: MemoryStore) -> None:
-    # SPEC 3: erasure is recorded; the ontology's mem:Erasure is a mem:Retraction.
+    # docs/contract.md section 3: erasure is recorded; the ontology's mem:Erasure is a mem:Retraction.
     result = P.erase(acme, EX + "rerun", reason="consent revoked", graph=T)
     types = {q.object for q in acme.quads(result.record, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))}
     assert types == {mem.Retraction, P.ERASURE}
@@ -560,7 +560,7 @@ def _store(trig: str) -> MemoryStore:
 
 
 def test_lineage_and_dependents_of_a_tenant_stay_in_that_tenant() -> None:
-    # SPEC 5: a tenant's question reads its graph and the shared ones, never another tenant's
+    # docs/contract.md section 5: a tenant's question reads its graph and the shared ones, never another tenant's
     store = _store(f"""
     GRAPH <{T}> {{
       ex:p a rdf:Property . ex:x a mem:Entity . ex:m a mem:Message .
@@ -659,7 +659,7 @@ def test_a_lineage_question_about_a_name_that_is_no_iri_says_the_claim_must_be_o
 
 
 def test_erasing_a_source_removes_the_statement_its_only_occurrence_asserted() -> None:
-    # SPEC 3: erasure removes the content; an occurrence's content is the triple it asserts,
+    # docs/contract.md section 3: erasure removes the content; an occurrence's content is the triple it asserts,
     # unless another occurrence still asserts it. Neither touches another tenant's copy.
     store = _store(f"""
     GRAPH <{T}> {{
@@ -694,7 +694,7 @@ CLAIM_HERE_OCCURRENCE_THERE = f"""
 def test_erasing_a_claim_keeps_the_statement_when_only_another_tenant_records_an_occurrence_of_it() -> None:
     # In this tenant ex:c is a claim: it reifies the proposition without asserting it, so the
     # statement asserted on its own here is not the claim's content. That another tenant's
-    # graph types the same IRI as an occurrence changes nothing here (SPEC 2.7: tenants are apart).
+    # graph types the same IRI as an occurrence changes nothing here (docs/contract.md section 2.7: tenants are apart).
     store = _store(CLAIM_HERE_OCCURRENCE_THERE)
     done = P.erase(store, EX + "m", reason="consent revoked", graph=T)
     assert names(done.removed) == {"m", "c"}
@@ -703,7 +703,7 @@ def test_erasing_a_claim_keeps_the_statement_when_only_another_tenant_records_an
 
 
 def test_a_source_can_be_erased_when_another_tenant_uses_the_same_iri() -> None:
-    # SPEC 3: the erasure names what it removed by identifier. ex:c was this tenant's claim; that
+    # docs/contract.md section 3: the erasure names what it removed by identifier. ex:c was this tenant's claim; that
     # another tenant types the same IRI does not make the record a link into that tenant (invariant 7).
     store = _store(CLAIM_HERE_OCCURRENCE_THERE)
     done = P.erase(store, EX + "m", reason="consent revoked", graph=T)

@@ -15,6 +15,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Triple
 from memkg import MemoryStore
 from memkg import provenance as P
 from memkg.guard.access import OPEN
+from memkg.provenance import SUPPORT_INDEX
 from memkg.provenance.support_index import SupportIndex
 from memkg.history.updates import apply_update
 
@@ -59,9 +60,9 @@ def dependents_everywhere(store: MemoryStore) -> dict[str, list[str]]:
 
 @pytest.fixture
 def store() -> MemoryStore:
-    s = MemoryStore(support_index=True)
+    s = MemoryStore(followers=[SUPPORT_INDEX])
     s.load_data(BASE, format="trig")
-    assert s.support_index() is not None  # built now: every write below must maintain it
+    assert s.follower(SUPPORT_INDEX, create=True) is not None  # built now: every write below must maintain it
     return s
 
 
@@ -78,7 +79,7 @@ def model_dependents(store: MemoryStore) -> dict[str, list[str]]:
 
 
 def check(store: MemoryStore) -> None:
-    assert store.support_index().snapshot() == fresh(store)  # type: ignore[union-attr]
+    assert store.follower(SUPPORT_INDEX, create=True).snapshot() == fresh(store)  # type: ignore[union-attr]
     plain = MemoryStore(validation=None)
     plain.raw.extend(store.raw)
     answers = dependents_everywhere(store)
@@ -87,11 +88,11 @@ def check(store: MemoryStore) -> None:
 
 
 def test_the_index_is_built_only_when_asked_for() -> None:
-    assert MemoryStore().support_index() is None
-    s = MemoryStore(support_index=True)
+    assert MemoryStore().follower(SUPPORT_INDEX, create=True) is None
+    s = MemoryStore(followers=[SUPPORT_INDEX])
     s.load_data(BASE, format="trig")
-    assert s.follower("support") is None  # not before first use
-    assert s.support_index().snapshot() == fresh(s)  # type: ignore[union-attr]
+    assert s.follower(SUPPORT_INDEX) is None  # not before first use
+    assert s.follower(SUPPORT_INDEX, create=True).snapshot() == fresh(s)  # type: ignore[union-attr]
     assert [c.value for c in P.dependents(s, EX + "s", tenant=T.value)] == [EX + "a", EX + "c", EX + "d"]
 
 
@@ -132,7 +133,7 @@ def test_load_and_load_data(store: MemoryStore, tmp_path: Path) -> None:
                     .replace('"f"', '"f2"').replace('"h"', '"h2"'))
     store.load(path)
     check(store)
-    groups = store.support_index().forward["group"][f"<{T.value}>"]  # type: ignore[union-attr]
+    groups = store.follower(SUPPORT_INDEX, create=True).forward["group"][f"<{T.value}>"]  # type: ignore[union-attr]
     assert all(g.startswith("_:") for g in [*groups[f"<{EX}h>"], *groups[f"<{EX}h2>"]])  # blank groups, kept
 
 
@@ -140,35 +141,35 @@ def test_bulk_load_is_taken_into_account(monkeypatch) -> None:
     from memkg.store import loads as store_module
 
     monkeypatch.setattr(store_module, "BULK_THRESHOLD", 0)  # every load takes the bulk loader
-    s = MemoryStore(support_index=True, validation=None)
-    s.support_index()
+    s = MemoryStore(followers=[SUPPORT_INDEX], validation=None)
+    s.follower(SUPPORT_INDEX, create=True)
     s.load_data(BASE, format="trig")
     check(s)
 
 
 def test_default_graph_links_are_kept_apart_from_the_tenant() -> None:
-    s = MemoryStore(support_index=True, validation=None)
+    s = MemoryStore(followers=[SUPPORT_INDEX], validation=None)
     s.load_data(BASE, format="trig")
-    s.support_index()
+    s.follower(SUPPORT_INDEX, create=True)
     s.write([Quad(iri("z"), NamedNode(MEM + "supportedBy"), iri("s"), DefaultGraph())])
     check(s)
-    assert s.support_index().graphs() == ["", f"<{T.value}>"]  # type: ignore[union-attr]
+    assert s.follower(SUPPORT_INDEX, create=True).graphs() == ["", f"<{T.value}>"]  # type: ignore[union-attr]
 
 
 def test_remote_stores_keep_no_index() -> None:
-    assert MemoryStore.connect("http://127.0.0.1:9/sparql").support_index() is None
+    assert MemoryStore.connect("http://127.0.0.1:9/sparql").follower(SUPPORT_INDEX, create=True) is None
 
 
 def test_an_index_update_that_fails_drops_the_index(store: MemoryStore, monkeypatch) -> None:
     """Half applied, the index would be wrong: it is dropped (and the error raised), then built again."""
 
-    def broken(self, *, added=(), removed=()) -> None:
+    def broken(self, **changes) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(SupportIndex, "apply", broken)
     with pytest.raises(RuntimeError, match="boom"):
         store.write([Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T)])
     monkeypatch.undo()
-    assert store.follower("support") is None
+    assert store.follower(SUPPORT_INDEX) is None
     assert Quad(iri("d"), NamedNode(MEM + "supportedBy"), iri("t"), T) in store  # the write itself was committed
     check(store)

@@ -18,6 +18,7 @@ from pyoxigraph import NamedNode, Quad
 
 from memkg import MemoryStore
 from memkg import provenance as P
+from memkg.provenance import SUPPORT_INDEX
 from memkg.validation import WriteValidator, validate_store
 
 from .support_oracle import REIFIES as RDF_REIFIES
@@ -139,7 +140,7 @@ def test_support_status_and_each_group_standing_match_the_model(seed: int) -> No
 @pytest.mark.parametrize("seed", SEEDS)
 def test_dependents_and_impact_match_the_model(seed: int, support_index: bool) -> None:
     m = generate(seed)
-    store = load(m, support_index=support_index)
+    store = load(m, followers=[SUPPORT_INDEX] if support_index else [])
     f = facts(store)
     everything = m.sources + m.documents + m.claims
     for source in everything:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pyoxigraph import NamedNode
 
 from memkg import Claim, MemoryStore, Message, Predicate, Vertex, mem
-from memkg.recall import HashingEmbedder, recall
+from memkg.recall import HashingEmbedder, recall, recall_index
 
 EX = "https://example.org/"
 
 
 def _memory() -> tuple[MemoryStore, dict[str, NamedNode]]:
-    store = MemoryStore(embedder=HashingEmbedder(dim=64))
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder(dim=64))])
     store.add_all([
         Vertex(id=EX + "sam", cls=mem.Person, display_name="Sam Okafor"),
         Vertex(id=EX + "lia", cls=mem.Person, display_name="Lia Chen"),

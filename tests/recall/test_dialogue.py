@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode
 
 from memkg import Episode, MemoryStore, Message, Vertex
 from memkg.adapters.cli import main
-from memkg.recall import HashingEmbedder, Hits, RecallAnswer, answer
+from memkg.recall import RECALL_INDEX, HashingEmbedder, Hits, RecallAnswer, answer, recall_index
 from memkg.recall.documents import mentioned_span
 from memkg.core.vocab import mem
 
@@ -59,7 +59,7 @@ def write_dialogue(store: MemoryStore) -> dict[str, NamedNode]:
 
 @pytest.fixture(scope="module")
 def dialogue() -> tuple[MemoryStore, dict[str, NamedNode]]:
-    store = MemoryStore(embedder=HashingEmbedder())
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     turns = write_dialogue(store)
     yield store, turns
     store.close()
@@ -94,7 +94,7 @@ def test_the_answer_in_the_turn_after_the_question_is_found_through_it(dialogue)
 
 def test_turns_of_one_session_are_neighbours_by_their_place_even_with_one_shared_time(dialogue) -> None:
     store, turns = dialogue
-    index = store.recall_index()
+    index = store.follower(RECALL_INDEX, create=True)
     doc = index.documents([index.find(turns["So which"].value, TENANT)])
     (row,) = doc.values()
     near = {link: d for d, link in index.neighbours(row, TENANT)}

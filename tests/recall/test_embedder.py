@@ -10,7 +10,7 @@ import pytest
 from pyoxigraph import NamedNode
 
 from memkg import MemoryStore, Message, Vertex, mem
-from memkg.recall import Embedder, HashingEmbedder, RecallConfig, recall
+from memkg.recall import Embedder, HashingEmbedder, RecallConfig, recall, recall_index
 from memkg.recall.embedder import embed_question
 from memkg.recall.encoders import wordpiece_tokenizer
 
@@ -49,7 +49,7 @@ def _ranks_by_meaning(embedder: Embedder) -> None:
     assert float(alone @ vectors[1]) > 0.999
     long = embedder.embed(["word " * 5000])  # cut at the model's token limit, not an error
     assert long.shape == (1, embedder.dim)
-    store = MemoryStore(embedder=embedder)
+    store = MemoryStore(followers=[recall_index(embedder=embedder)])
     pet = store.add(Message(content="We got a new dog, a beagle"))
     store.add(Message(content="The invoice is overdue"))
     assert store.recall("Do they have any animals at home?", k=1)[0].node == pet.value
@@ -79,7 +79,7 @@ class _AskedApart(HashingEmbedder):
 
 def test_a_question_is_embedded_by_embed_query_where_the_embedder_has_one() -> None:
     embedder = _AskedApart()
-    store = MemoryStore(embedder=embedder)
+    store = MemoryStore(followers=[recall_index(embedder=embedder)])
     said = store.add(Message(content="the heron nests by the mill pond"))
     hits = store.recall("where does the heron nest?", k=1)
     assert hits[0].node == said.value
@@ -90,7 +90,7 @@ def test_a_question_is_embedded_by_embed_query_where_the_embedder_has_one() -> N
 
 def test_a_question_naming_someone_is_also_embedded_without_the_name() -> None:
     embedder = _AskedApart()
-    store = MemoryStore(embedder=embedder)
+    store = MemoryStore(followers=[recall_index(embedder=embedder)])
     lia = store.add(Vertex(id=NamedNode("https://example.org/lia"), cls=mem.Person, display_name="Lia Chen"))
     said = store.add(Message(content="chamomile tea after dinner, always", sender=lia))
     store.add(Message(content="the build server broke again"))

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memkg import Episode, MemoryStore, Message, Vertex
-from memkg.recall import HashingEmbedder, RecallConfig, recall
+from memkg.recall import HashingEmbedder, RecallConfig, recall, recall_index
 from memkg.core.vocab import mem
 
 EX = "https://example.org/"
@@ -39,7 +39,7 @@ QUESTION = "Would Mel enjoy the songs of Vivaldi?"
 
 @pytest.fixture(scope="module")
 def store() -> MemoryStore:
-    store = MemoryStore(embedder=HashingEmbedder())
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     store.add_all([Vertex(id=MEL, cls=mem.Person, display_name="Mel"),
                    Vertex(id=CARA, cls=mem.Person, display_name="Cara")], graph=TENANT)
     for number, said in enumerate((MUSIC, GARDEN), 1):

@@ -1,4 +1,4 @@
-"""Recall (SPEC section 7): an oracle per signal, versions, tenants, erasure, and every write path."""
+"""Recall (docs/contract.md section 7): an oracle per signal, versions, tenants, erasure, and every write path."""
 
 from __future__ import annotations
 
@@ -13,7 +13,18 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from memkg import Claim, Episode, Message, MemoryStore, Predicate, Vertex, erase
 from memkg.adapters.cli import main
-from memkg.recall import INDEX_FILE, HashingEmbedder, Hit, RecallConfig, WordLlamaEmbedder, find_periods, recall
+from memkg.recall import (
+    INDEX_FILE,
+    RECALL_INDEX,
+    HashingEmbedder,
+    Hit,
+    RecallConfig,
+    WordLlamaEmbedder,
+    check_recall_index,
+    find_periods,
+    recall,
+    recall_index,
+)
 from memkg.core.vocab import RDF_TYPE, mem
 
 EX = "https://example.org/"
@@ -178,7 +189,7 @@ def test_a_hit_never_names_a_node_the_store_does_not_hold(memory) -> None:
     for q in list(store.raw.quads_for_pattern(nodes["m-lia"], None, None, None)):
         store.raw.remove(q)
     assert nodes["m-lia"].value not in {h.node for h in store.recall("green tea before bed", k=20)}
-    assert not store.check_recall_index().consistent
+    assert not check_recall_index(store).consistent
 
 
 # -- derived data on every write path -------------------------------------------------------
@@ -209,7 +220,7 @@ def test_a_write_is_searchable_when_it_returns_on_every_path(tmp_path: Path) -> 
     assert EX + "w5" not in {h.node for h in store.recall("platypus", k=5)}
     ingest_lines(store, [json.dumps({"id": "capybara-1", "content": "a capybara in the hot spring"})])
     assert "capybara" in store.recall("capybara", k=1)[0].text
-    assert store.check_recall_index().consistent
+    assert check_recall_index(store).consistent
     store.close()
     reopened = MemoryStore(tmp_path / "store")  # the index file persists beside the data
     assert reopened.recall("axolotl", k=1)[0].node == EX + "w4"
@@ -217,8 +228,8 @@ def test_a_write_is_searchable_when_it_returns_on_every_path(tmp_path: Path) -> 
 
 
 def test_a_frequent_word_gives_way_to_rarer_ones_within_the_lexical_budget() -> None:
-    store = MemoryStore(embedder=HashingEmbedder())
-    index = store.recall_index()  # kept by each write below: document ids in the order written
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
+    index = store.follower(RECALL_INDEX, create=True)  # kept by each write below: document ids in the order written
     common = [store.add(Message(content=f"coffee break number {i}")) for i in range(30)]
     rare = store.add(Message(content="coffee with the okapi keeper"))
 
@@ -234,10 +245,10 @@ def test_a_frequent_word_gives_way_to_rarer_ones_within_the_lexical_budget() -> 
 
 
 def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
-    # SPEC 7: ten hits are not ten restatements, and k hits are k distinct pieces of evidence while
+    # docs/contract.md section 7: ten hits are not ten restatements, and k hits are k distinct pieces of evidence while
     # the memory holds them: a sentence repeated in sixty conversations folds into one hit (naming
     # some of its copies), and the other evidence still fills the list.
-    store = MemoryStore(embedder=HashingEmbedder())
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     said = [f"conversations/{i}" for i in range(60)]
     for graph in said:
         store.add(Message(content="I can't start my day without a black coffee"), graph=EX + graph)
@@ -254,8 +265,8 @@ def test_k_distinct_hits_even_when_one_sentence_was_said_many_times() -> None:
 
 
 def test_k_beyond_each_signals_list_still_gets_k_hits() -> None:
-    # SPEC 7: recall returns the k best; each signal's list is as deep as k when k is larger.
-    store = MemoryStore(embedder=HashingEmbedder())
+    # docs/contract.md section 7: recall returns the k best; each signal's list is as deep as k when k is larger.
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     names = [f"{a}{b}{c}" for a in "bdfgklmprt" for b in "aeiou" for c in ("zon", "vik")][:40]
     for name in names:
         store.add(Message(content=f"tea with {name}, the {name[::-1]} keeper"))
@@ -269,9 +280,9 @@ def test_the_entity_signal_follows_writes_in_this_process_and_in_a_reader(tmp_pa
     from memkg.recall import RecallIndex
 
     embedder = HashingEmbedder(dim=32)
-    store = MemoryStore(tmp_path / "store", embedder=embedder)
+    store = MemoryStore(tmp_path / "store", followers=[recall_index(embedder=embedder)])
     conversation(store)
-    store.recall_index()
+    store.follower(RECALL_INDEX, create=True)
     reader = RecallIndex(Store(), tmp_path / "store" / INDEX_FILE, embedder, read_only=True)
     reader.vectors()
     assert store.recall("What does Bob say about tea?", k=3)  # the writer's vectors and links loaded
@@ -300,7 +311,7 @@ def test_an_attachment_caption_is_part_of_its_message(tmp_path: Path) -> None:
                  add=[Quad(NamedNode(EX + "photo"), mem.caption, Literal("a yellow canoe"))])
     assert store.recall("canoe", k=1)[0].node == shared.value  # the caption's change reaches the message
     assert all("kayak" not in h.text for h in store.recall("kayak", k=5))
-    assert store.check_recall_index().consistent
+    assert check_recall_index(store).consistent
     store.close()
 
 
@@ -311,7 +322,7 @@ def test_after_erase_no_hit_and_no_trace_in_any_index_file(tmp_path: Path) -> No
     assert store.recall("zanzibarquokka", k=1)[0].node == secret.value
     erase(store, secret, reason="consent revoked")
     assert secret.value not in {h.node for h in store.recall("zanzibarquokka pin", k=20)}
-    assert store.check_recall_index().consistent
+    assert check_recall_index(store).consistent
     store.close()
     files = [p for p in (tmp_path / "store").iterdir() if p.name.startswith(INDEX_FILE)]
     assert files
@@ -374,10 +385,10 @@ def test_the_default_embedder_never_touches_the_network(monkeypatch) -> None:
 
 
 def test_a_pluggable_embedder_is_used_and_recorded() -> None:
-    store = MemoryStore(embedder=HashingEmbedder(dim=32))
+    store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder(dim=32))])
     nodes = conversation(store)
     assert store.recall("Lia green tea", k=1)[0].node == nodes["m-lia"].value
-    assert store.recall_index().meta("embedder") == "hashing-32"
+    assert store.follower(RECALL_INDEX, create=True).meta("embedder") == "hashing-32"
 
 
 @pytest.mark.parametrize("question, start, end", [

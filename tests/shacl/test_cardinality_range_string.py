@@ -110,7 +110,7 @@ def test_language_in_and_unique_lang() -> None:
 def test_a_repeated_language_tag_is_reported_in_words() -> None:
     data = 'ex:d a ex:T ; ex:p "u"@de, "v"@de .'
     (result,) = shapes(prop("sh:uniqueLang true")).validate(store(data)).results
-    assert result.message.value == "Language tag used by more than one value"
+    assert result.message == "Language tag used by more than one value"
 
 
 def test_a_range_bound_given_twice_is_a_shape_error_not_a_crash() -> None:

@@ -91,7 +91,7 @@ def test_inlined_and_python_decided_conformance_agree() -> None:
 def test_a_value_that_fits_no_alternative_of_sh_or_is_reported_in_words() -> None:
     base = AGE + " ex:Named a sh:NodeShape ; sh:property [ sh:path ex:name ; sh:minCount 1 ] . ex:S a sh:NodeShape ; sh:targetClass ex:T ; "
     (result,) = shapes(base + "sh:or ( ex:Adult ex:Named ) .").validate(store(DATA)).results  # ex:kid
-    assert result.message.value == "Value does not conform to any shape of sh:or"
+    assert result.message == "Value does not conform to any shape of sh:or"
 
 
 def test_qualified_min_count_counts_each_conforming_value_when_the_shape_is_decided_row_by_row() -> None:

@@ -33,9 +33,9 @@ def test_result_fields() -> None:
     datatype = by_component["DatatypeConstraintComponent"]
     assert str(datatype.path) == "(<http://example.org/a>|<http://example.org/b>)"
     assert datatype.severity == NamedNode(SH + "Warning"), "each shape has its own severity"
-    assert datatype.message == Literal("bad one at http://example.org/x ({$nothing})"), "unknown variables are kept"
+    assert (datatype.message, datatype.language) == ("bad one at http://example.org/x ({$nothing})", None), "unknown variables are kept"
     count = by_component["MinCountConstraintComponent"]
-    assert count.message == Literal("custom 1", language="en"), "English preferred, parameters filled in"
+    assert (count.message, count.language) == ("custom 1", "en"), "English preferred, parameters filled in"
     assert count.value is None and count.severity == NamedNode(SH + "Violation")
 
 
@@ -63,5 +63,5 @@ def test_conforming_report() -> None:
 
 def test_messages_fall_back_to_a_description() -> None:
     report = shapes("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:class ex:C .").validate(Store())
-    assert report.results[0].message.value == "Value is not an instance of <http://example.org/C>"
+    assert report.results[0].message == "Value is not an instance of <http://example.org/C>"
     assert list(parse(report.serialize().encode(), format=RdfFormat.TURTLE))

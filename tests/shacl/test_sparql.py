@@ -22,7 +22,7 @@ def sparql_shape(select: str, extra: str = "") -> str:
 def test_select_constraint_results_and_messages() -> None:
     s = shapes(sparql_shape("SELECT $this ?value WHERE { $this ex:p ?value FILTER(?value > 2) }"))
     report = s.validate(store("ex:a a ex:T ; ex:p 1, 3, 4 . ex:b a ex:T ; ex:p 1 ."))
-    assert sorted((r.value.value, r.message.value) for r in report.results) == [
+    assert sorted((r.value.value, r.message) for r in report.results) == [
         ("3", "bad 3 at http://example.org/a"),
         ("4", "bad 4 at http://example.org/a"),
     ]
@@ -99,7 +99,7 @@ def test_ask_validator_on_property_shapes() -> None:
     s = COMPONENT + "ex:S a sh:NodeShape ; sh:targetClass ex:T ; sh:property [ sh:path ex:name ; ex:lang 'en' ] ."
     report = shapes(s).validate(store("ex:a a ex:T ; ex:name 'hi'@en, 'hallo'@de, 'plain' ."))
     assert sorted(str(r.value) for r in report.results) == ['"hallo"@de', '"plain"']
-    assert {r.message.value for r in report.results} == {"needs language en"}
+    assert {r.message for r in report.results} == {"needs language en"}
     assert {r.component for r in report.results} == {ex("LangComponent")}
 
 
@@ -134,7 +134,7 @@ def test_sparql_constraints_over_triple_terms() -> None:
       ex:c2 a ex:Claim ; rdf:reifies <<( ex:bob ex:likes ex:tea )>> .
     """
     report = shapes(s).validate(store(data))
-    assert [(str(r.focus), r.message.value) for r in report.results] == [
+    assert [(str(r.focus), r.message) for r in report.results] == [
         ("<http://example.org/c2>", "untyped subject http://example.org/bob")
     ]
     assert isinstance(report.results[0].value, Triple)
@@ -156,7 +156,7 @@ def test_select_all_answers_a_whole_validation_for_the_targets_only() -> None:
     # The set form deliberately differs (> 1, not > 2) so that the test sees which form ran;
     # ex:b has a solution but is not a target, so it is dropped.
     report = shapes(SELECT_ALL_SHAPE).validate(store(SELECT_ALL_DATA))
-    assert sorted((short(r.focus), r.value.value, r.message.value) for r in report.results) == [
+    assert sorted((short(r.focus), r.value.value, r.message) for r in report.results) == [
         ("ex:a", "2", "bad 2 at http://example.org/a"),
         ("ex:a", "3", "bad 3 at http://example.org/a"),
     ]

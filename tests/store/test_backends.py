@@ -14,6 +14,7 @@ from memkg.core.vocab import MEMX, RDF_TYPE, mem
 from memkg.store.backends.base import Capabilities
 from memkg.store.backends.embedded import EmbeddedBackend
 from memkg.store.backends.sparql import SparqlBackend
+from memkg.provenance import SUPPORT_INDEX
 
 from tests.support.examples import FarBackend
 
@@ -22,14 +23,13 @@ TENANT = NamedNode(EX + "tenant")
 
 
 def test_the_embedded_store_and_a_server_differ_in_their_capabilities() -> None:
-    assert MemoryStore().capabilities == Capabilities(in_process=True, bulk_load=True, memory_indexes=True,
-                                                       recall_index=True)
+    assert MemoryStore().capabilities == Capabilities(in_process=True, bulk_load=True, sole_writer=True)
     remote = MemoryStore.connect("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True)  # asks nothing yet
     assert isinstance(remote.backend, SparqlBackend)
     assert remote.capabilities == SparqlBackend.capabilities
     assert not (remote.capabilities.in_process or remote.capabilities.bulk_load
-                or remote.capabilities.memory_indexes or remote.capabilities.recall_index)
-    assert remote.support_index() is None and remote.path is None and remote.read_only
+                or remote.capabilities.sole_writer)
+    assert remote.follower(SUPPORT_INDEX, create=True) is None and remote.path is None and remote.read_only
 
 
 def test_a_store_takes_a_path_or_a_backend_not_both(tmp_path) -> None:

@@ -6,7 +6,7 @@ Three kinds of evidence:
    answers written down here as data;
 2. random histories (hypothesis) loaded into an in-memory store, every view at
    random valid and transaction times, past and present, compared with the
-   plain-Python model of SPEC section 3 in ``time_oracle.py``, for one tenant,
+   plain-Python model of docs/contract.md section 3 in ``time_oracle.py``, for one tenant,
    another tenant and all graphs;
 3. parameters are bound as RDF terms: hostile values are refused and cannot
    change the query; a tenant sees only its graph and the shared ones.
@@ -208,7 +208,7 @@ GRAPH <{LIA_GRAPH}> {{ {body} }}""", format="trig")
 
 
 def test_history_shows_each_versions_validity_interval(lia: MemoryStore) -> None:
-    # SPEC 3 / history.rq: each row carries the version's validFrom and validUntil (unbound where missing)
+    # docs/contract.md section 3 / history.rq: each row carries the version's validFrom and validUntil (unbound where missing)
     (row,) = lia.view("history", {**TENANT, "claim": EX + "cTrip"})
     assert (row["validFrom"].value, row["validUntil"].value) == ("2026-03-01T00:00:00Z", "2026-03-15T00:00:00Z")
     (row,) = lia.view("history", {**TENANT, "claim": EX + "cLisbon"})
@@ -248,7 +248,7 @@ def test_contradictions_in_the_story(lia: MemoryStore) -> None:
 
 
 def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then() -> None:
-    # SPEC 3: validity is half-open, [validFrom, validUntil); on either side of a pair
+    # docs/contract.md section 3: validity is half-open, [validFrom, validUntil); on either side of a pair
     store = lia_tenant_store("""
   ex:livesIn a rdf:Property , owl:FunctionalProperty .
   ex:a1 a mem:Claim ; rdf:reifies <<( ex:Lia ex:livesIn ex:Lisbon )>> ;
@@ -268,7 +268,7 @@ def test_a_claim_whose_validity_ends_at_the_asked_time_contradicts_nothing_then(
 
 
 def test_claims_qualified_differently_contradict_only_when_their_contexts_are_the_same() -> None:
-    # SPEC 4: functional values contradict when "they carry the same set of mem:context qualifiers";
+    # docs/contract.md section 4: functional values contradict when "they carry the same set of mem:context qualifiers";
     # the qualified claim is the one whose IRI sorts first, then the other one
     store = lia_tenant_store("""
   ex:drinks a rdf:Property , owl:FunctionalProperty .

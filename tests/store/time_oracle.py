@@ -1,4 +1,4 @@
-"""An independent model of memkg's time semantics (SPEC section 3 and 4), in plain Python.
+"""An independent model of memkg's time semantics (docs/contract.md section 3 and 4), in plain Python.
 
 No SPARQL and no store: the views of ``queries/`` are computed here from a list
 of records, so that tests can compare the templates with this model on random

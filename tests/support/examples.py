@@ -26,4 +26,4 @@ def data_quads(store: MemoryStore) -> set:
 class FarBackend(EmbeddedBackend):
     """The embedded store, flagged as if every lookup were a request: the paths a server takes."""
 
-    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=True)
+    capabilities = Capabilities(in_process=False, bulk_load=False, sole_writer=True)

@@ -37,5 +37,5 @@ def test_a_write_whose_only_offending_subject_is_a_blank_node_is_refused() -> No
     data = b'PREFIX mem: <https://w3id.org/memkg#> GRAPH <https://e/a> { _:c a mem:Claim ; mem:about <https://e/Lia> . }'
     with pytest.raises(ValidationError) as info:
         store.write(list(parse(data, format=RdfFormat.TRIG)))
-    assert any(v.focus.startswith("_:") and v.shape.endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value
+    assert any(str(v.focus).startswith("_:") and str(v.shape).endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value
     assert set(store.quads()) == before

@@ -1,7 +1,7 @@
 """Differential test: the native engine and pySHACL give the same results on memkg's shapes.
 
 A seeded generator writes small memories in TriG 1.2 that mostly keep memkg's
-invariants (SPEC section 2) but randomly break them in the ways the invariants
+invariants (docs/contract.md section 2) but randomly break them in the ways the invariants
 forbid, and in nearby ways they allow (odd but valid literals, an event id
 shared with something that is not an event, a chain that reaches a non-member).
 Each *case* is one small, self-contained memory under its own IRI namespace
@@ -14,7 +14,7 @@ tenant (not).
 
 For every document:
 
-* the engines' results, as ``Result.key()`` (focus, path, value, named shape,
+* the engines' results, as ``Violation.key()`` (focus, path, value, named shape,
   component), are compared **exactly**, except mem:TenantIsolationShape (see
   :data:`TENANT_ISOLATION`) and the divergences listed in :data:`ALLOWANCES`:
   each names the engine that is wrong and the clause of SHACL / XSD / SPARQL
@@ -56,7 +56,8 @@ import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Store, Triple, parse
 
 from memkg import MemoryStore
-from memkg.validation import Result, builtin_shapes, make_engine, tenant_graphs, validate_files
+from memkg import Violation
+from memkg.validation import builtin_shapes, make_engine, tenant_graphs, validate_files
 
 pytestmark = pytest.mark.slow
 
@@ -197,18 +198,18 @@ class Allowance:
     wrong: str  #: "native" or "pyshacl": who is wrong about it
     shapes: frozenset[str]
     components: frozenset[str]
-    matches: Callable[[Result, Store], bool]
+    matches: Callable[[Violation, Store], bool]
     reason: str
 
-    def applies(self, r: Result, store: Store) -> bool:
+    def applies(self, r: Violation, store: Store) -> bool:
         return _local(r.shape) in self.shapes and _local(r.component) in self.components and self.matches(r, store)
 
 
-def _lenient_lexical(r: Result, store: Store) -> bool:
+def _lenient_lexical(r: Violation, store: Store) -> bool:
     return xsd_wellformed(r.value) is False and rdflib_wellformed(r.value)
 
 
-def _incomparable_bound(r: Result, store: Store) -> bool:
+def _incomparable_bound(r: Violation, store: Store) -> bool:
     v = r.value
     if not isinstance(v, Literal) or _datatype(v) in (None, XSD + "string"):
         return False  # IRIs, strings and language-tagged strings: pySHACL reports both bounds, as it should
@@ -217,7 +218,7 @@ def _incomparable_bound(r: Result, store: Store) -> bool:
     return v.value == "NaN"  # every comparison with NaN is false
 
 
-def _incomparable_interval(r: Result, store: Store) -> bool:
+def _incomparable_interval(r: Violation, store: Store) -> bool:
     return any(sparql_less(f, u) is None for f, u in _interval_pairs(store, r.focus) if f == r.value)
 
 
@@ -226,24 +227,24 @@ def _python_year_range(v: object) -> bool:
     return bool(m) and xsd_wellformed(v) is True and not 1 <= int(m["y"]) <= 9999  # type: ignore[index]
 
 
-def _valid_datetime_rejected(r: Result, store: Store) -> bool:
+def _valid_datetime_rejected(r: Violation, store: Store) -> bool:
     if _local(r.component) == "DatatypeConstraintComponent":
         return _python_year_range(r.value)
     return any(sparql_less(f, u) is True and (_python_year_range(f) or _python_year_range(u))
                for f, u in _interval_pairs(store, r.focus) if f == r.value)
 
 
-def _naive_vs_timezoned(r: Result, store: Store) -> bool:
+def _naive_vs_timezoned(r: Violation, store: Store) -> bool:
     return any(sparql_less(f, u) is True and _dt_instant(f)[1] != _dt_instant(u)[1]  # type: ignore[index]
                for f, u in _interval_pairs(store, r.focus) if f == r.value)
 
 
-def _naive_vs_timezoned_not_less(r: Result, store: Store) -> bool:
+def _naive_vs_timezoned_not_less(r: Violation, store: Store) -> bool:
     return any(sparql_less(f, u) is False and _dt_instant(f)[1] != _dt_instant(u)[1]  # type: ignore[index]
                for f, u in _interval_pairs(store, r.focus) if f == r.value)
 
 
-def _beyond_oxigraph_precision(r: Result, store: Store) -> bool:
+def _beyond_oxigraph_precision(r: Violation, store: Store) -> bool:
     v = r.value
     if not (_datatype(v) in (XSD + "integer", XSD + "decimal") and xsd_wellformed(v) is True
             and not oxigraph_parses(v)):  # type: ignore[arg-type]
@@ -254,7 +255,7 @@ def _beyond_oxigraph_precision(r: Result, store: Store) -> bool:
             "MaxInclusiveConstraintComponent": number <= 1}[_local(r.component)]
 
 
-def _projected_triple_term(r: Result, store: Store) -> bool:
+def _projected_triple_term(r: Violation, store: Store) -> bool:
     return isinstance(r.value, Triple)
 
 
@@ -351,7 +352,7 @@ KNOWN_NATIVE_DEFECTS: list[Allowance] = [
 PYSHACL_CRASHES = ['"NaN"^^xsd:decimal']
 
 
-def explained(r: Result, side: str, store: Store, lists: Iterable[list[Allowance]] = (ALLOWANCES, KNOWN_NATIVE_DEFECTS)
+def explained(r: Violation, side: str, store: Store, lists: Iterable[list[Allowance]] = (ALLOWANCES, KNOWN_NATIVE_DEFECTS)
               ) -> Allowance | None:
     for allowances in lists:
         for a in allowances:
@@ -1157,9 +1158,9 @@ def load(text: str) -> MemoryStore:
     return store
 
 
-def run(name: str, store: MemoryStore) -> list[Result]:
+def run(name: str, store: MemoryStore) -> list[Violation]:
     """Validate every graph as :func:`memkg.validation.validate_store` does, with the module's engine."""
-    seen: dict[tuple, Result] = {}
+    seen: dict[tuple, Violation] = {}
     for g in tenant_graphs(store.raw):
         for r in engine(name).validate(store.raw, g):
             seen.setdefault(r.key(), r)
@@ -1168,12 +1169,12 @@ def run(name: str, store: MemoryStore) -> list[Result]:
 
 @dataclass
 class Comparison:
-    native_only: list[Result]  #: unexplained
-    pyshacl_only: list[Result]  #: unexplained
+    native_only: list[Violation]  #: unexplained
+    pyshacl_only: list[Violation]  #: unexplained
     used: Counter  #: allowance name -> results it explained
 
 
-def compare(native: list[Result], pyshacl: list[Result], store: Store) -> Comparison:
+def compare(native: list[Violation], pyshacl: list[Violation], store: Store) -> Comparison:
     n = {r.key(): r for r in native if str(r.shape).strip("<>") != TENANT_ISOLATION}
     p = {r.key(): r for r in pyshacl}
     out = Comparison([], [], Counter())
@@ -1187,10 +1188,10 @@ def compare(native: list[Result], pyshacl: list[Result], store: Store) -> Compar
     return out
 
 
-def oracle_failures(doc: Document, native: list[Result], store: Store) -> list[str]:
+def oracle_failures(doc: Document, native: list[Violation], store: Store) -> list[str]:
     """What the native engine failed to report, or reported about a case it should not have."""
     problems = []
-    by_case: dict[int, list[Result]] = {c.index: [] for c in doc.cases}
+    by_case: dict[int, list[Violation]] = {c.index: [] for c in doc.cases}
     for r in native:
         owner = next((c for c in doc.cases if c.owns(r.focus)), None)
         if owner is not None and explained(r, "native", store, [KNOWN_NATIVE_DEFECTS]) is None:
@@ -1207,7 +1208,7 @@ def oracle_failures(doc: Document, native: list[Result], store: Store) -> list[s
     return problems
 
 
-def _describe(results: list[Result]) -> str:
+def _describe(results: list[Violation]) -> str:
     return "\n".join(f"  {_local(r.shape)} {r.focus} {r.path} {r.value} {_local(r.component)}" for r in results)
 
 

@@ -13,17 +13,17 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 import memkg.validation.projection
 from memkg.validation.projection import (
-    PROJ,
     REIFIES,
     TRIPLE_TERM_IRI_PREFIX,
     from_rdflib_term,
+    proj,
     project,
     to_rdflib_term,
 )
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 EX = "http://example.org/"
-STRUCTURE = {PROJ.subject, PROJ.predicate, PROJ.object}
+STRUCTURE = {proj.subject, proj.predicate, proj.object}
 
 DATA = """VERSION "1.2"
 PREFIX ex:  <http://example.org/>
@@ -58,7 +58,7 @@ def projection(quads: list[ox.Quad]) -> memkg.validation.projection.Projection:
 
 def is_structural(triple: tuple) -> bool:
     s, p, o = triple
-    return p in STRUCTURE or (p == RDF.type and o == PROJ.TripleTerm)
+    return p in STRUCTURE or (p == RDF.type and o == proj.TripleTerm)
 
 
 def test_docstring_examples_run() -> None:
@@ -100,8 +100,8 @@ def test_triple_term_structure(quads, projection) -> None:
         while stack:  # nested terms are described too, in the same graph
             triple = stack.pop()
             node = projection.node(triple)
-            assert (node, RDF.type, PROJ.TripleTerm) in graph
-            for edge, part in ((PROJ.subject, triple.subject), (PROJ.predicate, triple.predicate), (PROJ.object, triple.object)):
+            assert (node, RDF.type, proj.TripleTerm) in graph
+            for edge, part in ((proj.subject, triple.subject), (proj.predicate, triple.predicate), (proj.object, triple.object)):
                 values = list(graph.objects(node, edge))
                 assert len(values) == 1
                 assert projection.to_original(values[0]) == part
@@ -127,7 +127,7 @@ def test_ground_triple_term_is_a_deterministic_iri(projection) -> None:
     # One node per distinct term, described in every graph that uses it.
     assert (URIRef(EX + "c0"), REIFIES, node) in projection.dataset.default_graph
     assert (URIRef(EX + "c0"), REIFIES, node) in projection.dataset.graph(URIRef(EX + "g1"))
-    assert (node, PROJ.subject, URIRef(EX + "Lia")) in projection.dataset.graph(URIRef(EX + "g1"))
+    assert (node, proj.subject, URIRef(EX + "Lia")) in projection.dataset.graph(URIRef(EX + "g1"))
 
 
 def test_nested_triple_term(projection) -> None:
@@ -135,7 +135,7 @@ def test_nested_triple_term(projection) -> None:
     outer = ox.Triple(ox.NamedNode(EX + "Lia"), ox.NamedNode(EX + "says"), inner)
     graph = projection.dataset.default_graph
     assert graph.value(URIRef(EX + "c1"), REIFIES) == projection.node(outer)
-    assert graph.value(projection.node(outer), PROJ.object) == projection.node(inner)
+    assert graph.value(projection.node(outer), proj.object) == projection.node(inner)
     assert projection.to_original(projection.node(outer)) == outer
 
 
@@ -144,10 +144,10 @@ def test_blank_nodes_in_triple_terms_keep_their_identity(quads, projection) -> N
     terms = list(graph.objects(URIRef(EX + "c2"), REIFIES))
     assert len(terms) == 2 and all(isinstance(t, BNode) for t in terms)
     a_knows_b, b_knows_a = sorted(terms, key=lambda t: str(projection.to_original(t)))
-    a, b = graph.value(a_knows_b, PROJ.subject), graph.value(a_knows_b, PROJ.object)
+    a, b = graph.value(a_knows_b, proj.subject), graph.value(a_knows_b, proj.object)
     assert a != b
     # The same blank nodes, swapped, in the other term ...
-    assert {graph.value(b_knows_a, PROJ.subject), graph.value(b_knows_a, PROJ.object)} == {a, b}
+    assert {graph.value(b_knows_a, proj.subject), graph.value(b_knows_a, proj.object)} == {a, b}
     # ... and the one outside any triple term is the same node as inside.
     named = graph.value(predicate=URIRef(EX + "name"), object=Literal("A"))
     assert named in {a, b}

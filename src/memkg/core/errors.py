@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from pyoxigraph import BlankNode, NamedNode, Triple
 
 from .sparql_errors import explain
+from .terms import GraphName, Term
+from .vocab import local_name, sh
 
 
 class MemkgError(Exception):
@@ -86,23 +90,66 @@ class NotFoundError(MemkgError, KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
+class ResultPath(Protocol):
+    """A SHACL path as the native engine reports it (:class:`memkg.shacl.paths.Path`)."""
+
+    @property
+    def predicate(self) -> NamedNode | None:
+        """The predicate of a path that is one, else None."""
+
+    def sparql(self) -> str:
+        """The path in SPARQL (``str()`` gives the same)."""
+
+    def to_triples(self) -> tuple[Term, list[Triple]]:
+        """The path as a SHACL path node and the triples that describe it."""
+
+
 @dataclass(frozen=True)
 class Violation:
-    """One broken invariant: which shape, on which focus node, and why."""
+    """One validation result, the one type from the engine that finds it to the error that
+    refuses a write: which shape, on which focus node, and why; the path, the value, the
+    severity and the constraint when known, and where the focus node is written.
 
-    shape: str
-    focus: str
-    message: str
-    path: str | None = None
-    value: str | None = None
-    severity: str = "Violation"
-    where: str | None = None  #: ``file:line:column`` where the focus node's triple is written, when known
+    Terms stay pyoxigraph terms; ``str()`` is the line people read. The native engine gives
+    the shape that produced the result as ``shape``; validation names the invariant (the
+    named shape it belongs to) and keeps the producer in ``source_shape``.
+    """
+
+    shape: Term
+    focus: Term
+    message: str = ""
+    #: a predicate, a path as the engine reports it, or its SPARQL text (pySHACL's complex paths)
+    path: Term | ResultPath | str | None = None
+    value: Term | None = None
+    severity: NamedNode = sh.Violation
+    #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent (a custom one may be a blank node)
+    component: NamedNode | BlankNode | None = None
+    source_shape: Term | None = None  #: the (possibly blank) shape that produced it
+    source_constraint: Term | None = None
+    language: str | None = None  #: the message's language tag, when the shape gave one
+    graph: GraphName | None = None  #: the graph it was found in
+    #: where the focus node's offending triple (or the focus node) is written, when the data
+    #: came from files (:mod:`memkg.core.positions`)
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def where(self) -> str | None:
+        """``data.ttl:12:5`` (or ``data.ttl`` when the files never write the focus node)."""
+        if self.file is None:
+            return None
+        return ":".join(str(x) for x in (self.file, self.line, self.column) if x is not None)
+
+    def key(self) -> tuple[str, str, str, str, str]:
+        """What identifies a result across engines: focus, path, value, shape, component."""
+        return (str(self.focus), str(self.path or ""), str(self.value or ""), str(self.shape), str(self.component))
 
     def __str__(self) -> str:
-        path = f" path {self.path}" if self.path else ""
-        val = f" value {self.value}" if self.value else ""
+        path = f" path {self.path}" if self.path is not None else ""
+        val = f" value {self.value}" if self.value is not None else ""
         at = f"{self.where}: " if self.where else ""
-        return f"{at}{self.severity}: {self.shape} on {self.focus}{path}{val}: {self.message}"
+        return f"{at}{local_name(self.severity)}: {self.shape} on {self.focus}{path}{val}: {self.message}"
 
 
 class Refused(MemkgError, ValueError):

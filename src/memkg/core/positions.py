@@ -39,9 +39,7 @@ from urllib.parse import urljoin
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from .terms import Term
-
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
+from .vocab import RDF, XSD
 
 
 @dataclass(frozen=True, order=True)

@@ -21,30 +21,21 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from .vocab import MEMX, PREFIXES
+from .vocab import MEMX, PREFIXES, SH
 
 FILE_NAME = "memkg-prefixes.json"
-#: memkg's own prefixes, always known (the index namespace too: people meet it in exports)
-BUILT_IN: dict[str, str] = {**PREFIXES, "memx": MEMX}
+#: memkg's own prefixes, always known: the names every term is shown with (the index
+#: namespace too, and SHACL's: people meet them in exports and validation reports)
+BUILT_IN: dict[str, str] = {**PREFIXES, "memx": MEMX, "sh": SH}
 
-_DECLARATION = re.compile(r"(?im)^\s*(?:@?prefix)\s+([A-Za-z][\w.-]*)?:\s*<([^>\s]*)>")
 _PREFIXED = re.compile(r"^([A-Za-z][\w.-]*)?:([^\s<>\"{}|^`\\]*)$")
 _LOCAL = re.compile(r"^[\w][\w.-]*$|^$")
-
-
-def declared_in(text: str) -> dict[str, str]:
-    """The ``PREFIX`` (or Turtle ``@prefix``) declarations of a query or file's text.
-
-    >>> declared_in("PREFIX ex: <https://example.org/>\\nSELECT * {}")
-    {'ex': 'https://example.org/'}
-    """
-    return {m.group(1) or "": m.group(2) for m in _DECLARATION.finditer(text)}
 
 
 def expand(text: str, prefixes: Mapping[str, str]) -> str:
@@ -69,29 +60,43 @@ def compact(iri: str, prefixes: Mapping[str, str]) -> str:
     return f"<{iri}>"
 
 
-def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
-    """A term for people: prefixed names (memkg's, or ``prefixes``), plain numbers and dates,
-    quoted strings, ``<<( s p o )>>`` for a triple term.
+#: How :func:`show` writes a term: ``table`` for tables and pictures (plain numbers and
+#: dates), ``exact`` for messages and reports (literals whole, datatype and language kept),
+#: ``lexical`` for the text alone (an IRI's or a literal's), as SHACL fills ``{?var}`` into
+#: ``sh:message``.
+Form = typing.Literal["table", "exact", "lexical"]
+
+
+def show(term: object, prefixes: Mapping[str, str] | None = None, *, form: Form = "table") -> str:
+    """A term for people: IRIs as prefixed names (:data:`BUILT_IN`, or ``prefixes``: a store's)
+    or ``<iri>``, blank nodes as ``_:label``, triple terms as ``<<( s p o )>>``, nothing for None;
+    literals as ``form`` says.
 
     >>> from pyoxigraph import Literal, NamedNode
-    >>> short(NamedNode("https://w3id.org/memkg#Claim")), short(Literal("Amy")), short(None)
-    ('mem:Claim', '"Amy"', '')
+    >>> from memkg.core.vocab import xsd
+    >>> five = Literal("5", datatype=xsd.integer)
+    >>> show(NamedNode("https://w3id.org/memkg#Claim")), show(Literal("Amy")), show(five), show(None)
+    ('mem:Claim', '"Amy"', '5', '')
+    >>> show(five, form="exact"), show(xsd.integer, form="exact"), show(NamedNode("http://e/a"), form="exact")
+    ('"5"^^<http://www.w3.org/2001/XMLSchema#integer>', 'xsd:integer', '<http://e/a>')
+    >>> show(five, form="lexical"), show(NamedNode("http://e/a"), form="lexical")
+    ('5', 'http://e/a')
     """
     if term is None:
         return ""
+    if isinstance(term, Triple):
+        parts = (show(t, prefixes, form=form) for t in (term.subject, term.predicate, term.object))
+        return f"<<( {' '.join(parts)} )>>"
+    if form == "lexical" and isinstance(term, (NamedNode, Literal, BlankNode)):
+        return term.value
     if isinstance(term, NamedNode):
         return compact(term.value, prefixes or BUILT_IN)
-    if isinstance(term, BlankNode):
-        return f"_:{term.value}"
-    if isinstance(term, Literal):
+    if isinstance(term, Literal) and form == "table":
         if term.language:
             return f'"{term.value}"@{term.language}'
         if term.datatype.value.endswith("#string"):
             return f'"{term.value}"'
         return term.value
-    if isinstance(term, Triple):
-        inner = (short(term.subject, prefixes), short(term.predicate, prefixes), short(term.object, prefixes))
-        return f"<<( {' '.join(inner)} )>>"
     return str(term)
 
 
@@ -135,4 +140,4 @@ def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], kn
         (Path(store_path) / FILE_NAME).write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-__all__ = ["BUILT_IN", "FILE_NAME", "compact", "declared_in", "expand", "read", "remember", "short"]
+__all__ = ["BUILT_IN", "FILE_NAME", "Form", "compact", "expand", "read", "remember", "show"]

@@ -21,6 +21,8 @@ a keyword check with :func:`hides_keyword`, never by equality alone.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -136,7 +138,11 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
     >>> [t.text for t in tokenize('ASK { ?x a "y" } # done', layout=True) if t.kind not in ("SPACE",)]
     ['ASK', '{', '?x', 'a', '"y"', '}', '# done']
     """
-    tokens: list[Token] = []
+    return list(_scan(text, source=source, layout=layout, quotes_in_iris=quotes_in_iris))
+
+
+def _scan(text: str, *, source: str, layout: bool, quotes_in_iris: bool) -> Iterator[Token]:
+    """The tokens of ``text`` one at a time (:func:`tokenize`), so a reader may stop early."""
     pos, line, line_start = 0, 1, 0
     n = len(text)
     while True:
@@ -144,8 +150,8 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
         assert space is not None
         if layout:
             for m in _LAYOUT.finditer(text, pos, space.end()):
-                tokens.append(Token("COMMENT" if m.lastgroup == "COMMENT" else "SPACE", m.group(0), m.start(),
-                                    m.end(), line, m.start() - line_start + 1))
+                yield Token("COMMENT" if m.lastgroup == "COMMENT" else "SPACE", m.group(0), m.start(),
+                            m.end(), line, m.start() - line_start + 1)
                 for nl in re.finditer(r"\n", m.group(0)):
                     line, line_start = line + 1, m.start() + nl.end()
         else:
@@ -153,13 +159,13 @@ def tokenize(text: str, *, source: str = "<sparql>", layout: bool = False, quote
                 line, line_start = line + 1, pos + m.end()
         pos = space.end()
         if pos >= n:
-            return tokens
+            return
         found = (_SCANNER if quotes_in_iris else _SCANNER_NO_QUOTE_IRI).match(text, pos)
         if found is None or found.end() == pos:
             what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
             raise ParseError(what, file=source, line=line, column=pos - line_start + 1)
         kind = (found.lastgroup or "").rstrip("0123456789")
-        tokens.append(Token(kind, found.group(0), pos, found.end(), line, pos - line_start + 1))
+        yield Token(kind, found.group(0), pos, found.end(), line, pos - line_start + 1)
         newlines = found.group(0).count("\n")
         if newlines:
             line += newlines
@@ -221,30 +227,60 @@ def hides_keyword(token: Token, keyword: str) -> bool:
 
 @dataclass
 class Prologue:
-    """The BASE and PREFIX declarations in force, to resolve IRIs the way the parser will."""
+    """The BASE and PREFIX declarations in force, to resolve IRIs the way the parser will.
+
+    The one reader of a query's or update's declarations: :meth:`read` takes a prologue
+    from the tokens, :func:`read_prologue` from text.
+
+    >>> p = read_prologue("BASE <http://e/> PREFIX ex: <x#> SELECT * { ?s ex:p ?o }")
+    >>> p.base, p.prefixes
+    ('http://e/', {'ex': 'http://e/x#'})
+    """
 
     base: str | None = None
     prefixes: dict[str, str] | None = None
 
     def declare(self, tokens: list[Token], i: int) -> int:
-        """If ``tokens[i]`` starts a BASE/PREFIX/VERSION declaration, record it and return the index after it."""
+        """If ``tokens[i]`` starts a BASE/PREFIX/VERSION declaration, record it and return the
+        index after it (white space and comments between its parts are skipped); else ``i``.
+        A relative IRI without a base raises ValueError."""
         tok = tokens[i]
-        if tok.is_word("BASE") and i + 1 < len(tokens) and tokens[i + 1].kind == "IRI":
-            self.base = self.resolve(tokens[i + 1])
-            return i + 2
+        j = _solid(tokens, i + 1)
+        if tok.is_word("BASE") and j < len(tokens) and tokens[j].kind == "IRI":
+            self.base = self.resolve(tokens[j])
+            return j + 1
+        k = _solid(tokens, j + 1)
         if (
             tok.is_word("PREFIX")
-            and i + 2 < len(tokens)
-            and tokens[i + 1].kind == "PNAME"
-            and tokens[i + 1].text.endswith(":")
-            and tokens[i + 2].kind == "IRI"
+            and k < len(tokens)
+            and tokens[j].kind == "PNAME"
+            and tokens[j].text.endswith(":")
+            and tokens[k].kind == "IRI"
         ):
             self.prefixes = dict(self.prefixes or {})
-            self.prefixes[tokens[i + 1].text[:-1]] = self.resolve(tokens[i + 2])
-            return i + 3
-        if tok.is_word("VERSION") and i + 1 < len(tokens) and tokens[i + 1].kind == "STRING":
-            return i + 2
+            self.prefixes[tokens[j].text[:-1]] = self.resolve(tokens[k])
+            return k + 1
+        if tok.is_word("VERSION") and j < len(tokens) and tokens[j].kind == "STRING":
+            return j + 1
         return i
+
+    def read(self, tokens: list[Token], i: int = 0) -> int:
+        """Record every declaration from ``tokens[i]`` on; the index of the first token after
+        them (a layout token's, when ``tokens`` has them, is skipped)."""
+        while True:
+            i = _solid(tokens, i)
+            if i >= len(tokens) or (after := self.declare(tokens, i)) == i:
+                return i
+            i = after
+
+    def sparql(self) -> str:
+        """The declarations as SPARQL text, to put before another query.
+
+        >>> Prologue(base="http://e/", prefixes={"ex": "http://e/x#"}).sparql()
+        'BASE <http://e/>\\nPREFIX ex: <http://e/x#>\\n'
+        """
+        head = f"BASE <{self.base}>\n" if self.base is not None else ""
+        return head + "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in (self.prefixes or {}).items())
 
     def resolve(self, token: Token) -> str:
         """The absolute IRI an IRI or prefixed-name token denotes; ValueError if it cannot be told."""
@@ -344,6 +380,39 @@ def matching(tokens: list[Token], i: int) -> int:
 def words(tokens: list[Token]) -> Iterator[str]:
     """The bare words, upper-cased (for quick keyword tests)."""
     return (t.text.upper() for t in tokens if t.kind == "WORD")
+
+
+def _solid(tokens: list[Token], i: int) -> int:
+    """The index of the first token from ``i`` on that is not white space or a comment."""
+    while i < len(tokens) and tokens[i].layout:
+        i += 1
+    return i
+
+
+def read_prologue(text: str) -> Prologue:
+    """The declarations at the head of a query or update ``text``.
+
+    Raises :class:`~memkg.core.errors.ParseError` for text no SPARQL tokenizer reads, and
+    ValueError for a relative IRI with no base.
+    """
+    base, prefixes = _declared(text)
+    return Prologue(base=base, prefixes=dict(prefixes))
+
+
+@functools.lru_cache(maxsize=256)
+def _declared(text: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The base and prefixes ``text`` declares, read once per text (a view's is read on every
+    call) and no further than the declarations (a long query's body is never scanned)."""
+    prologue = Prologue()
+    stream = _scan(text, source="<sparql>", layout=False, quotes_in_iris=True)
+    tokens: list[Token] = []
+    i = 0
+    while True:
+        tokens.extend(itertools.islice(stream, i + 3 - len(tokens)))
+        after = prologue.declare(tokens, i) if i < len(tokens) else i
+        if after == i:
+            return prologue.base, tuple((prologue.prefixes or {}).items())
+        i = after
 
 
 def predeclared(prefixes: Mapping[str, str] | None) -> Prologue:

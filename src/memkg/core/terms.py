@@ -34,6 +34,8 @@ IRI = Union[str, NamedNode]
 Term = Union[NamedNode, BlankNode, Literal, Triple]
 #: A node that can carry properties: an IRI or a blank node.
 Resource = Union[NamedNode, BlankNode]
+#: What a quad's subject may be, as pyoxigraph types it (a triple term among them).
+Subject = Union[NamedNode, BlankNode, Triple]
 #: Where a write goes: a tenant's named graph, or the shared default graph.
 Graph = Union[NamedNode, DefaultGraph]
 #: Any graph name a dataset may hold (a loaded file may name a graph by a blank node).
@@ -181,7 +183,9 @@ __all__ = [
     "BlankNodeInQuery",
     "IRI",
     "Graph",
+    "GraphName",
     "Resource",
+    "Subject",
     "Term",
     "datetime_literal",
     "datetime_of",

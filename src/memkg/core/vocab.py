@@ -29,6 +29,16 @@ SH = "http://www.w3.org/ns/shacl#"
 MEMI = "https://w3id.org/memkg/integrations#"
 #: The native SHACL engine's own extension of SHACL-SPARQL (``shx:selectAll``, :mod:`memkg.shacl`).
 SHX = "https://w3id.org/memkg/shacl#"
+#: Where a validation result was written, in a Turtle report: ``memv:file``, ``memv:line``, ``memv:column``.
+MEMV = "https://w3id.org/memkg/validation#"
+#: The terms of the RDF 1.1 projection pySHACL validates (:mod:`memkg.validation.projection`).
+PROJ = "https://w3id.org/memkg/projection#"
+#: SHACL 1.2 node expressions' parameters (``shnex:``), and the SPARQL functions they call (``sparql:``).
+SHNEX = "http://www.w3.org/ns/shacl-node-expr#"
+SPARQL_FUNCTIONS = "http://www.w3.org/ns/sparql#"
+#: Vocabularies whose names recall reads as a vertex's names (``skos:prefLabel``, ``foaf:name``).
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+FOAF = "http://xmlns.com/foaf/0.1/"
 
 #: The ontology's IRI, and the graph each store keeps its copy of the ontology in.
 ONTOLOGY_IRI = "https://w3id.org/memkg"
@@ -73,6 +83,9 @@ owl = Namespace(OWL)
 sh = Namespace(SH)
 shx = Namespace(SHX)
 memi = Namespace(MEMI)
+memv = Namespace(MEMV)
+skos = Namespace(SKOS)
+foaf = Namespace(FOAF)
 
 RDF_TYPE = rdf.type
 RDF_REIFIES = rdf.reifies
@@ -83,6 +96,7 @@ FALSE = Literal("false", datatype=xsd.boolean)
 #: Where the SHACL spec paragraphs live; ShapeError messages link to them.
 SHACL_SPEC = "https://www.w3.org/TR/shacl/"
 SHACL12_SPEC = "https://w3c.github.io/data-shapes/shacl12-core/"
+SHACL12_NODE_EXPR_SPEC = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
 
 
 def sparql_prefixes() -> str:
@@ -101,18 +115,3 @@ def local_name(iri: NamedNode) -> str:
         if sep in value:
             return value.rsplit(sep, 1)[1]
     return value
-
-
-def term_text(term: object) -> str:
-    """A term as SHACL messages write it: ``sh:``, ``xsd:``, ``rdf:``, ``rdfs:`` and ``owl:`` IRIs
-    abbreviated, any other term whole (:func:`memkg.core.prefixes.short` is for tables).
-
-    >>> term_text(xsd.integer), term_text(NamedNode("http://example.org/a"))
-    ('xsd:integer', '<http://example.org/a>')
-    """
-    if isinstance(term, NamedNode):
-        for prefix, ns in (("sh", SH), ("xsd", XSD), ("rdf", RDF), ("rdfs", RDFS), ("owl", OWL)):
-            if term.value.startswith(ns):
-                return f"{prefix}:{term.value[len(ns):]}"
-        return f"<{term.value}>"
-    return str(term)

@@ -27,10 +27,9 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from .terms import GraphName as Graph
-from .terms import Term
+from .terms import GraphName, Subject, Term
 from .vocab import XSD as XSD_NS
 
 _TZ = r"(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)?"
@@ -146,8 +145,7 @@ def _rebuild(term: Term, stored: dict[Literal, Literal]) -> Term:
     return term
 
 
-Subject = NamedNode | BlankNode | Triple
-Key = tuple[Graph, Subject, NamedNode]
+Key = tuple[GraphName, Subject, NamedNode]
 
 
 class WrittenForms:
@@ -155,7 +153,7 @@ class WrittenForms:
     pairs where a store would hold at least one of them in another form.
 
     Build it with :meth:`of` from the parsed quads (as ``pyoxigraph.parse`` gives them).
-    Graph ``None`` in a look-up stands for "any graph".
+    GraphName ``None`` in a look-up stands for "any graph".
     """
 
     def __init__(self) -> None:
@@ -163,7 +161,7 @@ class WrittenForms:
         self._values: dict[Key, dict[Term, list[Term]]] = {}
         #: stored term -> every written form of it, in any quad with a rewritten object
         self._forms: dict[Term, list[Term]] = defaultdict(list)
-        self._by_predicate: dict[NamedNode, set[tuple[Graph, Subject]]] = defaultdict(set)
+        self._by_predicate: dict[NamedNode, set[tuple[GraphName, Subject]]] = defaultdict(set)
         #: (index in the input, written quad, stored quad) for each quad whose object a
         #: store rewrites, in input order
         self.rewritten: list[tuple[int, Quad, Quad]] = []
@@ -218,12 +216,12 @@ class WrittenForms:
     def __bool__(self) -> bool:
         return bool(self.rewritten)
 
-    def _keys(self, graphs: Sequence[Graph | None], subject: Term, predicate: NamedNode) -> list[Key]:
+    def _keys(self, graphs: Sequence[GraphName | None], subject: Term, predicate: NamedNode) -> list[Key]:
         if any(g is None for g in graphs):
             return [k for k in self._values if k[1] == subject and k[2] == predicate]
         return [k for g in graphs if (k := (g, subject, predicate)) in self._values]
 
-    def values(self, graphs: Sequence[Graph | None], subject: Term, predicate: NamedNode,
+    def values(self, graphs: Sequence[GraphName | None], subject: Term, predicate: NamedNode,
                store: Store | None = None) -> list[Term] | None:
         """The objects of ``subject``/``predicate`` in the union of ``graphs`` as written;
         None when no graph holds one rewritten (then the store's are as written). The
@@ -243,7 +241,7 @@ class WrittenForms:
                         out[q.object] = None
         return list(out)
 
-    def forms(self, graphs: Sequence[Graph | None], subject: Term | None, predicate: NamedNode | None,
+    def forms(self, graphs: Sequence[GraphName | None], subject: Term | None, predicate: NamedNode | None,
               stored: Term) -> list[Term]:
         """The written forms of the stored object ``stored`` (of ``subject``/``predicate``
         when given, else anywhere); ``[stored]`` when nothing else was written for it."""
@@ -257,12 +255,12 @@ class WrittenForms:
                 return found
         return list(self._forms.get(stored) or [stored])
 
-    def subjects(self, graphs: Sequence[Graph | None], predicate: NamedNode) -> set[Term]:
+    def subjects(self, graphs: Sequence[GraphName | None], predicate: NamedNode) -> set[Term]:
         """The subjects with a rewritten object for ``predicate`` in ``graphs``."""
         any_graph = any(g is None for g in graphs)
         return {s for g, s in self._by_predicate.get(predicate, ()) if any_graph or g in graphs}
 
-    def objects(self, graphs: Sequence[Graph | None], predicate: NamedNode) -> list[Term]:
+    def objects(self, graphs: Sequence[GraphName | None], predicate: NamedNode) -> list[Term]:
         """The written objects of ``predicate`` whose stored form differs (literal focus nodes)."""
         out: dict[Term, None] = {}
         for g, s in self._by_predicate.get(predicate, ()):
@@ -271,7 +269,7 @@ class WrittenForms:
                     out.update(dict.fromkeys(forms))
         return list(out)
 
-    def triples(self, graphs: Sequence[Graph | None]) -> Iterator[tuple[Subject, NamedNode, Term]]:
+    def triples(self, graphs: Sequence[GraphName | None]) -> Iterator[tuple[Subject, NamedNode, Term]]:
         """Every written (subject, predicate, object) of the recorded pairs in ``graphs``."""
         for (g, s, p), by_stored in self._values.items():
             if any(x is None for x in graphs) or g in graphs:

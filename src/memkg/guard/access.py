@@ -1,6 +1,6 @@
 """Who may see and change what: bearer tokens, tenants and the dataset a request runs over.
 
-SPEC section 6: with a tokens file (JSON ``{"TOKEN": {"tenants": [GRAPH-IRI, …], "write":
+docs/contract.md section 6: with a tokens file (JSON ``{"TOKEN": {"tenants": [GRAPH-IRI, …], "write":
 bool}}``) every request carries a token (over HTTP an ``Authorization: Bearer TOKEN``
 header, read by :func:`bearer_grant`); a token sees
 its tenants' graphs plus the shared default graph (and the ontology graph, the shared

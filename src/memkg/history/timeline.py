@@ -2,7 +2,7 @@
 transaction times, and when an answer flipped.
 
 All three read the bitemporal views (``queries/history.rq`` and
-``queries/audit.rq``), so they follow the time semantics of SPEC section 3:
+``queries/audit.rq``), so they follow the time semantics of docs/contract.md section 3:
 "current knowledge at transaction time T" is the ``audit`` view with
 ``known_at = valid_at = T``: what the store believed then about then.
 """

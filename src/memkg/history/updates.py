@@ -405,7 +405,7 @@ class _Op:
 
     def _require_visible_patterns(self, grant: Grant) -> None:
         """Forbidden naming the graph if the WHERE group's constant ``GRAPH <g>`` names one
-        ``grant`` may not read: a refusal, never an empty match (SPEC 6)."""
+        ``grant`` may not read: a refusal, never an empty match (docs/contract.md section 6)."""
         if not grant.restricted:
             return
         where = scan_query(f"SELECT * WHERE {self.where_text()}", prefixes=self.prologue.prefixes,

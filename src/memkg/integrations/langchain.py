@@ -56,8 +56,8 @@ class MemkgRetriever(BaseRetriever):
     ``packet=False`` leaves the evidence out.
 
     >>> from memkg import MemoryStore, Message
-    >>> from memkg.recall import HashingEmbedder
-    >>> memory = MemoryStore(embedder=HashingEmbedder())
+    >>> from memkg.recall import HashingEmbedder, recall_index
+    >>> memory = MemoryStore(followers=[recall_index(embedder=HashingEmbedder())])
     >>> _ = memory.add(Message(content="the quarterly report is due on Friday"))
     >>> doc = MemkgRetriever(memory, k=1).invoke("when is the report due?")[0]
     >>> doc.page_content, doc.metadata["kind"]

@@ -113,12 +113,12 @@ class MemkgStore(BaseStore):
 
     ``store`` is a :class:`~memkg.MemoryStore` or the path of one. ``index`` is LangGraph's
     index configuration; memkg reads only its ``fields`` (the embedder is the memory's own,
-    ``MemoryStore(path, embedder=…)``, so ``embed`` and ``dims`` are refused). ``tenant_base``
-    prefixes every namespace's tenant IRI.
+    ``MemoryStore(path, followers=[recall_index(embedder=…)])``, so ``embed`` and ``dims`` are
+    refused). ``tenant_base`` prefixes every namespace's tenant IRI.
 
     >>> from memkg import MemoryStore
-    >>> from memkg.recall import HashingEmbedder
-    >>> lg = MemkgStore(MemoryStore(embedder=HashingEmbedder()))
+    >>> from memkg.recall import HashingEmbedder, recall_index
+    >>> lg = MemkgStore(MemoryStore(followers=[recall_index(embedder=HashingEmbedder())]))
     >>> lg.put(("lia", "prefs"), "drink", {"text": "coffee after dinner"})
     >>> lg.put(("lia", "prefs"), "drink", {"text": "chamomile tea after dinner"})
     >>> lg.get(("lia", "prefs"), "drink").value
@@ -412,7 +412,8 @@ def _index_fields(index: IndexConfig | None) -> list[str] | None:
     unused = sorted(set(index) & {"embed", "dims"})
     if unused:
         raise ValueError(f"index: memkg recalls with the memory's own embedder, so {' and '.join(unused)} "
-                         "cannot be set here: give the embedder to MemoryStore(path, embedder=…), "
+                         "cannot be set here: give the embedder to the store's recall index, "
+                         "MemoryStore(path, followers=[memkg.recall.recall_index(embedder=…)]), "
                          "and name the fields recall reads with index={'fields': [...]}")
     fields = index.get("fields")
     if fields is None:

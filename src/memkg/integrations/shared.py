@@ -118,7 +118,7 @@ def refused(kind: type[E], err: ValidationError) -> E:
     ``violations`` are kept. Nothing was written."""
     lines = [f"memkg refused the write, nothing was written ({len(err.violations)} rule(s) broken):"]
     for v in err.violations[:10]:
-        rule = v.shape.strip("<>").replace(MEM, "mem:")
+        rule = str(v.shape).strip("<>").replace(MEM, "mem:")
         lines.append(f"- rule {rule} on {v.focus}: {v.message}")
     if len(err.violations) > 10:
         lines.append(f"- … and {len(err.violations) - 10} more")

@@ -2,14 +2,16 @@
 
 A load into a store holding nothing but memkg's ontology needs no context from the store
 (see :meth:`memkg.validation.WriteValidator.stage`), so nothing is staged, copied or held
-as Python objects for the write. Two processes read the same files side by side:
+as Python objects for the write. The store's judge offers what judges such a load alone
+(:class:`memkg.store.plugins.FirstLoadJudge`; memkg's validator does); a store whose judge
+offers none loads the general way. Two processes read the same files side by side:
 
 * this one: Oxigraph's bulk loader writes the files into the store; then the claim index
   quads (:mod:`memkg.store.claim_index`) the other process found (compacting only after several files);
 * the other (:func:`read_and_judge`, which never opens the store): Python reads the files
   the way every load does (:func:`read_files`: limits, file/line/column of a syntax error,
   prefixes, the literals the store rewrites, the claim index quads) while Oxigraph loads a
-  copy in memory on a thread beside it; then the validator judges the copy
+  copy in memory on a thread beside it; then the first-load judge judges the copy
   (:func:`judge_copy`).
 
 Threads of one process did not give the bulk loader a core of its own: pyoxigraph's loaders
@@ -58,11 +60,12 @@ from pyoxigraph import (
 from ..core.errors import MemkgError, ParseError, ValidationError
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard import limits
-from ..store import LoadReport, MemoryStore, claim_index
+from ..store import LoadReport, claim_index
 from ..store.backends.base import QuadStore
 from ..store.literals import LiteralRewrites, RewrittenLiteralsError
+from ..store.plugins import FirstLoadJudge, Host
 from ..store.reading import FileReader
-from ..validation.writes import WriteValidator, holds_no_data
+from ..validation.writes import holds_no_data
 
 #: The index quads the store derives itself: those whose names a parser makes up.
 _STORE_DERIVED = "isBLANK(?r) || isBLANK(?s) || isBLANK(?o) || isTRIPLE(?o)"
@@ -83,24 +86,20 @@ WORKER_PROGRAM = "from memkg.loading.first_load import worker_main; worker_main(
 IN_ANOTHER_PROCESS = True
 
 
-def applies(raw: QuadStore, validator: Any, size: int) -> bool:
+def applies(raw: QuadStore, size: int) -> bool:
     """Whether a load of ``size`` bytes into ``raw`` (the store's quads; the store has checked
-    that its backend is in process and bulk loads) is done as a first load: at least
-    :data:`MIN_BYTES`, into a store with no data yet, validated by memkg's own validator or
-    not at all."""
-    return (
-        size >= MIN_BYTES
-        and (validator is None or isinstance(validator, WriteValidator))
-        and holds_no_data(raw)
-    )
+    that its backend is in process and bulk loads, and that its judge offers a first-load
+    judge or it has none) is done as a first load: at least :data:`MIN_BYTES`, into a store
+    with no data yet."""
+    return size >= MIN_BYTES and holds_no_data(raw)
 
 
 @dataclass(frozen=True)
 class Task:
-    """What the other process is asked: read these files, judge them with this engine."""
+    """What the other process is asked: read these files, judge them with this judge."""
 
     reader: FileReader
-    engine: str | None  #: the validator's engine (``WriteValidator.engine_name``); None: not validated
+    judge: FirstLoadJudge | None  #: what the store's judge offers for a first load (pickled); None: not judged
     #: The thread stack on which Oxigraph parses the files (``limits.check_file_nesting``),
     #: counted once, here, before any parser runs.
     stack: int
@@ -121,7 +120,7 @@ class Reading:
 
 
 def load(
-    raw: Store, reader: FileReader, *, validator: WriteValidator | None, report: LoadReport,
+    raw: Store, reader: FileReader, *, judge: FirstLoadJudge | None, report: LoadReport,
     strict_literals: bool = False,
 ) -> list[tuple[str, str]]:
     """Load ``reader``'s files into ``raw``, which holds no data, filling ``report``; return
@@ -133,7 +132,7 @@ def load(
     # Before any parser runs: Oxigraph's loaders below are not guarded as Python's read is.
     stack = max(limits.check_file_nesting(path, reader.limits or limits.DEFAULT) for path, _ in reader.sources)
     ontology = list(raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
-    task = Task(reader, validator.engine_name if validator is not None else None, stack, strict_literals)
+    task = Task(reader, judge, stack, strict_literals)
 
     def write() -> None:
         for path, fmt in reader.sources:
@@ -157,13 +156,13 @@ def load(
         with _timed(report.seconds, "waiting for the judging"):
             judged: dict[str, float] = (
                 other.answer("judged") if other is not None
-                else judge_copy(task, report.progress) if task.engine is not None else {}
+                else judge_copy(task, report.progress) if task.judge is not None else {}
             )
         for name, spent in {**found.seconds, **judged}.items():
             report.seconds[f"{name} (other process)"] = spent
         if len(reader.sources) > 1:
             with report.phase("optimize"):
-                # As after every bulk write into a smaller store (MemoryStore._commit): the bulk
+                # As after every bulk write into a smaller store (memkg.store.commit): the bulk
                 # loads of several files overlap, and reads are ~3x cheaper once compacted.
                 raw.optimize()
         with report.phase("flush"):
@@ -220,10 +219,10 @@ def read_and_judge(
 ) -> dict[str, float]:
     """The other process's work: Oxigraph copies the files into memory on a thread while
     Python reads them (:func:`read_files`; ``read`` is given what it found, so that the
-    writer writes the index meanwhile); then the validator judges the copy
+    writer writes the index meanwhile); then the task's judge judges the copy
     (:func:`judge_copy`). Returns the seconds of the judging's phases.
     """
-    copier = _Background("memkg-copy", lambda: _copy(task.reader), task.stack) if task.engine is not None else None
+    copier = _Background("memkg-copy", lambda: _copy(task.reader), task.stack) if task.judge is not None else None
     try:
         found = read_files(task, progress)
         if read is not None:
@@ -238,7 +237,7 @@ def judge_copy(
     task: Task, progress: Callable[[str], None] | None = None, copier: _Background | None = None,
 ) -> dict[str, float]:
     """The judging: the copy ``copier`` makes (or one made now) of ``task``'s files in memory
-    with their claim index, judged by the validator as the store will keep it. Returns the
+    with their claim index, judged by the task's judge as the store will keep it. Returns the
     seconds of its phases.
 
     Raises ValidationError (or ParseError, should Oxigraph's parser refuse what Python's read
@@ -246,13 +245,13 @@ def judge_copy(
     """
     reader = task.reader
     report = LoadReport(files=[str(path) for path, _ in reader.sources], progress=progress)
-    assert task.engine is not None
+    assert task.judge is not None
     if copier is None:  # on a thread deep enough for any nesting the files have
         copier = _Background("memkg-copy", lambda: _copy(reader), task.stack)
     with report.phase("copy"):
         scratch = _located(copier.join, reader)
     with report.phase("validate"):
-        violations = WriteValidator(task.engine).judge_first_load(scratch, progress=progress)
+        violations = task.judge(scratch, progress=progress)
     if violations:
         raise ValidationError(violations, source=", ".join(report.files))
     return report.seconds
@@ -440,14 +439,12 @@ class _Background:
 class FirstLoad:
     """The first load as the store's plug-in (:class:`memkg.store.plugins.FirstLoad`)."""
 
-    def applies(self, store: MemoryStore, size: int) -> bool:
-        return applies(store.raw, store.validator, size)
+    def applies(self, host: Host, size: int) -> bool:
+        return applies(host.raw, size)
 
-    def load(self, store: MemoryStore, reader: FileReader, report: LoadReport, *,
+    def load(self, host: Host, reader: FileReader, report: LoadReport, *, judge: FirstLoadJudge | None,
              strict_literals: bool) -> list[tuple[str, str]]:
-        validator = store.validator if isinstance(store.validator, WriteValidator) else None  # see applies()
-        return load(store.backend.local_store(), reader, validator=validator, report=report,
-                    strict_literals=strict_literals)
+        return load(host.backend.local_store(), reader, judge=judge, report=report, strict_literals=strict_literals)
 
 
 FIRST_LOAD = FirstLoad()

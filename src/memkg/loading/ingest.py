@@ -393,7 +393,7 @@ class _Batch:
         self.target = target
         self.quads: list[Quad] = []
         self.recorded = store.clock.tick()
-        self.turns = TurnCounter(store, target)
+        self.turns = TurnCounter(store.raw, target)
         self._types: dict[NamedNode, set[NamedNode]] = {}
         self._named: set[NamedNode] = set()
         #: event id (or message IRI) → (message, content hash), for retries within the batch

@@ -31,7 +31,7 @@ the direct case in SPARQL (one level of support, echo chains, direct
 withdrawals); the functions here load the relevant part of the support graph
 (the source's downstream cone and the upstream closure of what it touches) and
 compute the fixpoint over it. The cone comes from the store's in-memory support
-index when it keeps one (``MemoryStore(support_index=True)``,
+index when it keeps one (``MemoryStore(path, followers=[SUPPORT_INDEX])``,
 :mod:`memkg.provenance.support_index`: dictionary lookups), else from a few SPARQL queries
 and direct index reads (see ``SupportGraph.downstream_of``).
 
@@ -65,6 +65,7 @@ from .erasure import Erasure, erase
 from .lineage import LINK_KINDS, Lineage, Link, lineage
 from .support import GroupStatus, Support, minimal_support, support
 from .support_graph import Group, SupportGraph, WithdrawalEffect
+from .support_index import SUPPORT_INDEX
 from .withdrawal import (
     ERASURE,
     NEEDS_REVIEW,
@@ -81,6 +82,7 @@ __all__ = [
     "LINK_KINDS",
     "NEEDS_REVIEW",
     "STOPWORDS",
+    "SUPPORT_INDEX",
     "Node",
     "dataset",
     "select",

@@ -16,9 +16,8 @@ from pyoxigraph import (
 from ..core.errors import NotFoundError
 from ..core.json_terms import terms_json
 from ..core.model import Retraction
-from ..core.terms import IRI as _IRI
 from ..core.terms import Resource, new_id
-from ..core.vocab import mem, memx, prov, rdf
+from ..core.vocab import MEMX, mem, memx, prov, rdf
 from ..store import MemoryStore
 from .datasets import IRI, as_node
 from .withdrawal import ERASURE
@@ -144,15 +143,13 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
                 if not others:
                     gone.add(Quad(t.subject, t.predicate, t.object, target))
         for q in raw.quads_for_pattern(None, None, n, target):
-            if q.subject not in removed and q.predicate not in _KEEP_REFERENCES and not q.predicate.value.startswith(
-                "https://w3id.org/memkg/index#"
-            ):
+            if q.subject not in removed and q.predicate not in _KEEP_REFERENCES and not q.predicate.value.startswith(MEMX):
                 gone.add(q)
     kept = sorted(
         (n for n in considered if n not in removed and isinstance(n, NamedNode) and out(n, rdf.reifies)), key=str
     )
     named = [n for n in removed if isinstance(n, NamedNode)]
-    record = Retraction(retracts=list[_IRI](named), reason=reason, id=new_id("erasure"), extra=[(rdf.type, ERASURE)])
+    record = Retraction(retracts=list[IRI](named), reason=reason, id=new_id("erasure"), extra=[(rdf.type, ERASURE)])
     stamp = store.clock.tick()
     count = store.change(
         remove=sorted(gone, key=str), add=record.quads(target, stamp), source=f"erasure of {node}"

@@ -20,7 +20,7 @@ from ..core.terms import Resource, tenant_iri
 from ..core.vocab import mem
 from ..store import MemoryStore
 from .datasets import IRI, Node, as_node, chunks, node_arg, select
-from .support_index import SupportIndex, graph_key
+from .support_index import SUPPORT_INDEX, SupportIndex, graph_key
 
 # -- the support graph ---------------------------------------------------------------
 
@@ -533,7 +533,7 @@ class SupportGraph:
         """The downstream cone of ``sources`` (what may fall with them), closed upward."""
         options = _structure_options(store, tenant)
         roots = [node_key(as_node(s, "source")) for s in sources]
-        index = store.support_index()
+        index = store.follower(SUPPORT_INDEX, create=True)
         if index is not None:
             graph = cls()
             with store.lock():  # every write updates the index in place

@@ -7,7 +7,7 @@ into and out of thousands of nodes, and their withdrawals (``mem:retracts``,
 (~90 ms for a cone of 10k claims in memory, ~240 ms on disk, at 100k claims); held
 here, it is dictionary lookups.
 
-The index is opt-in (``MemoryStore(support_index=True)``), as it costs memory
+The index is opt-in (``MemoryStore(path, followers=[SUPPORT_INDEX])``), as it costs memory
 (about 430 bytes a link: 50 MB for the 116k links of 100k claims) and a build on
 first use (one scan of the six predicates: ~0.3 s in memory, ~0.9 s on disk for
 those), which a one-off command would pay for one answer. It is then maintained, not
@@ -16,7 +16,8 @@ invalidated, by every write the store makes (:meth:`MemoryStore.write`,
 write lock (an update that fails half way drops it: the next use builds it
 again). Writes that bypass the store (``store.raw``) are not seen: the raw store is
 documented as read-only for that reason. Remote stores never have one (other
-clients write to the server).
+clients write to the server). A store that keeps one hands it back by its kind:
+``store.follower(SUPPORT_INDEX, create=True)``.
 
 Nodes are keyed by their serialized form (``str()`` of an IRI or blank node, the
 keys of :class:`memkg.provenance.SupportGraph`); a literal or triple term in object
@@ -27,16 +28,13 @@ adjacency is a dict used as an ordered set, so repeated quads are one link.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode, Quad
 
 from ..core.terms import Term
 from ..core.vocab import mem
 from ..store.backends.base import QuadStore
-
-if TYPE_CHECKING:
-    from ..store import MemoryStore
+from ..store.plugins import Host
 
 #: The predicates held, by the name the index uses for them.
 LINKS = {
@@ -63,7 +61,13 @@ def graph_key(graph: object) -> str:
 
 
 class SupportIndex:
-    """``forward[name][graph][subject]`` → objects and ``backward[name][graph][object]`` → subjects."""
+    """``forward[name][graph][subject]`` → objects and ``backward[name][graph][object]`` → subjects.
+
+    A store's follower (:class:`memkg.store.plugins.Follower`): every write the store makes
+    is applied to it, under the write lock."""
+
+    #: On a streamed write (a bulk load), the quads it is handed: its links.
+    follows = frozenset(LINKS)
 
     def __init__(self) -> None:
         names = set(LINKS.values())
@@ -79,7 +83,11 @@ class SupportIndex:
             index.apply(added=raw.quads_for_pattern(None, predicate, None, None))
         return index
 
-    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = ()) -> None:
+    def begin(self, added: Sequence[Quad] | None, removed: Sequence[Quad]) -> None:
+        """Nothing to note before a commit: the index lives in memory, and a crash loses it whole."""
+        return None
+
+    def apply(self, *, added: Iterable[Quad] = (), removed: Iterable[Quad] = (), begun: object = None) -> None:
         """Take a committed write into account: ``removed`` quads first, then ``added`` (as a change does)."""
         for q in removed:
             name = LINKS.get(q.predicate)
@@ -116,34 +124,22 @@ class SupportIndex:
         }
 
 
-class _HeldSupportIndex:
-    """A store's support index as its follower (:class:`memkg.store.plugins.Follower`)."""
-
-    follows = frozenset(LINKS)
-
-    def __init__(self, index: SupportIndex) -> None:
-        self.index = index
-
-    def begin(self, added: Sequence[Quad] | None, removed: Sequence[Quad]) -> None:
-        return None
-
-    def apply(self, *, added: Sequence[Quad], removed: Sequence[Quad], begun: object) -> None:
-        self.index.apply(added=added, removed=removed)
-
     def close(self) -> None:
         pass
 
 
 class SupportIndexKind:
-    """Plugs the support index into stores that keep one (``MemoryStore(support_index=True)``):
-    built on first use, from the store's links."""
+    """Opens the support index of a store that is given this kind
+    (``MemoryStore(path, followers=[SUPPORT_INDEX])``) and keeps followers
+    (``capabilities.sole_writer``): built on first use, from the store's links."""
 
-    name = "support"
+    name = "support index"
 
-    def open(self, store: MemoryStore, *, create: bool) -> _HeldSupportIndex | None:
-        if not (create and store.keeps_support_index and store.capabilities.memory_indexes):
+    def open(self, host: Host, *, create: bool) -> SupportIndex | None:
+        if not (create and host.capabilities.sole_writer):
             return None
-        return _HeldSupportIndex(SupportIndex.build(store.raw))
+        return SupportIndex.build(host.raw)
 
 
+#: The support index's kind: give it to a store to keep the support links in memory.
 SUPPORT_INDEX = SupportIndexKind()

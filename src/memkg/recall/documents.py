@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
-from ..core.terms import datetime_of
+from ..core.terms import GraphName, datetime_of
 from ..core.vocab import (
     MEM,
     MEMX,
@@ -30,19 +30,19 @@ from ..core.vocab import (
     RDF_REIFIES,
     RDF_TYPE,
     RDFS,
+    SH,
+    foaf,
     mem,
     prov,
     rdfs,
+    skos,
 )
 from .timeexpr import MAX, MIN, find_periods, might_name_a_time
 
-SKOS = "http://www.w3.org/2004/02/skos/core#"
-FOAF = "http://xmlns.com/foaf/0.1/"
-
 #: Properties whose literal values name a vertex: its display name and aliases.
 NAME_PREDICATES = (
-    mem.displayName, mem.alias, rdfs.label, NamedNode(SKOS + "prefLabel"), NamedNode(SKOS + "altLabel"),
-    NamedNode(FOAF + "name"), NamedNode(FOAF + "nick"),
+    mem.displayName, mem.alias, rdfs.label, skos.prefLabel, skos.altLabel,
+    foaf.name, foaf.nick,
 )
 _NAME_IRIS = frozenset(p.value for p in NAME_PREDICATES)
 #: Properties whose change alters the words of claims about the named vertex.
@@ -58,19 +58,18 @@ _LINKS = {
 }
 _LINK_IRIS = [(p.value, role) for p, role in _LINKS.items()]
 _NAME_IRI_LIST = [p.value for p in NAME_PREDICATES]
-_NOT_VERTEX_TYPES = (RDF, RDFS, OWL, "http://www.w3.org/ns/shacl#")
+_NOT_VERTEX_TYPES = (RDF, RDFS, OWL, SH)
 
 GraphKey = str  #: "" for the default graph, "_:label" for a blank node, else the graph's IRI
-Graph = NamedNode | BlankNode | DefaultGraph
 
 
-def graph_key(graph: Graph) -> GraphKey:
+def graph_key(graph: GraphName) -> GraphKey:
     if isinstance(graph, DefaultGraph):
         return ""
     return f"_:{graph.value}" if isinstance(graph, BlankNode) else graph.value
 
 
-def graph_term(key: GraphKey) -> Graph:
+def graph_term(key: GraphKey) -> GraphName:
     if key == "":
         return DefaultGraph()
     return BlankNode(key[2:]) if key.startswith("_:") else NamedNode(key)
@@ -139,7 +138,7 @@ class Labeller:
 
     def _lookup(self, term: NamedNode, graph: GraphKey) -> str:
         for g in dict.fromkeys((graph_term(graph), DefaultGraph(), ONTOLOGY_GRAPH)):
-            for p in (mem.displayName, rdfs.label, NamedNode(SKOS + "prefLabel")):
+            for p in (mem.displayName, rdfs.label, skos.prefLabel):
                 best = None
                 for q in self.store.quads_for_pattern(term, p, None, g):
                     if isinstance(q.object, Literal) and (best is None or q.object.language in ("", "en")):
@@ -154,7 +153,7 @@ _TYPE, _RECORDED_AT, _GENERATED_BY, _EVENT_TIME, _CONTENT, _REIFIES, _ATTACHMENT
                       mem.attachment, mem.turn))
 
 
-def derive(store: Store, node: NamedNode, graph: Graph, labels: Labeller,
+def derive(store: Store, node: NamedNode, graph: GraphName, labels: Labeller,
            quads: Iterable[Quad] | None = None) -> Document | None:
     """The document for ``node`` in ``graph``, or None when recall has nothing to say about it.
 
@@ -246,12 +245,12 @@ def _integer(term: object) -> int | None:
     return None
 
 
-def _captions(store: Store, attachment: NamedNode, graph: Graph) -> list[str]:
+def _captions(store: Store, attachment: NamedNode, graph: GraphName) -> list[str]:
     return [q.object.value for q in store.quads_for_pattern(attachment, mem.caption, None, graph)
             if isinstance(q.object, Literal)]
 
 
-def _source_time(store: Store, source: object, graph: Graph) -> float | None:
+def _source_time(store: Store, source: object, graph: GraphName) -> float | None:
     """A claim without times of its own is dated by the message that asserted it."""
     if not isinstance(source, NamedNode):
         return None
@@ -260,9 +259,9 @@ def _source_time(store: Store, source: object, graph: Graph) -> float | None:
     return None
 
 
-def affected(store: Store, subjects: Iterable[tuple[NamedNode, Graph]],
-             renamed: Iterable[tuple[NamedNode, Graph]],
-             captioned: Iterable[tuple[NamedNode, Graph]] = ()) -> set[tuple[NamedNode, Graph]]:
+def affected(store: Store, subjects: Iterable[tuple[NamedNode, GraphName]],
+             renamed: Iterable[tuple[NamedNode, GraphName]],
+             captioned: Iterable[tuple[NamedNode, GraphName]] = ()) -> set[tuple[NamedNode, GraphName]]:
     """The nodes whose documents a write may have changed: the subjects it touched, the claims
     about a vertex whose name changed (their words name it), and the messages carrying an
     attachment whose caption changed (its words are theirs)."""

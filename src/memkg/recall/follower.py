@@ -2,35 +2,79 @@
 
 A store on disk keeps its index in a file beside its data (:data:`INDEX_FILE`); the store
 opens it when it exists, so that every write keeps it up, and builds it on first recall.
+A store reaches it by its kind, :data:`RECALL_INDEX`; another embedder than the default is
+the kind's option:
+
+>>> from memkg import MemoryStore, Message
+>>> from memkg.recall import HashingEmbedder
+>>> store = MemoryStore(followers=[recall_index(embedder=HashingEmbedder(dim=64))])
+>>> _ = store.add(Message(content="the report is due on Friday"))
+>>> rebuild_recall_index(store), store.follower(RECALL_INDEX).embedder.dim
+(1, 64)
+>>> check_recall_index(store).consistent
+True
 """
 
 from __future__ import annotations
 
 from ..guard.cancellation import shielded
-from ..store import MemoryStore
-from .embedder import default_embedder
-from .index import INDEX_FILE, RecallIndex
+from ..store.plugins import Host
+from .embedder import Embedder, default_embedder
+from .index import INDEX_FILE, RecallIndex, RecallIndexReport
 
 
 class RecallIndexKind:
-    """Plugs the recall index into stores whose backend keeps one (``capabilities.recall_index``)."""
+    """Opens the recall index of stores that keep followers (``capabilities.sole_writer``),
+    with ``embedder`` (None: :func:`memkg.recall.default_embedder`, loaded when first needed)."""
 
-    name = "recall"
+    name = "recall index"
 
-    def open(self, store: MemoryStore, *, create: bool) -> RecallIndex | None:
-        if not store.capabilities.recall_index:
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
+
+    def open(self, host: Host, *, create: bool) -> RecallIndex | None:
+        if not host.capabilities.sole_writer:
             return None
-        file = store.path / INDEX_FILE if store.path is not None else None
+        path = host.backend.path
+        file = path / INDEX_FILE if path is not None else None
         if not create and not RecallIndex.exists(file):
             return None
-        if store.read_only and not RecallIndex.exists(file):
-            raise PermissionError(f"{store.path}: no recall index, and the store is open read-only")
-        index = RecallIndex(store.backend.local_store(), file, store.embedder or default_embedder(),
-                            read_only=store.read_only)
-        if not index.built and not store.read_only:
+        if host.read_only and not RecallIndex.exists(file):
+            raise PermissionError(f"{path}: no recall index, and the store is open read-only")
+        index = RecallIndex(host.backend.local_store(), file, self.embedder or default_embedder(),
+                            read_only=host.read_only)
+        if not index.built and not host.read_only:
             with shielded():  # written to the store's directory: whole or not at all
                 index.rebuild()
         return index
 
 
-RECALL_INDEX = RecallIndexKind()
+def recall_index(*, embedder: Embedder | None = None) -> RecallIndexKind:
+    """The recall index with ``embedder``, for one store: ``MemoryStore(path, followers=[recall_index(embedder=…)])``.
+    The index records its embedder's name; opened with another, it is built again."""
+    return RecallIndexKind(embedder)
+
+
+#: The recall index with the default embedder, plugged into every store by ``memkg/__init__.py``.
+RECALL_INDEX = recall_index()
+
+
+def check_recall_index(store: Host) -> RecallIndexReport | None:
+    """Prove ``store``'s recall index matches the data (:meth:`RecallIndex.check`); None when it
+    has none yet (it is built on first recall) or keeps none (a server's store)."""
+    index = store.follower(RECALL_INDEX)
+    return None if index is None else index.check()
+
+
+def rebuild_recall_index(store: Host) -> int:
+    """Derive ``store``'s recall index again from the data (creating it); returns its document
+    count. Raises PermissionError on a store open read-only, ValueError on one that keeps no
+    index (a server's: its server keeps one)."""
+    if store.read_only:
+        raise PermissionError(f"{store.backend.path}: the store is open read-only")
+    with store.lock():
+        existed = store.follower(RECALL_INDEX) is not None
+        index = store.follower(RECALL_INDEX, create=True)
+        if index is None:
+            raise ValueError("this store keeps no recall index: its server does")
+        return index.rebuild() if existed else int(index.stats()["documents"])

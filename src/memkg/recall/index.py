@@ -42,11 +42,11 @@ from typing import Any
 import numpy as np
 from pyoxigraph import NamedNode, Quad, Store
 
+from ..core.terms import GraphName
 from ..core.vocab import MEMX, ONTOLOGY_GRAPH, RDF_TYPE, mem
 from .documents import (
     LABEL_PREDICATES,
     Document,
-    Graph,
     GraphKey,
     Labeller,
     affected,
@@ -208,7 +208,7 @@ class RecallIndex:
                         self.db.execute(statement)
                 count = 0
                 chunk: list[Document] = []
-                split: dict[tuple[NamedNode, Graph], None] = {}
+                split: dict[tuple[NamedNode, GraphName], None] = {}
                 for doc in self._derive_all(split):
                     chunk.append(doc)
                     if len(chunk) >= 4096:
@@ -234,11 +234,11 @@ class RecallIndex:
             self._vectors = None
             return count
 
-    def _derive_all(self, split: dict[tuple[NamedNode, Graph], None]) -> Iterator[Document]:
+    def _derive_all(self, split: dict[tuple[NamedNode, GraphName], None]) -> Iterator[Document]:
         """Every document the store derives, from one scan of its quads; a node met in a second
         run of quads goes into ``split`` instead (its first document was partial)."""
-        done: set[tuple[NamedNode, Graph]] = set()
-        key: tuple[NamedNode, Graph] | None = None
+        done: set[tuple[NamedNode, GraphName]] = set()
+        key: tuple[NamedNode, GraphName] | None = None
         group: list[Quad] = []
         for q in itertools.chain(self.store.quads_for_pattern(None, None, None, None), [None]):
             subject = None if q is None else q.subject
@@ -259,7 +259,7 @@ class RecallIndex:
                 key, group = (subject, q.graph_name), []
             group.append(q)
 
-    def begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> set[tuple[NamedNode, Graph]]:
+    def begin(self, added: Iterable[Quad] | None, removed: Iterable[Quad] = ()) -> set[tuple[NamedNode, GraphName]]:
         """Record, before the store commits a write, the nodes it touches (``added`` None: a bulk
         write whose quads are not known yet), so that a crash before :meth:`apply` is repaired on
         the next open. Returns the write's new nodes (see :meth:`unseen`)."""
@@ -301,15 +301,15 @@ class RecallIndex:
         self._refresh(dict.fromkeys(keys), dict.fromkeys(keys), {}, removing=True, captioned=keys)
         self.recovered = len(gap)
 
-    def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, Graph]]:
+    def unseen(self, quads: Iterable[Quad]) -> set[tuple[NamedNode, GraphName]]:
         """The typed subjects of ``quads`` the store holds nothing about yet, in their graphs.
 
         Asked before the store writes ``quads``: after the write, all such a node's quads
         are the written ones, so :meth:`apply` derives its document from them instead of
         reading it back (the bulk of the index's cost per message on disk).
         """
-        seen: set[tuple[NamedNode, Graph]] = set()
-        out: set[tuple[NamedNode, Graph]] = set()
+        seen: set[tuple[NamedNode, GraphName]] = set()
+        out: set[tuple[NamedNode, GraphName]] = set()
         for q in quads:
             if q.predicate == RDF_TYPE and isinstance(q.subject, NamedNode) and q.graph_name != ONTOLOGY_GRAPH:
                 key = (q.subject, q.graph_name)
@@ -327,11 +327,11 @@ class RecallIndex:
         ``begun``: what :meth:`begin` returned, the nodes the store held nothing about
         before this write (see :meth:`unseen`), derived from ``added`` alone.
         """
-        created: Collection[tuple[NamedNode, Graph]] = begun if isinstance(begun, set) else ()
-        touched: dict[tuple[NamedNode, Graph], None] = {}
-        renamed: dict[tuple[NamedNode, Graph], None] = {}
-        written: dict[tuple[NamedNode, Graph], list[Quad]] = {}
-        captioned: dict[tuple[NamedNode, Graph], None] = {}
+        created: Collection[tuple[NamedNode, GraphName]] = begun if isinstance(begun, set) else ()
+        touched: dict[tuple[NamedNode, GraphName], None] = {}
+        renamed: dict[tuple[NamedNode, GraphName], None] = {}
+        written: dict[tuple[NamedNode, GraphName], list[Quad]] = {}
+        captioned: dict[tuple[NamedNode, GraphName], None] = {}
         removing = False
         for quads, is_removal in ((added, False), (removed, True)):
             for q in quads:
@@ -349,9 +349,9 @@ class RecallIndex:
                     written.setdefault(key, []).append(q)
         self._refresh(touched, renamed, written, removing=removing, captioned=captioned)
 
-    def _refresh(self, touched: dict[tuple[NamedNode, Graph], None], renamed: dict[tuple[NamedNode, Graph], None],
-                 written: dict[tuple[NamedNode, Graph], list[Quad]], *, removing: bool,
-                 captioned: Collection[tuple[NamedNode, Graph]] = ()) -> None:
+    def _refresh(self, touched: dict[tuple[NamedNode, GraphName], None], renamed: dict[tuple[NamedNode, GraphName], None],
+                 written: dict[tuple[NamedNode, GraphName], list[Quad]], *, removing: bool,
+                 captioned: Collection[tuple[NamedNode, GraphName]] = ()) -> None:
         """Derive ``touched`` (and the claims naming ``renamed`` vertices) again, in one
         transaction that also clears the pending record of the write."""
         with self._lock:

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
+from ..core.terms import GraphName, Subject
 from ..core.vocab import mem
-from .documents import Graph, GraphKey, graph_term, seconds
+from .documents import GraphKey, graph_term, seconds
 from .embedder import embed_question
 from .hits import Hit, Hits
 from .index import RecallIndex, normalise_name
@@ -39,8 +40,6 @@ from .vectors import Vectors
 from .timeexpr import Period, find_periods, strip_periods
 
 __all__ = ["RecallConfig", "rank"]
-
-Subject = NamedNode | BlankNode | Triple
 
 
 @dataclass(frozen=True)
@@ -626,7 +625,7 @@ def _held(store: Store, doc: dict[str, object]) -> bool:
     return False
 
 
-def _recorded(store: Store, node: Subject, graph: Graph) -> float | None:
+def _recorded(store: Store, node: Subject, graph: GraphName) -> float | None:
     for q in store.quads_for_pattern(node, mem.recordedAt, None, graph):
         return seconds(q.object)
     return None
@@ -660,7 +659,7 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     return "current", None, None
 
 
-def _latest(store: Store, node: NamedNode, graph: Graph, known: Callable[[Subject], bool]) -> NamedNode:
+def _latest(store: Store, node: NamedNode, graph: GraphName, known: Callable[[Subject], bool]) -> NamedNode:
     """The end of a supersession chain from ``node`` (the current version), cycles refused by the shapes."""
     seen = {node}
     while True:
@@ -672,7 +671,7 @@ def _latest(store: Store, node: NamedNode, graph: Graph, known: Callable[[Subjec
         seen.add(node)
 
 
-def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: Graph) -> float | None:
+def _literal_seconds(store: Store, node: NamedNode, p: NamedNode, graph: GraphName) -> float | None:
     for q in store.quads_for_pattern(node, p, None, graph):
         if isinstance(q.object, Literal):
             return seconds(q.object)

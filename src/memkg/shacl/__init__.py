@@ -39,6 +39,8 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
+from ..core.errors import Violation
+from ..core.terms import Term
 from ..core.vocab import sh
 from ..core.written import WrittenForms
 from .compiler import Compiler, TargetBinder
@@ -48,13 +50,13 @@ from .errors import ShapeError
 from .expressions import Evaluator, ExpressionReader
 from .graph import ShapesGraph, read_file
 from .paths import Path
-from .report import ValidationReport, ValidationResult
+from .report import ValidationReport
 from .rules import RuleError, RuleRunner, describe, read_rules
-from .shapes import Loader, Shape
+from .components.base import Shape
+from .shapes import Loader
 from .targets import NodeTarget
-from .terms import Term
 from .functions import load_functions
-from .vocabulary import check_vocabulary
+from .unknown_terms import refuse_unknown_terms
 
 
 def _graph_list(
@@ -67,7 +69,7 @@ def _graph_list(
     return list(default_graph)
 
 
-__all__ = ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "ValidationResult", "WrittenForms"]
+__all__ = ["Path", "RuleError", "ShapeError", "Shapes", "ValidationReport", "Violation", "WrittenForms"]
 
 
 class Shapes:
@@ -84,7 +86,7 @@ class Shapes:
         self._shapes: dict[Term, Shape] = loader.shapes
         self._functions = load_functions(graph)
         self._loader = loader
-        check_vocabulary(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
+        refuse_unknown_terms(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
         self._incomplete_compiler: Compiler | None = None
@@ -268,7 +270,7 @@ class Shapes:
         known = node in self._shapes
         shape = self._loader.load(node)
         if not known:
-            check_vocabulary(self._graph, {p for cls in self._loader.parsers for p in cls.PARAMETERS}, [node])
+            refuse_unknown_terms(self._graph, {p for cls in self._loader.parsers for p in cls.PARAMETERS}, [node])
         return shape
 
     def validate(

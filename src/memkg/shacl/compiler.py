@@ -24,37 +24,18 @@ that cannot be nested) are decided by the engine in Python instead.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
-from ..core.terms import has_blank, sparql_term
-from .components.base import Component, Ctx, Fragment
+from ..core.terms import Term, has_blank, sparql_term
+from .components.base import Branch, Component, Ctx, Evaluation, Fragment, Row, Shape
 from .components.shape_based import PropertyComponent
 from .incomplete import Excuse, condition
 from .paths import Path
-from .shapes import Shape
-from .terms import Term
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Engine
-    from .rows import Row
 
 #: Branches per generated query.
 MAX_BRANCHES = 8
 #: Nested patterns longer than this are decided in Python instead.
 INLINE_LIMIT = 100_000
-
-
-@dataclass(eq=False)
-class Branch:
-    """One constraint of one shape, reached from a root shape by a route of paths."""
-
-    cid: int
-    shape: Shape
-    component: Component | None
-    route: tuple[Path, ...]
-    focus: str
-    fragment: Fragment
 
 
 class Binder:
@@ -290,8 +271,8 @@ class Compiler:
         return f"SELECT DISTINCT ?_f WHERE {{ {binder.pattern()} FILTER EXISTS {{ {nc} }} }}"
 
 
-def _nested_results(shape: Shape) -> Callable[[Engine, list[Row]], list[Row]]:
-    def post(engine: Engine, rows: list[Row]) -> list[Row]:
+def _nested_results(shape: Shape) -> Callable[[Evaluation, list[Row]], list[Row]]:
+    def post(engine: Evaluation, rows: list[Row]) -> list[Row]:
         return engine.nested_results(shape, rows)
 
     return post

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from pyoxigraph import (
     BlankNode,
@@ -28,16 +28,18 @@ from pyoxigraph import (
     Variable,
 )
 
+from ..core.errors import Violation
+from ..core.prefixes import show
+from ..core.terms import GraphName, Term
 from ..core.vocab import rdf, rdfs, sh
-from ..core.written import WrittenForms
-from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Branch, Compiler, node_binders
+from ..core.written import WrittenForms, stored_form
+from .compiler import MAX_BRANCHES, VALUES_CHUNK, Binder, Compiler, TargetBinder, node_binders
+from .components.base import Branch, Component, Row, Shape
 from .components.sparql import SHAPES_GRAPH
-from .functions import bound
+from .functions import Function, bound
+from .graph import ShapesGraph
 from .incomplete import Excuse, IncompleteNodes, stated
 from .paths import Path, PredicatePath
-from .report import ValidationResult
-from .rows import Row
-from .shapes import Shape
 from .targets import (
     ClassTarget,
     ExpressionTarget,
@@ -47,17 +49,31 @@ from .targets import (
     SubjectsOfTarget,
     Target,
 )
-from .terms import Graph, Term, TermKey, canonical, lexical, term_key
+from .terms import TermKey, term_key
 
-if TYPE_CHECKING:  # pragma: no cover
-    from . import Shapes
-    from .components.base import Component
+
+class CompiledShapes(Protocol):
+    """What an engine reads of the shapes it runs: :class:`memkg.shacl.Shapes`, which
+    imports the engine, so the engine names it through this protocol."""
+
+    @property
+    def _graph(self) -> ShapesGraph: ...
+    @property
+    def _targeted(self) -> list[Shape]: ...
+    @property
+    def _functions(self) -> dict[NamedNode, Function]: ...
+    @property
+    def _rewritten_targets(self) -> bool: ...
+    @property
+    def _uses_shapes_graph(self) -> bool: ...
+    def _compiler_for(self, *, incomplete: bool) -> Compiler: ...
+    def _target_binder(self, shape: Shape) -> TargetBinder: ...
 
 
 class DataView:
     """Direct look-ups in the data graph(s), used to test targets for given focus nodes."""
 
-    def __init__(self, store: Store, graphs: list[Graph]) -> None:
+    def __init__(self, store: Store, graphs: list[GraphName]) -> None:
         self.store = store
         self.graphs = graphs
         self._supers: dict[Term, set[Term]] = {}
@@ -120,14 +136,14 @@ def _preferred(messages: Iterable[Literal]) -> Literal | None:
 class Engine:
     """Executes one validation."""
 
-    def __init__(self, shapes: "Shapes", store: Store, default_graph: list[Graph] | None,
+    def __init__(self, shapes: CompiledShapes, store: Store, default_graph: list[GraphName] | None,
                  written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
                  only: Iterable[Term] | None = None) -> None:
         self.shapes = shapes
         chosen = None if only is None else set(only)
         #: The shapes with targets this validation runs (all, or those ``only`` names).
         self.targeted: list[Shape] = [s for s in shapes._targeted if chosen is None or s.node in chosen]
-        graphs: list[Graph] = list(default_graph) if default_graph is not None else [DefaultGraph()]
+        graphs: list[GraphName] = list(default_graph) if default_graph is not None else [DefaultGraph()]
         self.written = written if written is not None else WrittenForms()
         self._data_store, self._data_graphs = store, list(graphs)  # where the written forms' quads are
         self._judging: set[tuple[int, Term]] = set()
@@ -140,7 +156,7 @@ class Engine:
         self.compiler: Compiler = shapes._compiler_for(incomplete=uses_incomplete)
         self._incomplete = IncompleteNodes(lambda node, p: self.view.outgoing(node).get(p, ()),
                                            self.view.objects(sh.incompleteURIStart)) if uses_incomplete else None
-        self._default_graph: list[Graph] | None = list(default_graph) if default_graph is not None else None
+        self._default_graph: list[GraphName] | None = list(default_graph) if default_graph is not None else None
         self._functions = bound(shapes._functions, self.store, self._default_graph)
         self._memo: dict[tuple[int, Term], bool] = {}
         self._deciding: set[tuple[int, Term]] = set()
@@ -151,7 +167,7 @@ class Engine:
         self._progress = progress
         self.branches = 0  #: branches run in those queries (what parsing and planning cost follows)
 
-    def _with_shapes_graph(self, store: Store, graphs: list[Graph]) -> Store:
+    def _with_shapes_graph(self, store: Store, graphs: list[GraphName]) -> Store:
         """A temporary store with the data graph as default graph and the shapes
         graph as ``urn:memkg:shacl:shapes-graph`` (for ``$shapesGraph``)."""
         temp = Store()
@@ -188,8 +204,8 @@ class Engine:
                 self.branches += len(texts)
                 depth = max(len(b.route) for b, _ in chunk)
                 for sol in self.select(self.compiler.query(texts, depth), subs):
-                    branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]
-                    root = sol.get("_f") or subs["_f"]  # type: ignore[index]
+                    branch = self.compiler.branches[int(sol["_C"].value)]  # type: ignore[union-attr]  # ?_C: a branch number every branch binds
+                    root = sol.get("_f") or subs["_f"]  # type: ignore[index]  # subs is set whenever a branch leaves ?_f unbound
                     route = tuple(sol[f"_r{i}"] for i in range(1, len(branch.route) + 1))
                     raw[branch.cid].append(
                         Row(branch, root, route, sol["_F"], sol.get("_V"), sol.get("_P"), sol.get("_K"), sol.get("_X"))
@@ -206,7 +222,7 @@ class Engine:
         """Whether the data graph declares ``node`` incomplete (:mod:`memkg.shacl.incomplete`)."""
         return self._incomplete is not None and self._incomplete(node, iris_only=iris_only)
 
-    def excused(self, comp: "Component", focus: Term, found: list[Term | None] | None) -> list[Term | None] | None:
+    def excused(self, comp: Component, focus: Term, found: list[Term | None] | None) -> list[Term | None] | None:
         """A component's results for ``focus`` decided in Python (:meth:`Component.judge`),
         without those that an incomplete focus or value node excuses."""
         excuse = self.compiler.excuse(comp)
@@ -237,7 +253,7 @@ class Engine:
                 if nc is not None:
                     subs = {"_f": binder.substitution} if binder.substitution is not None else None
                     for sol in self.select(self.compiler.nc_query(nc, binder), subs):
-                        found.add(sol.get("_f", binder.substitution))  # type: ignore[arg-type]
+                        found.add(sol.get("_f", binder.substitution))  # type: ignore[arg-type]  # ?_f, or the substituted focus: never None
                 else:
                     found.update(r.root for r in self.run([(b, binder) for b in self.compiler.plan(shape)]))
         finally:
@@ -269,7 +285,7 @@ class Engine:
             return [] if isinstance(node, Literal) else self.view.outgoing(node).get(shape.path.iri, [])
         return None
 
-    def _clears(self, comp: "Component", values: list[Term], node: Term) -> bool:
+    def _clears(self, comp: Component, values: list[Term], node: Term) -> bool:
         """Whether ``node`` with these value nodes surely conforms to one constraint."""
         return (comp.PER_VALUE and not values) or comp.surely_conforms(values, node, self)
 
@@ -321,13 +337,13 @@ class Engine:
 
     # -- validation -------------------------------------------------------------------------------
 
-    def validate(self, focus: Iterable[Term] | None, *, scan: bool = False) -> list[ValidationResult]:
+    def validate(self, focus: Iterable[Term] | None, *, scan: bool = False) -> list[Violation]:
         """The results for ``focus`` (None: every target). ``scan``: reach the same results
         for many focus nodes by validating every target and keeping the focus nodes' rows,
         set at a time instead of node by node (cheaper when the data graph is not much
         bigger than what the focus nodes need, as in a write's scratch store)."""
         if focus is not None and scan:
-            roots = {canonical(n) for n in focus}
+            roots = {stored_form(n) for n in focus}
             rows = [r for r in self._rows(None) if r.root in roots]
         else:
             rows = self._rows(focus)
@@ -388,7 +404,7 @@ class Engine:
         another form are judged again in Python where the component can be (their SPARQL
         rows dropped); every other row names its focus node and value as written."""
         written = self.written
-        given = None if focus is None else {canonical(n) for n in focus}
+        given = None if focus is None else {stored_form(n) for n in focus}
         judged: set[tuple[int, Term]] = set()
         extra: list[Row] = []
         # Asked once per shape and node, and per node and predicate, not once per constraint:
@@ -438,10 +454,10 @@ class Engine:
             if isinstance(t, NodeTarget):
                 for w in t.written:
                     if isinstance(w, Literal):
-                        out[canonical(w)].append(w)
+                        out[stored_form(w)].append(w)
             elif isinstance(t, ObjectsOfTarget):
                 for w in written.objects(self._data_graphs, t.predicate):
-                    out[canonical(w)].append(w)
+                    out[stored_form(w)].append(w)
                 for stored in list(out):
                     if stored not in out[stored] and any(
                         q.subject not in written.subjects(self._data_graphs, t.predicate)
@@ -480,7 +496,7 @@ class Engine:
                     else:
                         items.append((b, target_binder))
         else:
-            nodes = list(dict.fromkeys(canonical(n) for n in focus))
+            nodes = list(dict.fromkeys(stored_form(n) for n in focus))
             for shape in self.targeted:
                 matched = [n for n in nodes if self.targets(shape, n)]
                 binders: dict[tuple[Term, ...], list[Binder]] = {}
@@ -493,7 +509,7 @@ class Engine:
                         binders[reported] = node_binders(reported)
                     items.extend((branch, binder) for binder in binders[reported])
         # (Not in a second thread: pyoxigraph holds the GIL while a query is iterated; measured.)
-        rows = [r for b in set_forms for r in b.component.all_rows(self, b)]  # type: ignore[union-attr]
+        rows = [r for b in set_forms for r in b.component.all_rows(self, b)]  # type: ignore[union-attr]  # set_forms holds only components with all_rows
         return rows + self.run(items)
 
     def _may_report(self, branch: Branch, node: Term) -> bool:
@@ -507,22 +523,25 @@ class Engine:
         values = self._value_nodes(branch.shape, node)
         return values is None or not self._clears(branch.component, values, node)
 
-    def result(self, row: Row) -> ValidationResult:
+    def result(self, row: Row) -> Violation:
         branch = row.branch
         comp = branch.component
         shape = branch.shape
         path: Path | None = shape.path
         if isinstance(row.path, NamedNode):
             path = PredicatePath(row.path)
-        return ValidationResult(
+        message = self.message(row)
+        return Violation(
+            shape=shape.node,
             focus=row.focus,
+            message=message.value if message is not None else "",
             path=path,
             value=row.value,
-            source_shape=shape.node,
-            component=comp.component if comp is not None else shape.node,
             severity=(comp.severity if comp is not None else None) or shape.severity,
-            message=self.message(row),
+            component=comp.component if comp is not None else shape.node,
+            source_shape=shape.node,
             source_constraint=comp.source_constraint if comp is not None else None,
+            language=message.language if message is not None else None,
         )
 
     def message(self, row: Row) -> Literal | None:
@@ -544,13 +563,13 @@ class Engine:
 
         def fill(m: re.Match[str]) -> str:
             term = values.get(m.group(1))
-            return lexical(term) if term is not None else m.group(0)
+            return show(term, form="lexical") if term is not None else m.group(0)
 
         text = _TEMPLATE.sub(fill, chosen.value)
         return Literal(text, language=chosen.language) if chosen.language else Literal(text)
 
 
-def _result_key(r: ValidationResult) -> TermKey:
+def _result_key(r: Violation) -> TermKey:
     return (term_key(r.source_shape), term_key(r.focus), str(r.path or ""), term_key(r.value), term_key(r.component))
 
 

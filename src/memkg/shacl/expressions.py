@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store, Triple
 
-from ..core.terms import has_blank, sparql_term
+from ..core.prefixes import show
+from ..core.terms import Term, has_blank, sparql_term
 from ..core.vocab import (
     FALSE,
     OWL,
@@ -44,26 +45,24 @@ from ..core.vocab import (
     RDFS,
     SH,
     TRUE,
+    SHACL12_NODE_EXPR_SPEC,
+    SHNEX,
+    SPARQL_FUNCTIONS,
     XSD,
     rdf,
     rdfs,
     sh,
-    term_text,
     xsd,
 )
 from .errors import ShapeError
 from .graph import ShapesGraph, boolean, integer, prefixes_of
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
-from .terms import Term
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Engine
+    from .components.base import Evaluation
 
-SHNEX_NS = "http://www.w3.org/ns/shacl-node-expr#"
-SPARQL_NS = "http://www.w3.org/ns/sparql#"
 _RULE = "SHACL 1.2 Node Expressions"
-_LINK = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
 
 #: ``sparql:`` functions written as SPARQL operators.
 _OPERATORS = {
@@ -132,7 +131,7 @@ class Call(Expr):
 
 
 def _err(reason: str, shape: Term | None) -> ShapeError:
-    return ShapeError(reason, shape=shape, rule=_RULE, link=_LINK)
+    return ShapeError(reason, shape=shape, rule=_RULE, link=SHACL12_NODE_EXPR_SPEC)
 
 
 def is_expression(graph: ShapesGraph, node: Term) -> bool:
@@ -172,15 +171,15 @@ class ExpressionReader:
         params = {p: g.objects(node, p) for p in preds}
         for p, vals in params.items():
             if len(vals) != 1:
-                raise _err(f"node expression {node}: {term_text(p)} must have one value, found {len(vals)}", shape)
+                raise _err(f"node expression {node}: {show(p, form='exact')} must have one value, found {len(vals)}", shape)
         one = {p: vals[0] for p, vals in params.items()}
         if sh.select in one or sh.sparqlExpr in one:
             return self._sparql_based(node, one, shape)
-        sparql = [p for p in one if p.value.startswith(SPARQL_NS)]
+        sparql = [p for p in one if p.value.startswith(SPARQL_FUNCTIONS)]
         if sparql:
             if len(one) != 1:
                 raise _err(f"node expression {node}: a sparql: function takes no other parameters", shape)
-            name = sparql[0].value[len(SPARQL_NS):]
+            name = sparql[0].value[len(SPARQL_FUNCTIONS):]
             if name not in _OPERATORS and name not in _BUILTINS:
                 raise _err(f"node expression {node}: the function <{sparql[0].value}> is not implemented", shape)
             args = g.list_items(one[sparql[0]], shape=shape, what=f"the arguments of sparql:{name}")
@@ -188,21 +187,21 @@ class ExpressionReader:
             return Call(node, "sparql:" + name, tuple(self.read(a, shape=shape) for a in args))
         names = {}
         for p in one:
-            if not p.value.startswith(SHNEX_NS):
-                raise _err(f"node expression {node}: {term_text(p)} is not a node expression parameter memkg "
+            if not p.value.startswith(SHNEX):
+                raise _err(f"node expression {node}: {show(p, form='exact')} is not a node expression parameter memkg "
                            "implements", shape)
-            names[p.value[len(SHNEX_NS):]] = one[p]
+            names[p.value[len(SHNEX):]] = one[p]
         return self._shnex(node, names, shape)
 
     def _sparql_based(self, node: Term, one: dict[NamedNode, Term], shape: Term | None) -> Expr:
         key = sh.select if sh.select in one else sh.sparqlExpr
         extra = set(one) - {key, sh.prefixes}
         if extra:
-            raise _err(f"node expression {node}: {term_text(sorted(extra, key=str)[0])} is not a parameter of "
-                       f"{term_text(key)}", shape)
+            raise _err(f"node expression {node}: {show(sorted(extra, key=str)[0], form='exact')} is not a parameter of "
+                       f"{show(key, form='exact')}", shape)
         text = one[key]
         if not isinstance(text, Literal):
-            raise _err(f"node expression {node}: {term_text(key)} must be a string literal", shape)
+            raise _err(f"node expression {node}: {show(key, form='exact')} must be a string literal", shape)
         # The well-known prefixes need no declaration in a node expression's SPARQL (the W3C tests'
         # sh:targetNode [ sh:select ] uses rdfs: undeclared; w3c/data-shapes#176 proposes this default).
         prefixes = {**_WELL_KNOWN, **prefixes_of(self.graph, node, shape=shape)}
@@ -325,7 +324,7 @@ class Evaluator:
     """Evaluates node expressions for one validation (``engine`` runs the queries and
     decides conformance to shapes). ``scope`` names variables for ``shnex:var``."""
 
-    def __init__(self, engine: "Engine", scope: dict[str, Term] | None = None) -> None:
+    def __init__(self, engine: "Evaluation", scope: dict[str, Term] | None = None) -> None:
         self.engine = engine
         self.scope = dict(scope or {})
 

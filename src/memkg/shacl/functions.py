@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QueryBoolean, QuerySolutions, Store
 
+from ..core.terms import Term
 from ..core.vocab import SHACL_SPEC, sh, xsd
 from .errors import ShapeError
 from .graph import ShapesGraph, integer, prefixes_of
-from .terms import Term
 
 # What pyoxigraph's Store.query takes as its default graph.
 GraphSelection = NamedNode | BlankNode | DefaultGraph | list[NamedNode | BlankNode | DefaultGraph] | None

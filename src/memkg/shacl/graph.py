@@ -20,9 +20,9 @@ from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
-from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh
+from ..core.terms import Term
+from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh, xsd
 from .errors import ShapeError
-from .terms import Term
 
 _FORMATS = {
     ".ttl": RdfFormat.TURTLE,
@@ -207,7 +207,7 @@ def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) ->
                     f"prefix declaration {decl} needs exactly one sh:prefix and one sh:namespace",
                     shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
                 )
-            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]
+            prefix, ns = prefixes[0].value, namespaces[0].value  # type: ignore[union-attr]  # checked above: a literal and a term with a value
             if out.get(prefix, ns) != ns:
                 raise ShapeError(
                     f"prefix {prefix!r} is declared with two namespaces ({out[prefix]} and {ns})",
@@ -228,7 +228,7 @@ def boolean(term: Term) -> bool | None:
     >>> boolean(Literal("true", datatype=xsd.boolean)), boolean(Literal("1", datatype=xsd.boolean))
     (True, False)
     """
-    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#boolean":
+    if isinstance(term, Literal) and term.datatype == xsd.boolean:
         if term.value == "true":
             return True
         if term.value in ("false", "0", "1"):
@@ -244,7 +244,7 @@ def integer(term: Term) -> int | None:
     >>> integer(Literal("3", datatype=xsd.integer)), integer(Literal("3"))
     (3, None)
     """
-    if isinstance(term, Literal) and term.datatype.value == "http://www.w3.org/2001/XMLSchema#integer":
+    if isinstance(term, Literal) and term.datatype == xsd.integer:
         try:
             return int(term.value)
         except ValueError:

@@ -49,8 +49,8 @@ from typing import Callable, Iterable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Store
 
+from ..core.terms import GraphName, Term
 from ..core.vocab import sh, xsd
-from .terms import Graph, Term
 
 #: The values of xsd:boolean literals (as SPARQL compares them: "1"^^xsd:boolean = true).
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
@@ -64,7 +64,7 @@ class Excuse(Enum):
     IRI_VALUE = "iri value"
 
 
-def stated(store: Store, graphs: list[Graph] | None) -> bool:
+def stated(store: Store, graphs: list[GraphName] | None) -> bool:
     """Whether the data graph (``graphs`` of ``store``; None: its default graph) states
     ``sh:incomplete`` or ``sh:incompleteURIStart`` (index look-ups on the predicate)."""
     predicates = (sh.incomplete, sh.incompleteURIStart)

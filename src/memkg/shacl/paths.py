@@ -19,10 +19,10 @@ from typing import ClassVar
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
+from ..core.terms import Term
 from ..core.vocab import SHACL_SPEC, rdf, sh
 from .errors import ShapeError
 from .graph import ShapesGraph
-from .terms import Term
 
 _RULE = "SHACL §2.3.1 SHACL property paths"
 _LINK = SHACL_SPEC + "#property-paths"

@@ -1,11 +1,13 @@
-"""Validation results and reports (SHACL §3.6).
+"""Validation reports (SHACL §3.6): the results of one validation, each a
+:class:`~memkg.core.errors.Violation` (the one result type, from the engine to the error).
 
 >>> from pyoxigraph import Literal, NamedNode
+>>> from memkg.core.errors import Violation
 >>> from memkg.shacl.paths import PredicatePath
 >>> from memkg.core.vocab import sh
->>> r = ValidationResult(NamedNode("http://e/a"), PredicatePath(NamedNode("http://e/age")), Literal("x"),
-...                      NamedNode("http://e/S"), sh.DatatypeConstraintComponent, sh.Violation,
-...                      Literal("Value is not an xsd:integer"), None)
+>>> r = Violation(NamedNode("http://e/S"), NamedNode("http://e/a"), "Value is not an xsd:integer",
+...               path=PredicatePath(NamedNode("http://e/age")), value=Literal("x"),
+...               component=sh.DatatypeConstraintComponent, source_shape=NamedNode("http://e/S"))
 >>> report = ValidationReport(False, (r,))
 >>> print(report)
 Violation: <http://e/a> path <http://e/age> value "x": Value is not an xsd:integer (shape <http://e/S>, sh:DatatypeConstraintComponent)
@@ -29,50 +31,24 @@ from pyoxigraph import (
     serialize,
 )
 
-from ..core.vocab import FALSE, TRUE, local_name, rdf, sh, term_text
+from ..core.errors import Violation
+from ..core.prefixes import show
+from ..core.vocab import FALSE, RDF, SH, TRUE, XSD, local_name, rdf, sh
 from .paths import Path
-from .terms import Term
 
-_PREFIXES = {
-    "sh": "http://www.w3.org/ns/shacl#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-}
+_PREFIXES = {"sh": SH, "xsd": XSD, "rdf": RDF}
 
 
-def _show(term: Term) -> str:
-    if isinstance(term, Triple):
-        return f"<<( {_show(term.subject)} {_show(term.predicate)} {_show(term.object)} )>>"
-    return str(term)
-
-
-@dataclass(frozen=True)
-class ValidationResult:
-    """One validation result: which focus node, along which path, which value,
-    which shape and constraint component, how severe, and why.
-
-    ``path`` is a :class:`~memkg.shacl.paths.Path` (``str(path)`` is its SPARQL
-    form) or None for results of node shapes.
-    """
-
-    focus: Term
-    path: Path | None
-    value: Term | None
-    source_shape: NamedNode | BlankNode
-    component: NamedNode | BlankNode
-    severity: NamedNode
-    message: Literal | None
-    source_constraint: Term | None = None
-
-    def __str__(self) -> str:
-        parts = [f"{local_name(self.severity)}: {_show(self.focus)}"]
-        if self.path is not None:
-            parts.append(f"path {self.path}")
-        if self.value is not None:
-            parts.append(f"value {_show(self.value)}")
-        text = " ".join(parts)
-        msg = self.message.value if self.message is not None else ""
-        return f"{text}: {msg} (shape {self.source_shape}, {term_text(self.component)})"
+def result_line(r: Violation) -> str:
+    """One result as the engine's report prints it: severity, focus node, path, value, message,
+    then the shape and the constraint component."""
+    parts = [f"{local_name(r.severity)}: {show(r.focus, form='exact')}"]
+    if r.path is not None:
+        parts.append(f"path {r.path}")
+    if r.value is not None:
+        parts.append(f"value {show(r.value, form='exact')}")
+    shape = show(r.source_shape or r.shape, form="exact")
+    return f"{' '.join(parts)}: {r.message} (shape {shape}, {show(r.component, form='exact')})"
 
 
 @dataclass(frozen=True)
@@ -84,12 +60,12 @@ class ValidationReport:
     """
 
     conforms: bool
-    results: tuple[ValidationResult, ...]
+    results: tuple[Violation, ...]
 
     def __str__(self) -> str:
         if self.conforms:
             return "Conforms"
-        return "\n".join(str(r) for r in self.results)
+        return "\n".join(result_line(r) for r in self.results)
 
     def __len__(self) -> int:
         return len(self.results)
@@ -106,17 +82,18 @@ class ValidationReport:
             triples.append(Triple(report, sh.result, node))
             triples.append(Triple(node, rdf.type, sh.ValidationResult))
             triples.append(Triple(node, sh.focusNode, r.focus))
-            if r.path is not None:
+            if isinstance(r.path, Path):
                 head, more = r.path.to_triples()
                 triples.append(Triple(node, sh.resultPath, head))
                 triples.extend(more)
             if r.value is not None:
                 triples.append(Triple(node, sh.value, r.value))
-            triples.append(Triple(node, sh.sourceShape, r.source_shape))
-            triples.append(Triple(node, sh.sourceConstraintComponent, r.component))
+            triples.append(Triple(node, sh.sourceShape, r.source_shape or r.shape))
+            if r.component is not None:
+                triples.append(Triple(node, sh.sourceConstraintComponent, r.component))
             triples.append(Triple(node, sh.resultSeverity, r.severity))
-            if r.message is not None:
-                triples.append(Triple(node, sh.resultMessage, r.message))
+            if r.message:
+                triples.append(Triple(node, sh.resultMessage, Literal(r.message, language=r.language)))
             if r.source_constraint is not None:
                 triples.append(Triple(node, sh.sourceConstraint, r.source_constraint))
         return [Quad(t.subject, t.predicate, t.object, g) for t in triples]

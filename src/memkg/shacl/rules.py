@@ -23,13 +23,14 @@ from pyoxigraph import (
     BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, QueryTriples, Store, Triple, Variable,
 )
 
-from ..core.vocab import SH, sh, term_text
+from ..core.prefixes import show
+from ..core.terms import Term
+from ..core.vocab import SH, TRUE, rdf, sh
 from .errors import ShapeError
 from .functions import Function
 from .functions import bound as bound_functions
 from .graph import ShapesGraph, prefixes_of
 from .paths import parse_path
-from .terms import Term
 
 _THIS = re.compile(r"[?$]this\b")
 _AF = ("SHACL-AF §8 rules", "https://www.w3.org/TR/shacl-af/#rules")
@@ -56,7 +57,7 @@ class Rule:
 def _one(graph: ShapesGraph, node: Term, predicate: NamedNode, shape: Term) -> Term:
     values = graph.objects(node, predicate)
     if len(values) != 1:
-        raise ShapeError(f"rule {node} needs exactly one {term_text(predicate)}, has {len(values)}",
+        raise ShapeError(f"rule {node} needs exactly one {show(predicate, form='exact')}, has {len(values)}",
                          shape=shape, rule=_AF[0], link=_AF[1])
     return values[0]
 
@@ -65,7 +66,7 @@ def read_rules(graph: ShapesGraph, shapes: Sequence[Term]) -> list[Rule]:
     """The active rules of ``shapes``, in the order they run; :class:`ShapeError` for a malformed one."""
     rules: list[Rule] = []
     for shape in shapes:
-        if Literal("true", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#boolean")) in graph.objects(
+        if TRUE in graph.objects(
                 shape, sh.deactivated):
             continue
         for node in graph.objects(shape, sh.rule):
@@ -78,7 +79,7 @@ def read_rules(graph: ShapesGraph, shapes: Sequence[Term]) -> list[Rule]:
                 raise ShapeError(f"rule {node}: sh:order must be a number, got {orders[0]}", shape=shape,
                                  rule=_AF[0], link=_AF[1]) from None
             conditions = tuple(graph.objects(node, sh.condition))
-            types = set(graph.objects(node, NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")))
+            types = set(graph.objects(node, rdf.type))
             constructs = graph.objects(node, sh.construct)
             if constructs or sh.SPARQLRule in types:
                 text = _one(graph, node, sh.construct, shape)

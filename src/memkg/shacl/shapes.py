@@ -9,12 +9,14 @@ a malformed shape raises :class:`~memkg.shacl.errors.ShapeError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from ..core.vocab import SHACL12_SPEC, SHACL_SPEC, owl, rdf, rdfs, sh, term_text
+from ..core.prefixes import show
+from ..core.terms import Term
+from ..core.vocab import SHACL12_SPEC, SHACL_SPEC, owl, rdf, rdfs, sh, xsd
+from ..core.written import stored_form
 from .components import CORE, Component, Reader
+from .components.base import Shape
 from .components.sparql import ComponentDefinition, SparqlBasedComponent
 from .errors import ShapeError
 from .expressions import (
@@ -25,7 +27,7 @@ from .expressions import (
     values_path,
 )
 from .graph import ShapesGraph, boolean, prefixes_of
-from .paths import Path, parse_path
+from .paths import parse_path
 from .sparqltext import UserQuery
 from .targets import (
     ClassTarget,
@@ -36,30 +38,8 @@ from .targets import (
     SubjectsOfTarget,
     Target,
 )
-from .terms import Term, canonical
 
 _TARGETS = (sh.targetNode, sh.targetClass, sh.targetSubjectsOf, sh.targetObjectsOf, sh.target)
-
-
-@dataclass(eq=False)
-class Shape:
-    """One node shape (``path is None``) or property shape of the shapes graph."""
-
-    node: NamedNode | BlankNode
-    path: Path | None = None
-    targets: list[Target] = field(default_factory=list)
-    constraints: list[Component] = field(default_factory=list)
-    severity: NamedNode = sh.Violation
-    messages: tuple[Literal, ...] = ()
-    deactivated: bool = False
-
-    @property
-    def is_property(self) -> bool:
-        return self.path is not None
-
-    def __repr__(self) -> str:
-        kind = "PropertyShape" if self.path is not None else "NodeShape"
-        return f"<{kind} {self.node}>"
 
 
 def _err(reason: str, node: Term, rule: str, anchor: str) -> ShapeError:
@@ -165,14 +145,12 @@ class Loader:
         if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
             raise _err("sh:severity must be a single IRI", node, "SHACL §2.1.5 sh:severity", "#severity")
         if severities:
-            shape.severity = severities[0]  # type: ignore[assignment]
+            shape.severity = severities[0]  # type: ignore[assignment]  # checked above: a NamedNode
         messages = g.objects(node, sh.message)
         for m in messages:
-            if not isinstance(m, Literal) or (m.datatype.value not in (
-                "http://www.w3.org/2001/XMLSchema#string", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-            )):
+            if not isinstance(m, Literal) or (m.datatype not in (xsd.string, rdf.langString)):
                 raise _err(f"sh:message values must be strings, got {m}", node, "SHACL §2.1.5 sh:message", "#message")
-        shape.messages = tuple(messages)  # type: ignore[arg-type]
+        shape.messages = tuple(messages)  # type: ignore[arg-type]  # checked above: string literals
         deactivated = g.objects(node, sh.deactivated)
         if len(deactivated) > 1 or (deactivated and boolean(deactivated[0]) is None):
             raise _err("sh:deactivated must be a single xsd:boolean", node, "SHACL §2.1.6 sh:deactivated", "#deactivated")
@@ -199,7 +177,7 @@ class Loader:
             else:
                 nodes.append(n)
         if nodes:  # (a bare blank node of the shapes graph is never a node of the data graph: nothing to validate)
-            targets.append(NodeTarget(tuple(canonical(n) for n in nodes), tuple(nodes)))
+            targets.append(NodeTarget(tuple(stored_form(n) for n in nodes), tuple(nodes)))
         for p, cls, rule, anchor in (
             (sh.targetClass, ClassTarget, "SHACL §2.1.3.2 sh:targetClass", "#targetClass"),
             (sh.targetSubjectsOf, SubjectsOfTarget, "SHACL §2.1.3.4 sh:targetSubjectsOf", "#targetSubjectsOf"),
@@ -207,7 +185,7 @@ class Loader:
         ):
             for v in g.objects(node, p):
                 if not isinstance(v, NamedNode):
-                    raise _err(f"{term_text(p)} values are IRIs, got {v}", node, rule, anchor)
+                    raise _err(f"{show(p, form='exact')} values are IRIs, got {v}", node, rule, anchor)
                 targets.append(cls(v))
         # SHACL 1.2: a sh:ShapeClass is a node shape and a class, so it targets its instances.
         is_class = g.is_instance(node, rdfs.Class) or g.is_instance(node, owl.Class) or g.is_instance(node, sh.ShapeClass)

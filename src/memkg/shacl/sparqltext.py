@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..core.errors import ParseError
-from ..core.sparql import Token, tokenize
+from ..core.sparql import Prologue, Token, tokenize
 from ..core.vocab import SHACL_SPEC
 from .errors import ShapeError
 
@@ -54,28 +54,18 @@ class UserQuery:
         except ParseError as err:
             raise ShapeError(f"{where} is not SPARQL (line {err.line}, column {err.column}: {err.reason})",
                              shape=shape) from None
-        known = dict(prefixes)
+        # The prologue's declarations are read, then left out: their IRIs are inlined below.
+        prologue = Prologue(prefixes=dict(prefixes))
+        try:
+            i = prologue.read(tokens)
+        except ValueError as err:  # a relative IRI: there is no base to resolve it against
+            raise ShapeError(f"{where}: {err}; use absolute IRIs", shape=shape) from None
+        if prologue.base is not None or i < len(tokens) and tokens[i].is_word("BASE"):
+            raise ShapeError(f"BASE is not supported in {where}; use absolute IRIs", shape=shape)
+        if i < len(tokens) and tokens[i].is_word("PREFIX"):
+            raise ShapeError(f"malformed PREFIX declaration in {where}", shape=shape)
+        known = prologue.prefixes or {}
         out: list[Token] = []
-        i = 0
-        n = len(tokens)
-        # Prologue: PREFIX/BASE declarations, removed (their IRIs are inlined below).
-        while i < n:
-            t = tokens[i]
-            if t.layout:
-                i += 1
-                continue
-            kw = t.keyword
-            if kw == "PREFIX":
-                j = _skip_ws(tokens, i + 1)
-                k = _skip_ws(tokens, j + 1)
-                if j >= n or k >= n or tokens[j].kind != "PNAME" or tokens[k].kind != "IRI":
-                    raise ShapeError(f"malformed PREFIX declaration in {where}", shape=shape)
-                known[tokens[j].text[:-1]] = tokens[k].text[1:-1]
-                i = k + 1
-                continue
-            if kw == "BASE":
-                raise ShapeError(f"BASE is not supported in {where}; use absolute IRIs", shape=shape)
-            break
         form = None
         for t in tokens[i:]:
             if t.kind == "PNAME":

@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import NamedNode
 
-from ..core.terms import has_blank, sparql_term
+from ..core.terms import Term, has_blank, sparql_term
 from ..core.vocab import rdf, rdfs
 from .sparqltext import UserQuery
-from .terms import Term
 
 
 class Target:

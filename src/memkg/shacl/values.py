@@ -22,9 +22,9 @@ import functools
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Store
 
-from ..core.terms import sparql_term
+from ..core.terms import Term, sparql_term
 from ..core.vocab import XSD, rdf
-from .terms import Term, sparql_string
+from .terms import sparql_string
 
 _STORE = Store()
 

@@ -1,7 +1,8 @@
 """The store: an agent's memory in Oxigraph, written atomically, over one backend.
 
 The store knows its backends (:mod:`memkg.store.backends`), the claim index, the clock,
-the view templates and the small write protocol through which the features above it
+the view templates, the one commit path every write takes (:mod:`memkg.store.commit`) and
+the small plug-in protocol (:mod:`memkg.store.plugins`) through which the features above it
 (validation, the recall index, the support index, the first load) are plugged in. It
 never imports those features.
 """
@@ -12,6 +13,7 @@ from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
 from .memory import DEFAULT_STORE_PATH, MemoryStore
 from .plugins import plug_in
 from .report import LoadReport
+from .stats import StoreStats
 
 __all__ = [
     "BULK_THRESHOLD",
@@ -21,6 +23,7 @@ __all__ = [
     "Clock",
     "LoadReport",
     "MemoryStore",
+    "StoreStats",
     "as_graph",
     "gc_paused",
     "plug_in",

@@ -1,39 +1,53 @@
-"""Writing a store out: every graph, or one, in a format pyoxigraph serialises."""
+"""Writing a store out: every graph, or one, in a format pyoxigraph serialises; and the copy of a
+store in memory that a server's export and snapshot are made from."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import IO
 
-from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, serialize
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, serialize
 
 from ..core.vocab import ONTOLOGY_GRAPH, PREFIXES
+from . import claim_index
+from .backends.base import Backend, QuadStore
+from .backends.embedded import EmbeddedBackend
 from .formats import as_graph, rdf_format
 
-if TYPE_CHECKING:
-    from .memory import MemoryStore
+
+def named_graphs(raw: QuadStore) -> list[NamedNode]:
+    """:meth:`MemoryStore.named_graphs`: the tenants' graphs (the ontology graph left out)."""
+    graphs = (g for g in raw.named_graphs() if isinstance(g, NamedNode))
+    return sorted((g for g in graphs if g != ONTOLOGY_GRAPH), key=str)
 
 
-def export(store: MemoryStore, output: str | os.PathLike[str] | IO[bytes] | None, *, format: str | RdfFormat,
+def copy(backend: Backend, *, with_index: bool = True, graphs: Sequence[NamedNode] | None = None) -> EmbeddedBackend:
+    """The memory copied into an in-memory backend: every graph, or the shared graph plus
+    ``graphs``. A server is read in one query."""
+    copied = EmbeddedBackend()
+    copied.extend(backend.copy(with_index=with_index, graphs=graphs))
+    return copied
+
+
+def export(backend: Backend, output: str | os.PathLike[str] | IO[bytes] | None, *, format: str | RdfFormat,
            graph: str | NamedNode | None, with_index: bool, with_ontology: bool) -> bytes | None:
     """:meth:`MemoryStore.export`."""
-
-    if not store.capabilities.in_process:  # read in one query, not a request per pattern
-        return store.snapshot(with_index=True).export(output, format=format, graph=graph, with_index=with_index,
-                                                     with_ontology=with_ontology)
+    if not backend.capabilities.in_process:  # read in one query, not a request per pattern
+        backend = copy(backend)
     fmt = rdf_format("", format)
     target = as_graph(graph) if graph is not None else None
     if not fmt.supports_datasets and target is None:
-        if store.named_graphs():
+        if named_graphs(backend.store):
             raise ValueError(
                 f"{fmt.name} holds a single graph but the store has named graphs; "
                 f"name the graph to load it into, or use trig/nquads"
             )
         target = DefaultGraph()
-    quads = store.quads(graph=target, with_index=with_index)
+    found = (q for q in backend.store.quads_for_pattern(None, None, None, target)
+             if with_index or not claim_index.is_index_quad(q))
     if not with_ontology and target is None:
-        quads = (q for q in quads if q.graph_name != ONTOLOGY_GRAPH)
-    written: Iterable[Any] = quads if fmt.supports_datasets else (q.triple for q in quads)
+        found = (q for q in found if q.graph_name != ONTOLOGY_GRAPH)
+    written: Iterable[Quad] | Iterable[Triple] = found if fmt.supports_datasets else (q.triple for q in found)
     prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
     return serialize(written, output, fmt, prefixes=prefixes)

@@ -2,13 +2,15 @@
 
 The functions behind :meth:`MemoryStore.add_all`, :meth:`~MemoryStore.supersede`,
 :meth:`~MemoryStore.get_claim` and :meth:`~MemoryStore.retract`: each turns items into
-quads and hands them to the store's one write path.
+quads and hands them to the store's write (:meth:`MemoryStore.write`, over its commit path,
+:mod:`memkg.store.commit`). They are given a :class:`Writer`, what they need of the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Triple
 
@@ -17,14 +19,28 @@ from ..core.errors import NotFoundError
 from ..core.model import Claim, Item, Message, Retraction, idempotency_key
 from ..core.terms import Graph, iri
 from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
+from .backends.base import QuadStore
+from .clock import Clock
 from .formats import as_graph
 from .turns import TurnCounter
 
-if TYPE_CHECKING:
-    from .memory import MemoryStore
+
+class Writer(Protocol):
+    """What remembering items needs of a store (a :class:`MemoryStore` is one): its quads, its
+    clock, its write lock and its write."""
+
+    @property
+    def raw(self) -> QuadStore: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def lock(self) -> threading.RLock: ...
+
+    def write(self, quads: Iterable[Quad], *, source: str | None = None) -> int: ...
 
 
-def add_all(store: MemoryStore, items: Sequence[Item], graph: str | NamedNode | DefaultGraph | None) -> list[NamedNode]:
+def add_all(store: Writer, items: Sequence[Item], graph: str | NamedNode | DefaultGraph | None) -> list[NamedNode]:
     """Write ``items`` in one atomic write; a message or occurrence whose event id the graph
     holds already is a retry, and keeps the IRI stored."""
     target = as_graph(graph)
@@ -32,7 +48,7 @@ def add_all(store: MemoryStore, items: Sequence[Item], graph: str | NamedNode | 
         recorded_at = store.clock.tick()
         quads: list[Quad] = []
         seen: dict[str, NamedNode] = {}
-        turns = TurnCounter(store, target)
+        turns = TurnCounter(store.raw, target)
         for item in items:
             key = idempotency_key(item)
             if key is not None:
@@ -49,7 +65,7 @@ def add_all(store: MemoryStore, items: Sequence[Item], graph: str | NamedNode | 
         return [item.node() for item in items]
 
 
-def supersede(store: MemoryStore, old: str | NamedNode, new: Claim,
+def supersede(store: Writer, old: str | NamedNode, new: Claim,
               graph: str | NamedNode | DefaultGraph | None) -> NamedNode:
     target = as_graph(graph)
     old_node = iri(old, kind="claim")
@@ -59,7 +75,7 @@ def supersede(store: MemoryStore, old: str | NamedNode, new: Claim,
     return add_all(store, [new], target)[0]
 
 
-def get_claim(store: MemoryStore, claim: str | NamedNode,
+def get_claim(store: Writer, claim: str | NamedNode,
               graph: str | NamedNode | None) -> tuple[Claim, Graph]:
     node = iri(claim, kind="claim")
     graphs: list[Graph] = [as_graph(graph)] if graph is not None else [
@@ -74,7 +90,7 @@ def get_claim(store: MemoryStore, claim: str | NamedNode,
     raise NotFoundError(f"{node}: no claim by that IRI" + (f" in graph {graph}" if graph else ""))
 
 
-def retract(store: MemoryStore, targets: Sequence[str | NamedNode], reason: str | None,
+def retract(store: Writer, targets: Sequence[str | NamedNode], reason: str | None,
             graph: str | NamedNode | None) -> NamedNode:
     nodes = [iri(t, kind="claim") for t in targets]
     target = as_graph(graph) if graph is not None else _graph_of(store, nodes)
@@ -84,7 +100,7 @@ def retract(store: MemoryStore, targets: Sequence[str | NamedNode], reason: str 
     return add_all(store, [Retraction(retracts=[*nodes], reason=reason)], target)[0]
 
 
-def _graph_of(store: MemoryStore, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
+def _graph_of(store: Writer, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
     """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
     graphs = {q.graph_name for n in nodes for q in store.raw.quads_for_pattern(n, None, None, None)
               if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
@@ -98,7 +114,7 @@ def _graph_of(store: MemoryStore, nodes: Sequence[NamedNode]) -> NamedNode | Def
                      "with --tenant (graph=)")
 
 
-def _find_event(store: MemoryStore, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
+def _find_event(store: Writer, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:
     for q in store.raw.quads_for_pattern(None, mem.eventId, Literal(event_id), graph):
         if isinstance(q.subject, NamedNode):
             return q.subject

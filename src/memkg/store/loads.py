@@ -1,7 +1,7 @@
 """Loading files into a store: parsed and checked whole before anything is committed.
 
-The functions behind :meth:`MemoryStore.load` and :meth:`~MemoryStore.load_data`. A load
-takes one of three ways, by size:
+The functions behind :meth:`MemoryStore.load` and :meth:`~MemoryStore.load_data`, over the
+store's commit path (:mod:`memkg.store.commit`). A load takes one of three ways, by size:
 
 * held in memory: parsed, its literals checked, indexed, judged, then committed (by
   ``Store.extend``, one transaction, or past :data:`BULK_THRESHOLD` quads by the bulk
@@ -12,7 +12,8 @@ takes one of three ways, by size:
   into the bulk loader, instead of being held as Python objects;
 * a large load into a store with no data: handed to the plugged-in first load
   (:class:`memkg.store.plugins.FirstLoad`), which writes the files where they land while
-  a copy is judged, and puts the store back if the load is refused.
+  a copy is judged (by the :class:`~memkg.store.plugins.FirstLoadJudge` the store's judge
+  offers), and puts the store back if the load is refused.
 """
 
 from __future__ import annotations
@@ -24,25 +25,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pyoxigraph import NamedNode, Quad, RdfFormat
 
-from ..core import prefixes as prefix_names
 from ..core.errors import ValidationError
 from ..core.positions import Wanted, locate
 from ..core.written import WrittenForms
-from ..guard.cancellation import shielded
 from ..guard.limits import Limits
 from . import claim_index
+from .commit import CommitPath
 from .formats import as_graph, rdf_format
 from .literals import LiteralRewrites, RewrittenLiteralsError
-from .plugins import PLUGGED_IN
 from .reading import FileReader, read_bytes
 from .report import LoadReport, Progress
-
-if TYPE_CHECKING:
-    from .memory import MemoryStore
 
 #: Loads with more quads than this go through the bulk loader (see the module doc).
 BULK_THRESHOLD = 200_000
@@ -52,9 +47,10 @@ STREAM_THRESHOLD_BYTES = 256 * 1024 * 1024
 
 
 def load_files(
-    store: MemoryStore,
+    commits: CommitPath,
     paths: Sequence[str | os.PathLike[str]],
     *,
+    declare: Callable[[Sequence[tuple[str, str]]], None],
     graph: str | NamedNode | None,
     format: str | RdfFormat | None,
     base_iri: str | None,
@@ -62,7 +58,9 @@ def load_files(
     strict_literals: bool,
     limits: Limits | None,
 ) -> LoadReport:
-    """:meth:`MemoryStore.load`."""
+    """:meth:`MemoryStore.load`; the prefixes the files declare are handed to ``declare`` (under
+    the lock, once the load is committed)."""
+    commits.check_writable()
     if not paths:
         raise ValueError("load needs at least one file")
     target = as_graph(graph)
@@ -73,43 +71,49 @@ def load_files(
     report = LoadReport(files=[str(p) for p, _ in sources], progress=progress)
     total_bytes = sum(p.stat().st_size for p, _ in sources)
     reader = FileReader(sources, target, base_iri, limits)
-    with store.lock(), gc_paused():
-        first_load = PLUGGED_IN.first_load
+    with commits.lock(), gc_paused():
+        first_load = commits.first_load
         try:
-            if first_load is not None and _loads_first(store, total_bytes) and first_load.applies(store, total_bytes):
-                declared = first_load.load(store, reader, report, strict_literals=strict_literals)
+            if first_load is not None and _loads_first(commits) and first_load.applies(commits, total_bytes):
+                declared = first_load.load(commits, reader, report, judge=commits.first_load_judge(),
+                                           strict_literals=strict_literals)
             elif total_bytes <= STREAM_THRESHOLD_BYTES:
-                declared = _load_held(store, reader, report, strict_literals)
+                declared = _load_held(commits, reader, report, strict_literals)
             else:
-                declared = _load_streamed(store, reader, report, strict_literals)
+                declared = _load_streamed(commits, reader, report, strict_literals)
         except ValidationError as refused:
             raise placed(refused, reader) from None
-        prefix_names.remember(store.path, declared, store.prefixes)
+        declare(declared)
     return report
 
 
 def placed(refused: ValidationError, reader: FileReader) -> ValidationError:
     """The refusal with each violation's file, line and column (:mod:`memkg.core.positions`):
     the files are read again only now, when there is something to point at."""
-    wanted = [Wanted(v.focus, v.path, v.value if v.path else None) for v in refused.violations]
+    wanted = [Wanted(v.focus, v.path if isinstance(v.path, (NamedNode, str)) else None, v.value if v.path else None)
+              for v in refused.violations]
     found = locate([p for p, _ in reader.sources], wanted, base_iri=reader.base_iri)
-    violations = [replace(v, where=str(found[w]) if w in found else v.where) for v, w in zip(refused.violations, wanted)]
+    violations = [replace(v, file=at.file, line=at.line, column=at.column) if (at := found.get(w)) else v
+                  for v, w in zip(refused.violations, wanted)]
     return ValidationError(violations, source=refused.source)
 
 
-def _loads_first(store: MemoryStore, size: int) -> bool:
+def _loads_first(commits: CommitPath) -> bool:
     """Whether the store could take a first load: on disk, in process, bulk loading, with no
-    follower to keep up (the first load writes past them)."""
-    capabilities = store.capabilities
+    follower to keep up (the first load writes past them), and a judge that offers to judge
+    one (or none)."""
+    capabilities = commits.capabilities
     return (
-        store.path is not None
+        commits.backend.path is not None
+        and (commits.judge is None or commits.first_load_judge() is not None)
         and capabilities.in_process
         and capabilities.bulk_load
-        and not store.open_followers()
+        and not commits.open_followers()
     )
 
 
-def _load_held(store: MemoryStore, reader: FileReader, report: LoadReport, strict_literals: bool) -> list[tuple[str, str]]:
+def _load_held(commits: CommitPath, reader: FileReader, report: LoadReport,
+               strict_literals: bool) -> list[tuple[str, str]]:
     declared: list[tuple[str, str]] = []  # the files' prefixes, in order
     starts: list[tuple[str, int]] = []  # each file with the index of its first quad
     with report.phase("parse"):
@@ -122,17 +126,17 @@ def _load_held(store: MemoryStore, reader: FileReader, report: LoadReport, stric
         batch = list(claim_index.with_index(parsed))
         del parsed
     with report.phase("validate"):
-        store.judge(batch, ", ".join(report.files))
+        commits.check(batch, ", ".join(report.files))
     report.bulk = len(batch) > BULK_THRESHOLD
     with report.phase("count"):
-        added = _added_by(store, batch)
-    commit(store, batch, bulk=report.bulk, compact=added.store_was_smaller, report=report)
+        added = _added_by(commits, batch)
+    commits.commit(batch, streamed=True, bulk=report.bulk, compact=added.store_was_smaller, report=report)
     with report.phase("count"):
         report.added = added.count()
     return declared
 
 
-def _load_streamed(store: MemoryStore, reader: FileReader, report: LoadReport,
+def _load_streamed(commits: CommitPath, reader: FileReader, report: LoadReport,
                    strict_literals: bool) -> list[tuple[str, str]]:
     """Too big to hold as Python objects: a first pass proves the input parses (and is
     counted), a second streams it to the bulk loader."""
@@ -143,63 +147,37 @@ def _load_streamed(store: MemoryStore, reader: FileReader, report: LoadReport,
         return reader.quads(progress=report.progress, starts=starts, declared=declared)
 
     with report.phase("count"):
-        before = len(store.raw)
+        before = len(commits.raw)
     with report.phase("parse"):
         report.rewrites = LiteralRewrites.scan(read_all(), starts)
         report.parsed = report.rewrites.read
     refuse_rewrites(report.rewrites, strict_literals)
     with report.phase("validate"):
-        _judge_stream(store, read_all, ", ".join(report.files))
+        _judge_stream(commits, read_all, ", ".join(report.files))
     report.bulk = True
-    commit(store, claim_index.with_index(read_all()), bulk=True, compact=report.parsed >= before, report=report)
+    commits.commit(claim_index.with_index(read_all()), streamed=True, bulk=True, compact=report.parsed >= before,
+                   report=report)
     with report.phase("count"):
-        report.added = len(store.raw) - before
+        report.added = len(commits.raw) - before
     return declared
 
 
-def load_text(store: MemoryStore, data: str | bytes, *, format: str | RdfFormat, graph: str | NamedNode | None,
+def load_text(commits: CommitPath, data: str | bytes, *, format: str | RdfFormat, graph: str | NamedNode | None,
               base_iri: str | None, strict_literals: bool) -> LoadReport:
     """:meth:`MemoryStore.load_data`."""
+    commits.check_writable()
     fmt = rdf_format("", format)
     target = as_graph(graph)
     raw = data.encode() if isinstance(data, str) else data
-    with store.lock():
+    with commits.lock():
         parsed = list(read_bytes(raw, fmt, target, base_iri))
         rewrites = LiteralRewrites.of(WrittenForms.of(parsed), [("<data>", 0)])
         refuse_rewrites(rewrites, strict_literals)
         batch = list(claim_index.with_index(parsed))
-        store.judge(batch, "<data>")
-        added = _added_by(store, batch)
-        commit(store, batch, bulk=len(batch) > BULK_THRESHOLD, compact=added.store_was_smaller)
+        commits.check(batch, "<data>")
+        added = _added_by(commits, batch)
+        commits.commit(batch, streamed=True, bulk=len(batch) > BULK_THRESHOLD, compact=added.store_was_smaller)
         return LoadReport(files=["<data>"], parsed=len(parsed), added=added.count(), rewrites=rewrites)
-
-
-def commit(store: MemoryStore, quads: Iterable[Quad], *, bulk: bool, compact: bool = True,
-       report: LoadReport | None = None) -> None:
-    """Write quads already judged (a load's): by the bulk loader when ``bulk`` and the backend
-    has one, compacting after it when ``compact``; the followers kept up."""
-    report = report or LoadReport()
-    with shielded():
-        begun = store._followers.begin(store, None)
-        quads, streamed = store._followers.tee(begun, quads)
-        bulk = bulk and store.capabilities.bulk_load
-        with report.phase("write"):
-            if bulk:
-                store.backend.bulk_extend(quads)
-            else:
-                store.backend.extend(quads)
-        with report.phase("followers"):
-            store._followers.follow(begun, (), streamed=streamed)
-        if bulk and compact:
-            with report.phase("optimize"):
-                # The bulk loader leaves many overlapping files, which slow subject-selective
-                # views (benchmarks/bench_views.py). Compaction rewrites the whole store, so
-                # after a write smaller than the store (an append) it is left to RocksDB and
-                # `memkg compact`.
-                store.backend.optimize()
-        if store.path is not None:
-            with report.phase("flush"):
-                store.backend.flush()
 
 
 def refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
@@ -208,13 +186,13 @@ def refuse_rewrites(rewrites: LiteralRewrites, strict: bool) -> None:
         raise RewrittenLiteralsError(rewrites)
 
 
-def _judge_stream(store: MemoryStore, read: Callable[[], Iterator[Quad]], source: str) -> None:
-    if store.validator is None:
+def _judge_stream(commits: CommitPath, read: Callable[[], Iterator[Quad]], source: str) -> None:
+    if commits.judge is None:
         return
     # With the claim index, as everywhere: the shapes see inside triple terms through it.
     # memkg's validator takes the stream as it comes (see WriteValidator.streams).
     quads = claim_index.with_index(read())
-    store.judge(quads if getattr(store.validator, "streams", False) else list(quads), source)
+    commits.check(quads if commits.streams() else list(quads), source)
 
 
 @dataclass(frozen=True)
@@ -223,7 +201,7 @@ class _Added:
     count: Callable[[], int]  #: after the write: how many quads it added
 
 
-def _added_by(store: MemoryStore, batch: Sequence[Quad]) -> _Added:
+def _added_by(commits: CommitPath, batch: Sequence[Quad]) -> _Added:
     """How to tell, after writing ``batch``, how many quads it added; and whether the
     store held fewer quads than the write (then a bulk write is compacted).
 
@@ -231,8 +209,8 @@ def _added_by(store: MemoryStore, batch: Sequence[Quad]) -> _Added:
     write's size; a store that big is asked, before the write, which of the write's quads
     it lacks.
     """
-    raw = store.raw
-    if not store.capabilities.in_process:  # a count is one request, a lookup per quad many
+    raw = commits.raw
+    if not commits.capabilities.in_process:  # a count is one request, a lookup per quad many
         before = len(raw)
         return _Added(before < len(batch), lambda: len(raw) - before)
     held = sum(1 for _ in islice(raw, len(batch)))

@@ -1,12 +1,11 @@
 """The memory store: an Oxigraph store on disk (or in memory) that memkg writes atomically.
 
-Every write goes through one path, :meth:`MemoryStore.write` (or :meth:`~MemoryStore.change`,
-which also removes): the quads are completed with their index triples
-(:mod:`memkg.store.claim_index`), judged by the plugged-in judge (memkg's validator) and
-committed in one step, the followers (the recall and support indexes) told before and
-brought up to it after (:mod:`memkg.store.plugins`). Nothing reaches the store half-done.
-Loads (:mod:`memkg.store.loads`) and remembered items (:mod:`memkg.store.items`) take the
-same path.
+Every write goes through the store's commit path (:mod:`memkg.store.commit`): the quads are
+completed with their index triples (:mod:`memkg.store.claim_index`), judged by the
+plugged-in judge (memkg's validator) and committed in one step, the followers (the recall
+and support indexes) told before and brought up to it after (:mod:`memkg.store.plugins`).
+Nothing reaches the store half-done. Loads (:mod:`memkg.store.loads`) and remembered items
+(:mod:`memkg.store.items`) take the same path.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Unpack
 
 from pyoxigraph import (
     BlankNode,
@@ -28,24 +27,27 @@ from pyoxigraph import (
     QueryTriples,
     RdfFormat,
     Triple,
+    Variable,
 )
 
 from ..core import prefixes as prefix_names
-from ..core.errors import ParseError, ValidationError
+from ..core.errors import ParseError
+from ..core.hits import Hits
 from ..core.model import Claim, Item
 from ..core.terms import Graph, Term
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard.access import dataset_for
-from ..guard.cancellation import shielded
 from ..guard.limits import Limits
 from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
-from .backends.sparql import SparqlBackend
+from .backends.sparql import ServerOptions, SparqlBackend
 from .clock import Clock
-from .plugins import Follower, FollowerKind, Followers, Judge, judge_for, recaller
+from .commit import CommitPath
+from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
+from .stats import StoreStats, count_store
 
 DEFAULT_STORE_PATH = Path("memkg-store")
 
@@ -71,12 +73,12 @@ class MemoryStore:
     Oxigraph store at ``path``; :meth:`connect` opens a SPARQL server instead. The store
     asks the backend's :attr:`capabilities`, never its type.
 
-    With ``support_index=True`` the store keeps its support links in memory once
-    asked for them (:mod:`memkg.provenance.support_index`): :func:`memkg.provenance.dependents`
-    then reads no cone from Oxigraph. For long-lived processes that ask often.
-    ``embedder``: the recall index's embedder (:class:`memkg.recall.Embedder`); None, the
-    default one, loaded when needed. ``followers``: more indexes to keep with every write,
-    for this store only (:class:`memkg.store.plugins.FollowerKind`).
+    ``followers``: kinds of index to keep with every write, for this store only
+    (:class:`memkg.store.plugins.FollowerKind`), beside those plugged in for every store; a kind
+    replaces the one plugged in under its name. A feature's options go to its kind:
+    ``MemoryStore(path, followers=[recall_index(embedder=…)])`` recalls with another embedder
+    (:func:`memkg.recall.recall_index`), ``MemoryStore(path, followers=[SUPPORT_INDEX])`` keeps
+    the support links in memory (:mod:`memkg.provenance.support_index`).
     """
 
     _prefixes: dict[str, str] | None = None
@@ -89,9 +91,7 @@ class MemoryStore:
         read_only: bool = False,
         clock: Clock | None = None,
         validation: str | None = "native",
-        support_index: bool = False,
-        embedder: Any = None,
-        followers: Sequence[FollowerKind] = (),
+        followers: Sequence[FollowerKind[Follower]] = (),
     ) -> None:
         if backend is not None and path is not None:
             raise ValueError("give a store path or a backend, not both")
@@ -100,20 +100,14 @@ class MemoryStore:
         self.path = self.backend.path
         self.read_only = read_only or self.backend.read_only
         self.clock = clock or Clock()
-        #: Read by the recall index when it opens (:class:`memkg.recall.Embedder`; None: the default).
-        self.embedder = embedder
-        #: Whether to hold the support links in memory once asked for them: for long-lived
-        #: processes asking often (one-off commands read the store).
-        self.keeps_support_index = support_index
-        #: Judges every write before it is committed (see :mod:`memkg.validation`);
-        #: None writes unchecked, for scratch stores that collect invalid data on purpose.
-        self.validator: Judge | None = judge_for(validation) if validation is not None and not self.read_only else None
-        self._write_lock = threading.RLock()
-        self._followers = Followers(self._write_lock, followers)
+        plugins = plugged_in()
+        judge = plugins.judge_for(validation) if validation is not None and not self.read_only else None
+        self._commits = CommitPath(self.backend, judge=judge, plugins=plugins, read_only=self.read_only,
+                                   followers=followers)
 
     @classmethod
     def connect(cls, endpoint: str, *, clock: Clock | None = None, validation: str | None = "native",
-                **server: Any) -> MemoryStore:
+                **server: Unpack[ServerOptions]) -> MemoryStore:
         """The memory on a SPARQL server: a store over a :class:`memkg.store.backends.sparql.SparqlBackend`,
         ``server`` its options (``update_url``, ``dialect``, ``token``, ``timeout``, ``read_only``,
         ``view_evaluation``). Every method works as on the embedded store; nothing is asked of
@@ -125,14 +119,19 @@ class MemoryStore:
         return cls(backend=SparqlBackend(endpoint, **server), clock=clock, validation=validation)
 
     @property
+    def validator(self) -> Judge | None:
+        """Judges every write before it is committed (see :mod:`memkg.validation`); None writes
+        unchecked, for scratch stores that collect invalid data on purpose."""
+        return self._commits.judge
+
+    @validator.setter
+    def validator(self, judge: Judge | None) -> None:
+        self._commits.judge = judge
+
+    @property
     def capabilities(self) -> Capabilities:
         """What the backend can do (:class:`memkg.store.backends.base.Capabilities`)."""
         return self.backend.capabilities
-
-    @property
-    def recall_local(self) -> bool:
-        """Whether this store keeps its recall index itself (else its server recalls)."""
-        return self.capabilities.recall_index
 
     @property
     def prefixes(self) -> dict[str, str]:
@@ -143,32 +142,21 @@ class MemoryStore:
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
-        return self._write_lock
+        return self._commits.lock()
 
-    # -- followers: the indexes derived from the data (memkg.store.plugins) ----------------
+    # -- plug-ins: the indexes derived from the data (memkg.store.plugins) ----------------
 
-    def follower(self, name: str, *, create: bool = False) -> Any:
-        """The follower plugged in as ``name`` (``"recall"``, ``"support"``): the one open, else
-        the one the store keeps, else (with ``create``) a new one built from the data; None when
-        there is none and none is wanted."""
-        return self._followers.get(self, name, create=create)
+    def follower(self, kind: FollowerKind[F], *, create: bool = False) -> F | None:
+        """This store's follower of ``kind`` (its own kind of that name, else the one plugged
+        in): the one open, else the one the store keeps, else (with ``create``) a new one
+        built from the data; None when there is none and none is wanted.
 
-    def open_followers(self) -> list[Follower]:
-        """Every follower this store keeps, opened (a write must keep each one up)."""
-        return self._followers.open_all(self)
-
-    def support_index(self) -> Any:
-        """The support links held in memory (:class:`memkg.provenance.support_index.SupportIndex`),
-        if this store keeps them (``support_index=True``; built on first use); else None.
-
-        Read it holding :meth:`lock`: every write updates it in place.
+        >>> from memkg.recall import RECALL_INDEX
+        >>> store = MemoryStore()
+        >>> store.follower(RECALL_INDEX) is None, store.follower(RECALL_INDEX, create=True).built
+        (True, True)
         """
-        held = self.follower("support", create=True)
-        return None if held is None else held.index
-
-    def recall_index(self) -> Any:
-        """The recall index (:class:`memkg.recall.RecallIndex`), built from the store on first use."""
-        return self.follower("recall", create=True)
+        return self._commits.follower(kind, create=create)
 
     def recall(
         self,
@@ -178,16 +166,21 @@ class MemoryStore:
         k: int = 10,
         valid_at: datetime | None = None,
         known_at: datetime | None = None,
-    ) -> Any:
-        """The memory's nodes that answer ``query``, best first: :class:`memkg.recall.Hits`, a list
-        of :class:`memkg.recall.Hit` whose ``matched`` is False when nothing in memory matched.
+    ) -> Hits:
+        """The memory's nodes that answer ``query``, best first: :class:`~memkg.core.hits.Hits`, a
+        list of :class:`~memkg.core.hits.Hit` whose ``matched`` is False when nothing in memory
+        matched.
 
         Messages, claims, episodes and vertices, ranked by lexical, vector, entity, time
-        and graph signals, each hit saying which (SPEC section 7; :func:`memkg.recall.recall`).
-        ``tenant`` keeps to one tenant's graph (plus the shared default graph); without it
-        every graph is searched. Never returns a node the store does not hold.
+        and graph signals, each hit saying which (docs/contract.md section 7). ``tenant``
+        keeps to one tenant's graph (plus the shared default graph); without it every graph
+        is searched. Never returns a node the store does not hold. The recall plugged in
+        answers (:func:`memkg.recall.recall`, which takes more options).
         """
-        return recaller()(self, query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
+        recaller = self.follower(RECALL, create=True)
+        if recaller is None:
+            raise NotPluggedIn("no recall is plugged in: import memkg")
+        return recaller.recall(query, tenant=tenant, k=k, valid_at=valid_at, known_at=known_at)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -207,9 +200,9 @@ class MemoryStore:
         self,
         sparql: str,
         *,
-        substitutions: dict[Any, Term] | None = None,
-        default_graph: Any = None,
-        named_graphs: Any = None,
+        substitutions: dict[Variable, Term] | None = None,
+        default_graph: NamedNode | BlankNode | DefaultGraph | list[NamedNode | BlankNode | DefaultGraph] | None = None,
+        named_graphs: list[NamedNode | BlankNode] | None = None,
         use_default_graph_as_union: bool = False,
     ) -> QuerySolutions | QueryBoolean | QueryTriples:
         """Run a SPARQL 1.2 query; the store's prefixes (memkg's mem:, prov:, rdf:, … and those its
@@ -247,8 +240,12 @@ class MemoryStore:
 
     def named_graphs(self) -> list[NamedNode]:
         """The tenants' graphs (the ontology graph, memkg's own, left out)."""
-        graphs = (g for g in self.raw.named_graphs() if isinstance(g, NamedNode))
-        return sorted((g for g in graphs if g != ONTOLOGY_GRAPH), key=str)
+        return exports.named_graphs(self.raw)
+
+    def stats(self) -> StoreStats:
+        """What the store holds, counted: its quads, its default graph's triples, and the nodes
+        of each class in each named graph (:class:`memkg.store.stats.StoreStats`)."""
+        return count_store(self.raw)
 
     def view(
         self, name: str, params: dict[str, str] | None = None
@@ -274,9 +271,7 @@ class MemoryStore:
         """The memory copied into an in-memory store (unvalidated), for whole-store work such
         as export and validation on a server: every graph, or the shared graph plus ``graphs``.
         A server is read in one query."""
-        copy = EmbeddedBackend()
-        copy.extend(self.backend.copy(with_index=with_index, graphs=graphs))
-        return MemoryStore(backend=copy, validation=None)
+        return MemoryStore(backend=exports.copy(self.backend, with_index=with_index, graphs=graphs), validation=None)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -288,24 +283,7 @@ class MemoryStore:
         validator refuses the write. ``visible``: judge it against these graphs only
         (a tenant's write, see :meth:`memkg.validation.WriteValidator.__call__`).
         """
-        self._check_writable()
-        batch = list(claim_index.with_index(quads))
-        with self._write_lock:
-            self.judge(batch, source, visible=visible)
-            with shielded():  # a call stopped at its time limit stops before this, never inside it
-                if not self.capabilities.in_process:  # a lookup per quad would be a request per quad
-                    if not batch:
-                        return 0
-                    before = len(self.raw)
-                    self.backend.extend(dict.fromkeys(batch))
-                    return len(self.raw) - before
-                raw = self.raw
-                new = [q for q in dict.fromkeys(batch) if q not in raw]
-                if new:
-                    begun = self._followers.begin(self, new)
-                    self.backend.extend(new)
-                    self._followers.follow(begun, new)
-            return len(new)
+        return self._commits.write(quads, source=source, visible=visible)
 
     def change(
         self, *, remove: Iterable[Quad] = (), add: Iterable[Quad] = (), source: str | None = None,
@@ -320,36 +298,7 @@ class MemoryStore:
         that leaves a claim pointing at an untyped vertex is refused like an
         addition that does. Quads with blank nodes keep their identity. ``visible``: as in :meth:`write`.
         """
-        self._check_writable()
-        removing = [q for q in dict.fromkeys(remove) if not claim_index.is_index_quad(q)]
-        adding = list(claim_index.with_index(q for q in add if not claim_index.is_index_quad(q)))
-        with self._write_lock:
-            raw = self.raw
-            gone = [q for q in removing if q in raw]
-            stale = claim_index.stale_index_quads(set(gone), raw)
-            if adding or gone:
-                self.judge(adding, source, removed=[*gone, *stale], visible=visible)
-            if gone or stale or adding:
-                with shielded():  # a call stopped at its time limit stops before this, never inside it
-                    begun = self._followers.begin(self, adding, gone)
-                    self.backend.change(remove=[*gone, *stale], add=adding)
-                    self._followers.follow(begun, adding, gone)
-                    self.flush()
-            return len(gone)
-
-    def judge(self, batch: Iterable[Quad], source: str | None, *, removed: Sequence[Quad] = (),
-              visible: Collection[Graph] | None = None) -> None:
-        """Refuse ``batch`` (and the removal of ``removed``) with a :class:`~memkg.core.errors.ValidationError`
-        if the validator finds it breaks an invariant; nothing is written either way."""
-        if self.validator is None:
-            return
-        # A judge that only judges additions keeps its two-argument signature.
-        options: dict[str, Any] = {"removed": removed} if removed else {}
-        if visible is not None:
-            options["visible"] = visible
-        violations = self.validator(self, batch, **options)
-        if violations:
-            raise ValidationError(violations, source=source)
+        return self._commits.change(remove=remove, add=add, source=source, visible=visible)
 
     def add(self, item: Item, *, graph: str | NamedNode | DefaultGraph | None = None) -> NamedNode:
         """Remember one item (and the items nested in it) in one atomic write.
@@ -425,9 +374,11 @@ class MemoryStore:
         and names the first ones with file and line; with ``strict_literals`` such a
         load raises :class:`~memkg.store.literals.RewrittenLiteralsError` and writes nothing.
         """
-        self._check_writable()
-        return loads.load_files(self, paths, graph=graph, format=format, base_iri=base_iri, progress=progress,
-                                strict_literals=strict_literals, limits=limits)
+        return loads.load_files(self._commits, paths, declare=self._remember_prefixes, graph=graph, format=format,
+                                base_iri=base_iri, progress=progress, strict_literals=strict_literals, limits=limits)
+
+    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> None:
+        prefix_names.remember(self.path, declared, self.prefixes)
 
     def load_data(
         self,
@@ -439,13 +390,8 @@ class MemoryStore:
         strict_literals: bool = False,
     ) -> LoadReport:
         """Load RDF given as text rather than a file; same guarantees as :meth:`load`."""
-        self._check_writable()
-        return loads.load_text(self, data, format=format, graph=graph, base_iri=base_iri,
+        return loads.load_text(self._commits, data, format=format, graph=graph, base_iri=base_iri,
                                strict_literals=strict_literals)
-
-    def _check_writable(self) -> None:
-        if self.read_only:
-            raise PermissionError(f"{self.path}: the store is open read-only")
 
     # -- export and maintenance --------------------------------------------------------
 
@@ -463,7 +409,7 @@ class MemoryStore:
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
         graph: name it with ``graph`` when the store has named graphs.
         """
-        return exports.export(self, output, format=format, graph=graph, with_index=with_index,
+        return exports.export(self.backend, output, format=format, graph=graph, with_index=with_index,
                               with_ontology=with_ontology)
 
     def check_index(self) -> claim_index.IndexReport:
@@ -472,41 +418,22 @@ class MemoryStore:
 
     def rebuild_index(self) -> None:
         """Derive the claim index again from the data, atomically."""
-        self._check_writable()
-        with self._write_lock:
+        self._commits.check_writable()
+        with self.lock():
             self.backend.rebuild_index()
-
-    def check_recall_index(self) -> Any:
-        """Prove the recall index matches the data (:meth:`memkg.recall.RecallIndex.check`);
-        None when there is none yet (it is built on first recall)."""
-        index = self.follower("recall")
-        return None if index is None else index.check()
-
-    def rebuild_recall_index(self) -> int:
-        """Derive the recall index again from the data (creating it); returns its document count."""
-        self._check_writable()
-        with self._write_lock:
-            existed = self.follower("recall") is not None
-            index = self.recall_index()
-            return int(index.rebuild() if existed else index.stats()["documents"])
 
     def compact(self) -> None:
         """Compact the store on disk: reads get faster after large loads, at a cost that
         follows the store's size, not the last write's (a large first load is compacted
         by :meth:`load` itself; a load smaller than the store it joins is not)."""
-        self._check_writable()
-        with self._write_lock:
-            self.backend.optimize()
-            self.flush()
+        self._commits.compact()
 
     def flush(self) -> None:
-        if not self.read_only:
-            self.backend.flush()
+        self._commits.flush()
 
     def close(self) -> None:
         """Flush and release the store (the directory can then be opened elsewhere)."""
-        self._followers.close()
-        self.backend.close()
+        self._commits.close()
 
     def __enter__(self) -> MemoryStore:
         return self

@@ -1,47 +1,51 @@
 """The write protocol: what the features above the store plug into it.
 
-The store commits writes; what happens around a write belongs to features it never
-imports (SQLAlchemy's events are the model):
+The store commits writes (:mod:`memkg.store.commit`); what happens around a write belongs
+to features it never imports (SQLAlchemy's events are the model):
 
 - a :class:`Judge` sees every write before the commit and may refuse it (memkg's
-  :class:`memkg.validation.WriteValidator`, chosen by ``MemoryStore(validation=…)``);
+  :class:`memkg.validation.WriteValidator`, chosen by ``MemoryStore(validation=…)``). It may
+  offer a :class:`FirstLoadJudge`: a large load into a store with no data may then take the
+  first load;
 - :class:`Follower` s are indexes derived from the data (the recall index, the support
   index): each is told of a write before the commit, so that a crash between the two is
-  repaired when it is next opened, and brought up to the write after it;
+  repaired when it is next opened, and brought up to the write after it. A
+  :class:`FollowerKind` opens one store's follower, and the store hands it back by that kind,
+  typed by what the kind opens: ``store.follower(RECALL_INDEX)`` is a ``RecallIndex | None``;
 - a :class:`FirstLoad` may take over a large load into a store with no data
-  (:mod:`memkg.loading.first_load`);
-- a :data:`Recaller` answers :meth:`MemoryStore.recall` (:func:`memkg.recall.recall`).
+  (:mod:`memkg.loading.first_load`).
+
+A plug-in is given a :class:`Host`, the part of the store it may use (the store's commit
+path, :class:`memkg.store.commit.CommitPath`), never the store itself.
+
+The one feature the store names is recall, because the contract makes it a method of the
+store (:meth:`MemoryStore.recall`, docs/contract.md section 7): the store asks the follower
+plugged in under :data:`RECALL`'s name, a :class:`Recaller`, and returns its
+:class:`~memkg.core.hits.Hits`.
 
 ``memkg/__init__.py`` plugs memkg's own in, once, when the package is imported (it is the
-composition root: importing any part of memkg imports it first). A program can plug in
-others with :func:`plug_in`.
+composition root: importing any part of memkg imports it first). A store reads what is
+plugged in when it opens, through :func:`plugged_in` alone. A program can plug in others for
+every store with :func:`plug_in`, or give one store kinds of its own
+(``MemoryStore(followers=[…])``, which replace those of the same name).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from datetime import datetime
+from typing import Generic, Protocol, TypeVar
 
-from pyoxigraph import NamedNode, Quad
+from pyoxigraph import NamedNode, Quad, Store
 
 from ..core.errors import MemkgError, Violation
+from ..core.hits import Hits
 from ..core.terms import Graph
-
-if TYPE_CHECKING:
-    from .memory import MemoryStore
-    from .reading import FileReader
-    from .report import LoadReport
-
-
-class Judge(Protocol):
-    """Judges a write before it is committed: the violations it would leave (none: commit it)."""
-
-    def __call__(
-        self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
-        visible: Collection[Graph] | None = None,
-    ) -> list[Violation]: ...
+from .backends.base import Backend, Capabilities, QuadStore
+from .reading import FileReader
+from .report import LoadReport, Progress
 
 
 class Follower(Protocol):
@@ -65,31 +69,111 @@ class Follower(Protocol):
     def close(self) -> None: ...
 
 
-class FollowerKind(Protocol):
-    """Opens a store's :class:`Follower` of one kind."""
+F = TypeVar("F", bound=Follower)
+F_co = TypeVar("F_co", bound=Follower, covariant=True)
 
-    #: The name the store knows the follower by (``store.follower(name)``).
-    name: str
 
-    def open(self, store: MemoryStore, *, create: bool) -> Follower | None:
+class FollowerKind(Protocol[F_co]):
+    """Opens a store's :class:`Follower` of one kind; typed by the follower it opens.
+
+    A kind is known by its :attr:`name`: a store given a kind of the name of one plugged in
+    for every store keeps its own instead (``MemoryStore(followers=[recall_index(embedder=…)])``).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def open(self, host: Host, *, create: bool) -> F_co | None:
         """The store's follower: the one it keeps (on disk, say), else with ``create`` a new
         one built from the data; None when there is none and none is wanted."""
         ...
 
 
+class Host(Protocol):
+    """What a plug-in may use of the store it serves: its backend and what the backend can do,
+    the write lock, its other followers. The store's commit path is one, and so is the store."""
+
+    @property
+    def backend(self) -> Backend: ...
+
+    @property
+    def raw(self) -> QuadStore:
+        """The quads as they are before the write (``backend.store``)."""
+        ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    def lock(self) -> threading.RLock: ...
+
+    def follower(self, kind: FollowerKind[F], *, create: bool = False) -> F | None: ...
+
+
+class FirstLoadJudge(Protocol):
+    """Judges a first load: the files alone in a scratch store (into a store with no data, a
+    write needs nothing of the store). It is pickled to judge in another process."""
+
+    def __call__(self, scratch: Store, /, *, progress: Progress | None = None) -> list[Violation]: ...
+
+
+class Judge(Protocol):
+    """Judges a write before it is committed: the violations it would leave (none: commit it).
+
+    A judge may also declare ``streams = True`` (it takes a write as a one-pass iterable, so
+    the store streams loads too big for a list) and offer ``first_load_judge()`` (a
+    :class:`FirstLoadJudge`, or None). A bare function is a judge that does neither.
+    """
+
+    def __call__(
+        self, host: Host, batch: Iterable[Quad], /, *, removed: Sequence[Quad] = (),
+        visible: Collection[Graph] | None = None,
+    ) -> list[Violation]: ...
+
+
 class FirstLoad(Protocol):
     """A large load into a store with no data, written where it lands while a copy is judged."""
 
-    def applies(self, store: MemoryStore, size: int) -> bool: ...
+    def applies(self, host: Host, size: int) -> bool:
+        """Whether a load of ``size`` bytes into ``host`` (in process, bulk loading, with no
+        follower open) goes this way."""
+        ...
 
-    def load(self, store: MemoryStore, reader: FileReader, report: LoadReport, *,
+    def load(self, host: Host, reader: FileReader, report: LoadReport, *, judge: FirstLoadJudge | None,
              strict_literals: bool) -> list[tuple[str, str]]:
-        """Load ``reader``'s files; returns the prefixes they declare."""
+        """Load ``reader``'s files, judged by ``judge`` (None: unchecked); returns the prefixes
+        they declare."""
         ...
 
 
-#: ``recaller(store, query, *, tenant, k, valid_at, known_at)``: the hits, best first.
-Recaller = Callable[..., Any]
+class Recaller(Follower, Protocol):
+    """The follower :meth:`MemoryStore.recall` asks (docs/contract.md section 7): the hits for a
+    question in words, best first. It answers from other followers (an index) or from the
+    server a store is on, and follows no write itself."""
+
+    def recall(self, query: str, *, tenant: str | NamedNode | None = None, k: int = 10,
+               valid_at: datetime | None = None, known_at: datetime | None = None) -> Hits: ...
+
+
+class Named(Generic[F_co]):
+    """A kind by its name alone, to ask a store for what a feature plugs in under that name: it
+    opens nothing itself."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def open(self, host: Host, *, create: bool) -> F_co | None:
+        return None
+
+
+#: The follower :meth:`MemoryStore.recall` asks; :mod:`memkg.recall` plugs its kind in under this name.
+RECALL: FollowerKind[Recaller] = Named("recall")
+
+
+class NotPluggedIn(MemkgError, LookupError):
+    """A store was asked for something no feature has plugged in (import memkg first)."""
 
 
 @dataclass
@@ -98,94 +182,30 @@ class Plugins:
 
     #: Makes the judge of an engine name (``MemoryStore(validation="native")``).
     judge: Callable[[str], Judge] | None = None
-    followers: dict[str, FollowerKind] = field(default_factory=dict)
+    followers: dict[str, FollowerKind[Follower]] = field(default_factory=dict)
     first_load: FirstLoad | None = None
-    recaller: Recaller | None = None
+
+    def judge_for(self, engine: str) -> Judge:
+        """The judge of ``engine``, from the validation plugged in."""
+        if self.judge is None:
+            raise NotPluggedIn(f"no validation is plugged in to judge writes with {engine!r}: import memkg")
+        return self.judge(engine)
 
 
 PLUGGED_IN = Plugins()
 
 
-class NotPluggedIn(MemkgError, LookupError):
-    """A store was asked for something no feature has plugged in (import memkg first)."""
-
-
-class Followers:
-    """The followers one store has opened, and what a write does with them."""
-
-    def __init__(self, lock: threading.RLock, extra: Sequence[FollowerKind] = ()) -> None:
-        self._lock = lock
-        self._open: dict[str, Follower] = {}
-        #: The kinds plugged in for every store, and this store's own.
-        self._kinds = {**PLUGGED_IN.followers, **{kind.name: kind for kind in extra}}
-
-    def get(self, store: MemoryStore, name: str, *, create: bool = False) -> Follower | None:
-        found = self._open.get(name)
-        kind = self._kinds.get(name)
-        if found is not None or kind is None:
-            return found
-        with self._lock:
-            found = self._open.get(name)
-            if found is None:
-                found = kind.open(store, create=create)
-                if found is not None:
-                    self._open[name] = found
-            return found
-
-    def open_all(self, store: MemoryStore) -> list[Follower]:
-        return [f for f in (self.get(store, name) for name in list(self._kinds)) if f is not None]
-
-    def begin(self, store: MemoryStore, added: Sequence[Quad] | None,
-              removed: Sequence[Quad] = ()) -> list[tuple[Follower, object]]:
-        """Tell every follower the store keeps of a write about to commit."""
-        return [(f, f.begin(added, removed)) for f in self.open_all(store)]
-
-    @staticmethod
-    def tee(begun: list[tuple[Follower, object]], quads: Iterable[Quad]) -> tuple[Iterable[Quad], dict[int, list[Quad]]]:
-        """A streamed write's quads, each follower keeping those it follows as they pass."""
-        streamed: dict[int, list[Quad]] = {id(f): [] for f, _ in begun}
-        if not begun:
-            return quads, streamed
-        wanted = [(f.follows, streamed[id(f)]) for f, _ in begun]
-
-        def passing() -> Iterator[Quad]:
-            for q in quads:
-                for predicates, kept in wanted:
-                    if predicates is None or q.predicate in predicates:
-                        kept.append(q)
-                yield q
-
-        return passing(), streamed
-
-    def follow(self, begun: list[tuple[Follower, object]], added: Sequence[Quad], removed: Sequence[Quad] = (),
-               streamed: dict[int, list[Quad]] | None = None) -> None:
-        """Bring every follower told by :meth:`begin` up to the committed write."""
-        for follower, token in begun:
-            try:
-                follower.apply(added=added if streamed is None else streamed[id(follower)], removed=removed,
-                               begun=token)
-            except BaseException:
-                self._drop(follower)  # half applied (a bug, or an interrupt): opened again on next use
-                raise
-
-    def _drop(self, follower: Follower) -> None:
-        for name, held in list(self._open.items()):
-            if held is follower:
-                del self._open[name]
-                follower.close()
-
-    def close(self) -> None:
-        followers, self._open = list(self._open.values()), {}
-        for follower in followers:
-            follower.close()
+def plugged_in() -> Plugins:
+    """What a store opening now is given: the one place a store reads what is plugged in (today
+    what ``memkg/__init__.py`` plugged in when the package was imported)."""
+    return PLUGGED_IN
 
 
 def plug_in(
     *,
     judge: Callable[[str], Judge] | None = None,
-    followers: Sequence[FollowerKind] = (),
+    followers: Sequence[FollowerKind[Follower]] = (),
     first_load: FirstLoad | None = None,
-    recaller: Recaller | None = None,
 ) -> None:
     """Plug features into the stores opened from now on (each argument replaces the former one;
     followers are added by name)."""
@@ -195,34 +215,22 @@ def plug_in(
         PLUGGED_IN.followers[kind.name] = kind
     if first_load is not None:
         PLUGGED_IN.first_load = first_load
-    if recaller is not None:
-        PLUGGED_IN.recaller = recaller
 
-
-def judge_for(engine: str) -> Judge:
-    """The judge of ``engine``, from the validation plugged in."""
-    if PLUGGED_IN.judge is None:
-        raise NotPluggedIn(f"no validation is plugged in to judge writes with {engine!r}: import memkg")
-    return PLUGGED_IN.judge(engine)
-
-
-def recaller() -> Recaller:
-    if PLUGGED_IN.recaller is None:
-        raise NotPluggedIn("no recall is plugged in: import memkg")
-    return PLUGGED_IN.recaller
 
 
 __all__ = [
+    "RECALL",
     "FirstLoad",
+    "FirstLoadJudge",
     "Follower",
-    "Followers",
     "FollowerKind",
+    "Host",
     "Judge",
+    "Named",
     "NotPluggedIn",
     "PLUGGED_IN",
     "Plugins",
     "Recaller",
-    "judge_for",
     "plug_in",
-    "recaller",
+    "plugged_in",
 ]

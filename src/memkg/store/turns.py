@@ -29,18 +29,21 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, QuerySolutions
 
+from ..core.vocab import PREFIXES
+from .backends.base import QuadStore
+
 if TYPE_CHECKING:
     from ..core.model import Message
-    from . import MemoryStore
 
 
-def last_turn(store: MemoryStore, episode: NamedNode, graph: NamedNode | DefaultGraph) -> int:
-    """The highest ``mem:turn`` of ``episode``'s messages in ``graph`` (0 when it has none)."""
+def last_turn(raw: QuadStore, episode: NamedNode, graph: NamedNode | DefaultGraph) -> int:
+    """The highest ``mem:turn`` of ``episode``'s messages in ``graph`` of the quads ``raw`` (0 when
+    it has none)."""
     # An IRI prints as <…> and pyoxigraph has checked it: safe to place in the text (remote
     # stores take no substitutions).
-    rows = store.query(
+    rows = raw.query(
         f"SELECT (MAX(?turn) AS ?last) WHERE {{ ?message prov:wasGeneratedBy {episode} ; mem:turn ?turn }}",
-        default_graph=graph,
+        prefixes=PREFIXES, default_graph=graph,
     )
     if not isinstance(rows, QuerySolutions):
         return 0
@@ -55,20 +58,20 @@ def last_turn(store: MemoryStore, episode: NamedNode, graph: NamedNode | Default
 
 
 class TurnCounter:
-    """Hands out the next turns of episodes for one write into ``graph``.
+    """Hands out the next turns of episodes for one write into ``graph`` of the quads ``raw``.
 
     Asks the store once per episode, then counts on: every message of a batch
     gets its own turn, in the order asked.
     """
 
-    def __init__(self, store: MemoryStore, graph: NamedNode | DefaultGraph) -> None:
-        self._store = store
+    def __init__(self, raw: QuadStore, graph: NamedNode | DefaultGraph) -> None:
+        self._raw = raw
         self._graph = graph
         self._last: dict[NamedNode, int] = {}
 
     def next(self, episode: NamedNode) -> int:
         if episode not in self._last:
-            self._last[episode] = last_turn(self._store, episode, self._graph)
+            self._last[episode] = last_turn(self._raw, episode, self._graph)
         self._last[episode] += 1
         return self._last[episode]
 

@@ -42,8 +42,9 @@ from pathlib import Path
 from pyoxigraph import Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
 
 from ..core.errors import NotFoundError
-from ..core.prefixes import BUILT_IN, declared_in, expand
+from ..core.prefixes import BUILT_IN, expand
 from ..core.resources import data_dir
+from ..core.sparql import read_prologue
 from ..core.terms import datetime_literal, parse_datetime
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
@@ -219,7 +220,7 @@ def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | No
     (a store's, :attr:`memkg.store.MemoryStore.prefixes`), else memkg's."""
     tenant: NamedNode | None = None
     terms: dict[str, NamedNode | Literal] = {}
-    known = {**BUILT_IN, **(prefixes or {}), **declared_in(view.text)}
+    known = {**BUILT_IN, **(prefixes or {}), **(read_prologue(view.text).prefixes or {})}
     for name, raw in params.items():
         p = view.param(name)
         value = parse_value(p, raw, known)

@@ -61,7 +61,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, parse, se
 from ..core.errors import MemkgError, ParseError, Refused
 from ..core.resources import data_dir
 from ..core.vocab import MEM, RDF, RDFS, SH, XSD, sh
-from . import (
+from .properties import (
     DEFAULT_LANE,
     RESERVED_PREFIX,
     EdgeProperty,

@@ -1,6 +1,6 @@
 """Validation: memkg's invariants (``shapes/``) checked on every write and on demand.
 
-The package, from the bottom up: ``results`` (Result, Report), ``dataset`` (which graphs
+The package, from the bottom up: ``results`` (Report, of :class:`~memkg.core.errors.Violation` results), ``dataset`` (which graphs
 a validation reads), ``engines`` (native and pySHACL), ``shapes`` (the shapes, the engine
 protocol), ``whole`` (a store or files), ``writes`` (:class:`WriteValidator`). Nothing here
 imports the store at run time except :func:`validate_files`, which builds one to read files.
@@ -39,7 +39,7 @@ queries (``benchmarks/bench_validation.py``).
 from .dataset import data_graph_for, tenant_graphs
 from .engines import NativeEngine
 from .options import ValidationOptions
-from .results import ENGINES, Graph, Report, Result, Term
+from .results import ENGINES, Report
 from .shapes import ValidationEngine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
 from .writes import WriteValidator, install
@@ -48,11 +48,8 @@ __all__ = [
     "ENGINES",
     "ValidationEngine",
     "ValidationOptions",
-    "Graph",
     "NativeEngine",
     "Report",
-    "Result",
-    "Term",
     "WriteValidator",
     "builtin_shapes",
     "data_graph_for",

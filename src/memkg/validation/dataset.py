@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from pyoxigraph import DefaultGraph
 
+from ..core.terms import GraphName
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..store.backends.base import QuadStore
-from .results import Graph
 
 
-def data_graph_for(graph: Graph) -> list[Graph]:
+def data_graph_for(graph: GraphName) -> list[GraphName]:
     """The union that SHACL sees as the data graph when validating ``graph``."""
     if isinstance(graph, DefaultGraph):
         return [DefaultGraph(), ONTOLOGY_GRAPH]
     return [graph, DefaultGraph(), ONTOLOGY_GRAPH]
 
 
-def tenant_graphs(store: QuadStore) -> list[Graph]:
+def tenant_graphs(store: QuadStore) -> list[GraphName]:
     """The default graph and every tenant graph (not the ontology)."""
     named = sorted((g for g in store.named_graphs() if g != ONTOLOGY_GRAPH), key=str)
     return [DefaultGraph(), *named]

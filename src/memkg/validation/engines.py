@@ -3,21 +3,23 @@
 Both take a pyoxigraph store, the graph to validate (its data graph is that
 graph plus the shared ones, see :func:`memkg.validation.data_graph_for`) and
 optionally the focus nodes to restrict to, and return
-:class:`memkg.validation.Result` objects in the original RDF 1.2 terms, each
+:class:`~memkg.core.errors.Violation` objects in the original RDF 1.2 terms, each
 attributed to the *named* shape (the invariant) it belongs to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
-from ..core.vocab import SH
+from ..core.errors import Violation
+from ..core.terms import GraphName, Term
+from ..core.vocab import RDF, SH
 from ..core.written import WrittenForms
-from ..shacl import Shapes
+from ..shacl import Path, Shapes
 from .dataset import data_graph_for
-from .results import Graph, Result, Term
 
 
 def _SH(name: str) -> NamedNode:
@@ -37,9 +39,9 @@ class ShapeNames:
             p = q.predicate.value
             if p in (SH + link for link in self._LINKS) or p in (SH + lst for lst in self._LISTS):
                 parent.setdefault(q.object, q.subject)
-            elif p == "http://www.w3.org/1999/02/22-rdf-syntax-ns#first":
+            elif p == RDF + "first":
                 parent.setdefault(q.object, q.subject)
-            elif p == "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest":
+            elif p == RDF + "rest":
                 rest[q.object] = q.subject
         self._parent = {**rest, **parent}
 
@@ -56,7 +58,7 @@ class NativeEngine:
 
     name = "native"
 
-    def apply_rules(self, store: Store, graphs: Sequence[Graph], into: NamedNode, *, max_rounds: int) -> int:
+    def apply_rules(self, store: Store, graphs: Sequence[GraphName], into: NamedNode, *, max_rounds: int) -> int:
         """The shapes' SHACL-AF rules over the union of ``graphs``, concluded into graph ``into``."""
         return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
 
@@ -66,10 +68,10 @@ class NativeEngine:
         self._names = ShapeNames(self._quads)
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
-    ) -> list[Result]:
+        data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
+    ) -> list[Violation]:
         """``data_graph``: the graphs whose union is the data graph (default: :func:`data_graph_for`);
         ``shapes``: only these named shapes (default: all)."""
         graphs = list(data_graph) if data_graph is not None else data_graph_for(graph)
@@ -78,18 +80,6 @@ class NativeEngine:
         out = []
         for r in report.results:
             # A simple path reports its predicate; a complex one its SPARQL form.
-            path = None if r.path is None else (r.path.predicate or str(r.path))
-            out.append(
-                Result(
-                    focus=r.focus,
-                    shape=self._names.named(r.source_shape),
-                    component=r.component,
-                    message=r.message.value if r.message is not None else "",
-                    path=path,
-                    value=r.value,
-                    severity=r.severity,
-                    source_shape=r.source_shape,
-                    graph=graph,
-                )
-            )
+            path = r.path.predicate or str(r.path) if isinstance(r.path, Path) else r.path
+            out.append(replace(r, shape=self._names.named(r.source_shape or r.shape), path=path, graph=graph))
         return out

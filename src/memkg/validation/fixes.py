@@ -26,9 +26,9 @@ FIXES: dict[str, str] = {
 }
 
 
-def fix_for(shape: str) -> str | None:
-    """The fix for a violation of ``shape`` (an IRI, ``<…>`` or not), if it is one of memkg's."""
-    iri = shape.strip("<>")
+def fix_for(shape: object) -> str | None:
+    """The fix for a violation of ``shape`` (a node, or an IRI's text, ``<…>`` or not), if it is one of memkg's."""
+    iri = str(shape).strip("<>")
     return FIXES.get(iri[len(MEM):]) if iri.startswith(MEM) else None
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, QueryTriples, Store, Triple
 
 from ..core.errors import MemkgError
-from .results import Graph
+from ..core.terms import GraphName
 
 _RDFS_RULES = """
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
@@ -60,7 +60,7 @@ class InferenceError(MemkgError, ValueError):
     """Inference that did not reach a fixpoint within its bound."""
 
 
-def infer_into(store: Store, graphs: Sequence[Graph], into: NamedNode, kind: str, *, max_rounds: int = 100) -> int:
+def infer_into(store: Store, graphs: Sequence[GraphName], into: NamedNode, kind: str, *, max_rounds: int = 100) -> int:
     """Add to graph ``into`` of ``store`` what ``kind`` of inference entails from the union
     of ``graphs`` (and ``into``) and is not there yet; the number of triples added.
 

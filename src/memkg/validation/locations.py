@@ -14,18 +14,18 @@ from pathlib import Path
 
 from pyoxigraph import BlankNode, NamedNode, Store
 
+from ..core.errors import Violation
 from ..core.positions import Position, Wanted, key, locate
 from ..core.vocab import MEMX
-from .results import Result
 
 
-def wanted_of(result: Result) -> Wanted:
+def wanted_of(result: Violation) -> Wanted:
     """What to look for: the focus node's triple on the result's (simple) path with its value."""
     predicate = result.path if isinstance(result.path, NamedNode) else None
     return Wanted(result.focus, predicate, result.value if predicate is not None else None)
 
 
-def place(results: Sequence[Result], files: Sequence[Path], *, store: Store | None = None) -> list[Result]:
+def place(results: Sequence[Violation], files: Sequence[Path], *, store: Store | None = None) -> list[Violation]:
     """``results`` with ``file``, ``line`` and ``column`` set where the files write their focus
     node (see :mod:`memkg.core.positions`). A focus node that no file writes (one that
     the ontology or inference brought) is given the first file and no line.

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pyoxigraph import NamedNode
 
+from ..core.terms import Term
 from ..core.vocab import SH
-from .results import Term
 
 INFERENCE = ("none", "rdfs", "owlrl")
 #: Most rounds of rules (and of RDFS closure) before a validation gives up on a fixpoint.

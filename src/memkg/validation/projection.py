@@ -52,29 +52,30 @@ import hashlib
 from collections.abc import Iterable
 
 import pyoxigraph as ox
-from rdflib import RDF, BNode, Dataset, Graph, Namespace, URIRef
+from rdflib import RDF, BNode, Dataset, Namespace, URIRef
+from rdflib import Graph as RdflibGraph
 from rdflib import Literal as RLiteral
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.term import Identifier
 
+from ..core.terms import GraphName, Term
+from ..core.vocab import PROJ
+
 __all__ = [
-    "PROJ",
     "REIFIES",
     "TRIPLE_TERM_IRI_PREFIX",
     "Projection",
     "from_rdflib_term",
+    "proj",
     "project",
     "to_rdflib_term",
 ]
 
-PROJ = Namespace("https://w3id.org/memkg/projection#")
+#: The projection's terms as rdflib nodes (``proj:TripleTerm``, ``proj:subject`` …).
+proj = Namespace(PROJ)
 TRIPLE_TERM_IRI_PREFIX = "urn:memkg:tripleterm:"
 #: ``rdf:reifies`` (RDF 1.2); rdflib's closed ``RDF`` namespace does not list it yet.
 REIFIES = URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
-
-#: A term of an RDF 1.2 quad as pyoxigraph gives it.
-OxTerm = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
-OxGraphName = ox.NamedNode | ox.BlankNode | ox.DefaultGraph
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 # BCP 47 private-use subtag that carries an RDF 1.2 base direction through rdflib.
@@ -97,15 +98,15 @@ class Projection:
         self._nodes: dict[ox.Triple, Identifier] = {}
         # (node, graph) pairs whose structural edges are already written.
         self._described: set[tuple[Identifier, Identifier]] = set()
-        self._graphs: dict[OxGraphName, Graph] = {}
+        self._graphs: dict[GraphName, RdflibGraph] = {}
 
     @property
-    def default_graph(self) -> Graph:
+    def default_graph(self) -> RdflibGraph:
         """The projected default graph (rdflib leaves ``Dataset.default_graph`` untyped)."""
-        graph: Graph = self.dataset.default_graph
+        graph: RdflibGraph = self.dataset.default_graph
         return graph
 
-    def to_original(self, term: Identifier) -> OxTerm | ox.DefaultGraph:
+    def to_original(self, term: Identifier) -> Term | ox.DefaultGraph:
         """The pyoxigraph term a projected node stands for.
 
         Triple-term nodes give back their :class:`pyoxigraph.Triple`; any other
@@ -116,7 +117,7 @@ class Projection:
         original = self._triples.get(term)
         return original if original is not None else from_rdflib_term(term)
 
-    def node(self, term: OxTerm) -> Identifier:
+    def node(self, term: Term) -> Identifier:
         """The projected node of ``term`` in this projection (the inverse of :meth:`to_original`).
 
         :raises KeyError: if ``term`` is a triple term this projection never saw.
@@ -138,7 +139,7 @@ class Projection:
             )
         )
 
-    def _graph(self, name: OxGraphName) -> Graph:
+    def _graph(self, name: GraphName) -> RdflibGraph:
         graph = self._graphs.get(name)
         if graph is None:
             if isinstance(name, ox.DefaultGraph):
@@ -148,7 +149,7 @@ class Projection:
             self._graphs[name] = graph
         return graph
 
-    def _project_term(self, term: OxTerm, graph: Graph) -> Identifier:
+    def _project_term(self, term: Term, graph: RdflibGraph) -> Identifier:
         if not isinstance(term, ox.Triple):
             return to_rdflib_term(term)
         node = self._nodes.get(term)
@@ -159,10 +160,10 @@ class Projection:
         if (node, graph.identifier) not in self._described:
             self._described.add((node, graph.identifier))
             # Nested triple terms are described in the same graph, recursively.
-            graph.add((node, RDF.type, PROJ.TripleTerm))
-            graph.add((node, PROJ.subject, self._project_term(term.subject, graph)))
-            graph.add((node, PROJ.predicate, to_rdflib_term(term.predicate)))
-            graph.add((node, PROJ.object, self._project_term(term.object, graph)))
+            graph.add((node, RDF.type, proj.TripleTerm))
+            graph.add((node, proj.subject, self._project_term(term.subject, graph)))
+            graph.add((node, proj.predicate, to_rdflib_term(term.predicate)))
+            graph.add((node, proj.object, self._project_term(term.object, graph)))
         return node
 
 

@@ -20,13 +20,14 @@ from rdflib import Graph as RdflibGraph
 from rdflib import Namespace, URIRef
 from rdflib.term import Identifier, Node
 
-from ..core.vocab import SH
+from ..core.errors import Violation
+from ..core.terms import GraphName, Term
+from ..core.vocab import PROJ, SH
 from ..core.written import WrittenForms
 from ..store.ontology import ontology_quads
 from .dataset import data_graph_for
 from .engines import _SH, ShapeNames
-from .projection import PROJ, Projection, project
-from .results import Graph, Result, Term
+from .projection import Projection, project
 
 
 class PyshaclEngine:
@@ -67,7 +68,7 @@ class PyshaclEngine:
                 continue
             if q.predicate == _SH("nodeKind") and q.object == _SH("TripleTerm"):
                 self._triple_term_shapes.add(q.subject)
-                rewritten.append(Quad(q.subject, _SH("class"), NamedNode(str(PROJ) + "TripleTerm"), q.graph_name))
+                rewritten.append(Quad(q.subject, _SH("class"), NamedNode(PROJ + "TripleTerm"), q.graph_name))
             else:
                 rewritten.append(q)
         return project(rewritten).default_graph
@@ -79,10 +80,10 @@ class PyshaclEngine:
         return graph
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
-    ) -> list[Result]:
+        data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
+    ) -> list[Violation]:
         """``scan`` is the native engine's evaluation strategy; pySHACL has its own.
         ``written``: the data's literals as written, given to pySHACL in place of the stored ones.
         ``progress`` is told when pySHACL starts (it reports nothing while it runs)."""
@@ -115,7 +116,7 @@ class PyshaclEngine:
             use_shapes=[projection.node(s) for s in shapes] if shapes is not None else None,
         )
         sh = Namespace(SH)
-        out: list[Result] = []
+        out: list[Violation] = []
         for node in results_graph.subjects(RDFNS.type, sh.ValidationResult):
             read = _ReportedResult(results_graph, node, projection)
             source = read.term(sh.sourceShape)
@@ -123,7 +124,7 @@ class PyshaclEngine:
             if source in self._triple_term_shapes and component == _SH("ClassConstraintComponent"):
                 component = _SH("NodeKindConstraintComponent")
             out.append(
-                Result(
+                Violation(
                     focus=read.term(sh.focusNode),
                     shape=self._names.named(source),
                     component=component,

@@ -11,9 +11,11 @@
   annotate the lines of a pull request.
 
 >>> from pyoxigraph import NamedNode
->>> from memkg.validation.results import Report, Result
->>> r = Result(NamedNode("http://e/a"), NamedNode("http://e/S"), NamedNode("http://www.w3.org/ns/shacl#MinCountConstraintComponent"),
-...            "Less than 1 values", path=NamedNode("http://e/p"), file="data.ttl", line=3, column=1)
+>>> from memkg.core.errors import Violation
+>>> from memkg.core.vocab import sh
+>>> from memkg.validation.results import Report
+>>> r = Violation(NamedNode("http://e/S"), NamedNode("http://e/a"), "Less than 1 values", path=NamedNode("http://e/p"),
+...               component=sh.MinCountConstraintComponent, file="data.ttl", line=3, column=1)
 >>> print(render(Report([r]), "github"), end="")
 ::error file=data.ttl,line=3,col=1,title=<http%3A//e/S>::<http://e/a> path <http://e/p>: Less than 1 values (sh:MinCountConstraintComponent)
 memkg validate: does not conform, 1 result(s) (native engine)
@@ -28,8 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from ..core.vocab import SH
-from .results import Report, Result, _short
+from ..core.errors import Violation
+from ..core.prefixes import show
+from .results import Report
 
 try:
     __version__ = version("memkg")
@@ -51,22 +54,21 @@ def render(report: Report, fmt: str) -> str:
     return renderers[fmt](report)
 
 
-def _severity(r: Result) -> str:
+def _severity(r: Violation) -> str:
     return r.severity.value.rsplit("#", 1)[-1]
 
 
-def _component(r: Result) -> str:
-    c = r.component.value
-    return "sh:" + c[len(SH):] if c.startswith(SH) else f"<{c}>"
+def _component(r: Violation) -> str:
+    return show(r.component, form="exact")
 
 
-def _headline(r: Result) -> str:
+def _headline(r: Violation) -> str:
     """What one result says, without its place: focus node, path, value, message, component."""
-    parts = [_short(r.focus)]
+    parts = [show(r.focus, form="exact")]
     if r.path is not None:
-        parts.append(f"path {_short(r.path)}")
+        parts.append(f"path {show(r.path, form='exact')}")
     if r.value is not None:
-        parts.append(f"value {_short(r.value)}")
+        parts.append(f"value {show(r.value, form='exact')}")
     return " ".join(parts) + f": {r.message} ({_component(r)})"
 
 
@@ -77,11 +79,11 @@ def to_junit(report: Report) -> str:
     """JUnit XML: a test suite per named shape, a test case per (shape, focus node), failed
     when any of its results fails the validation (an allowed warning is written to its
     ``system-out``). A validation without results is one passing test case."""
-    cases: dict[tuple[str, str], list[Result]] = defaultdict(list)
+    cases: dict[tuple[str, str], list[Violation]] = defaultdict(list)
     for r in report.sorted():
-        cases[(_short(r.shape), _short(r.focus))].append(r)
+        cases[(show(r.shape, form="exact"), show(r.focus, form="exact"))].append(r)
     root = ET.Element("testsuites", name="memkg validate")
-    by_shape: dict[str, list[tuple[str, list[Result]]]] = defaultdict(list)
+    by_shape: dict[str, list[tuple[str, list[Violation]]]] = defaultdict(list)
     for (shape, focus), results in cases.items():
         by_shape[shape].append((focus, results))
     if not by_shape:
@@ -143,8 +145,8 @@ def to_sarif(report: Report) -> str:
         rule_id = str(r.shape)[1:-1] if str(r.shape).startswith("<") else str(r.shape)
         if rule_id not in rules:
             rules[rule_id] = len(rule_objects)
-            rule_objects.append({"id": rule_id, "name": _short(r.shape),
-                                 "shortDescription": {"text": f"SHACL shape {_short(r.shape)}"}})
+            rule_objects.append({"id": rule_id, "name": show(r.shape, form="exact"),
+                                 "shortDescription": {"text": f"SHACL shape {show(r.shape, form='exact')}"}})
         result: dict[str, object] = {
             "ruleId": rule_id,
             "ruleIndex": rules[rule_id],
@@ -153,7 +155,7 @@ def to_sarif(report: Report) -> str:
             "properties": {
                 "focusNode": str(r.focus), "resultPath": None if r.path is None else str(r.path),
                 "value": None if r.value is None else str(r.value),
-                "sourceConstraintComponent": r.component.value, "resultSeverity": r.severity.value,
+                "sourceConstraintComponent": None if r.component is None else r.component.value, "resultSeverity": r.severity.value,
                 "sourceShape": str(r.source_shape or r.shape),
             },
         }
@@ -200,7 +202,7 @@ def to_github(report: Report) -> str:
             props.append(f"file={_escape_property(r.file)}")
             if r.line is not None:
                 props += [f"line={r.line}", f"col={r.column or 1}"]
-        props.append(f"title={_escape_property(_short(r.shape))}")
+        props.append(f"title={_escape_property(show(r.shape, form='exact'))}")
         lines.append(f"::{command} {','.join(props)}::{_escape_data(_headline(r))}")
     verdict = "conforms" if report.conforms else "does not conform"
     lines.append(f"memkg validate: {verdict}, {len(report.results)} result(s) ({report.engine} engine)")

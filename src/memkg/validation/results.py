@@ -1,10 +1,10 @@
-"""Validation results: one broken constraint (Result) and a validation's report; the bottom of the validation package."""
+"""A validation's report: its results (each a :class:`~memkg.core.errors.Violation`, the one result
+type from the engine to the error) as text, JSON and a SHACL report graph; the bottom of the validation package."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from pyoxigraph import (
     BlankNode,
@@ -18,68 +18,14 @@ from pyoxigraph import (
 
 from ..core.errors import Violation
 from ..core.json_terms import sparql_term_json as term
-from ..core.terms import GraphName
-from ..core.terms import Term as Term
-from ..core.vocab import MEM, MEMX, PROV, RDF, SH, rdf
-
-#: A graph a validation reads: a tenant's, the default graph, or one a loaded file named by a
-#: blank node (a store keeps those too, and validation checks them as it checks a tenant's).
-Graph = GraphName
+from ..core.prefixes import show
+from ..core.vocab import FALSE, MEM, MEMV, PROV, RDF, SH, TRUE, memv, rdf, sh, xsd
 
 ENGINES = ("native", "pyshacl")
-#: Where a result was written, in a Turtle report: ``memv:file``, ``memv:line``, ``memv:column``.
-MEMV = "https://w3id.org/memkg/validation#"
-XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
-
-
-# -- results ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Result:
-    """One validation result, in the original terms (reifier IRIs, triple terms)."""
-
-    focus: Term
-    shape: Term  #: the named shape (the invariant) the result belongs to
-    #: the SHACL constraint component, e.g. sh:MinCountConstraintComponent (a custom one may be a blank node)
-    component: NamedNode | BlankNode
-    message: str
-    path: Term | str | None = None
-    value: Term | None = None
-    severity: NamedNode = NamedNode(SH + "Violation")
-    source_shape: Term | None = None  #: the (possibly blank) shape that produced it
-    graph: Graph | None = None  #: the tenant graph it was found in
-    #: where the focus node's offending triple (or the focus node) is written, for a
-    #: validation of files (:mod:`memkg.core.positions`); None for a store's data
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-
-    @property
-    def where(self) -> str | None:
-        """``data.ttl:12:5`` (or ``data.ttl`` when the files never write the focus node)."""
-        if self.file is None:
-            return None
-        return ":".join(str(x) for x in (self.file, self.line, self.column) if x is not None)
-
-    def key(self) -> tuple[str, str, str, str, str]:
-        """What identifies a result across engines: focus, path, value, shape, component."""
-        return (str(self.focus), str(self.path or ""), str(self.value or ""), str(self.shape), str(self.component))
-
-    def violation(self) -> Violation:
-        return Violation(
-            shape=str(self.shape),
-            focus=str(self.focus),
-            message=self.message,
-            path=str(self.path) if self.path is not None else None,
-            value=str(self.value) if self.value is not None else None,
-            severity=self.severity.value.rsplit("#", 1)[-1],
-            where=self.where,
-        )
 
 
 #: Severities that never make data nonconforming (SHACL 1.2 §3.4.4: sh:Debug, sh:Trace).
-QUIET_SEVERITIES = frozenset({NamedNode(SH + "Debug"), NamedNode(SH + "Trace")})
+QUIET_SEVERITIES = frozenset({sh.Debug, sh.Trace})
 
 
 @dataclass
@@ -92,7 +38,7 @@ class Report:
     shapes graph before the data was read.
     """
 
-    results: list[Result] = field(default_factory=list)
+    results: list[Violation] = field(default_factory=list)
     engine: str = "native"
     allowed: frozenset[NamedNode] = QUIET_SEVERITIES
     stage: str = "data"
@@ -101,7 +47,7 @@ class Report:
     def conforms(self) -> bool:
         return all(r.severity in self.allowed for r in self.results)
 
-    def sorted(self) -> list[Result]:
+    def sorted(self) -> list[Violation]:
         """By file and place when they are known (the order of the text), then graph and key."""
         return sorted(self.results, key=lambda r: (r.file or "", r.line or 0, r.column or 0, str(r.graph or ""))
                       + r.key())
@@ -110,13 +56,13 @@ class Report:
         """One line per result: where (``data.ttl:12:5:``), severity, shape, focus node, path, value, message."""
         lines = []
         for r in self.sorted():
-            parts = [r.severity.value.rsplit("#", 1)[-1], _short(r.shape), _short(r.focus)]
+            parts = [r.severity.value.rsplit("#", 1)[-1], show(r.shape, form="exact"), show(r.focus, form="exact")]
             if r.path is not None:
-                parts.append(f"path {_short(r.path)}")
+                parts.append(f"path {show(r.path, form='exact')}")
             if r.value is not None:
-                parts.append(f"value {_short(r.value)}")
+                parts.append(f"value {show(r.value, form='exact')}")
             if r.graph is not None and not isinstance(r.graph, DefaultGraph):
-                parts.append(f"in {_short(r.graph)}")
+                parts.append(f"in {show(r.graph, form='exact')}")
             at = f"{r.where}: " if r.where is not None else ""
             lines.append(at + "  ".join(parts) + f": {r.message}")
         verdict = "conforms" if self.conforms else "does not conform"
@@ -160,41 +106,31 @@ class Report:
         """A standard ``sh:ValidationReport``."""
         report = BlankNode()
         quads = [
-            Quad(report, rdf.type, NamedNode(SH + "ValidationReport")),
-            Quad(report, NamedNode(SH + "conforms"), Literal("true" if self.conforms else "false",
-                                                             datatype=NamedNode("http://www.w3.org/2001/XMLSchema#boolean"))),
+            Quad(report, rdf.type, sh.ValidationReport),
+            Quad(report, sh.conforms, TRUE if self.conforms else FALSE),
         ]
         for r in self.sorted():
             node = BlankNode()
             quads += [
-                Quad(report, NamedNode(SH + "result"), node),
-                Quad(node, rdf.type, NamedNode(SH + "ValidationResult")),
-                Quad(node, NamedNode(SH + "focusNode"), r.focus),
-                Quad(node, NamedNode(SH + "resultSeverity"), r.severity),
-                Quad(node, NamedNode(SH + "sourceShape"), r.source_shape or r.shape),
-                Quad(node, NamedNode(SH + "sourceConstraintComponent"), r.component),
-                Quad(node, NamedNode(SH + "resultMessage"), Literal(r.message)),
+                Quad(report, sh.result, node),
+                Quad(node, rdf.type, sh.ValidationResult),
+                Quad(node, sh.focusNode, r.focus),
+                Quad(node, sh.resultSeverity, r.severity),
+                Quad(node, sh.sourceShape, r.source_shape or r.shape),
+                *([Quad(node, sh.sourceConstraintComponent, r.component)] if r.component is not None else []),
+                Quad(node, sh.resultMessage, Literal(r.message)),
             ]
             if isinstance(r.path, (NamedNode, BlankNode)):
-                quads.append(Quad(node, NamedNode(SH + "resultPath"), r.path))
+                quads.append(Quad(node, sh.resultPath, r.path))
             if r.value is not None:
-                quads.append(Quad(node, NamedNode(SH + "value"), r.value))
+                quads.append(Quad(node, sh.value, r.value))
             if r.file is not None:
-                quads.append(Quad(node, NamedNode(MEMV + "file"), Literal(r.file)))
+                quads.append(Quad(node, memv.file, Literal(r.file)))
             if r.line is not None and r.column is not None:
-                quads.append(Quad(node, NamedNode(MEMV + "line"), Literal(str(r.line), datatype=XSD_INTEGER)))
-                quads.append(Quad(node, NamedNode(MEMV + "column"), Literal(str(r.column), datatype=XSD_INTEGER)))
+                quads.append(Quad(node, memv.line, Literal(str(r.line), datatype=xsd.integer)))
+                quads.append(Quad(node, memv.column, Literal(str(r.column), datatype=xsd.integer)))
         return quads
 
     def to_turtle(self) -> str:
         prefixes = {"sh": SH, "mem": MEM, "prov": PROV, "rdf": RDF, "memv": MEMV}
         return (serialize([q.triple for q in self.to_quads()], format=RdfFormat.TURTLE, prefixes=prefixes) or b"").decode()
-
-
-def _short(term: Any) -> str:
-    if isinstance(term, NamedNode):
-        for prefix, ns in (("mem", MEM), ("memx", MEMX), ("prov", PROV), ("rdf", RDF), ("sh", SH)):
-            if term.value.startswith(ns):
-                return f"{prefix}:{term.value[len(ns):]}"
-        return f"<{term.value}>"
-    return str(term)

@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 
 from pyoxigraph import Store
 
+from ..core.terms import GraphName
 from .options import ValidationOptions
-from .results import Graph
 from .shapes import ValidationEngine
 
 
 def run_rules(
-    engine: ValidationEngine, store: Store, graphs: Sequence[Graph], data_graph: Callable[[Graph], list[Graph]],
+    engine: ValidationEngine, store: Store, graphs: Sequence[GraphName], data_graph: Callable[[GraphName], list[GraphName]],
     options: ValidationOptions, progress: Callable[[str], None] | None,
 ) -> int:
     """Run the shapes' rules for every graph; the number of triples they added."""

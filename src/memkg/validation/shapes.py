@@ -13,12 +13,14 @@ from urllib.request import Request, url2pathname, urlopen
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
 
-from ..core.errors import MemkgError, ParseError
+from ..core.errors import MemkgError, ParseError, Violation
 from ..core.resources import data_dir
+from ..core.terms import GraphName, Term
+from ..core.vocab import owl
 from ..core.written import WrittenForms
 from ..store.formats import rdf_format
 from .engines import NativeEngine
-from .results import ENGINES, Graph, Report, Result, Term
+from .results import ENGINES, Report
 
 # -- shapes -------------------------------------------------------------------------
 
@@ -50,7 +52,7 @@ def read_shapes(path: str | Path) -> list[Quad]:
 MAX_IMPORTS = 256
 #: Most bytes one imported URL may send.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
-OWL_IMPORTS = NamedNode("http://www.w3.org/2002/07/owl#imports")
+OWL_IMPORTS = owl.imports
 
 
 class ImportError_(MemkgError, ValueError):
@@ -134,10 +136,10 @@ class ValidationEngine(Protocol):
     name: str
 
     def validate(
-        self, store: Store, graph: Graph, *, focus: Sequence[Term] | None = None, scan: bool = False,
+        self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-        data_graph: Sequence[Graph] | None = None, shapes: Sequence[Term] | None = None,
-    ) -> list[Result]:
+        data_graph: Sequence[GraphName] | None = None, shapes: Sequence[Term] | None = None,
+    ) -> list[Violation]:
         ...
 
 
@@ -157,14 +159,14 @@ def _within(progress: Callable[[str], None], step: str, message: str) -> None:
 
 
 def validate_graphs(
-    engine: ValidationEngine, store: Store, graphs: Iterable[Graph], focus: Sequence[Term] | None, *, scan: bool = False,
+    engine: ValidationEngine, store: Store, graphs: Iterable[GraphName], focus: Sequence[Term] | None, *, scan: bool = False,
     written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,
-    data_graph: Callable[[Graph], Sequence[Graph]] | None = None, shapes: Sequence[Term] | None = None,
-) -> list[Result]:
+    data_graph: Callable[[GraphName], Sequence[GraphName]] | None = None, shapes: Sequence[Term] | None = None,
+) -> list[Violation]:
     """Each of ``graphs`` validated with its data graph (``data_graph(graph)``, default
     :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once."""
     seen: set[tuple[str, ...]] = set()
-    results: list[Result] = []
+    results: list[Violation] = []
     graphs = list(graphs)
     for i, g in enumerate(graphs, 1):
         told: Callable[[str], None] | None = None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
+from ..core.terms import GraphName
 from ..core.written import WrittenForms
 from ..store import MemoryStore
 from ..store.formats import rdf_format
@@ -18,7 +19,7 @@ from .dataset import data_graph_for, tenant_graphs
 from .inference import infer_into
 from .locations import place
 from .options import ValidationOptions
-from .results import Graph, Report
+from .results import Report
 from .rules import run_rules
 from .shapes import builtin_shapes, make_engine, read_shapes_graph, validate_graphs, validate_shapes_graph
 
@@ -176,7 +177,10 @@ def _validate_raw(
         meta = validate_shapes_graph(user_shapes)
         if meta.results:
             meta.allowed = options.allowed
-            meta.results = place(meta.results, [Path(p) for p in extra_shapes])
+            # a blank focus node (a property shape written as [ … ]) is told apart by what it says
+            said = Store()
+            said.extend(Quad(q.subject, q.predicate, q.object) for q in user_shapes)
+            meta.results = place(meta.results, [Path(p) for p in extra_shapes], store=said)
             return meta
     shapes = [*(builtin_shapes() if builtin else ()), *user_shapes]
     named = {q.subject for q in shapes}
@@ -185,13 +189,13 @@ def _validate_raw(
             raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
     eng = make_engine(engine, shapes)
     tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
-    mixed: list[Graph] = []
+    mixed: list[GraphName] = []
     if options.ontology:
         ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports)
         raw.extend(Quad(q.subject, q.predicate, q.object, MIXED_ONTOLOGY) for q in ontology)
         mixed.append(MIXED_ONTOLOGY)
 
-    def data_graph(g: Graph) -> list[Graph]:
+    def data_graph(g: GraphName) -> list[GraphName]:
         own = data_graph_for(g) if memkg_graphs else ([g] if isinstance(g, DefaultGraph) else [g, DefaultGraph()])
         extra = [*mixed, _inferred(tenants, g)] if options.inference != "none" or options.advanced else mixed
         return [*own, *extra]
@@ -213,11 +217,11 @@ def _validate_raw(
     return Report(results, engine=engine, allowed=options.allowed)
 
 
-def _inferred(tenants: Sequence[Graph], g: Graph) -> NamedNode:
+def _inferred(tenants: Sequence[GraphName], g: GraphName) -> NamedNode:
     return NamedNode(f"{INFERRED}{tenants.index(g)}")
 
 
-def _plain_graphs(raw: Store) -> list[Graph]:
+def _plain_graphs(raw: Store) -> list[GraphName]:
     """The default graph and every named graph of files read as they are (``--shapes-only``)."""
     named = sorted((g for g in raw.named_graphs() if isinstance(g, NamedNode)), key=str)
     return [DefaultGraph(), *named]

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -21,14 +22,15 @@ from pyoxigraph import (
 from pyoxigraph import Literal as OxLiteral
 
 from ..core.errors import MemkgError, Violation
-from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs
+from ..core.terms import GraphName, Subject, Term
+from ..core.vocab import MEMX, ONTOLOGY_GRAPH, SH, mem, prov, rdf, rdfs, sh
 from ..store.ontology import ontology_quads
-from .results import Graph, Result, Term
 from .shapes import ValidationEngine, builtin_shapes, make_engine, validate_graphs
 
 if TYPE_CHECKING:
     from ..store import MemoryStore
     from ..store.backends.base import QuadStore
+    from ..store.plugins import Host
 
 # -- validation of writes ------------------------------------------------------------
 
@@ -77,7 +79,8 @@ def _within_time_limit(_step: str = "") -> None:
 class WriteValidator:
     """Checks a write before it is committed: refuses it whole if it breaks an invariant.
 
-    Installed on a :class:`~memkg.store.MemoryStore` as its ``validator``.
+    The store's judge (:class:`memkg.store.plugins.Judge`), installed on a
+    :class:`~memkg.store.MemoryStore` as its ``validator``.
     """
 
     #: It takes a write as any iterable, and holds none of a first load (into a store
@@ -95,8 +98,8 @@ class WriteValidator:
         return self._engine
 
     def __call__(
-        self, store: MemoryStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
-        visible: Collection[Graph] | None = None,
+        self, store: Host, batch: Iterable[Quad], *, removed: Sequence[Quad] = (),
+        visible: Collection[GraphName] | None = None,
     ) -> list[Violation]:
         """The violations the store would have after adding ``batch`` and removing ``removed``.
 
@@ -117,6 +120,11 @@ class WriteValidator:
             graphs = [g for g in graphs if g in seen] or [DefaultGraph()]
         return _violations(self.judge(scratch, focus, graphs))
 
+    def first_load_judge(self) -> FirstLoadValidator:
+        """What judges a first load for this validator (:class:`memkg.store.plugins.FirstLoadJudge`):
+        it needs no context from the store (see :meth:`stage`), so another process judges it."""
+        return FirstLoadValidator(self.engine_name)
+
     def judge_first_load(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
         """The violations of a first load (into a store with no data), held alone in ``scratch``.
 
@@ -125,14 +133,14 @@ class WriteValidator:
         ``progress``). :meth:`memkg.store.MemoryStore.load` fills it while it writes the
         same files to the store (:mod:`memkg.loading.first_load`).
         """
-        graphs: list[Graph] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
+        graphs: list[GraphName] = [g for g in scratch.named_graphs() if isinstance(g, NamedNode) and g != ONTOLOGY_GRAPH]
         if next(iter(scratch.quads_for_pattern(None, None, None, DefaultGraph())), None) is not None:
             graphs.append(DefaultGraph())
         scratch.extend(_ontology_quads())
         graphs = sorted(graphs, key=str) or [DefaultGraph()]
         return _violations(validate_graphs(self.engine, scratch, graphs, None, progress=progress))
 
-    def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[Graph]) -> list[Result]:
+    def judge(self, scratch: Store, focus: list[Term] | None, graphs: list[GraphName]) -> list[Violation]:
         """The results for the focus nodes of a staged write (see :meth:`stage`).
 
         Many focus nodes are judged by validating the whole scratch store and keeping
@@ -151,7 +159,7 @@ class WriteValidator:
 
     def stage(
         self, main: QuadStore, batch: Iterable[Quad], *, removed: Sequence[Quad] = (), in_process: bool = True,
-    ) -> tuple[Store, list[Term] | None, list[Graph]]:
+    ) -> tuple[Store, list[Term] | None, list[GraphName]]:
         """A scratch store holding the write and the context needed to judge it.
 
         Returns the store, the focus nodes (None: validate everything in it, when
@@ -167,7 +175,7 @@ class WriteValidator:
             # Nothing to read context from (a first load): the write is the whole data.
             # Skipping the look-ups saves ~6 s of a 100k-claim load (bench_load.py).
             scratch = Store()
-            noted: set[Graph] = set()
+            noted: set[GraphName] = set()
             scratch.extend(_noting_graphs(batch, noted))  # streamed: an iterator is never listed
             scratch.extend(_ontology_quads())
             noted.discard(ONTOLOGY_GRAPH)
@@ -226,8 +234,18 @@ class WriteValidator:
         return scratch, focus, graphs or [DefaultGraph()]
 
 
-def _violations(results: Iterable[Result]) -> list[Violation]:
-    return [r.violation() for r in results if r.severity.value == SH + "Violation"]
+@dataclass(frozen=True)
+class FirstLoadValidator:
+    """A first load judged by a :class:`WriteValidator` of ``engine``, wherever it runs (it pickles)."""
+
+    engine: str
+
+    def __call__(self, scratch: Store, *, progress: Callable[[str], None] | None = None) -> list[Violation]:
+        return WriteValidator(self.engine).judge_first_load(scratch, progress=progress)
+
+
+def _violations(results: Iterable[Violation]) -> list[Violation]:
+    return [r for r in results if r.severity == sh.Violation]
 
 
 _CHUNK = 2000
@@ -241,11 +259,8 @@ SCAN_QUADS_PER_FOCUS_NODE = 50
 #: costs a parse and a plan (~0.1 ms) before it reads anything.
 _LOOKUP_LIMIT = 64
 
-#: What a quad may have as its subject: the nodes a removal or a new link makes worth judging again.
-Subject = NamedNode | BlankNode | Triple
 
-
-def _noting_graphs(quads: Iterable[Quad], graphs: set[Graph]) -> Iterator[Quad]:
+def _noting_graphs(quads: Iterable[Quad], graphs: set[GraphName]) -> Iterator[Quad]:
     for q in quads:
         graphs.add(q.graph_name)
         yield q
@@ -258,7 +273,7 @@ def holds_no_data(main: QuadStore) -> bool:
     return all(g == ONTOLOGY_GRAPH for g in main.named_graphs())
 
 
-def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[Subject], set[Graph]]:
+def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[Subject], set[GraphName]]:
     """The nodes a removal can make invalid, and the graphs they are described in.
 
     The subject of every removed quad (it may lose a required property), and,
@@ -267,7 +282,7 @@ def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[
     property pointing at it (3), a claim whose predicate it declared (4).
     """
     nodes: dict[Subject, None] = {}
-    graphs: set[Graph] = set()
+    graphs: set[GraphName] = set()
     for q in removed:
         if q.predicate.value.startswith(MEMX) or q.graph_name == ONTOLOGY_GRAPH:
             continue
@@ -285,7 +300,7 @@ def _touched_by_removal(main: QuadStore, removed: Sequence[Quad]) -> tuple[list[
 _LEG_LINKS = (prov.wasDerivedFrom, mem.echoOf)
 
 
-def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Subject], set[Graph]]:
+def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Subject], set[GraphName]]:
     """The support groups a new derivation or echo link can make invalid, and their graphs.
 
     Invariant 11 is judged at the group: a link ``a -> b`` makes a member rest on another
@@ -315,7 +330,7 @@ def _groups_above(main: QuadStore, batch: Sequence[Quad]) -> tuple[list[Subject]
                     following.append(a)
         frontier = following
     groups: dict[Subject, None] = {}
-    graphs: set[Graph] = set()
+    graphs: set[GraphName] = set()
     for node in seen:
         if isinstance(node, (NamedNode, BlankNode)):
             for q in main.quads_for_pattern(None, mem.member, node, None):
@@ -355,7 +370,7 @@ def _read_subjects(main: QuadStore, subjects: Sequence[NamedNode]) -> Known:
     return {node: list(main.quads_for_pattern(node, None, None, None)) for node in subjects}
 
 
-def _describe(main: QuadStore, nodes: Sequence[NamedNode], graphs: Sequence[Graph], known: Known | None = None, *,
+def _describe(main: QuadStore, nodes: Sequence[NamedNode], graphs: Sequence[GraphName], known: Known | None = None, *,
               in_process: bool = True) -> set[Quad]:
     """Every quad about ``nodes`` in the written graphs and the shared default graph."""
     out: set[Quad] = set()
@@ -391,7 +406,7 @@ def _inverse_path_predicates() -> tuple[NamedNode, ...]:
                         key=str))
 
 
-def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[Graph], *, in_process: bool = True) -> set[Quad]:
+def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[GraphName], *, in_process: bool = True) -> set[Quad]:
     """The quads pointing at ``nodes`` by a predicate a shape follows backwards, in the written
     graphs and the shared default graph (an attachment is judged with its message)."""
     out: set[Quad] = set()
@@ -399,7 +414,7 @@ def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[Graph]
     if not predicates or not nodes:
         return out
     named = [g for g in graphs if isinstance(g, NamedNode)]
-    scopes: list[Graph] = [DefaultGraph(), *named]
+    scopes: list[GraphName] = [DefaultGraph(), *named]
     if len(nodes) <= _LOOKUP_LIMIT or in_process:
         for node in nodes:
             for p in predicates:
@@ -558,7 +573,7 @@ def _walk_chains_by_query(main: QuadStore, starts: Sequence[Term]) -> set[Quad]:
     return out
 
 
-def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad], set[Graph]]:
+def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad], set[GraphName]]:
     """Other holders of the write's event ids, with their types, and the graphs they are in (invariant 9).
 
     A tenant's graph is validated together with the shared default graph
@@ -567,7 +582,7 @@ def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad]
     meets every tenant's, whose graphs must then be judged too.
     """
     out: set[Quad] = set()
-    graphs: set[Graph] = set()
+    graphs: set[GraphName] = set()
     for q in batch:
         if q.predicate == mem.eventId:
             scopes = [None] if isinstance(q.graph_name, DefaultGraph) else [q.graph_name, DefaultGraph()]

@@ -23,6 +23,7 @@ from memkg import MemoryStore
 from memkg.guard.access import OPEN
 from memkg.adapters.agent_tools import ToolLimits, MemoryTools, ToolRefusal
 from memkg.core.vocab import mem
+from memkg.recall import recall_index
 
 from tests.support.mcp_servers import ENV, HttpServer, error, http_client, result, stdio_client
 
@@ -428,7 +429,7 @@ def test_a_call_past_the_time_limit_is_stopped_with_nothing_written_and_the_serv
     from memkg.adapters.agent_tools.server import build_server
     from memkg.recall.embedder import HashingEmbedder
 
-    store = SlowStore(embedder=HashingEmbedder())
+    store = SlowStore(followers=[recall_index(embedder=HashingEmbedder())])
     store.release.set()
     tools = MemoryTools(store, limits=ToolLimits(timeout=1.0))
     server = build_server(tools)

@@ -59,7 +59,7 @@ def test_writes_take_tenant_and_graph_as_the_contract_names_it(run) -> None:
     run("load", str(LIA))
     code, _, err = run("retract", EX + "c1", "--tenant", LIA_GRAPH)
     assert code == 0 and "deprecated" not in err
-    code, _, err = run("retract", EX + "c2", "--graph", LIA_GRAPH)  # SPEC 5: memkg load FILE… [--graph IRI]
+    code, _, err = run("retract", EX + "c2", "--graph", LIA_GRAPH)  # docs/contract.md section 5: memkg load FILE… [--graph IRI]
     assert code == 0 and "deprecated" not in err
     code, out, _ = run("view", "current", "--tenant", LIA_GRAPH, "--format", "csv")
     assert EX + "c1" not in out and EX + "c2" not in out

@@ -9,7 +9,7 @@ the module is skipped, saying so.
 
 Requests to ``/sparql/`` go to memkg's ``/sparql`` or, when they carry an update (an
 ``application/sparql-update`` body or an ``update=`` parameter), to ``/update``, the split
-the memkg contract (SPEC section 6) makes. Requests to ``/gsp`` go to ``/store``.
+the memkg contract (docs/contract.md section 6) makes. Requests to ``/gsp`` go to ``/store``.
 
 Each test runs against a fresh store, as the tests assume, on one server per module:
 the store is emptied between tests through the Graph Store Protocol and the data a test

@@ -18,6 +18,7 @@ import pytest
 
 from memkg.guard import sandbox
 from memkg.guard.limits import Limits, LimitExceeded
+from memkg.recall import RECALL_INDEX, rebuild_recall_index, recall_index
 
 from tests.support.endpoint_server import Server, make_store
 
@@ -258,7 +259,7 @@ def test_the_depth_refusal_needs_no_worker() -> None:
         def __init__(self) -> None:  # no store, no pool: nothing past the checks may be reached
             self.settings = Settings()
 
-        def _read(self, *args: object, **kwargs: object) -> None:
+        def _run(self, *args: object, **kwargs: object) -> None:
             raise AssertionError("a deep request reached the worker pool")
 
     lia = Grant(frozenset({NamedNode(LIA)}), write=True, token_name="lia-write")
@@ -364,7 +365,7 @@ def test_recall_and_pictures_run_in_the_workers_under_the_time_limit(tmp_path: P
 
 def test_a_graph_store_body_is_parsed_within_the_time_limit() -> None:
     from memkg.adapters.endpoint.app import parse_payload
-    from memkg.adapters.endpoint.pool import QueryTimeout
+    from memkg.adapters.endpoint.failures import QueryTimeout
 
     body = "".join(f"<urn:s{i}> <urn:p> \"{i}\" .\n" for i in range(200_000)).encode()
     with pytest.raises(QueryTimeout, match=r"parse of the request body exceeded .* \(--timeout\)"):
@@ -576,9 +577,9 @@ def test_a_workers_recall_index_follows_the_servers_writes(tmp_path: Path) -> No
     from memkg.recall import INDEX_FILE, HashingEmbedder, RecallIndex
 
     embedder = HashingEmbedder(dim=32)
-    store = MemoryStore(tmp_path / "store", embedder=embedder)
+    store = MemoryStore(tmp_path / "store", followers=[recall_index(embedder=embedder)])
     said = [store.add(Message(content=f"message number {i} about tea")) for i in range(5)]
-    store.recall_index()
+    store.follower(RECALL_INDEX, create=True)
     file = tmp_path / "store" / INDEX_FILE
 
     def held(index: RecallIndex) -> list[int]:
@@ -592,7 +593,7 @@ def test_a_workers_recall_index_follows_the_servers_writes(tmp_path: Path) -> No
     worker.follow()
     fresh = RecallIndex(Store(), file, embedder, read_only=True)
     assert held(worker) == held(fresh) and len(held(worker)) == 5
-    store.rebuild_recall_index()  # ids start again
+    rebuild_recall_index(store)  # ids start again
     worker.follow()
     assert held(worker) == held(RecallIndex(Store(), file, embedder, read_only=True))
     store.close()

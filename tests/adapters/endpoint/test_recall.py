@@ -10,7 +10,7 @@ import pytest
 
 from memkg import MemoryStore, Message, Vertex
 from memkg.adapters.cli import main
-from memkg.store.backends.sparql import RemoteError, recall_url
+from memkg.store.backends.sparql import RemoteError, route_url
 from memkg.core.vocab import mem
 
 from tests.support.endpoint_server import Server
@@ -106,7 +106,7 @@ def test_a_plain_sparql_server_answers_no_recall(tmp_path: Path) -> None:
         started.stop()
 
 
-def test_recall_url() -> None:
-    assert recall_url("http://h:1/sparql") == "http://h:1/recall"
-    assert recall_url("http://h:1/query") == "http://h:1/recall"
-    assert recall_url("http://h:1/x/") == "http://h:1/x/recall"
+def test_a_memkg_servers_routes_sit_beside_its_query_url() -> None:
+    assert route_url("http://h:1/sparql", "recall") == "http://h:1/recall"
+    assert route_url("http://h:1/query", "recall") == "http://h:1/recall"
+    assert route_url("http://h:1/x/", "recall") == "http://h:1/x/recall"

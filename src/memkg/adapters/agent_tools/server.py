@@ -156,22 +156,22 @@ def with_limits(tp: Any, limits: ToolLimits) -> Any:
 
 
 # The input schemas a model reads: each argument's type, with its limit.
-IRI = Annotated[str, Bounded("max_iri", min_length=1)]
+IriArg = Annotated[str, Bounded("max_iri", min_length=1)]
 Text = Annotated[str, Bounded("max_text")]
-Tenant = Annotated[IRI | None, Field(description=(
+Tenant = Annotated[IriArg | None, Field(description=(
     "the tenant graph to act on; leave it out when your connection has one tenant"))]
-IRIs = Annotated[list[IRI], Bounded("max_items")]
+IRIs = Annotated[list[IriArg], Bounded("max_items")]
 Value = Annotated[Text | float | bool, Field(description="a text, number or boolean")]
 Confidence = Annotated[float, Field(ge=0, le=1)]
 # The arguments remember_claim and correct_claim share.
-ObjectIri = Annotated[IRI | None, Field(description="the object when it is a node; else use object_value")]
+ObjectIri = Annotated[IriArg | None, Field(description="the object when it is a node; else use object_value")]
 ObjectValue = Annotated[Value | None, Field(description="the object when it is a text, number or boolean")]
-Source = Annotated[IRI | None, Field(description="the message the claim was drawn from (its IRI)")]
+Source = Annotated[IriArg | None, Field(description="the message the claim was drawn from (its IRI)")]
 Sure = Annotated[Confidence | None, Field(description="how sure you are, 0 to 1")]
 From = Annotated[AwareDatetime | None, Field(description="from when it holds (time zone required)")]
 Until = Annotated[AwareDatetime | None, Field(description="until when it holds, exclusive")]
 # The arguments of the listings.
-Subject = Annotated[IRI | None, Field(description="only claims about this node (its IRI)")]
+SubjectArg = Annotated[IriArg | None, Field(description="only claims about this node (its IRI)")]
 Limit = Annotated[int, Bounded("max_rows", "le", ge=1, description="at most this many rows")]
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -265,9 +265,9 @@ class _ServedTools:
         event_id: Annotated[Text | None, Field(description=(
             "the message's id in its source (chat message id, email Message-ID); retrying with the same "
             "event_id stores nothing twice"))] = None,
-        sender: Annotated[IRI | None, Field(description="who sent it (an IRI)")] = None,
+        sender: Annotated[IriArg | None, Field(description="who sent it (an IRI)")] = None,
         recipients: Annotated[IRIs | None, Field(description="who it was addressed to (IRIs)")] = None,
-        episode: Annotated[IRI | None, Field(description="the conversation or session it belongs to (an IRI)")] = None,
+        episode: Annotated[IriArg | None, Field(description="the conversation or session it belongs to (an IRI)")] = None,
         event_time: Annotated[AwareDatetime | None, Field(description="when it was sent, with a time zone")] = None,
         tenant: Tenant = None,
     ) -> dict[str, Any]:
@@ -283,7 +283,7 @@ class _ServedTools:
     def remember_entity(
         self,
         grant: Grant,
-        id: Annotated[IRI, Field(description="the node's IRI, e.g. urn:memkg:person:lia")],
+        id: Annotated[IriArg, Field(description="the node's IRI, e.g. urn:memkg:person:lia")],
         kind: Annotated[Literal["Person", "Agent", "Entity", "Context", "Predicate"], Field(description=(
             "Person (a human), Agent (an AI or software agent), Entity (a thing talked about), Context "
             "(a qualifier such as 'at night'), or Predicate (a relation claims may use)"))],
@@ -301,8 +301,8 @@ class _ServedTools:
     def remember_claim(
         self,
         grant: Grant,
-        subject: Annotated[IRI, Field(description="what the claim is about (a declared node's IRI)")],
-        predicate: Annotated[IRI, Field(description="the relation (a declared predicate's IRI)")],
+        subject: Annotated[IriArg, Field(description="what the claim is about (a declared node's IRI)")],
+        predicate: Annotated[IriArg, Field(description="the relation (a declared predicate's IRI)")],
         object_iri: ObjectIri = None,
         object_value: ObjectValue = None,
         asserted_by: Source = None,
@@ -348,7 +348,7 @@ class _ServedTools:
     def explain_claim(
         self,
         grant: Grant,
-        claim: Annotated[IRI, Field(description="the claim's IRI")],
+        claim: Annotated[IriArg, Field(description="the claim's IRI")],
         tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Why you believe a claim, and whether you still should: every version of it (history),
@@ -360,7 +360,7 @@ class _ServedTools:
     def correct_claim(
         self,
         grant: Grant,
-        claim: Annotated[IRI, Field(description="the claim to correct (its IRI)")],
+        claim: Annotated[IriArg, Field(description="the claim to correct (its IRI)")],
         object_iri: ObjectIri = None,
         object_value: ObjectValue = None,
         confidence: Sure = None,
@@ -380,7 +380,7 @@ class _ServedTools:
     def forget(
         self,
         grant: Grant,
-        target: Annotated[IRI, Field(description="the claim or source (message, document) to forget")],
+        target: Annotated[IriArg, Field(description="the claim or source (message, document) to forget")],
         erase: Annotated[bool, Field(description=(
             "false: withdraw it (kept for the record, no longer believed); true: delete its content and "
             "what was derived only from it (consent revoked; needs a reason; cannot be undone)"))] = False,
@@ -393,7 +393,7 @@ class _ServedTools:
         return self.tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
 
     @_tool(READ)
-    def current_claims(self, grant: Grant, subject: Subject = None, limit: Limit = 100,
+    def current_claims(self, grant: Grant, subject: SubjectArg = None, limit: Limit = 100,
                        tenant: Tenant = None) -> dict[str, Any]:
         """What you hold true now: the claims known now and valid now, about subject if given."""
         return self.tools.claims(grant, "current", subject=subject, limit=limit, tenant=tenant)
@@ -401,7 +401,7 @@ class _ServedTools:
     @_tool(READ)
     def claims_valid_at(
         self, grant: Grant, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
-        subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
+        subject: SubjectArg = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """What held at a past (or future) time, by today's knowledge, about subject if given."""
         return self.tools.claims(grant, "historical", subject=subject, valid_at=valid_at, limit=limit,
@@ -411,7 +411,7 @@ class _ServedTools:
     def claims_known_at(
         self, grant: Grant, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
         valid_at: Annotated[AwareDatetime | None, Field(description="valid at this time (default: known_at)")] = None,
-        subject: Subject = None, limit: Limit = 100, tenant: Tenant = None,
+        subject: SubjectArg = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Audit: what you believed at an earlier moment (before later corrections), about subject if given."""
         return self.tools.claims(grant, "audit", subject=subject, known_at=known_at, valid_at=valid_at,

@@ -141,9 +141,9 @@ def refusal(err: BaseException) -> ToolRefusal:
     if isinstance(err, ValidationError):
         lines = ["refused, nothing was written: the write breaks the memory's rules"]
         for v in err.violations[:10]:
-            shape = v.shape.rsplit("#", 1)[-1].rstrip(">")
+            shape = str(v.shape).rsplit("#", 1)[-1].rstrip(">")
             hint = _HINTS.get(shape)
-            lines.append(f"- rule {shape} on node {v.focus.strip('<>')}: {v.message}" + (f" (fix: {hint})" if hint else ""))
+            lines.append(f"- rule {shape} on node {str(v.focus).strip('<>')}: {v.message}" + (f" (fix: {hint})" if hint else ""))
         if len(err.violations) > 10:
             lines.append(f"- … and {len(err.violations) - 10} more")
         return ToolRefusal("\n".join(lines))

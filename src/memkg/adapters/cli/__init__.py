@@ -10,6 +10,7 @@ The package, module by module:
 - ``arguments``: command-line text to a store handle, a query, RDF terms, times;
 - ``output``: short term names, tables, SPARQL results in every format;
 - ``exit_codes``: the exit codes and :class:`UsageError`;
+- ``registry``: how a command module declares its subcommands (its ``register``) without the parser;
 - one module per group of commands: ``store_commands`` (load, query, view, export, compact,
   stats), ``validate_command``, ``time_commands`` (supersede, retract, ingest, history, diff, bisect),
   ``index_command``, ``tags_commands`` (tags, policy), ``provenance_commands`` (lineage …
@@ -34,6 +35,7 @@ from ...validation.fixes import fix_for
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
+from .registry import Command
 
 __all__ = [
     "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
@@ -52,8 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    func: Command = args.func
     try:
-        return args.func(args)
+        return func(args)
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID

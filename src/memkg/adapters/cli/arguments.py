@@ -96,7 +96,7 @@ def tenant_option(p: argparse.ArgumentParser, help: str = "restrict to one tenan
 
 def graph_option(p: argparse.ArgumentParser, help: str = "the tenant graph") -> None:
     """``--tenant IRI`` for commands that write into (or export) one graph, as reads take it;
-    ``--graph IRI`` is the same option under the name SPEC section 5 gives ``memkg load``.
+    ``--graph IRI`` is the same option under the name docs/contract.md section 5 gives ``memkg load``.
     The value lands in ``args.graph``."""
     p.add_argument("--tenant", "--graph", dest="graph", metavar="IRI", help=help)
 

@@ -4,13 +4,11 @@ per reifier) and the recall index (text, vectors and links, :mod:`memkg.recall`)
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
+from ...recall import check_recall_index, rebuild_recall_index
 from .arguments import open_store
 from .exit_codes import EXIT_INVALID, EXIT_OK
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -18,13 +16,13 @@ def cmd_index(args: argparse.Namespace) -> int:
         with open_store(args, write=True) as store:
             store.rebuild_index()
             print("claim index rebuilt")
-            if store.capabilities.recall_index:
-                documents = store.rebuild_recall_index()
+            if store.capabilities.sole_writer:  # else the server keeps it
+                documents = rebuild_recall_index(store)
                 print(f"recall index rebuilt: {documents} documents")
         return EXIT_OK
     with open_store(args, write=False) as store:
         report = store.check_index()
-        recall = store.check_recall_index() if store.capabilities.recall_index else None
+        recall = check_recall_index(store)
     for g, r, part in report.missing:
         print(f"missing: {r} in {g}: no index triple for its {part}")
     for g, r, part in report.orphaned:

@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ...guard.access import Tokens
 from ..agent_tools import DEFAULT_LIMITS, MemoryTools
 from .arguments import open_store, tenant_option
 from .exit_codes import EXIT_OK, UsageError
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def _host_port(text: str) -> tuple[str, int]:

@@ -15,7 +15,7 @@ from pyoxigraph import (
     serialize,
 )
 
-from ...core.prefixes import short as short_term
+from ...core.prefixes import show
 from ...core.vocab import PREFIXES
 from ...store import FORMAT_NAMES
 from .exit_codes import UsageError
@@ -31,8 +31,8 @@ QUERY_FORMATS = ["table", *RESULT_FORMATS, *GRAPH_FORMATS]
 
 def short(term: Any, prefixes: Mapping[str, str] | None = None) -> str:
     """A term for people: prefixed names (memkg's, or ``prefixes``: a store's), plain numbers
-    and dates, quoted strings (:func:`memkg.core.prefixes.short`)."""
-    return short_term(term, prefixes)
+    and dates, quoted strings (:func:`memkg.core.prefixes.show`)."""
+    return show(term, prefixes)
 
 
 def print_table(solutions: QuerySolutions, out: Any, prefixes: Mapping[str, str] | None = None) -> None:

@@ -7,7 +7,6 @@ this module lays them out in the order ``memkg --help`` lists them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from ... import __version__
@@ -23,9 +22,7 @@ from . import (
     time_commands,
     validate_command,
 )
-
-# command(name, help, example, func) -> the subcommand's parser, for its arguments
-AddCommand = Callable[[str, str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
+from .registry import Command
 
 REGISTRIES = (
     store_commands.register,       # load query view export compact stats
@@ -56,7 +53,7 @@ def _where_options(parser: argparse.ArgumentParser, *, after_command: bool) -> N
         **(unset or {"default": str(DEFAULT_STORE_PATH)}),
     )
     where.add_argument("--endpoint", metavar="URL", **unset,
-                       help="use a running SPARQL 1.1 server instead of a store directory (see memkg.remote)")
+                       help="use a running SPARQL 1.1 server instead of a store directory (see docs/remote.md)")
     parser.add_argument("--update-endpoint", metavar="URL", **unset,
                         help="the server's update URL (default: the endpoint, or …/update for …/query)")
     parser.add_argument("--endpoint-dialect", choices=["auto", "rdf12", "rdf11"],
@@ -86,8 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     _where_options(after, after_command=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, help: str, example: str,
-                func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    def command(name: str, help: str, example: str, func: Command) -> argparse.ArgumentParser:
         p = sub.add_parser(
             name, help=help, description=help, epilog=f"example:\n  {example}", formatter_class=_Formatter,
             parents=[after],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...core.prefixes import expand
 from ...loading import extraction
@@ -29,9 +29,7 @@ from .arguments import format_option, graph_option, open_store, tenant_option
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .output import print_rows, short
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def _iri_or_blank(term: Any) -> str:

@@ -1,20 +1,17 @@
-"""`memkg recall`: a question in words to the memory's nodes, best first (SPEC section 7)."""
+"""`memkg recall`: a question in words to the memory's nodes, best first (docs/contract.md section 7)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
 
 from ...recall import answer
 from ..pictures import packet_diagram, render
 from .arguments import format_option, open_store, parse_time, tenant_option
 from .exit_codes import EXIT_OK, UsageError
 from .picture_output import PICTURE_FORMATS, emit, picture_options, wants_picture
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_recall(args: argparse.Namespace) -> int:

@@ -6,14 +6,11 @@ import argparse
 import errno
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..endpoint import ServeOptions, serve
 from .arguments import add_limit_arguments, limits_from
 from .exit_codes import UsageError
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...store import FORMAT_NAMES, views
 from .arguments import (
@@ -24,9 +23,7 @@ from .arguments import (
 )
 from .exit_codes import EXIT_OK, UsageError
 from .output import QUERY_FORMATS, short, stderr_progress, write_results
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -139,30 +136,15 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-STATS_QUERY = """
-SELECT ?g ?class (COUNT(DISTINCT ?x) AS ?n) WHERE {
-  GRAPH ?g { ?x a ?class }
-  FILTER(?g != <https://w3id.org/memkg>)
-} GROUP BY ?g ?class ORDER BY ?g DESC(?n) ?class
-"""
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
-        graphs: dict[str, list[tuple[str, int]]] = {}
-        for row in store.query(STATS_QUERY):
-            graphs.setdefault(short(row["g"]), []).append((short(row["class"]), int(row["n"].value)))
-        default = store.query(
-            "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
-        )
-        n_default = int(next(iter(default))["n"].value)
-        total = len(store)
-        print(f"store {args.store}: {total:,} quads (index and ontology included)")
-        print(f"default graph: {n_default:,} triples")
-        for g, counts in graphs.items():
-            print(f"graph {g}:")
-            for cls, n in counts:
-                print(f"  {n:>7,}  {cls}")
+        stats = store.stats()
+    print(f"store {args.store}: {stats.quads:,} quads (index and ontology included)")
+    print(f"default graph: {stats.default_graph_triples:,} triples")
+    for graph in stats.graphs:
+        print(f"graph {short(graph.graph)}:")
+        for cls, n in graph.classes:
+            print(f"  {n:>7,}  {short(cls)}")
     return EXIT_OK
 
 

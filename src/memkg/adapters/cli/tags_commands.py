@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...tags import Tags
 from ...tags.policy import Policy
 from .arguments import graph_option, open_store, parse_time
 from .exit_codes import EXIT_OK
 from .output import print_rows
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 # the actions that write: only these open the store for writing
 TAG_WRITES = {"add", "update", "remove", "connect", "disconnect", "group", "ungroup", "adjusts", "unadjust"}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ...core.prefixes import expand
 from ...history import timeline
@@ -30,9 +29,7 @@ from .arguments import (
 from .exit_codes import EXIT_ERROR, EXIT_OK, UsageError
 from .output import short as short_term
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:

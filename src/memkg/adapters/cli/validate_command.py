@@ -11,7 +11,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pyoxigraph import NamedNode
 
@@ -24,9 +23,7 @@ from ...validation.reports import REPORT_FORMATS, render
 from .arguments import add_limit_arguments, limits_from, open_store
 from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import stderr_progress
-
-if TYPE_CHECKING:
-    from .parser import AddCommand
+from .registry import AddCommand
 
 
 def _listed(values: Sequence[str]) -> list[str]:

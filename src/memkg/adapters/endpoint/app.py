@@ -1,4 +1,7 @@
-"""What the endpoint does, apart from HTTP: queries, views, updates and the Graph Store.
+"""What the endpoint does, apart from HTTP: it decides each request and answers it.
+
+:meth:`Endpoint.answer` takes one request, as :mod:`.handler` reads it, and returns its
+:class:`~.handler.Response`; a transport (:mod:`.transport`) moves both on the wire.
 
 Reads (queries, views, recall, pictures) go to the worker pool, each on the current
 snapshot; writes happen here,
@@ -10,50 +13,56 @@ No untrusted SPARQL is parsed or evaluated here: an update is planned by a
 worker (sandboxed when the server has tokens, killed past ``--timeout``, the
 write lock released with it) on the current snapshot, and only its planned,
 validated change is applied here. A restricted token's write is judged against
-the graphs it can read (tenant-blind: see docs/endpoint-security.md).
+the graphs it can read (tenant-blind: see docs/endpoint-security.md). Every
+decision about rights is :mod:`.rights`'.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import email.policy
+import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesParser
+from importlib import resources
 from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
 from ...core.errors import ParseError, UnknownFormatError
-from ...core.terms import Graph, parse_datetime
-from ...core.vocab import ONTOLOGY_GRAPH
+from ...core.terms import Graph, GraphName
+from ...guard.access import Grant, TokenCheck
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits, count_openings, guarded, nesting_depth
+from ...recall import RECALL_INDEX
 from ...store import MemoryStore, rdf_format, views
 from ...validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
 from . import rights
-from .failures import raise_failure
-from .jobs import (
-    Answer,
-    Confinement,
-    Failure,
-    GraphJob,
-    Job,
-    PictureJob,
-    Plan,
-    QueryJob,
-    RecallJob,
-    UpdateJob,
+from .failures import BadRequest, QueryTimeout, UnsupportedMediaType, WorkerFailure, WritesRefused
+from .handler import (
+    Head,
+    Health,
+    ListViews,
+    Page,
+    Picture,
+    Query,
+    ReadGraph,
+    Recall,
+    Request,
+    Response,
+    RunView,
+    Update,
+    ViewText,
+    WriteGraph,
 )
-from .pool import QueryTimeout, WorkerPool, WorkerShares
-from .request_errors import BadRequest, UnsupportedMediaType, WritesRefused
-from .rights import Forbidden, Grant, UpdateSummary
-from .snapshots import Generation, Snapshots
+from .jobs import GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, Reply, UpdateJob
+from .pool import WorkerPool, WorkerShares
+from .snapshots import Snapshots
 
 #: Times an update is planned without the write lock before it is planned under it.
 OPTIMISTIC_ATTEMPTS = 2
@@ -76,18 +85,23 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class GraphWrite:
-    """What a Graph Store write did: whether it created the graph, and the quads it changed."""
+class Written:
+    """What a write did: whether it created the graph, and the quads it changed."""
 
-    created: bool
     removed: int
     added: int
+    created: bool = False
+
+    def response(self) -> Response:
+        """201 for a graph the write created, else 204; the counts in ``Memkg-*`` headers."""
+        headers = {"Memkg-Removed": str(self.removed), "Memkg-Added": str(self.added)}
+        return Response(201 if self.created else 204, None, b"", headers)
 
 
 class Endpoint:
     """The endpoint over one open store: owns its snapshots and its worker pool."""
 
-    def __init__(self, store: MemoryStore, settings: Settings, *, tokens: rights.TokenCheck | None = None) -> None:
+    def __init__(self, store: MemoryStore, settings: Settings, *, tokens: TokenCheck | None = None) -> None:
         self.store = store
         self.settings = settings
         self.tokens = tokens
@@ -103,10 +117,47 @@ class Endpoint:
             raise
         self._closed = threading.Event()
 
-    # -- who -----------------------------------------------------------------------------
+    # -- the two steps of every request ------------------------------------------------------
 
-    def grant(self, authorization: str | None) -> Grant:
-        return rights.grant(self.tokens, authorization)
+    def admit(self, head: Head) -> Grant | None:
+        """Who sent the request, from its head alone: 401 or 403 before its body is read.
+        None: no token on ``/health``, which tells its status and nothing more."""
+        return rights.admit(self.tokens, head.authorization, writes=head.writes(), health=head.path == "/health")
+
+    def answer(self, request: Request) -> Response:
+        """The response to ``request``; raises what a transport answers with :func:`~.failures.to_http`."""
+        match request:
+            case Query():
+                return self.query(request.grant, request.text, default_graph_uris=request.default_graph_uris,
+                                  named_graph_uris=request.named_graph_uris, accept=request.accept,
+                                  format=request.format, base_iri=request.base_iri)
+            case Update():
+                return self.update(request.grant, request.text, using_graphs=request.using_graphs,
+                                   using_named_graphs=request.using_named_graphs,
+                                   base_iri=request.base_iri).response()
+            case ReadGraph():
+                return self.get_graph(request.grant, request.graph, accept=request.accept, format=request.format,
+                                      head=request.head)
+            case WriteGraph():
+                return self._write_graph(request).response()
+            case RunView():
+                return self.view(request.grant, request.name, request.params, accept=request.accept,
+                                 format=request.format)
+            case ViewText():
+                text = self.view_query(request.grant, request.name, request.params)
+                return Response(200, "application/sparql-query; charset=utf-8", text.encode("utf-8"))
+            case Recall():
+                return self.recall(request.grant, request.question, tenant=request.tenant, k=request.k,
+                                   valid_at=request.valid_at, known_at=request.known_at, packet=request.packet)
+            case Picture():
+                return self._read(PictureJob(request.grant, request.kind, request.params), request.grant)
+            case Health():
+                return Response(200, "application/json", json.dumps(self.health(request.grant)).encode())
+            case ListViews():
+                listed = [_describe(v) for v in views.list_views()]
+                return Response(200, "application/json", json.dumps(listed).encode())
+            case Page():
+                return Response(200, "text/html; charset=utf-8", _page())
 
     # -- reading (in the workers) ----------------------------------------------------------
 
@@ -120,29 +171,25 @@ class Endpoint:
         accept: str | None = None,
         format: str | None = None,
         base_iri: str | None = None,
-    ) -> Answer:
+    ) -> Response:
         if not neg.accepts_any(accept, format):
             raise neg.NotAcceptable(f"nothing in Accept: {accept} is a format this server writes")
-        limits = self.settings.limits
         # Its size, brackets and nesting are measured here, before a worker is taken: a regular
         # expression at C speed over at most --max-query bytes (memkg.guard.limits). The worker works
         # out its dataset: the text is parsed there only.
-        limits.check_query(text)
-        confine = Confinement(grant, tuple(default_graph_uris), tuple(named_graph_uris))
-        answer: Answer = self._read(
-            lambda gen: QueryJob(str(gen.path), text, {}, accept, format, base_iri, confine), grant=grant
-        )
-        return answer
+        self.settings.limits.check_query(text)
+        job = QueryJob(text, accept, format, base_iri, grant=grant, default_graph_uris=tuple(default_graph_uris),
+                       named_graph_uris=tuple(named_graph_uris))
+        return self._read(job, grant)
 
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
-    ) -> Answer:
+    ) -> Response:
         bound = views.bind(views.get_view(name), params, prefixes=self.store.prefixes)
-        dataset = rights.view_options(grant, bound.tenant)
+        dataset = rights.view_dataset(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
-            views.require_graph(bound.tenant, [g for g in self.store.named_graphs() if grant.can_see(g)])
-        answer: Answer = self._read(lambda gen: QueryJob(str(gen.path), bound.text, dataset, accept, format), grant=grant)
-        return answer
+            views.require_graph(bound.tenant, rights.seen(grant, self.store.named_graphs()))
+        return self._read(QueryJob(bound.text, accept, format, dataset=dataset), grant)
 
     def view_query(self, grant: Grant, name: str, params: dict[str, str]) -> str:
         """``GET /views/NAME/query``: the SPARQL text ``GET /views/NAME`` runs with these parameters
@@ -150,7 +197,7 @@ class Endpoint:
         textarea. Bound here, as :meth:`view` binds it; Forbidden for a tenant beyond the grant."""
         view = views.get_view(name)
         bound = views.bind(view, params, prefixes=self.store.prefixes)
-        rights.view_options(grant, bound.tenant)
+        rights.view_dataset(grant, bound.tenant)
         given = ", ".join(f"{k}={v}" for k, v in params.items())
         body = bound.text.splitlines(keepends=True)
         while body and body[0].startswith("#"):
@@ -159,53 +206,37 @@ class Endpoint:
 
     def get_graph(
         self, grant: Grant, graph: Graph | None, *, accept: str | None = None, format: str | None = None, head: bool = False
-    ) -> Answer:
+    ) -> Response:
         if graph is None:
-            if grant.restricted:
-                raise Forbidden("a token limited to tenants reads one graph at a time: /store?graph=IRI")
-            answer: Answer = self._read(lambda gen: GraphJob(str(gen.path), None, accept, format, head), grant=grant)
-            return answer
-        rights.view_options(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
-        answer = self._read(lambda gen: GraphJob(str(gen.path), graph, accept, format, head), grant=grant)
-        return answer
+            rights.require_whole_store(grant)
+        else:
+            rights.view_dataset(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
+        return self._read(GraphJob(graph, accept, format, head), grant)
 
-    def _read(self, make_job: Callable[[Generation], Job], what: str = "query", grant: Grant | None = None) -> Any:
-        timeout = self.settings.timeout
-        with self.shares.slot(grant), self.snapshots.reading() as generation:
-            reply = self.pool.run(make_job(generation), timeout=timeout, wait=timeout or 60.0, what=what)
-        if isinstance(reply, Failure):
-            raise_failure(reply)
-        return reply
-
-    def recall(self, grant: Grant, query: str, *, tenant: str | None = None, k: str = "10",
-               valid_at: str | None = None, known_at: str | None = None, packet: str = "false") -> Answer:
+    def recall(self, grant: Grant, question: str, *, tenant: NamedNode | None = None, k: int = 10,
+               valid_at: datetime | None = None, known_at: datetime | None = None, packet: bool = False) -> Response:
         """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
         default graph), in a worker like a query (killed past ``--timeout``), on the current
         snapshot and the recall index it links to."""
-        if grant.restricted and tenant is not None and NamedNode(_iri_parameter(tenant, "tenant")) not in (grant.tenants or ()):
-            raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
-        tenants = (_iri_parameter(tenant, "tenant"),) if tenant is not None else (
-            tuple(sorted(t.value for t in grant.tenants or ())) if grant.restricted else None)
-        if packet not in ("true", "false"):
-            raise BadRequest(f"packet is true or false, not {packet!r}")
-        try:
-            count = int(k)
-        except ValueError:
-            raise BadRequest(f"k is a whole number, not {k!r}") from None
-        if not 1 <= count <= 1000:
-            raise BadRequest(f"k must be between 1 and 1000, got {count}")
-        self.settings.limits.check_size("max_query", len(query.encode("utf-8", "surrogatepass")), "the question")
-        valid, known = _time_parameter(valid_at, "valid_at"), _time_parameter(known_at, "known_at")
+        tenants = rights.recall_tenants(grant, tenant)
+        self.settings.limits.check_size("max_query", len(question.encode("utf-8", "surrogatepass")), "the question")
         # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
-        self.store.recall_index()
-        answer: Answer = self._read(
-            lambda gen: RecallJob(str(gen.path), query, tenants, count, valid, known, packet == "true"), "recall", grant)
-        return answer
+        self.store.follower(RECALL_INDEX, create=True)
+        return self._read(RecallJob(question, tenants, k, valid_at, known_at, packet), grant)
 
-    def picture(self, grant: Grant, kind: str, params: dict[str, list[str]]) -> Answer:
-        """``GET /pictures[/KIND]`` (:mod:`.pictures_route`), in a worker like a query."""
-        answer: Answer = self._read(lambda gen: PictureJob(str(gen.path), grant, kind, params), "picture", grant)
-        return answer
+    def _read(self, job: Job, grant: Grant) -> Response:
+        reply = self._run(job, grant)
+        assert isinstance(reply, Response)  # a read job answers with a response or fails
+        return reply
+
+    def _run(self, job: Job, grant: Grant) -> Response | Plan:
+        """``job``'s reply from a worker, on the current snapshot; a worker's failure raised."""
+        timeout = self.settings.timeout
+        with self.shares.slot(grant), self.snapshots.reading() as generation:
+            reply: Reply = self.pool.run(str(generation.path), job, timeout=timeout, wait=timeout or 60.0)
+        if isinstance(reply, (Response, Plan)):
+            return reply
+        raise WorkerFailure(reply)
 
     # -- writing (here, serialized by the store's write lock) ----------------------------------
 
@@ -217,11 +248,10 @@ class Endpoint:
         using_graphs: Sequence[str] = (),
         using_named_graphs: Sequence[str] = (),
         base_iri: str | None = None,
-    ) -> UpdateSummary:
+    ) -> Written:
         self._check_writes(grant)
-        limits = self.settings.limits
-        limits.check_update(text)  # size, brackets and nesting, as for a query
-        job = UpdateJob("", text, grant, tuple(using_graphs), tuple(using_named_graphs), base_iri)
+        self.settings.limits.check_update(text)  # size, brackets and nesting, as for a query
+        job = UpdateJob(text, grant, tuple(using_graphs), tuple(using_named_graphs), base_iri)
         # Planned without the write lock, on the snapshot current when planning starts: a
         # runaway update never holds the lock (it is stopped at --timeout before taking it).
         # A plan is applied only if no write committed meanwhile; else it is planned again,
@@ -230,7 +260,8 @@ class Endpoint:
             locked = attempt == OPTIMISTIC_ATTEMPTS
             with self.store.lock() if locked else contextlib.nullcontext():
                 planned_on = self.snapshots.current.number
-                plan: Plan = self._read(lambda gen: dataclasses.replace(job, snapshot=str(gen.path)), "update", grant)
+                plan = self._run(job, grant)
+            assert isinstance(plan, Plan)  # an update job answers with a plan or fails
             with self._writing(), self.store.lock():
                 if self.snapshots.current.number != planned_on:
                     continue  # another write committed while this one was planned
@@ -238,7 +269,7 @@ class Endpoint:
                     remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
                 )
                 self.snapshots.publish()
-                return UpdateSummary(removed=removed, added=len(plan.add))
+                return Written(removed=removed, added=len(plan.add))
         raise AssertionError("unreachable: the last attempt plans under the write lock")
 
     def _writing(self) -> contextlib.AbstractContextManager[None]:
@@ -246,7 +277,17 @@ class Endpoint:
         past it the write stops with nothing written (503), so no write holds others' past it."""
         return validation_time_limit(self.settings.timeout)
 
-    def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> GraphWrite:
+    def _write_graph(self, request: WriteGraph) -> Written:
+        if request.method == "POST":
+            return self.post_graph(request.grant, request.graph, request.payload, request.content_type,
+                                   base_iri=request.base_iri)
+        assert request.graph is not None  # the handler reads none only for a POST
+        if request.method == "PUT":
+            return self.put_graph(request.grant, request.graph, request.payload, request.content_type,
+                                  base_iri=request.base_iri)
+        return self.delete_graph(request.grant, request.graph)
+
+    def put_graph(self, grant: Grant, graph: Graph, payload: bytes, content_type: str | None, *, base_iri: str) -> Written:
         """Replace ``graph`` with the payload, in one atomic, validated write."""
         self._check_graph(grant, graph)
         quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
@@ -258,11 +299,11 @@ class Endpoint:
                 remove=old, add=quads, source=f"PUT {_label(graph)}", visible=rights.visible_graphs(grant)
             )
             self.snapshots.publish()
-        return GraphWrite(created=not existed, removed=removed, added=len(quads))
+        return Written(removed=removed, added=len(quads), created=not existed)
 
     def post_graph(
         self, grant: Grant, graph: Graph | None, payload: bytes, content_type: str | None, *, base_iri: str
-    ) -> GraphWrite:
+    ) -> Written:
         """Add the payload to ``graph`` (or, for None, a TriG/N-Quads payload to its own graphs)."""
         self._check_writes(grant)
         quads = parse_payload(payload, content_type, base_iri=base_iri, into=graph, limits=self.settings.limits,
@@ -273,9 +314,9 @@ class Endpoint:
             existed = graph is None or self._exists(graph)
             added = self.store.write(quads, source=f"POST {_label(graph)}", visible=rights.visible_graphs(grant))
             self.snapshots.publish()
-        return GraphWrite(created=not existed, removed=0, added=added)
+        return Written(removed=0, added=added, created=not existed)
 
-    def delete_graph(self, grant: Grant, graph: Graph) -> GraphWrite:
+    def delete_graph(self, grant: Grant, graph: Graph) -> Written:
         self._check_graph(grant, graph)
         with self._writing(), self.store.lock():
             if not self._exists(graph):
@@ -287,7 +328,7 @@ class Endpoint:
             if isinstance(graph, NamedNode):
                 self.store.backend.remove_graph(graph)  # the (now empty) graph's name goes too
             self.snapshots.publish()
-        return GraphWrite(created=False, removed=removed, added=0)
+        return Written(removed=removed, added=0)
 
     def _exists(self, graph: Graph) -> bool:
         return isinstance(graph, DefaultGraph) or self.store.raw.contains_named_graph(graph)
@@ -295,15 +336,11 @@ class Endpoint:
     def _check_writes(self, grant: Grant) -> None:
         if self.settings.read_only:
             raise WritesRefused("this server runs with --read-only: writes are refused")
-        if not grant.write:
-            raise Forbidden(f"{grant.who} may not write")
+        rights.require_write(grant)
 
-    def _check_graph(self, grant: Grant, graph: Graph) -> None:
+    def _check_graph(self, grant: Grant, graph: GraphName) -> None:
         self._check_writes(grant)
-        if graph == ONTOLOGY_GRAPH:
-            raise Forbidden(f"{graph} is memkg's ontology graph; memkg maintains it, writes to it are refused")
-        if not rights.can_write_graph(grant, graph):
-            raise Forbidden(f"this token may not write graph {_label(graph)}")
+        rights.require_write_graph(grant, graph, _label(graph))
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -312,15 +349,14 @@ class Endpoint:
         a tenant's token: the server's settings, nothing about other tenants' activity (the
         snapshot number counts everyone's writes). The rest only on a server without tokens."""
         status: dict[str, object] = {"status": "closing" if self._closed.is_set() else "ok"}
-        if grant is None:
-            return status
-        status |= {"read_only": self.settings.read_only, "timeout": self.settings.timeout}
-        if grant.restricted:
-            return status
-        return status | {
-            "snapshot": self.snapshots.current.number if not self._closed.is_set() else None,
-            "workers": self.pool.pids(),
-        }
+        if rights.sees_settings(grant):
+            status |= {"read_only": self.settings.read_only, "timeout": self.settings.timeout}
+        if rights.sees_activity(grant):
+            status |= {
+                "snapshot": self.snapshots.current.number if not self._closed.is_set() else None,
+                "workers": self.pool.pids(),
+            }
+        return status
 
     def close(self, grace: float) -> None:
         """Stop the workers (busy ones get ``grace`` s), wait for a write in progress, close the store."""
@@ -331,26 +367,28 @@ class Endpoint:
             self.store.close()
 
 
-def _iri_parameter(value: str, name: str) -> str:
-    try:
-        return NamedNode(value).value
-    except ValueError as err:
-        raise BadRequest(f"{name}={value!r} is not an IRI: {err}") from None
+def _describe(view: views.View) -> dict[str, Any]:
+    return {
+        "name": view.name,
+        "description": view.description,
+        "params": [
+            {"name": p.name, "type": p.type, "required": p.required, "description": p.description}
+            for p in view.params
+        ],
+    }
 
 
-def _time_parameter(value: str | None, name: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        t = parse_datetime(value)
-    except ValueError:
-        raise BadRequest(f"{name}={value!r} is not a date-time (write 2026-01-01T00:00:00Z)") from None
-    if t.tzinfo is None:
-        raise BadRequest(f"{name}={value!r} has no timezone")
-    return t
+_PAGE: bytes | None = None
 
 
-def _label(graph: Graph | None) -> str:
+def _page() -> bytes:
+    global _PAGE
+    if _PAGE is None:
+        _PAGE = resources.files(__package__).joinpath("page.html").read_bytes()
+    return _PAGE
+
+
+def _label(graph: GraphName | None) -> str:
     if graph is None:
         return "the store"
     return "the default graph" if isinstance(graph, DefaultGraph) else f"graph {graph}"
@@ -380,7 +418,7 @@ def parse_payload(
     its first 64 KiB measured before the parser sees it (a regular expression at C speed:
     a deep body is refused in milliseconds); past them, each quad's depth is checked as
     it comes out of a parser whose stack holds the body's every ``<<`` (memkg.guard.limits.guarded),
-    and past ``timeout`` seconds the parse stops with :class:`~.pool.QueryTimeout`
+    and past ``timeout`` seconds the parse stops with :class:`~.failures.QueryTimeout`
     (it runs in the server, before the write lock is taken: it holds no other write).
     """
     deadline = None if timeout is None else time.monotonic() + timeout

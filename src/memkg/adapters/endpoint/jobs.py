@@ -1,7 +1,10 @@
 """What the server sends its query workers, and what they send back.
 
 Plain picklable records: they cross a pipe between the server and a worker
-process. pyoxigraph's terms pickle, so a dataset's graphs travel as terms.
+process, each job with the snapshot it runs on. pyoxigraph's terms pickle, so a
+dataset's graphs travel as terms. A worker answers with a :class:`~.handler.Response`
+(its body serialized there: only bytes come back), a :class:`Plan`, or the
+:class:`~.failures.HttpError` its failure is.
 """
 
 from __future__ import annotations
@@ -11,48 +14,46 @@ import select
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, ClassVar
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad
+from pyoxigraph import Quad
 
+from ...core.terms import Graph
 from ...guard.access import Grant
+from .failures import HttpError
+from .handler import Response
 
 
 @dataclass(frozen=True)
 class QueryJob:
-    """Run a SPARQL query on one snapshot and serialize its answer."""
+    """Run a SPARQL query and serialize its answer.
 
-    snapshot: str  #: the snapshot directory (a RocksDB checkpoint) to read
+    A request's own query (``grant`` set) has its dataset worked out in the worker, from
+    its text as the engine reads it (:func:`.rights.query_dataset`), so that no untrusted
+    text is parsed in the server process; a view's comes decided (``dataset``).
+    """
+
+    what: ClassVar[str] = "query"
     query: str
-    #: keyword arguments for ``Store.query``: default_graph, named_graphs, use_default_graph_as_union
-    dataset: dict[str, Any] = field(default_factory=dict)
     accept: str | None = None
     format: str | None = None  #: a ``format=`` override of ``accept``
     base_iri: str | None = None  #: what relative IRIs in the query resolve against
-    #: set for a request's own query (its size and nesting checked by the server): the
-    #: worker reads its dataset clauses for ``grant`` (memkg.guard.access) and then fills
-    #: ``dataset`` itself, so that no parsing of untrusted text happens in the server process
-    confine: Confinement | None = None
-
-
-@dataclass(frozen=True)
-class Confinement:
-    """Who sent a query, and the protocol's dataset parameters: the worker works out its dataset."""
-
-    grant: Grant
-    default_graph_uris: tuple[str, ...] = ()
+    #: keyword arguments for ``Store.query``: default_graph, named_graphs, use_default_graph_as_union
+    dataset: dict[str, Any] = field(default_factory=dict)
+    grant: Grant | None = None  #: who sent it, for a request's own query
+    default_graph_uris: tuple[str, ...] = ()  #: the protocol's dataset parameters, with ``grant``
     named_graph_uris: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class UpdateJob:
-    """Plan a SPARQL update on one snapshot (:func:`memkg.history.updates.plan_update`): the server applies the plan.
+    """Plan a SPARQL update (:func:`memkg.history.updates.plan_update`): the server applies the plan.
 
     Planning parses and evaluates the untrusted text (its WHERE groups, its syntax
     check), so it runs in a worker: sandboxed, and killed past the deadline.
     """
 
-    snapshot: str
+    what: ClassVar[str] = "update"
     update: str
     grant: Grant
     using_graphs: tuple[str, ...] = ()
@@ -70,10 +71,10 @@ class Plan:
 
 @dataclass(frozen=True)
 class GraphJob:
-    """Serialize one graph of a snapshot (Graph Store Protocol GET), or all of them."""
+    """Serialize one graph (Graph Store Protocol GET), or all of them."""
 
-    snapshot: str
-    graph: NamedNode | DefaultGraph | None  #: None: the whole dataset
+    what: ClassVar[str] = "query"
+    graph: Graph | None  #: None: the whole dataset
     accept: str | None = None
     format: str | None = None
     head: bool = False  #: HEAD: the headers only, but the same status as GET
@@ -81,12 +82,12 @@ class GraphJob:
 
 @dataclass(frozen=True)
 class RecallJob:
-    """``GET /recall`` (:func:`memkg.recall.answer`) on one snapshot, answered as JSON.
+    """``GET /recall`` (:func:`memkg.recall.answer`), answered as JSON.
 
     The snapshot holds a link to the live recall index (:mod:`.snapshots`); the
     parameters were checked by the server, the tenants against the token."""
 
-    snapshot: str
+    what: ClassVar[str] = "recall"
     query: str
     tenants: tuple[str, ...] | None  #: None: every graph (a token without tenants)
     k: int = 10
@@ -97,37 +98,16 @@ class RecallJob:
 
 @dataclass(frozen=True)
 class PictureJob:
-    """``GET /pictures/KIND`` (:func:`memkg.adapters.endpoint.pictures_route.answer`) on one snapshot."""
+    """``GET /pictures/KIND`` (:func:`memkg.adapters.endpoint.pictures_route.answer`)."""
 
-    snapshot: str
+    what: ClassVar[str] = "picture"
     grant: Grant
     kind: str
     params: dict[str, list[str]]
 
 
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    content_type: str
-    body: bytes
-
-
-@dataclass(frozen=True)
-class Failure:
-    """An error raised in the worker, as data (exceptions with keyword fields pickle badly)."""
-
-    #: "parse", "not-acceptable", "not-found", "forbidden", "unsupported", "update", "limit" or "error"
-    kind: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-    source: str | None = None  #: for "parse": what did not parse (``<query>``, ``<update>``, …)
-    limit: str | None = None  #: for "limit": the field of memkg.guard.limits.Limits
-    value: int | None = None
-
-
 Job = QueryJob | GraphJob | UpdateJob | RecallJob | PictureJob
-Reply = Answer | Failure | Plan
+Reply = Response | Plan | HttpError
 
 
 # The pipe's own send()/recv()/poll() go through ForkingPickler and a fresh selector per

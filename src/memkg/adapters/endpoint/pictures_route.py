@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pyoxigraph import NamedNode
 
 from ...core.prefixes import expand
-from ...guard.access import Forbidden, Grant
-from ...store import views
+from ...guard.access import Grant
+from ...store import MemoryStore, views
 from .. import pictures
-from .request_errors import BadRequest
+from . import rights
+from .failures import BadRequest
 
 
-def answer(store: Any, grant: Grant, kind: str, params: Mapping[str, Sequence[str]]) -> tuple[str, bytes]:
+def answer(store: MemoryStore, grant: Grant, kind: str, params: Mapping[str, Sequence[str]]) -> tuple[str, bytes]:
     """The content type and body answering ``GET /pictures/KIND`` (``kind`` "" for the index)."""
     prefixes = store.prefixes
     if not kind:
@@ -59,22 +59,16 @@ def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:
     return values[0].strip() if values else None
 
 
-def _tenant(store: Any, grant: Grant, given: str | None, prefixes: Mapping[str, str]) -> str | None:
+def _tenant(store: MemoryStore, grant: Grant, given: str | None, prefixes: Mapping[str, str]) -> str | None:
     """The tenant the picture reads: the one given (checked against the grant and the store), the
     grant's only tenant, or (an open server) every graph."""
-    if given is None:
-        if not grant.restricted:
-            return None
-        if len(grant.tenants or ()) != 1:
-            raise Forbidden("this token has several tenants: name one with tenant=IRI")
-        return next(iter(grant.tenants or ())).value
-    try:
-        tenant = NamedNode(expand(given, prefixes))
-    except ValueError as err:
-        raise BadRequest(f"tenant={given!r} is not an IRI: {err}") from None
-    if grant.restricted and tenant not in (grant.tenants or ()):
-        raise Forbidden(f"tenant {tenant} is not one of this token's tenants")
-    if not store.raw.contains_named_graph(tenant):
-        known = [g for g in store.named_graphs() if grant.can_see(g)]
-        views.require_graph(tenant, known)
-    return tenant.value
+    tenant = None
+    if given is not None:
+        try:
+            tenant = NamedNode(expand(given, prefixes))
+        except ValueError as err:
+            raise BadRequest(f"tenant={given!r} is not an IRI: {err}") from None
+    tenant = rights.picture_tenant(grant, tenant)
+    if given is not None and tenant is not None and not store.raw.contains_named_graph(tenant):
+        views.require_graph(tenant, rights.seen(grant, store.named_graphs()))
+    return None if tenant is None else tenant.value

@@ -27,9 +27,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from ...core.errors import MemkgError
+from ...guard.access import Grant
 from ...guard.sandbox import SandboxUnavailable
-from . import jobs, worker
+from . import jobs, rights, worker
+from .failures import QueryTimeout, ServerBusy, WorkerCrashed
 from .jobs import Job, Reply
 
 
@@ -44,22 +45,6 @@ def _context() -> Any:
 _SPAWN = _context()
 #: How long a new worker may take to import memkg and say it is ready.
 START_TIMEOUT = 60.0
-
-
-class QueryTimeout(MemkgError, TimeoutError):
-    """A query ran past the server's ``--timeout`` and was stopped (HTTP 503)."""
-
-    def __init__(self, seconds: float, what: str = "query") -> None:
-        super().__init__(f"the {what} exceeded the server's time limit of {seconds:g} s (--timeout) and was stopped")
-        self.seconds = seconds
-
-
-class ServerBusy(MemkgError, RuntimeError):
-    """No worker came free in time, or the server is shutting down (HTTP 503)."""
-
-
-class WorkerCrashed(MemkgError, RuntimeError):
-    """A worker died while running a query (HTTP 500, the message says how); a new one replaces it."""
 
 
 @dataclass(eq=False)  # identity: the pool keeps them in a set
@@ -153,8 +138,10 @@ class WorkerPool:
         with self._lock:
             return sorted(w.pid for w in self._workers if w.pid is not None)
 
-    def run(self, job: Job, *, timeout: float | None, wait: float, what: str = "query") -> Reply:
-        """Run ``job`` on an idle worker; waits ``wait`` s at most for one to come free."""
+    def run(self, snapshot: str, job: Job, *, timeout: float | None, wait: float) -> Reply:
+        """Run ``job`` on the ``snapshot`` (a directory) on an idle worker; waits ``wait`` s at
+        most for one to come free. :class:`~.failures.ServerBusy` past it (or while shutting down),
+        :class:`~.failures.QueryTimeout` past ``timeout``, :class:`~.failures.WorkerCrashed`."""
         if self._closing:
             raise ServerBusy("the server is shutting down")
         try:
@@ -164,10 +151,11 @@ class WorkerPool:
         if self._closing:  # woke up to the shutdown's sentinel handling
             self._idle.put(w)
             raise ServerBusy("the server is shutting down")
+        what = job.what
         try:
-            jobs.send(w.conn, job)
+            jobs.send(w.conn, (snapshot, job))
             finished = jobs.ready(w.conn, timeout)
-            reply = jobs.receive(w.conn) if finished else None
+            reply: Reply | None = jobs.receive(w.conn) if finished else None
         except (EOFError, OSError):
             how = _death(w)
             self._replace(w)
@@ -175,7 +163,7 @@ class WorkerPool:
                 raise ServerBusy("the server shut down while the query ran") from None
             raise WorkerCrashed(f"the worker running this {what} died ({how}) and was replaced; "
                                 f"the {what} was not answered and nothing was written") from None
-        if not finished:
+        if reply is None:
             assert timeout is not None  # poll(None) waits for ever
             self._replace(w)
             raise QueryTimeout(timeout, what)
@@ -245,8 +233,8 @@ class WorkerShares:
         self._freed = threading.Condition()
 
     @contextlib.contextmanager
-    def slot(self, grant: Any, wait: float = 60.0) -> Iterator[None]:
-        name = getattr(grant, "token_name", None) if getattr(grant, "restricted", False) else None
+    def slot(self, grant: Grant, wait: float = 60.0) -> Iterator[None]:
+        name = rights.share(grant)
         if name is None:
             yield
             return

@@ -23,7 +23,7 @@ from ...guard.limits import Limits
 from ...store import MemoryStore
 from . import rights
 from .app import DEFAULT_MAX_BODY, Endpoint, Settings
-from .handler import Server
+from .transport import Server
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,11 @@
 pyoxigraph cannot cancel a query, so queries run here, in a process the server
 can kill when one runs past its deadline. A worker never opens the live store
 (Oxigraph calls a read-only open beside a writer undefined behaviour): it opens
-the snapshot a job names (an immutable RocksDB checkpoint, see
-:mod:`memkg.adapters.endpoint.snapshots`) and keeps it open until a job names a newer one.
+the snapshot a job comes with (an immutable RocksDB checkpoint, see
+:mod:`memkg.adapters.endpoint.snapshots`) and keeps it open until a job comes with a newer one.
 
-The worker serializes answers itself, so only bytes cross the pipe.
+The worker serializes answers itself, so only bytes cross the pipe; a failure goes back
+as the HTTP answer it is (:func:`.failures.to_http`), decided here.
 
 A worker serving tokens is *sandboxed* (:mod:`memkg.guard.sandbox`): before its first
 job it forbids itself every socket but Unix ones, so no SPARQL it runs (SERVICE,
@@ -28,14 +29,16 @@ import queue
 import select
 import signal
 import threading
+from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from pyoxigraph import DefaultGraph, QueryTriples, RdfFormat, Store, serialize
+from pyoxigraph import DefaultGraph, Quad, QueryTriples, RdfFormat, Store, Triple, serialize
 
 from ...core.errors import ParseError
 from ...core.vocab import ONTOLOGY_GRAPH, PREFIXES
-from ...guard import access, sandbox
+from ...guard import sandbox
+from ...guard.access import Forbidden
 from ...guard.limits import (
     MAX_SPARQL_BRACKETS,
     SPARQL_STACK_BASE,
@@ -44,23 +47,14 @@ from ...guard.limits import (
     LimitExceeded,
     sparql_stack,
 )
-from ...history.updates import UnsupportedUpdate, UpdateError, plan_update
+from ...history.updates import plan_update
 from ...recall import INDEX_FILE, RecallIndex, answer, default_embedder
 from ...store import MemoryStore, claim_index
-from . import jobs, pictures_route
+from . import jobs, pictures_route, rights
 from . import negotiation as neg
-from .jobs import (
-    Answer,
-    Failure,
-    GraphJob,
-    Job,
-    PictureJob,
-    Plan,
-    QueryJob,
-    RecallJob,
-    Reply,
-    UpdateJob,
-)
+from .failures import to_http
+from .handler import Response
+from .jobs import GraphJob, Job, PictureJob, Plan, QueryJob, RecallJob, Reply, UpdateJob
 
 #: The first message a worker sends: it has imported everything and is ready.
 READY = "ready"
@@ -130,12 +124,13 @@ def _serve(conn: Connection) -> None:
     jobs.send(conn, READY)
     while True:
         try:
-            job = jobs.receive(conn)
+            message = jobs.receive(conn)
         except (EOFError, OSError):
             return
-        if job is None:
+        if message is None:
             return
-        jobs.send(conn, runners.run(job, snapshots))
+        snapshot, job = message
+        jobs.send(conn, runners.run(snapshot, job, snapshots))
 
 
 class _Runner:
@@ -147,7 +142,7 @@ class _Runner:
 
     def __init__(self, stack: int) -> None:
         self.stack = stack
-        self._jobs: queue.SimpleQueue[tuple[Job, _Snapshots] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[str, Job, _Snapshots] | None] = queue.SimpleQueue()
         self._replies: queue.SimpleQueue[Reply] = queue.SimpleQueue()
         threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
         try:
@@ -160,9 +155,9 @@ class _Runner:
         while (item := self._jobs.get()) is not None:
             self._replies.put(run(*item))
 
-    def run(self, job: Job, snapshots: _Snapshots) -> tuple[Reply, bool]:
+    def run(self, snapshot: str, job: Job, snapshots: _Snapshots) -> tuple[Reply, bool]:
         """The job's reply, and whether the job ran long (its thread was put at nice 19)."""
-        self._jobs.put((job, snapshots))
+        self._jobs.put((snapshot, job, snapshots))
         try:
             return self._replies.get(timeout=LONG_JOB), False
         except queue.Empty:
@@ -190,22 +185,22 @@ class _Runners:
     def __init__(self) -> None:
         self._kept: _Runner | None = None
 
-    def run(self, job: Job, snapshots: _Snapshots) -> Reply:
+    def run(self, snapshot: str, job: Job, snapshots: _Snapshots) -> Reply:
         text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
         stack = sparql_stack(text) if text else JOB_STACK
         if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
-            return Failure("limit", "the request has more opening brackets than a worker's stack is sized for "
-                                    "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query",
-                           value=MAX_SPARQL_BRACKETS)
+            return to_http(LimitExceeded(
+                "the request has more opening brackets than a worker's stack is sized for "
+                "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS))
         if stack > KEPT_STACK:
             runner = _Runner(stack)
             try:
-                return runner.run(job, snapshots)[0]
+                return runner.run(snapshot, job, snapshots)[0]
             finally:
                 runner.stop()
         if self._kept is None:
             self._kept = _Runner(KEPT_STACK)
-        reply, long = self._kept.run(job, snapshots)
+        reply, long = self._kept.run(snapshot, job, snapshots)
         if long:
             self._kept.stop()
             self._kept = None
@@ -227,9 +222,10 @@ def _exit_with_server(fd: int) -> None:
             os._exit(1)
 
 
-def run(job: Job, snapshots: _Snapshots) -> Reply:
+def run(snapshot: str, job: Job, snapshots: _Snapshots) -> Reply:
+    """``job`` on ``snapshot``: its response or plan, or the :class:`~.failures.HttpError` it failed with."""
     try:
-        memory = snapshots.open(job.snapshot)
+        memory = snapshots.open(snapshot)
         store = memory.backend.local_store()
         if isinstance(job, QueryJob):
             return _query(store, job)
@@ -240,33 +236,22 @@ def run(job: Job, snapshots: _Snapshots) -> Reply:
         if isinstance(job, PictureJob):
             return _picture(memory, job)
         return _graph(store, job)
-    except ParseError as err:
-        return Failure("parse", err.reason, err.line, err.column, source=err.file)
-    except LimitExceeded as err:
-        return Failure("limit", str(err), limit=err.limit, value=err.value)
-    except access.Forbidden as err:
-        return Failure("forbidden", str(err))
-    except UnsupportedUpdate as err:
-        return Failure("unsupported", str(err))
-    except neg.NotAcceptable as err:
-        return Failure("not-acceptable", str(err))
-    except LookupError as err:
-        return Failure("not-found", str(err.args[0]) if err.args else "not found")
-    except (UpdateError, ValueError) as err:
-        return Failure("bad-request", str(err))
-    except Exception as err:  # noqa: BLE001 - the server turns it into a 500 with the message
+    except Exception as err:  # noqa: BLE001 - every failure goes back as its HTTP answer
         if sandbox.installed() and "os error 13" in str(err):  # EACCES from the sandbox's socket()
-            return Failure("forbidden", "the request tried to reach the network (SERVICE or LOAD), "
-                                        "which this server's sandbox forbids")
-        return Failure("error", f"{type(err).__name__}: {err}")
+            err = Forbidden("the request tried to reach the network (SERVICE or LOAD), which this server's sandbox forbids")
+        return to_http(err)
 
 
-def _query(store: Store, job: QueryJob) -> Answer:
+def _negotiated(content_type: str, body: bytes) -> Response:
+    """A 200 whose format followed the request's Accept header."""
+    return Response(200, content_type, body, {"Vary": "Accept"})
+
+
+def _query(store: Store, job: QueryJob) -> Response:
     dataset = job.dataset
-    if job.confine is not None:  # its size and nesting were checked by the server
-        c = job.confine
-        dataset = access.query_options(
-            c.grant, job.query, default_graph_uris=c.default_graph_uris, named_graph_uris=c.named_graph_uris,
+    if job.grant is not None:  # a request's own query: its size and nesting were checked by the server
+        dataset = rights.query_dataset(
+            job.grant, job.query, default_graph_uris=job.default_graph_uris, named_graph_uris=job.named_graph_uris,
             base_iri=job.base_iri,
         )
     try:
@@ -275,10 +260,10 @@ def _query(store: Store, job: QueryJob) -> Answer:
         raise ParseError.from_syntax_error(err, file="<query>", sparql=job.query) from None
     if isinstance(results, QueryTriples):
         fmt = neg.choose(job.accept, neg.GRAPH_FORMATS, override=job.format)
-        return Answer(200, neg.content_type(fmt), _serialize_graph(results, fmt))
+        return _negotiated(neg.content_type(fmt), _serialize_graph(results, fmt))
     fmt = neg.choose(job.accept, neg.TABLE_FORMATS, override=job.format)
     body = results.serialize(format=neg.TABLE_SERIALIZERS[fmt.name]) or b""
-    return Answer(200, neg.content_type(fmt), body)
+    return _negotiated(neg.content_type(fmt), body)
 
 
 def _plan(store: Store, job: UpdateJob) -> Plan:
@@ -289,18 +274,18 @@ def _plan(store: Store, job: UpdateJob) -> Plan:
     return Plan(change.remove, change.add)
 
 
-def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Answer:
+def _recall(memory: MemoryStore, index: RecallIndex, job: RecallJob) -> Response:
     found = answer(memory, job.query, tenants=job.tenants, k=job.k, valid_at=job.valid_at, known_at=job.known_at,
                    packet=job.packet, index=index)
-    return Answer(200, "application/json", json.dumps(found.to_dict()).encode())
+    return _negotiated("application/json", json.dumps(found.to_dict()).encode())
 
 
-def _picture(memory: MemoryStore, job: PictureJob) -> Answer:
-    content_type, body = pictures_route.answer(memory, job.grant, job.kind, job.params)
-    return Answer(200, content_type, body)
+def _picture(memory: MemoryStore, job: PictureJob) -> Response:
+    return _negotiated(*pictures_route.answer(memory, job.grant, job.kind, job.params))
 
 
-def _graph(store: Store, job: GraphJob) -> Answer:
+def _graph(store: Store, job: GraphJob) -> Response:
+    quads: Iterable[Quad]
     if job.graph is None:
         fmt = neg.choose(job.accept, neg.DATASET_FORMATS, override=job.format)
         quads = (q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name != ONTOLOGY_GRAPH)
@@ -309,16 +294,16 @@ def _graph(store: Store, job: GraphJob) -> Answer:
             raise LookupError(f"no graph {job.graph} in the store")
         fmt = neg.choose(job.accept, neg.GRAPH_FORMATS, override=job.format)
         quads = store.quads_for_pattern(None, None, None, job.graph)
+    if job.head:
+        return _negotiated(neg.content_type(fmt), b"")
     # memkg's index triples are derived data, rebuilt on every write: never part of a graph's content.
     data = (q for q in quads if not claim_index.is_index_quad(q))
-    if job.head:
-        return Answer(200, neg.content_type(fmt), b"")
     rdf_format = neg.GRAPH_SERIALIZERS[fmt.name]
-    items = data if rdf_format.supports_datasets else (q.triple for q in data)
-    return Answer(200, neg.content_type(fmt), _serialize_graph(items, fmt))
+    return _negotiated(neg.content_type(fmt), _serialize_graph(data if rdf_format.supports_datasets else
+                                                               (q.triple for q in data), fmt))
 
 
-def _serialize_graph(items: object, fmt: neg.Format) -> bytes:
+def _serialize_graph(items: Iterable[Triple] | Iterable[Quad], fmt: neg.Format) -> bytes:
     rdf_format = neg.GRAPH_SERIALIZERS[fmt.name]
     prefixes = PREFIXES if rdf_format in (RdfFormat.TURTLE, RdfFormat.TRIG) else None
     return serialize(items, format=rdf_format, prefixes=prefixes) or b""

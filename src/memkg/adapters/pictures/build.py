@@ -16,7 +16,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
 from ...core.errors import NotFoundError
-from ...core.prefixes import short
+from ...core.prefixes import show
 from ...core.terms import IRI, datetime_of, tenant_iri
 from ...history.timeline import history
 from ...provenance import impact, lineage, support
@@ -93,18 +93,18 @@ def history_timeline(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI 
         if first is not None:
             at, how, who, why = first
             # the reason first: rows are narrow, and the retraction's IRI is the least telling part
-            ended = how + (f": {why}" if why else "") + (f" at {_stamp(at)}" if at else "") + f" by {short(who, prefixes)}"
+            ended = how + (f": {why}" if why else "") + (f" at {_stamp(at)}" if at else "") + f" by {show(who, prefixes)}"
         rows.append(Row(
             id=v.claim.value,
-            label=short(v.claim, prefixes),
-            statement=f"{short(v.subject, prefixes)} {short(v.predicate, prefixes)} {short(v.object, prefixes)}",
+            label=show(v.claim, prefixes),
+            statement=f"{show(v.subject, prefixes)} {show(v.predicate, prefixes)} {show(v.object, prefixes)}",
             valid_from=_time(v.valid_from), valid_until=_time(v.valid_until),
             recorded_at=_time(v.recorded_at),
             known_until=first[0] if first else None,
             ended_by=ended,
             retracted=bool(first and first[1] == "retracted"),
         ))
-    return Timeline(title=f"history of {short(versions[-1].claim, prefixes)}", rows=rows,
+    return Timeline(title=f"history of {show(versions[-1].claim, prefixes)}", rows=rows,
                     notes=["valid time: when the statement holds; known: from recordedAt until a newer "
                            "version or a retraction is recorded"])
 
@@ -169,7 +169,7 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
     sup = support(store, node, tenant=tenant)
     shown = [link for link in lin.links if links == "lineage" or link.kind in _SUPPORT_KINDS]
     everyone = [node, *(x for link in shown for x in (link.node, link.source, link.group) if x is not None)]
-    labels = {_id(n): short(n, prefixes) for n in everyone}
+    labels = {_id(n): show(n, prefixes) for n in everyone}
     kinds = {n: _kind(t) for n, t in _types(store, everyone, tenant).items()}
     if node not in kinds:
         tenant_node = tenant_iri(tenant)
@@ -189,7 +189,7 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
             legs.setdefault(src, []).append(dst)
         elif link.kind == "group" and link.group is not None:
             groups.setdefault(src, {}).setdefault(_id(link.group), []).append(dst)
-            labels.setdefault(_id(link.group), short(link.group, prefixes))
+            labels.setdefault(_id(link.group), show(link.group, prefixes))
         elif link.kind == "echo":
             diagram.edge(src, dst, "echoOf", "echo")
         else:
@@ -216,7 +216,7 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
     if lin.open_ends:
         diagram.notes.append("open ends (reach no raw source): " + " ".join(labels.get(_id(n), _id(n)) for n in lin.open_ends))
     for r in sup.refuted_by:
-        diagram.node(_id(r), short(r, prefixes), "source", note="refutes it")
+        diagram.node(_id(r), show(r, prefixes), "source", note="refutes it")
         diagram.edge(_id(r), _id(node), "refutes", "contradicts")
     return diagram
 
@@ -233,7 +233,7 @@ def packet_diagram(packet: Any, *, prefixes: Mapping[str, str] | None = None, ti
     each item with its role and status, linked the way it was reached (``via``), support groups
     drawn as AND/OR; items left out by the budget are listed under it."""
     def label(n: Any) -> str:
-        return short(n, prefixes)
+        return show(n, prefixes)
 
     seeds = ", ".join(label(s) for s in packet.seeds)
     diagram = Diagram(title=title or f"evidence packet for {seeds}")

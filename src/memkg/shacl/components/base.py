@@ -9,28 +9,145 @@ that finds the violations for the focus nodes bound by the caller, and
 focus node does not conform (used to nest one shape inside another under
 ``EXISTS``); it returns None when the component cannot be nested that way,
 and the engine then decides conformance in Python over SPARQL results.
+
+Beside the components live what they are part of (a :class:`Shape`, a :class:`Branch`
+of a compiled query, a :class:`Row` of its answer) and what they see of the compiler and
+the engine that run them (:class:`Planner`, :class:`Evaluation`): both import the
+components, so the components name them only through these protocols.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar, Protocol
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from ...core.terms import BlankNodeInQuery, sparql_term
-from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, term_text, xsd
+from ...core.prefixes import show
+from ...core.terms import BlankNodeInQuery, Term, sparql_term
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh, xsd
 from ..errors import ShapeError
 from ..graph import ShapesGraph, boolean, integer
 from ..incomplete import Excuse
-from ..rows import Row
-from ..terms import Term
+from ..paths import Path
+from ..targets import Target
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..compiler import Compiler
-    from ..engine import Engine
-    from ..paths import Path
-    from ..shapes import Shape
+
+@dataclass(eq=False)
+class Shape:
+    """One node shape (``path is None``) or property shape of the shapes graph."""
+
+    node: NamedNode | BlankNode
+    path: Path | None = None
+    targets: list[Target] = field(default_factory=list)
+    constraints: list["Component"] = field(default_factory=list)
+    severity: NamedNode = sh.Violation
+    messages: tuple[Literal, ...] = ()
+    deactivated: bool = False
+
+    @property
+    def is_property(self) -> bool:
+        return self.path is not None
+
+    def __repr__(self) -> str:
+        kind = "PropertyShape" if self.path is not None else "NodeShape"
+        return f"<{kind} {self.node}>"
+
+
+@dataclass(eq=False)
+class Branch:
+    """One constraint of one shape, reached from a root shape by a route of paths."""
+
+    cid: int
+    shape: Shape
+    component: "Component | None"
+    route: tuple[Path, ...]
+    focus: str
+    fragment: "Fragment"
+
+
+@dataclass
+class Row:
+    """One solution of a generated query (a candidate or actual result)."""
+
+    branch: Branch
+    root: Term
+    route: tuple[Term, ...]
+    focus: Term
+    value: Term | None
+    path: Term | None = None
+    key: Term | None = None
+    aux: Term | None = None
+    message: Literal | None = None
+    bindings: dict[str, Term] | None = None
+    #: Whether focus and value are already the terms as written (decided in Python).
+    as_written: bool = False
+
+    @property
+    def group(self) -> tuple[Term, ...]:
+        """Identifies the focus node together with the route that reached it."""
+        return (self.root, *self.route)
+
+    def without_value(self) -> Row:
+        return replace(self, value=None)
+
+    def without_key(self) -> Row:
+        return replace(self, key=None)
+
+    def with_solution(self, *, value: Term | None, path: Term | None, message: Literal | None,
+                      bindings: dict[str, Term]) -> Row:
+        return replace(self, value=value, path=path, message=message, bindings=bindings)
+
+
+# -- what a component sees of the compiler and the engine that run it ----------------------
+# The compiler (memkg.shacl.compiler.Compiler) and the engine (memkg.shacl.engine.Engine)
+# import the components; the components know them only through these protocols.
+
+
+class Planner(Protocol):
+    """What a component asks of the compiler while its SPARQL is generated."""
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether incomplete nodes excuse results (the data graph states ``sh:incomplete``…)."""
+
+    def fresh(self, hint: str = "x") -> str: ...
+    def unless_incomplete(self, var: str, excuse: Excuse | None = Excuse.VALUE) -> str: ...
+    def is_incomplete(self, var: str, *, iris_only: bool = False) -> str: ...
+    def shape(self, node: Term) -> Shape: ...
+    def is_shape(self, node: Term) -> bool: ...
+    def shapes(self) -> list[Shape]: ...
+    def nonconformance(self, shape: Shape, var: str, stack: tuple[Shape, ...]) -> str | None: ...
+    def value_test(self, shape: Shape, var: str) -> str | None: ...
+
+
+class Lookups(Protocol):
+    """Direct look-ups in the data graph (memkg.shacl.engine.DataView)."""
+
+    def outgoing(self, node: Term) -> dict[NamedNode, list[Term]]: ...
+    def superclasses(self, cls: Term) -> set[Term]: ...
+    def is_instance(self, node: Term, cls: NamedNode) -> bool: ...
+
+
+class Evaluation(Protocol):
+    """What a component asks of the engine while one validation runs: queries on the data
+    graph, conformance of nodes to other shapes, and the data as written."""
+
+    @property
+    def view(self) -> Lookups: ...
+    @property
+    def compiler(self) -> Planner: ...
+
+    def select(self, text: str, substitutions: dict[str, Term] | None = None) -> list[dict[str, Term]]: ...
+    def is_incomplete(self, node: Term | None, *, iris_only: bool = False) -> bool: ...
+    def nonconforming(self, shape_node: Term, nodes: Iterable[Term]) -> set[Term]: ...
+    def surely_conforms_to(self, shape_node: Term, node: Term) -> bool: ...
+    def nested_results(self, shape: Shape, rows: list[Row]) -> list[Row]: ...
+    def targets(self, shape: Shape, node: Term) -> bool: ...
+    def values_as_written(self, focus: Term, predicate: NamedNode) -> list[Term]: ...
+    def conforms_as_written(self, shape_node: Term, node: Term) -> bool | None: ...
+    def as_written(self, row: Row) -> list[Row]: ...
 
 
 @dataclass
@@ -54,7 +171,7 @@ class Fragment:
     key: bool = False
     select: str | None = None
     focused_select: str | None = None
-    post: Callable[["Engine", list["Row"]], list["Row"]] | None = None
+    post: Callable[[Evaluation, list[Row]], list[Row]] | None = None
 
 
 class Ctx:
@@ -62,12 +179,12 @@ class Ctx:
 
     def __init__(
         self,
-        compiler: "Compiler",
-        shape: "Shape",
+        compiler: Planner,
+        shape: Shape,
         focus: str,
         *,
         top: bool,
-        stack: tuple["Shape", ...] = (),
+        stack: tuple[Shape, ...] = (),
         excuse: Excuse | None = None,
     ) -> None:
         self.compiler = compiler
@@ -125,7 +242,7 @@ class Component:
     #: Parameter properties read by this component; the first activates it.
     PARAMETERS: ClassVar[tuple[NamedNode, ...]] = ()
     #: The spec paragraph, for error messages.
-    SPEC: ClassVar[str] = ""
+    RULE: ClassVar[str] = ""
     #: Link to the paragraph.
     ANCHOR: ClassVar[str] = ""
     #: "any", "node" (node shapes only) or "property" (property shapes only).
@@ -143,13 +260,13 @@ class Component:
     #: Whether :attr:`EXCUSED_BY` holds at node shapes too (False: at property shapes only).
     EXCUSED_AT_NODE_SHAPES: ClassVar[bool] = True
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         """Whether these value nodes of ``focus`` certainly conform (a per-value
         component may decide cheap cases in Python to spare a query; False: ask SPARQL).
         ``engine`` reads the focus node's other values (``engine.view``) and shapes."""
         return False
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         """The results for ``focus`` with these value nodes as written, decided in Python
         exactly as the SPARQL fragment decides them: the value of each result (None for
         a result about the focus node alone), or None when the component is not decided
@@ -175,7 +292,7 @@ class Component:
     def orphan_check(cls, reader: "Reader") -> None:
         """Refuse secondary parameters given without the main one (default: nothing to check)."""
 
-    def __init__(self, shape: "Shape", **params: Any) -> None:
+    def __init__(self, shape: Shape, **params: Any) -> None:
         self.shape = shape
         self.params = params
         self.source_constraint: Term | None = None
@@ -192,7 +309,7 @@ class Component:
     @classmethod
     def error(cls, reader: "Reader", reason: str) -> ShapeError:
         """A ShapeError for this component at the reader's shape."""
-        return ShapeError(reason, shape=reader.node, rule=cls.SPEC or None, link=cls.ANCHOR or None)
+        return ShapeError(reason, shape=reader.node, rule=cls.RULE or None, link=cls.ANCHOR or None)
 
     # -- compiling -------------------------------------------------------------------------
 
@@ -222,7 +339,7 @@ class Component:
 
     def describe(self) -> str:
         """A default ``sh:resultMessage``."""
-        return f"violates {term_text(self.IRI)}"
+        return f"violates {show(self.IRI, form='exact')}"
 
     def template_values(self) -> dict[str, Term]:
         """Parameter values for ``{$name}`` in messages."""
@@ -243,7 +360,7 @@ class Component:
 class Reader:
     """Reads and checks parameter values at one shape while shapes load."""
 
-    def __init__(self, graph: ShapesGraph, shape: "Shape", shapes: Any) -> None:
+    def __init__(self, graph: ShapesGraph, shape: Shape, shapes: Any) -> None:
         self.graph = graph
         self.shape = shape
         self.node = shape.node
@@ -260,54 +377,54 @@ class Reader:
         """The single value of a parameter known to be present (ShapeError if several)."""
         value = self.at_most_one(cls, param)
         if value is None:  # pragma: no cover - callers check presence first
-            raise cls.error(self, f"{term_text(param)} has no value")
+            raise cls.error(self, f"{show(param, form='exact')} has no value")
         return value
 
     def at_most_one(self, cls: type[Component], param: NamedNode) -> Term | None:
         vals = self.values(param)
         if len(vals) > 1:
-            raise cls.error(self, f"{term_text(param)} must have at most one value, found {len(vals)}")
+            raise cls.error(self, f"{show(param, form='exact')} must have at most one value, found {len(vals)}")
         return vals[0] if vals else None
 
     def check_scope(self, cls: type[Component], param: NamedNode) -> None:
         if cls.SCOPE == "property" and not self.is_property:
-            raise cls.error(self, f"node shapes cannot have {term_text(param)} (only property shapes can)")
+            raise cls.error(self, f"node shapes cannot have {show(param, form='exact')} (only property shapes can)")
         if cls.SCOPE == "node" and self.is_property:
-            raise cls.error(self, f"property shapes cannot have {term_text(param)}")
+            raise cls.error(self, f"property shapes cannot have {show(param, form='exact')}")
 
     def non_negative_integer(self, cls: type[Component], param: NamedNode, value: Term) -> int:
         n = integer(value)
         if n is None or n < 0:
-            raise cls.error(self, f"{term_text(param)} must be a non-negative xsd:integer literal, got {value}")
+            raise cls.error(self, f"{show(param, form='exact')} must be a non-negative xsd:integer literal, got {value}")
         return n
 
     def boolean(self, cls: type[Component], param: NamedNode, value: Term) -> bool:
         b = boolean(value)
         if b is None:
-            raise cls.error(self, f"{term_text(param)} must be an xsd:boolean literal, got {value}")
+            raise cls.error(self, f"{show(param, form='exact')} must be an xsd:boolean literal, got {value}")
         return b
 
     def iri(self, cls: type[Component], param: NamedNode, value: Term) -> NamedNode:
         if not isinstance(value, NamedNode):
-            raise cls.error(self, f"the values of {term_text(param)} must be IRIs, got {value}")
+            raise cls.error(self, f"the values of {show(param, form='exact')} must be IRIs, got {value}")
         return value
 
     def string(self, cls: type[Component], param: NamedNode, value: Term) -> str:
         if not isinstance(value, Literal) or value.datatype != xsd.string or value.language:
-            raise cls.error(self, f"{term_text(param)} must be an xsd:string literal, got {value}")
+            raise cls.error(self, f"{show(param, form='exact')} must be an xsd:string literal, got {value}")
         return value.value
 
     def shape_ref(self, cls: type[Component], param: NamedNode, value: Term, *, node_shape: bool = False) -> Term:
         """Check that ``value`` can be a shape and make sure it is loaded."""
         if not isinstance(value, (NamedNode, BlankNode)):
-            raise cls.error(self, f"the values of {term_text(param)} must be shapes (IRIs or blank nodes), got {value}")
+            raise cls.error(self, f"the values of {show(param, form='exact')} must be shapes (IRIs or blank nodes), got {value}")
         shape = self.shapes.load(value)
         if node_shape and shape.path is not None:
-            raise cls.error(self, f"the values of {term_text(param)} must be node shapes, {value} has sh:path")
+            raise cls.error(self, f"the values of {show(param, form='exact')} must be node shapes, {value} has sh:path")
         return value
 
     def shape_list(self, cls: type[Component], param: NamedNode, value: Term) -> list[Term]:
-        members = self.graph.list_items(value, shape=self.node, what=f"the value of {term_text(param)}")
+        members = self.graph.list_items(value, shape=self.node, what=f"the value of {show(param, form='exact')}")
         return [self.shape_ref(cls, param, m) for m in members]
 
 

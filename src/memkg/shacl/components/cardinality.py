@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
+from ...core.terms import Term
 from ...core.vocab import SHACL_SPEC, sh
 from ..incomplete import Excuse
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader, at_least
+from .base import Component, Ctx, Evaluation, Fragment, Reader, at_least
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class MinCountComponent(Component):
@@ -18,7 +15,7 @@ class MinCountComponent(Component):
 
     IRI = sh.MinCountConstraintComponent
     PARAMETERS = (sh.minCount,)
-    SPEC = "SHACL §4.2.1 sh:minCount"
+    RULE = "SHACL §4.2.1 sh:minCount"
     ANCHOR = SHACL_SPEC + "#MinCountConstraintComponent"
     SCOPE = "property"
     EXCUSED_BY = Excuse.FOCUS
@@ -46,11 +43,11 @@ class MinCountComponent(Component):
         pattern = at_least(self.params["minCount"], ctx.focus, ctx)
         return None if pattern is None else f"FILTER NOT EXISTS {{ {pattern} }}"
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         least: int = self.params["minCount"]
         return len(set(values)) >= least
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [None] if len(set(values)) < self.params["minCount"] else []
 
     def describe(self) -> str:
@@ -63,7 +60,7 @@ class MaxCountComponent(Component):
     IRI = sh.MaxCountConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.maxCount,)
-    SPEC = "SHACL §4.2.2 sh:maxCount"
+    RULE = "SHACL §4.2.2 sh:maxCount"
     ANCHOR = SHACL_SPEC + "#MaxCountConstraintComponent"
     SCOPE = "property"
 
@@ -91,11 +88,11 @@ class MaxCountComponent(Component):
         pattern = at_least(self.params["maxCount"] + 1, ctx.focus, ctx)
         return None if pattern is None else f"FILTER EXISTS {{ {pattern} }}"
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         most: int = self.params["maxCount"]
         return len(set(values)) <= most
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [None] if len(set(values)) > self.params["maxCount"] else []
 
     def describe(self) -> str:

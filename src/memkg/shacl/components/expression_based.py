@@ -9,21 +9,15 @@ the engine, in Python over Oxigraph queries, for the value nodes the query finds
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
-from ...core.vocab import SHACL12_SPEC, TRUE, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_NODE_EXPR_SPEC, SHACL12_SPEC, TRUE, sh
 from ..errors import ShapeError
 from ..expressions import Constant, Evaluator, Expr, ExpressionReader, sparql_expression
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
-
-_NODE_EXPR_SPEC = "https://w3c.github.io/data-shapes/shacl12-node-expr/"
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
 
 def _read(cls: type[Component], reader: Reader, param: NamedNode) -> list[tuple[Term, Expr]]:
@@ -38,8 +32,8 @@ class ExpressionComponent(Component):
     IRI = sh.ExpressionConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.expression,)
-    SPEC = "SHACL 1.2 Node Expressions sh:expression"
-    ANCHOR = _NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
+    RULE = "SHACL 1.2 Node Expressions sh:expression"
+    ANCHOR = SHACL12_NODE_EXPR_SPEC + "#ExpressionConstraintComponent"
 
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
@@ -57,7 +51,7 @@ class ExpressionComponent(Component):
             return Fragment(f"{ctx.values()} BIND({text} AS {out}) FILTER(BOUND({out}) && !sameTerm({out}, true))")
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         evaluator = Evaluator(engine)
         failing: dict[Term, bool] = {}
         for r in rows:
@@ -70,7 +64,7 @@ class ExpressionComponent(Component):
         return {"expression": self.params["expression"]}
 
     def describe(self) -> str:
-        return f"Value does not satisfy the expression {term_text(self.params['expression'])}"
+        return f"Value does not satisfy the expression {show(self.params['expression'], form='exact')}"
 
 
 class NodeByExpressionComponent(Component):
@@ -80,7 +74,7 @@ class NodeByExpressionComponent(Component):
     IRI = sh.NodeByExpressionConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.nodeByExpression,)
-    SPEC = "SHACL 1.2 Core sh:nodeByExpression"
+    RULE = "SHACL 1.2 Core sh:nodeByExpression"
     ANCHOR = SHACL12_SPEC + "#NodeByExpressionConstraintComponent"
 
     @classmethod
@@ -103,7 +97,7 @@ class NodeByExpressionComponent(Component):
                 return Fragment(f"{ctx.values()} FILTER EXISTS {{ {nc} }}")
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         evaluator = Evaluator(engine)
         shapes: dict[Term, list[Term]] = {}
         for r in rows:
@@ -113,7 +107,7 @@ class NodeByExpressionComponent(Component):
                     if not isinstance(s, (NamedNode, BlankNode)) or not engine.compiler.is_shape(s):
                         raise ShapeError(f"sh:nodeByExpression {self.params['nodeByExpression']} gave {s} for the "
                                          f"focus node {r.focus}, which is not a shape of the shapes graph",
-                                         shape=self.shape.node, rule=self.SPEC, link=self.ANCHOR)
+                                         shape=self.shape.node, rule=self.RULE, link=self.ANCHOR)
                 shapes[r.focus] = found
         out = []
         for r in rows:
@@ -126,7 +120,7 @@ class NodeByExpressionComponent(Component):
         return out
 
     def describe(self) -> str:
-        return f"Value does not conform to the shapes of {term_text(self.params['nodeByExpression'])}"
+        return f"Value does not conform to the shapes of {show(self.params['nodeByExpression'], form='exact')}"
 
 
 SECTION = "SHACL 1.2 Node Expression Constraint Components"

@@ -11,20 +11,17 @@ members must meet the constraint. A value node that is not a list is a result
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, NamedNode
 
-from ...core.vocab import SHACL12_SPEC, rdf, sh, term_text
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_SPEC, rdf, sh
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
 
-def list_members(node: Term, engine: "Engine") -> list[Term] | None:
+
+def list_members(node: Term, engine: Evaluation) -> list[Term] | None:
     """The members of the data-graph list ``node``, or None if it is not a well-formed SHACL list."""
     members: list[Term] = []
     seen: set[Term] = set()
@@ -43,18 +40,18 @@ def list_members(node: Term, engine: "Engine") -> list[Term] | None:
 
 class _ListComponent(Component):
     PER_VALUE = True
-    SPEC = "SHACL 1.2 §4.9 list constraint components"
+    RULE = "SHACL 1.2 §4.9 list constraint components"
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         return [r for r in rows if r.value is not None and not self.accepts(list_members(r.value, engine), engine)]
 
-    def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:  # pragma: no cover - abstract
+    def accepts(self, members: list[Term] | None, engine: Evaluation) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [v for v in values if not self.accepts(list_members(v, engine), engine)]
 
 
@@ -75,7 +72,7 @@ class MinListLengthComponent(_ListLength):
     PARAM = sh.minListLength
     ANCHOR = SHACL12_SPEC + "#MinListLengthConstraintComponent"
 
-    def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
+    def accepts(self, members: list[Term] | None, engine: Evaluation) -> bool:
         return members is not None and len(members) >= self.params["length"]
 
     def describe(self) -> str:
@@ -90,7 +87,7 @@ class MaxListLengthComponent(_ListLength):
     PARAM = sh.maxListLength
     ANCHOR = SHACL12_SPEC + "#MaxListLengthConstraintComponent"
 
-    def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
+    def accepts(self, members: list[Term] | None, engine: Evaluation) -> bool:
         return members is not None and len(members) <= self.params["length"]
 
     def describe(self) -> str:
@@ -109,7 +106,7 @@ class UniqueMembersComponent(_ListComponent):
         on = reader.boolean(cls, sh.uniqueMembers, reader.one(cls, sh.uniqueMembers))
         return [cls(reader.shape, uniqueMembers=on)] if on else []
 
-    def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
+    def accepts(self, members: list[Term] | None, engine: Evaluation) -> bool:
         return members is not None and len(set(members)) == len(members)
 
     def describe(self) -> str:
@@ -129,14 +126,14 @@ class MemberShapeComponent(_ListComponent):
         return [cls(reader.shape, memberShape=reader.shape_ref(cls, sh.memberShape, v))
                 for v in reader.values(sh.memberShape)]
 
-    def accepts(self, members: list[Term] | None, engine: "Engine") -> bool:
+    def accepts(self, members: list[Term] | None, engine: Evaluation) -> bool:
         if members is None:
             return False
         checked = [m for m in members if not engine.is_incomplete(m)]
         return not engine.nonconforming(self.params["memberShape"], checked)
 
     def describe(self) -> str:
-        return f"Value is not a list whose members conform to {term_text(self.params['memberShape'])}"
+        return f"Value is not a list whose members conform to {show(self.params['memberShape'], form='exact')}"
 
 
 SECTION = "SHACL 1.2 List Constraint Components"

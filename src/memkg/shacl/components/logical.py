@@ -8,16 +8,13 @@ value nodes are fetched by SPARQL and conformance is decided by the engine.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
-from ...core.vocab import SHACL_SPEC, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL_SPEC, sh
 from ..incomplete import Excuse
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class _Logical(Component):
@@ -50,7 +47,7 @@ class _Logical(Component):
             tests.append(test)
         return Fragment(f"{ctx.values()} FILTER({self.combine(tests)})")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         out: list[Term | None] = []
         for v in values:
             conforming = [engine.conforms_as_written(m, v) for m in self.members]
@@ -60,7 +57,7 @@ class _Logical(Component):
                 out.append(v)
         return out
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         nodes = {r.value for r in rows if r.value is not None}
         failing = [engine.nonconforming(m, nodes) for m in self.members]
         return [r for r in rows if self.decide([r.value in s for s in failing])]
@@ -72,7 +69,7 @@ class NotComponent(_Logical):
     IRI = sh.NotConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["not"],)
-    SPEC = "SHACL §4.6.1 sh:not"
+    RULE = "SHACL §4.6.1 sh:not"
     ANCHOR = SHACL_SPEC + "#NotConstraintComponent"
 
     @classmethod
@@ -89,7 +86,7 @@ class NotComponent(_Logical):
         return {"not": self.members[0]}
 
     def describe(self) -> str:
-        return f"Value conforms to {term_text(self.members[0])}"
+        return f"Value conforms to {show(self.members[0], form='exact')}"
 
 
 class _ListLogical(_Logical):
@@ -105,7 +102,7 @@ class AndComponent(_ListLogical):
     IRI = sh.AndConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["and"],)
-    SPEC = "SHACL §4.6.2 sh:and"
+    RULE = "SHACL §4.6.2 sh:and"
     ANCHOR = SHACL_SPEC + "#AndConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:
@@ -124,13 +121,13 @@ class OrComponent(_ListLogical):
     IRI = sh.OrConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["or"],)
-    SPEC = "SHACL §4.6.3 sh:or"
+    RULE = "SHACL §4.6.3 sh:or"
     ANCHOR = SHACL_SPEC + "#OrConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:
         return " && ".join(nonconforming) or "true"
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return all(any(engine.surely_conforms_to(m, v) for m in self.members) for v in values)
 
     def decide(self, nonconforming: list[bool]) -> bool:
@@ -146,7 +143,7 @@ class XoneComponent(_ListLogical):
     IRI = sh.XoneConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.xone,)
-    SPEC = "SHACL §4.6.4 sh:xone"
+    RULE = "SHACL §4.6.4 sh:xone"
     ANCHOR = SHACL_SPEC + "#XoneConstraintComponent"
 
     def combine(self, nonconforming: list[str]) -> str:

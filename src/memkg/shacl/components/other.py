@@ -3,21 +3,18 @@ sh:hasValue, sh:in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, rdf, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, rdf, sh
 from ...core.written import stored_form, suspect
 from ..incomplete import Excuse
 from ..paths import PredicatePath, parse_path
-from ..rows import Row
 from ..targets import ClassTarget
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader, const
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row, const
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 def rewritten(term: Term) -> bool:
@@ -32,7 +29,7 @@ class ClosedComponent(Component):
 
     IRI = sh.ClosedConstraintComponent
     PARAMETERS = (sh.closed, sh.ignoredProperties)
-    SPEC = "SHACL §4.8.1 sh:closed"
+    RULE = "SHACL §4.8.1 sh:closed"
     ANCHOR = SHACL_SPEC + "#ClosedConstraintComponent"
 
     @classmethod
@@ -66,7 +63,7 @@ class ClosedComponent(Component):
         post = self._by_types if self.params["closed"] == sh.ByTypes else None
         return Fragment(f"{bind} {node} {ctx.path_out} {ctx.value} .{test}", path=True, post=post)
 
-    def _by_types(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _by_types(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         """SHACL 1.2 sh:closed sh:ByTypes: also allowed are rdf:type and the properties of every
         shape that targets one of the focus node's classes (explicitly or as a class), and of
         the shapes those reach through sh:node."""
@@ -80,7 +77,7 @@ class ClosedComponent(Component):
         return out
 
     @staticmethod
-    def _allowed_by_types(node: Term, engine: "Engine") -> set[Term]:
+    def _allowed_by_types(node: Term, engine: Evaluation) -> set[Term]:
         classes: set[Term] = set()
         for t in engine.view.outgoing(node).get(rdf.type, []) if not isinstance(node, Literal) else []:
             classes |= engine.view.superclasses(t)
@@ -113,7 +110,7 @@ class HasValueComponent(Component):
 
     IRI = sh.HasValueConstraintComponent
     PARAMETERS = (sh.hasValue,)
-    SPEC = "SHACL §4.8.2 sh:hasValue"
+    RULE = "SHACL §4.8.2 sh:hasValue"
     ANCHOR = SHACL_SPEC + "#HasValueConstraintComponent"
     # At a node shape the value node is the focus node itself: no triple decides it.
     EXCUSED_BY = Excuse.FOCUS
@@ -135,7 +132,7 @@ class HasValueComponent(Component):
         return Fragment(f"FILTER NOT EXISTS {{ {ctx.shape.path.has_value(ctx.focus, const(term), ctx.fresh('h'))} }}",
                         value=False)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         path = self.shape.path
         out = []
         for row in rows:
@@ -146,12 +143,12 @@ class HasValueComponent(Component):
                     out.append(r)
         return out
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         term = self.params["hasValue"]
         return [] if isinstance(term, BlankNode) or term in values else [None]
 
     def describe(self) -> str:
-        return f"Missing expected value {term_text(self.params['hasValue'])}"
+        return f"Missing expected value {show(self.params['hasValue'], form='exact')}"
 
 
 class InComponent(Component):
@@ -160,7 +157,7 @@ class InComponent(Component):
     IRI = sh.InConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["in"],)
-    SPEC = "SHACL §4.8.3 sh:in"
+    RULE = "SHACL §4.8.3 sh:in"
     ANCHOR = SHACL_SPEC + "#InConstraintComponent"
 
     @classmethod
@@ -177,16 +174,16 @@ class InComponent(Component):
         tests = [f"sameTerm({v}, {const(m)})" for m in self.params["members"] if not isinstance(m, BlankNode)]
         return Fragment(f"{ctx.values()} FILTER(!({' || '.join(tests) or 'false'}))")
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         members = self.params["members"]
         return [r for row in rows for r in engine.as_written(row) if r.value not in members]
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         members = self.params["members"]
         return [v for v in values if v not in members]
 
     def describe(self) -> str:
-        return "Value is not in " + ", ".join(term_text(m) for m in self.params["members"])
+        return "Value is not in " + ", ".join(show(m, form="exact") for m in self.params["members"])
 
 
 class UniqueValuesForComponent(Component):
@@ -195,7 +192,7 @@ class UniqueValuesForComponent(Component):
 
     IRI = sh.UniqueValuesForConstraintComponent
     PARAMETERS = (sh.uniqueValuesFor,)
-    SPEC = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
+    RULE = "SHACL 1.2 §4.8.4 sh:uniqueValuesFor"
     ANCHOR = SHACL12_SPEC + "#UniqueValuesForConstraintComponent"
     SCOPE = "node"
 
@@ -224,7 +221,7 @@ class UniqueValuesForComponent(Component):
         return Fragment(f"FILTER EXISTS {{ {mine} {theirs} FILTER(!sameTerm({other}, {ctx.focus})) {among} }}", value=False)
 
     def describe(self) -> str:
-        return "Another focus node has the same values for " + ", ".join(term_text(p) for p in self.params["properties"])
+        return "Another focus node has the same values for " + ", ".join(show(p, form="exact") for p in self.params["properties"])
 
 
 SECTION = "SHACL §4.8 Other Constraint Components"

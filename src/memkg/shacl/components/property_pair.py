@@ -3,20 +3,17 @@ sh:lessThan, sh:lessThanOrEquals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode
 
+from ...core.terms import Term
 from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
 from ..errors import ShapeError
 from ..incomplete import Excuse
 from ..paths import Path, parse_path
-from ..terms import Term
 from ..values import compare
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class _Pair(Component):
@@ -46,10 +43,10 @@ class _Pair(Component):
     def other_predicates(self) -> tuple[NamedNode, ...]:
         return (self._predicate,) if self._predicate is not None else ()
 
-    def _others(self, focus: Term, engine: "Engine") -> list[Term] | None:
+    def _others(self, focus: Term, engine: Evaluation) -> list[Term] | None:
         return engine.values_as_written(focus, self._predicate) if self._predicate is not None else None
 
-    def _other_is_empty(self, focus: Term, engine: "Engine") -> bool:
+    def _other_is_empty(self, focus: Term, engine: Evaluation) -> bool:
         """True if the focus node has no value for the other property: then sh:disjoint,
         sh:lessThan and sh:lessThanOrEquals have nothing to compare with."""
         return self._predicate is not None and not engine.view.outgoing(focus).get(self._predicate)
@@ -61,7 +58,7 @@ class EqualsComponent(_Pair):
     IRI = sh.EqualsConstraintComponent
     PARAMETERS = (sh.equals,)
     PARAM = sh.equals
-    SPEC = "SHACL §4.5.1 sh:equals"
+    RULE = "SHACL §4.5.1 sh:equals"
     ANCHOR = SHACL_SPEC + "#EqualsConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
     EXCUSED_AT_NODE_SHAPES = False
@@ -72,7 +69,7 @@ class EqualsComponent(_Pair):
         v, f = ctx.value, ctx.focus
         if ctx.shape.path is not None and ctx.shape.path.computed:
             raise ShapeError("sh:equals on a property shape with sh:values is not implemented", shape=ctx.shape.node,
-                             rule=self.SPEC, link=self.ANCHOR)
+                             rule=self.RULE, link=self.ANCHOR)
         if ctx.shape.path is None:
             candidates = f"{f} {self.other}? {v} ."
             member = f"sameTerm({f}, {v})"
@@ -81,7 +78,7 @@ class EqualsComponent(_Pair):
             member = f"EXISTS {{ {ctx.shape.path.has_value(f, v, ctx.fresh('e'))} }}"
         return Fragment(f"{candidates} FILTER(NOT EXISTS {{ {f} {self.other} {v} }} || !({member}))")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         if others is None:
             return None
@@ -99,16 +96,16 @@ class DisjointComponent(_Pair):
     PER_VALUE = True
     PARAMETERS = (sh.disjoint,)
     PARAM = sh.disjoint
-    SPEC = "SHACL §4.5.2 sh:disjoint"
+    RULE = "SHACL §4.5.2 sh:disjoint"
     ANCHOR = SHACL_SPEC + "#DisjointConstraintComponent"
 
     def fragment(self, ctx: Ctx) -> Fragment:
         return Fragment(f"{ctx.values()} FILTER EXISTS {{ {ctx.focus} {self.other} {ctx.value} }}")
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return self._other_is_empty(focus, engine)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         return None if others is None else [v for v in values if v in others]
 
@@ -123,7 +120,7 @@ class LessThanComponent(_Pair):
     PER_VALUE = True
     PARAMETERS = (sh.lessThan,)
     PARAM = sh.lessThan
-    SPEC = "SHACL §4.5.3 sh:lessThan"
+    RULE = "SHACL §4.5.3 sh:lessThan"
     ANCHOR = SHACL_SPEC + "#LessThanConstraintComponent"
     SCOPE = "property"
     OPERATOR = "<"
@@ -136,10 +133,10 @@ class LessThanComponent(_Pair):
             key=True,
         )
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return self._other_is_empty(focus, engine)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         others = self._others(focus, engine)
         if others is None:
             return None
@@ -156,7 +153,7 @@ class LessThanOrEqualsComponent(LessThanComponent):
     PER_VALUE = True
     PARAMETERS = (sh.lessThanOrEquals,)
     PARAM = sh.lessThanOrEquals
-    SPEC = "SHACL §4.5.4 sh:lessThanOrEquals"
+    RULE = "SHACL §4.5.4 sh:lessThanOrEquals"
     ANCHOR = SHACL_SPEC + "#LessThanOrEqualsConstraintComponent"
     OPERATOR = "<="
 
@@ -167,7 +164,7 @@ class SubsetOfComponent(Component):
     IRI = sh.SubsetOfConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.subsetOf,)
-    SPEC = "SHACL 1.2 §4.5.5 sh:subsetOf"
+    RULE = "SHACL 1.2 §4.5.5 sh:subsetOf"
     ANCHOR = SHACL12_SPEC + "#SubsetOfConstraintComponent"
     EXCUSED_BY = Excuse.FOCUS
 

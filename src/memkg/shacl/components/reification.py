@@ -12,18 +12,16 @@ incomplete (:mod:`memkg.shacl.incomplete`): its reifier may be stated elsewhere.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from pyoxigraph import Literal, NamedNode
 
-from ...core.vocab import SHACL12_SPEC, rdf, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_SPEC, rdf, sh
 from ..graph import boolean
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 _REIFIES = f"<{rdf.reifies.value}>"
 
@@ -35,7 +33,7 @@ class ReifierShapeComponent(Component):
     PARAMETERS = (sh.reifierShape, sh.reificationRequired)
     ACTIVATORS: ClassVar[tuple[NamedNode, ...]] = (sh.reifierShape, sh.reificationRequired)
     PARAM = sh.reifierShape
-    SPEC = "SHACL 1.2 §4.7.5 sh:reifierShape"
+    RULE = "SHACL 1.2 §4.7.5 sh:reifierShape"
     ANCHOR = SHACL12_SPEC + "#ReifierShapeShapeConstraintComponent"
     SCOPE = "property"
 
@@ -55,7 +53,7 @@ class ReifierShapeComponent(Component):
         reader.check_scope(cls, param)
         pred = reader.shape.path.predicate if reader.shape.path is not None else None
         if pred is None:
-            raise cls.error(reader, f"with {term_text(param)} or sh:reificationRequired, sh:path must be an IRI")
+            raise cls.error(reader, f"with {show(param, form='exact')} or sh:reificationRequired, sh:path must be an IRI")
         return [cls(reader.shape, shapes=shapes, reificationRequired=required, predicate=pred)]
 
     def _triple(self, ctx: Ctx, v: str) -> str:
@@ -89,7 +87,7 @@ class ReifierShapeComponent(Component):
             tests.append(self._missing(ctx, v))
         return Fragment(f"{ctx.values()} FILTER({' || '.join(tests)})")
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         reifiers = {r.key for r in rows if r.key is not None}
         failing = [engine.nonconforming(s, reifiers) for s in self.params["shapes"]]
         by_value: dict[tuple[tuple[Term, ...], Term | None], list[Row]] = defaultdict(list)
@@ -110,7 +108,7 @@ class ReifierShapeComponent(Component):
     def describe(self) -> str:
         if self.params["shapes"]:
             return "A reifier of the value's triple does not conform to " + ", ".join(
-                term_text(s) for s in self.params["shapes"]
+                show(s, form="exact") for s in self.params["shapes"]
             )
         return "The value's triple has no reifier"
 
@@ -122,7 +120,7 @@ class ReifiableByComponent(ReifierShapeComponent):
     PARAMETERS = (sh.reifiableBy, sh.reificationRequired)
     ACTIVATORS = (sh.reifiableBy,)
     PARAM = sh.reifiableBy
-    SPEC = "SHACL 1.2 draft sh:reifiableBy"
+    RULE = "SHACL 1.2 draft sh:reifiableBy"
     ANCHOR = "https://github.com/w3c/data-shapes/pull/368"
 
 

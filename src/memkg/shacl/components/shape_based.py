@@ -4,16 +4,13 @@ sh:qualifiedValueShape with sh:qualifiedMinCount / sh:qualifiedMaxCount."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
-from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
 from ..incomplete import Excuse
-from ..rows import Row
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader, at_least
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row, at_least
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class NodeComponent(Component):
@@ -22,7 +19,7 @@ class NodeComponent(Component):
     IRI = sh.NodeConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.node,)
-    SPEC = "SHACL §4.7.1 sh:node"
+    RULE = "SHACL §4.7.1 sh:node"
     ANCHOR = SHACL_SPEC + "#NodeConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:and
     EXCUSED_AT_NODE_SHAPES = False
@@ -37,18 +34,18 @@ class NodeComponent(Component):
             return Fragment(f"{ctx.values()} FILTER EXISTS {{ {nc} }}")
         return Fragment(ctx.values(), post=self._decide_rows)
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         failing = engine.nonconforming(self.params["node"], {r.value for r in rows if r.value is not None})
         return [r for r in rows if r.value in failing]
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         conforming = [engine.conforms_as_written(self.params["node"], v) for v in values]
         if any(c is None for c in conforming):
             return None
         return [v for v, c in zip(values, conforming) if not c]
 
     def describe(self) -> str:
-        return f"Value does not conform to shape {term_text(self.params['node'])}"
+        return f"Value does not conform to shape {show(self.params['node'], form='exact')}"
 
 
 class PropertyComponent(Component):
@@ -60,7 +57,7 @@ class PropertyComponent(Component):
 
     IRI = sh.PropertyConstraintComponent
     PARAMETERS = (sh.property,)
-    SPEC = "SHACL §4.7.2 sh:property"
+    RULE = "SHACL §4.7.2 sh:property"
     ANCHOR = SHACL_SPEC + "#PropertyConstraintComponent"
     EXCUSED_BY = Excuse.VALUE  # as sh:node
     EXCUSED_AT_NODE_SHAPES = False
@@ -92,7 +89,7 @@ class _Qualified(Component):
     #: Whether an incomplete value node counts (it possibly conforms: it may make up a
     #: minimum, never exceed a maximum).
     COUNTS_INCOMPLETE = False
-    SPEC = "SHACL §4.7.3 sh:qualifiedValueShape"
+    RULE = "SHACL §4.7.3 sh:qualifiedValueShape"
     ANCHOR = SHACL_SPEC + "#QualifiedValueShapeConstraintComponent"
     SCOPE = "property"
 
@@ -143,7 +140,7 @@ class _Qualified(Component):
             return f"{ctx.compiler.is_incomplete(v)} || ({counted})"
         return f"!{ctx.compiler.is_incomplete(v)} && ({counted})"
 
-    def _count_rows(self, engine: "Engine", rows: list["Row"]) -> dict[tuple[Term, ...], int]:
+    def _count_rows(self, engine: Evaluation, rows: list["Row"]) -> dict[tuple[Term, ...], int]:
         nodes = {r.value for r in rows if r.value is not None}
         own = engine.nonconforming(self.params["qualifiedValueShape"], nodes)
         sibs = [engine.nonconforming(s, nodes) for s in self.params["siblings"]]
@@ -183,7 +180,7 @@ class QualifiedMinCountComponent(_Qualified):
             ),
         )
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         counts = self._count_rows(engine, rows)
         out, seen = [], set()
         for r in rows:
@@ -211,7 +208,7 @@ class QualifiedMinCountComponent(_Qualified):
     def describe(self) -> str:
         return (
             f"Less than {self.params['qualifiedMinCount']} values conform to "
-            f"{term_text(self.params['qualifiedValueShape'])}"
+            f"{show(self.params['qualifiedValueShape'], form='exact')}"
         )
 
 
@@ -235,7 +232,7 @@ class QualifiedMaxCountComponent(_Qualified):
             ),
         )
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         counts = self._count_rows(engine, rows)
         out, seen = [], set()
         for r in rows:
@@ -263,7 +260,7 @@ class QualifiedMaxCountComponent(_Qualified):
     def describe(self) -> str:
         return (
             f"More than {self.params['qualifiedMaxCount']} values conform to "
-            f"{term_text(self.params['qualifiedValueShape'])}"
+            f"{show(self.params['qualifiedValueShape'], form='exact')}"
         )
 
 
@@ -272,7 +269,7 @@ class SomeValueComponent(Component):
 
     IRI = sh.SomeValueConstraintComponent
     PARAMETERS = (sh.someValue,)
-    SPEC = "SHACL 1.2 §4.7.4 sh:someValue"
+    RULE = "SHACL 1.2 §4.7.4 sh:someValue"
     ANCHOR = SHACL12_SPEC + "#SomeValueConstraintComponent"
     # As sh:qualifiedMinCount 1: the focus node's conforming value may be stated elsewhere,
     # and an incomplete value node possibly conforms.
@@ -298,7 +295,7 @@ class SomeValueComponent(Component):
             conforms = f"FILTER({ctx.compiler.is_incomplete(v)} || NOT EXISTS {{ {nc} }})"
         return f"FILTER NOT EXISTS {{ {ctx.values_of(ctx.focus, v)} {conforms} }}"
 
-    def _decide_rows(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _decide_rows(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         failing = engine.nonconforming(self.params["someValue"], {r.value for r in rows if r.value is not None})
         conforming = {r.group for r in rows if r.value is not None
                       and (r.value not in failing or engine.is_incomplete(r.value))}
@@ -309,7 +306,7 @@ class SomeValueComponent(Component):
                 out.append(r.without_value())
         return out
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         shape = self.params["someValue"]
         verdicts = [engine.is_incomplete(v) or engine.conforms_as_written(shape, v) for v in values]
         if any(v is None for v in verdicts):
@@ -317,7 +314,7 @@ class SomeValueComponent(Component):
         return [] if any(verdicts) else [None]
 
     def describe(self) -> str:
-        return f"No value conforms to {term_text(self.params['someValue'])}"
+        return f"No value conforms to {show(self.params['someValue'], form='exact')}"
 
 
 SECTION = "SHACL §4.7 Shape-based Constraint Components"

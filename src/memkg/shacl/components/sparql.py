@@ -34,22 +34,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
-from ...core.terms import BlankNodeInQuery, has_blank, sparql_term
-from ...core.vocab import SH, SHACL_SPEC, local_name, sh, shx, term_text
+from ...core.prefixes import show
+from ...core.terms import BlankNodeInQuery, Term, has_blank, sparql_term
+from ...core.vocab import SH, SHACL_SPEC, local_name, sh, shx
 from ..errors import ShapeError
 from ..functions import placeholders
 from ..graph import ShapesGraph, boolean, prefixes_of
-from ..rows import Row
 from ..sparqltext import UserQuery
-from ..terms import Term
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 #: The graph name under which the shapes graph is visible to ``$shapesGraph``.
 SHAPES_GRAPH = NamedNode("urn:memkg:shacl:shapes-graph")
@@ -59,7 +56,7 @@ _CHECK_STORE = Store()
 def _one_string(graph: ShapesGraph, node: Term, param: NamedNode, shape: Term, rule: str) -> str:
     values = graph.objects(node, param)
     if len(values) != 1 or not isinstance(values[0], Literal) or values[0].language:
-        raise ShapeError(f"{node} must have exactly one string value for {term_text(param)}", shape=shape, rule=rule,
+        raise ShapeError(f"{node} must have exactly one string value for {show(param, form='exact')}", shape=shape, rule=rule,
                          link=SHACL_SPEC + "#sparql-constraints")
     return values[0].value
 
@@ -176,7 +173,7 @@ class _SelectBased(Component):
     def nonconformance(self, ctx: Ctx) -> str | None:
         return self._prefilter(ctx)
 
-    def _solutions(self, engine: "Engine", rows: list["Row"]) -> list["Row"]:
+    def _solutions(self, engine: Evaluation, rows: list["Row"]) -> list["Row"]:
         out: list[Row] = []
         done: set[tuple[Term, ...]] = set()
         for r in rows:
@@ -227,12 +224,12 @@ class SparqlConstraintComponent(_SelectBased):
 
     IRI = sh.SPARQLConstraintComponent
     PARAMETERS = (sh.sparql,)
-    SPEC = "SHACL §5.1 SPARQL-based constraints"
+    RULE = "SHACL §5.1 SPARQL-based constraints"
     ANCHOR = SHACL_SPEC + "#sparql-constraints"
     #: The ``shx:selectAll`` form, for every focus node at once (see the module doc).
     query_all: UserQuery | None = None
 
-    def all_rows(self, engine: "Engine", branch: Any) -> list["Row"]:
+    def all_rows(self, engine: Evaluation, branch: Any) -> list["Row"]:
         """Every target's results from one run of ``shx:selectAll``."""
         assert self.query_all is not None
         by_focus: dict[Term, list[dict[str, Term]]] = {}
@@ -255,7 +252,7 @@ class SparqlConstraintComponent(_SelectBased):
             deact = reader.graph.objects(node, sh.deactivated)
             if deact and boolean(deact[0]):
                 continue
-            text = _one_string(reader.graph, node, sh.select, reader.node, cls.SPEC)
+            text = _one_string(reader.graph, node, sh.select, reader.node, cls.RULE)
             where = f"the sh:select of {node}"
             query = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
             if query.form != "SELECT":
@@ -280,7 +277,7 @@ class SparqlConstraintComponent(_SelectBased):
         return {}
 
     def describe(self) -> str:
-        return f"Violates the SPARQL constraint {term_text(self.params['sparql'])}"
+        return f"Violates the SPARQL constraint {show(self.params['sparql'], form='exact')}"
 
 
 def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, str]) -> UserQuery | None:
@@ -289,7 +286,7 @@ def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, 
     if not reader.graph.objects(node, shx.selectAll):
         return None
     where = f"the shx:selectAll of {node}"
-    text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.SPEC)
+    text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.RULE)
     query_all = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
     missing = sorted(({"this"} | query.projected()) - query_all.projected())
     if query_all.form != "SELECT" or missing:
@@ -339,7 +336,7 @@ class SparqlBasedComponent(_SelectBased):
             comp.validator = validator
             comp.query = validator.query
             comp.messages = validator.messages or d.messages
-            where = f"the validator {validator.node} of {term_text(d.node)}"
+            where = f"the validator {validator.node} of {show(d.node, form='exact')}"
             comp.consts = _consts(comp, reader.shape, validator.query, where=where)
             comp.uses_shapes_graph = "shapesGraph" in validator.query.variables()
             _syntax_check(validator.query, comp.consts, shape=reader.node, where=where)
@@ -348,7 +345,7 @@ class SparqlBasedComponent(_SelectBased):
 
     @property
     def component(self) -> NamedNode:
-        return self.DEFINITION.node  # type: ignore[return-value]
+        return self.DEFINITION.node  # type: ignore[return-value]  # read from an IRI
 
     def fragment(self, ctx: Ctx) -> Fragment:
         if self.query.form == "SELECT":
@@ -364,7 +361,7 @@ class SparqlBasedComponent(_SelectBased):
         return self.query.render(consts=self.consts, renames={"this": ctx.focus, "value": ctx.value}, body_only=True)
 
     def describe(self) -> str:
-        return f"Violates {term_text(self.DEFINITION.node)}"
+        return f"Violates {show(self.DEFINITION.node, form='exact')}"
 
 
 @dataclass
@@ -388,7 +385,7 @@ class ComponentDefinition:
                 "IRI": self.node,
                 "PARAMETERS": tuple(p.path for p in self.parameters),
                 "ACTIVATORS": mandatory,
-                "SPEC": f"SHACL §6 SPARQL-based constraint component {term_text(self.node)}",
+                "RULE": f"SHACL §6 SPARQL-based constraint component {show(self.node, form='exact')}",
                 "ANCHOR": SHACL_SPEC + "#sparql-constraint-components",
             },
         )
@@ -419,7 +416,7 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
                 return None
             v = values[0]
             asks, selects = graph.objects(v, sh.ask), graph.objects(v, sh.select)
-            where = f"the validator {v} of {term_text(node) if isinstance(node, NamedNode) else node}"
+            where = f"the validator {v} of {show(node, form='exact') if isinstance(node, NamedNode) else node}"
             if asks and ask_ok:
                 text = _one_string(graph, v, sh.ask, node, rule)
                 prebound = {"this", "value", "currentShape", "shapesGraph", *names}

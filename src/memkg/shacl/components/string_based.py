@@ -6,19 +6,17 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal, NamedNode, Store
 
+from ...core.terms import Term
 from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, sh
-from ..terms import Term, sparql_string
+from ..terms import sparql_string
 from ..values import lang_matches, matches, string_length
-from .base import Component, Ctx, Fragment, Reader
+from .base import Component, Ctx, Evaluation, Fragment, Reader
 
 _COMPARE = {">=": operator.ge, "<=": operator.le}
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 
 class _Length(Component):
@@ -35,7 +33,7 @@ class _Length(Component):
         n = self.params["length"]
         return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.OPERATOR} {n}, false))")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         n, compare = self.params["length"], _COMPARE[self.OPERATOR]
         return [v for v in values if (length := string_length(v)) is None or not compare(length, n)]
 
@@ -48,7 +46,7 @@ class MinLengthComponent(_Length):
     PARAMETERS = (sh.minLength,)
     PARAM = sh.minLength
     OPERATOR = ">="
-    SPEC = "SHACL §4.4.1 sh:minLength"
+    RULE = "SHACL §4.4.1 sh:minLength"
     ANCHOR = SHACL_SPEC + "#MinLengthConstraintComponent"
 
     def describe(self) -> str:
@@ -63,7 +61,7 @@ class MaxLengthComponent(_Length):
     PARAMETERS = (sh.maxLength,)
     PARAM = sh.maxLength
     OPERATOR = "<="
-    SPEC = "SHACL §4.4.2 sh:maxLength"
+    RULE = "SHACL §4.4.2 sh:maxLength"
     ANCHOR = SHACL_SPEC + "#MaxLengthConstraintComponent"
 
     def describe(self) -> str:
@@ -79,7 +77,7 @@ class PatternComponent(Component):
     IRI = sh.PatternConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.pattern, sh.flags)
-    SPEC = "SHACL §4.4.3 sh:pattern"
+    RULE = "SHACL §4.4.3 sh:pattern"
     ANCHOR = SHACL_SPEC + "#PatternConstraintComponent"
 
     @classmethod
@@ -92,7 +90,7 @@ class PatternComponent(Component):
         for value in reader.values(sh.pattern):
             pattern = reader.string(cls, sh.pattern, value)
             args = sparql_string(pattern) + (f", {sparql_string(flags)}" if flags else "")
-            (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]
+            (check,) = _REGEX_CHECK.query(f'SELECT (COALESCE(REGEX("", {args}), "invalid") AS ?m) {{}}')  # type: ignore[misc]  # a SELECT: rows
             if check["m"] == Literal("invalid"):
                 raise cls.error(reader, f"sh:pattern {pattern!r} (flags {flags!r}) is not a valid regular expression")
             out.append(cls(reader.shape, pattern=Literal(pattern), flags=Literal(flags) if flags else None))
@@ -105,13 +103,13 @@ class PatternComponent(Component):
             args += ", " + sparql_string(self.params["flags"].value)
         return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || !COALESCE(REGEX(STR({v}), {args}), false))")
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         # Oxigraph compiles the regular expression when it plans the query (~0.1 ms, more
         # than the rest of the branch): values that match in Python spare that.
         rx = None if self.params["flags"] is not None else _python_regex(self.params["pattern"].value)
         return rx is not None and all(isinstance(v, (Literal, NamedNode)) and rx.search(v.value) for v in values)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         pattern, flags = self.params["pattern"].value, self.params["flags"]
         return [v for v in values if not matches(v, pattern, flags.value if flags is not None else None)]
 
@@ -143,7 +141,7 @@ class LanguageInComponent(Component):
     IRI = sh.LanguageInConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.languageIn,)
-    SPEC = "SHACL §4.4.4 sh:languageIn"
+    RULE = "SHACL §4.4.4 sh:languageIn"
     ANCHOR = SHACL_SPEC + "#LanguageInConstraintComponent"
 
     @classmethod
@@ -158,7 +156,7 @@ class LanguageInComponent(Component):
         tests = " || ".join(f"langMatches(LANG({v}), {sparql_string(lang)})" for lang in self.params["languages"]) or "false"
         return Fragment(f"{ctx.values()} FILTER(!COALESCE(isLiteral({v}) && ({tests}), false))")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         ranges = self.params["languages"]
         return [v for v in values
                 if not (isinstance(v, Literal) and any(lang_matches(v.language or "", r) for r in ranges))]
@@ -174,7 +172,7 @@ class UniqueLangComponent(Component):
     IRI = sh.UniqueLangConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.uniqueLang,)
-    SPEC = "SHACL §4.4.5 sh:uniqueLang"
+    RULE = "SHACL §4.4.5 sh:uniqueLang"
     ANCHOR = SHACL_SPEC + "#UniqueLangConstraintComponent"
     SCOPE = "property"
 
@@ -218,7 +216,7 @@ class SingleLineComponent(Component):
     IRI = sh.SingleLineConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.singleLine,)
-    SPEC = "SHACL 1.2 §4.4.6 sh:singleLine"
+    RULE = "SHACL 1.2 §4.4.6 sh:singleLine"
     ANCHOR = SHACL12_SPEC + "#SingleLineConstraintComponent"
 
     @classmethod
@@ -230,7 +228,7 @@ class SingleLineComponent(Component):
         v = ctx.value
         return Fragment(f"{ctx.values()} FILTER(isBlank({v}) || COALESCE(REGEX(STR({v}), {sparql_string('[' + _LINE_BREAKS + ']')}), true))")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [v for v in values if not isinstance(v, (Literal, NamedNode)) or any(c in v.value for c in _LINE_BREAKS)]
 
     def describe(self) -> str:

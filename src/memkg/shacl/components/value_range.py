@@ -8,18 +8,16 @@ cannot be compared (an IRI, an ill-typed literal, another datatype) violates.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING
 
 from pyoxigraph import Literal
 
-from ...core.vocab import SHACL_SPEC, sh, term_text
-from ..terms import Term
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL_SPEC, sh
 from ..values import compare
-from .base import Component, Ctx, Fragment, Reader, const
+from .base import Component, Ctx, Evaluation, Fragment, Reader, const
 from .value_type import python_number
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 _COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -32,7 +30,7 @@ class _Range(Component):
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, cls.PARAM)
         if not isinstance(value, Literal):
-            raise cls.error(reader, f"{term_text(cls.PARAM)} must be a literal, got {value}")
+            raise cls.error(reader, f"{show(cls.PARAM, form='exact')} must be a literal, got {value}")
         return [cls(reader.shape, **{cls.PARAM.value.rsplit("#", 1)[1]: value})]
 
     @property
@@ -44,7 +42,7 @@ class _Range(Component):
         v = ctx.value
         return Fragment(f"{ctx.values()} FILTER(!COALESCE({v} {self.OPERATOR} {const(self.bound)}, false))")
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         # Short integer and decimal numerals compare exactly in Python as in SPARQL.
         bound = python_number(self.bound)
         if bound is None:
@@ -53,7 +51,7 @@ class _Range(Component):
         numbers = [python_number(v) for v in values]
         return all(n is not None and compare(n, bound) for n in numbers)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [v for v in values if compare(v, self.OPERATOR, self.bound) is not True]
 
     def describe(self) -> str:
@@ -68,7 +66,7 @@ class MinExclusiveComponent(_Range):
     PARAMETERS = (sh.minExclusive,)
     PARAM = sh.minExclusive
     OPERATOR = ">"
-    SPEC = "SHACL §4.3.1 sh:minExclusive"
+    RULE = "SHACL §4.3.1 sh:minExclusive"
     ANCHOR = SHACL_SPEC + "#MinExclusiveConstraintComponent"
 
 
@@ -80,7 +78,7 @@ class MinInclusiveComponent(_Range):
     PARAMETERS = (sh.minInclusive,)
     PARAM = sh.minInclusive
     OPERATOR = ">="
-    SPEC = "SHACL §4.3.2 sh:minInclusive"
+    RULE = "SHACL §4.3.2 sh:minInclusive"
     ANCHOR = SHACL_SPEC + "#MinInclusiveConstraintComponent"
 
 
@@ -92,7 +90,7 @@ class MaxExclusiveComponent(_Range):
     PARAMETERS = (sh.maxExclusive,)
     PARAM = sh.maxExclusive
     OPERATOR = "<"
-    SPEC = "SHACL §4.3.3 sh:maxExclusive"
+    RULE = "SHACL §4.3.3 sh:maxExclusive"
     ANCHOR = SHACL_SPEC + "#MaxExclusiveConstraintComponent"
 
 
@@ -104,7 +102,7 @@ class MaxInclusiveComponent(_Range):
     PARAMETERS = (sh.maxInclusive,)
     PARAM = sh.maxInclusive
     OPERATOR = "<="
-    SPEC = "SHACL §4.3.4 sh:maxInclusive"
+    RULE = "SHACL §4.3.4 sh:maxInclusive"
     ANCHOR = SHACL_SPEC + "#MaxInclusiveConstraintComponent"
 
 

@@ -19,18 +19,16 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, XSD, rdf, sh, term_text
+from ...core.prefixes import show
+from ...core.terms import Term
+from ...core.vocab import SHACL12_SPEC, SHACL_SPEC, XSD, rdf, sh
 from ..incomplete import Excuse
-from ..terms import Term
 from ..values import well_formed, wellformed
-from .base import Component, Ctx, Fragment, Reader, const
+from .base import Component, Ctx, Evaluation, Fragment, Reader, const
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Engine
 
 _INTEGER_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})")
 _DECIMAL_LEX = re.compile(r"-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?")
@@ -93,7 +91,7 @@ def surely_wellformed(term: Term, datatype: NamedNode) -> bool:
 def _iri_or_list(reader: Reader, cls: type[Component], param: NamedNode, value: Term) -> tuple[NamedNode, ...]:
     """An IRI, or (SHACL 1.2) a SHACL list of IRIs: any one of them will do."""
     if isinstance(value, BlankNode) and (value == rdf.nil or reader.graph.has(value, rdf.first)):
-        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {term_text(param)}")
+        items = reader.graph.list_items(value, shape=reader.node, what=f"the value of {show(param, form='exact')}")
         return tuple(reader.iri(cls, param, i) for i in items)
     return (reader.iri(cls, param, value),)
 
@@ -104,7 +102,7 @@ class ClassComponent(Component):
     IRI = sh.ClassConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh["class"],)
-    SPEC = "SHACL §4.1.1 sh:class"
+    RULE = "SHACL §4.1.1 sh:class"
     ANCHOR = SHACL_SPEC + "#ClassConstraintComponent"
     EXCUSED_BY = Excuse.VALUE
 
@@ -121,11 +119,11 @@ class ClassComponent(Component):
         tests = " UNION ".join(f"{{ {ctx.value} {path} {const(c)} }}" for c in self.params["classes"])
         return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {tests} }}" if tests else ctx.values())
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         return [v for v in values if not any(engine.view.is_instance(v, c) for c in self.params["classes"])]
 
     def describe(self) -> str:
-        return "Value is not an instance of " + " or ".join(term_text(c) for c in self.params["classes"])
+        return "Value is not an instance of " + " or ".join(show(c, form="exact") for c in self.params["classes"])
 
 
 class DatatypeComponent(Component):
@@ -134,7 +132,7 @@ class DatatypeComponent(Component):
     IRI = sh.DatatypeConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.datatype,)
-    SPEC = "SHACL §4.1.2 sh:datatype"
+    RULE = "SHACL §4.1.2 sh:datatype"
     ANCHOR = SHACL_SPEC + "#DatatypeConstraintComponent"
 
     @classmethod
@@ -156,16 +154,16 @@ class DatatypeComponent(Component):
     def value_test(self, var: str) -> str | None:
         return self.condition(var)
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return all(any(surely_wellformed(v, dt) for dt in self.params["datatypes"]) for v in values)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         datatypes = self.params["datatypes"]
         return [v for v in values if not (isinstance(v, Literal) and v.datatype in datatypes and well_formed(v))]
 
     def describe(self) -> str:
         return "Value is not a well-formed literal of datatype " + " or ".join(
-            term_text(dt) for dt in self.params["datatypes"])
+            show(dt, form="exact") for dt in self.params["datatypes"])
 
 
 class RootClassComponent(Component):
@@ -174,7 +172,7 @@ class RootClassComponent(Component):
     IRI = sh.RootClassConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.rootClass,)
-    SPEC = "SHACL 1.2 §4.1.4 sh:rootClass"
+    RULE = "SHACL 1.2 §4.1.4 sh:rootClass"
     ANCHOR = SHACL12_SPEC + "#RootClassConstraintComponent"
     EXCUSED_BY = Excuse.IRI_VALUE  # only an IRI can be a valid value
 
@@ -186,12 +184,12 @@ class RootClassComponent(Component):
         c = const(self.params["rootClass"])
         return Fragment(f"{ctx.values()} FILTER NOT EXISTS {{ {ctx.value} <http://www.w3.org/2000/01/rdf-schema#subClassOf>* {c} }}")
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         root = self.params["rootClass"]
         return [v for v in values if root not in engine.view.superclasses(v)]
 
     def describe(self) -> str:
-        return f"Value is not {term_text(self.params['rootClass'])} or a subclass of it"
+        return f"Value is not {show(self.params['rootClass'], form='exact')} or a subclass of it"
 
 
 _KINDS = {
@@ -213,7 +211,7 @@ class NodeKindComponent(Component):
     IRI = sh.NodeKindConstraintComponent
     PER_VALUE = True
     PARAMETERS = (sh.nodeKind,)
-    SPEC = "SHACL §4.1.3 sh:nodeKind"
+    RULE = "SHACL §4.1.3 sh:nodeKind"
     ANCHOR = SHACL_SPEC + "#NodeKindConstraintComponent"
 
     @classmethod
@@ -238,15 +236,15 @@ class NodeKindComponent(Component):
         tests = sorted({f"{fn}({var})" for k in self.params["kinds"] for fn in _KINDS[k]})
         return f"!({' || '.join(tests) or 'false'})"
 
-    def surely_conforms(self, values: list[Term], focus: Term, engine: "Engine") -> bool:
+    def surely_conforms(self, values: list[Term], focus: Term, engine: Evaluation) -> bool:
         return not self.judge(values, focus, engine)
 
-    def judge(self, values: list[Term], focus: Term, engine: "Engine") -> list[Term | None] | None:
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
         accepted = tuple(_KIND_CLASSES[fn] for k in self.params["kinds"] for fn in _KINDS[k])
         return [v for v in values if not isinstance(v, accepted)]
 
     def describe(self) -> str:
-        return "Value does not have node kind " + ", ".join(term_text(k) for k in self.params["kinds"])
+        return "Value does not have node kind " + ", ".join(show(k, form="exact") for k in self.params["kinds"])
 
 
 SECTION = "SHACL §4.1 Value Type Constraint Components"

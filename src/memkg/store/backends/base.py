@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -73,12 +72,10 @@ class Capabilities:
     in_process: bool
     #: Large loads may go through a bulk loader (faster, not transactional) and be compacted.
     bulk_load: bool
-    #: No one else writes, so indexes this process keeps in memory (the support links,
-    #: :mod:`memkg.provenance.support_index`) stay current.
-    memory_indexes: bool
-    #: The recall index is kept beside the store by this process (:mod:`memkg.recall`); else
-    #: recall is asked of the server (:meth:`Backend.recall`).
-    recall_index: bool
+    #: No one else writes: the indexes this process derives from the data (the store's
+    #: followers, :mod:`memkg.store.plugins`, in memory or in files beside the store) stay
+    #: current. Else a store opens none, and a feature that needs one asks the server.
+    sole_writer: bool
 
 
 class Backend(Protocol):
@@ -152,8 +149,10 @@ class Backend(Protocol):
         """The prefixes the loaded files declared (:mod:`memkg.core.prefixes`)."""
         ...
 
-    def recall(self, query: str, *, tenant: str | NamedNode | None = None, k: int = 10,
-               valid_at: datetime | None = None, known_at: datetime | None = None) -> dict[str, Any]:
-        """Recall answered where the index is, its answer as JSON (SPEC section 7; only without
-        ``capabilities.recall_index``)."""
+    def fetch_json(self, route: str, params: Sequence[tuple[str, str]] = ()) -> object:
+        """What the memkg server beside the SPARQL endpoint answers, as JSON, on ``GET route``
+        with ``params``, under this backend's credentials (a feature the server keeps the
+        index of asks it so). Raises :class:`~memkg.store.backends.sparql.RemoteError` when the
+        server refuses (status 404 or 405: it has no such route); NotImplementedError on a
+        backend with no server."""
         ...

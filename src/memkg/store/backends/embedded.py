@@ -39,7 +39,7 @@ class EmbeddedBackend:
     True
     """
 
-    capabilities = Capabilities(in_process=True, bulk_load=True, memory_indexes=True, recall_index=True)
+    capabilities = Capabilities(in_process=True, bulk_load=True, sole_writer=True)
     #: Views run as queries on the store itself.
     view_site = "here"
 
@@ -116,8 +116,8 @@ class EmbeddedBackend:
     def declared_prefixes(self) -> dict[str, str]:
         return prefix_names.read(self.path)
 
-    def recall(self, query: str, **options: Any) -> dict[str, Any]:
-        raise NotImplementedError("the embedded store recalls with its own index (capabilities.recall_index)")
+    def fetch_json(self, route: str, params: Sequence[tuple[str, str]] = ()) -> object:
+        raise NotImplementedError("the embedded store has no server: what it derives it keeps itself (sole_writer)")
 
 
 def _data_block(quads: Iterable[Quad]) -> str:

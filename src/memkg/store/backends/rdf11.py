@@ -44,7 +44,6 @@ and are refused with :class:`Rdf11Unsupported`. The memkg views use none of them
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeGuard, overload
@@ -52,7 +51,7 @@ from typing import TypeGuard, overload
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
 from ...core.errors import MemkgError
-from ...core.sparql import Token, tokenize
+from ...core.sparql import Token, read_prologue, tokenize
 from ...core.terms import Term
 from ...core.vocab import RDF
 from ..views import solutions
@@ -441,7 +440,12 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
     { ?c <urn:r> ?__memkg_t1  . ?__memkg_t1 <http://www.w3.org/1
     """
     toks = tokenize(text, source="<query>", layout=True)
-    heads = prologue + "\n" + _declarations(text)  # the query's own PREFIX and BASE lines
+    try:  # the caller's declarations, then the query's own
+        declared = read_prologue(prologue)
+        declared.read(toks)
+    except ValueError as err:
+        raise Rdf11Unsupported(str(err)) from None
+    heads = declared.sparql()
 
     def constant(term_text: str) -> NamedNode:
         try:
@@ -452,9 +456,3 @@ def rewrite_query(text: str, *, prologue: str = "") -> str:
 
     return _Rewriter(toks, constant).run()
 
-
-_DECLARATION = re.compile(r"^\s*(PREFIX\s+[\w\-.]*:\s*<[^>]*>|BASE\s*<[^>]*>)", re.IGNORECASE | re.MULTILINE)
-
-
-def _declarations(text: str) -> str:
-    return "\n".join(m.group(1) for m in _DECLARATION.finditer(text))

@@ -50,7 +50,7 @@ answers. Nothing is asked of the server before the first read or write:
 
 from __future__ import annotations
 
-from .backend import SparqlBackend
+from .backend import ServerOptions, SparqlBackend
 from .client import (
     DIALECTS,
     REGISTRY_GRAPH,
@@ -59,7 +59,7 @@ from .client import (
     RemoteUnsupported,
     SparqlClient,
     is_memkg_server,
-    recall_url,
+    route_url,
     token_from_env,
     wait_until_up,
 )
@@ -72,11 +72,12 @@ __all__ = [
     "RemoteError",
     "RemoteUnsupported",
     "ServerStore",
+    "ServerOptions",
     "SparqlBackend",
     "SparqlClient",
     "detect_dialect",
     "is_memkg_server",
-    "recall_url",
+    "route_url",
     "token_from_env",
     "wait_until_up",
 ]

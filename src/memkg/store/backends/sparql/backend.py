@@ -9,7 +9,7 @@ import urllib.request
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from pyoxigraph import (
     NamedNode,
@@ -25,8 +25,19 @@ from pyoxigraph import (
 from ....core.vocab import RDF_TYPE
 from ... import ontology
 from ..base import Capabilities
-from .client import GRAPH_CLASS, REGISTRY_GRAPH, RemoteError, RemoteUnsupported, SparqlClient, recall_url
+from .client import GRAPH_CLASS, REGISTRY_GRAPH, RemoteError, RemoteUnsupported, SparqlClient, route_url
 from .server_store import ServerStore
+
+
+class ServerOptions(TypedDict, total=False):
+    """The options of a :class:`SparqlBackend` besides its endpoint (``MemoryStore.connect(url, **options)``)."""
+
+    update_url: str | None
+    dialect: str
+    token: str | None
+    timeout: float
+    read_only: bool
+    view_evaluation: str | None
 
 
 class SparqlBackend:
@@ -41,8 +52,8 @@ class SparqlBackend:
     """
 
     #: Every lookup is a request and other clients write too: memkg batches its reads, runs
-    #: whole-store work on a copy, keeps no index in memory and asks the server to recall.
-    capabilities = Capabilities(in_process=False, bulk_load=False, memory_indexes=False, recall_index=False)
+    #: whole-store work on a copy, keeps no index of its own and asks the server for what it keeps.
+    capabilities = Capabilities(in_process=False, bulk_load=False, sole_writer=False)
     path: Path | None = None
 
     def __init__(
@@ -154,33 +165,14 @@ class SparqlBackend:
             served = {}  # an older memkg server: memkg's own prefixes
         return {str(k): str(v) for k, v in served.items()}
 
-    def recall(
-        self,
-        query: str,
-        *,
-        tenant: str | NamedNode | None = None,
-        k: int = 10,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
-    ) -> dict[str, Any]:
-        """Recall on the server: a ``memkg serve`` answers ``GET /recall`` from the text and
-        vector indexes it keeps beside its store, under this client's token; its answer as JSON
-        (SPEC section 7: ``{"query", "hits", "matched"}``). Another SPARQL server has no such indexes (and no copy here could be
-        kept current as other clients write): :class:`RemoteError` says so."""
-        params = [("q", query), ("k", str(k))]
-        params += [(name, value) for name, value in (
-            ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
-            ("valid_at", valid_at.isoformat() if valid_at else None),
-            ("known_at", known_at.isoformat() if known_at else None)) if value is not None]
-        url = recall_url(self.client.endpoint) + "?" + urllib.parse.urlencode(params)
+    def fetch_json(self, route: str, params: Sequence[tuple[str, str]] = ()) -> object:
+        """``GET route`` on the memkg server beside the endpoint (``…/sparql`` → ``…/route``),
+        under this client's token; its answer as JSON. Raises :class:`RemoteError` as the
+        server refuses (404 or 405 from a server that is not a ``memkg serve``)."""
+        url = route_url(self.client.endpoint, route) + ("?" + urllib.parse.urlencode(params) if params else "")
+        body, _ = self.client.get(url, accept="application/json")
         try:
-            body, _ = self.client.get(url, accept="application/json")
-        except RemoteError as err:
-            if err.status in (404, 405):
-                raise RemoteError(
-                    f"{self.client.endpoint} answers no recall ({err}): recall needs memkg's text and vector "
-                    f"indexes, which only `memkg serve` keeps beside its store; serve the store with memkg "
-                    f"serve, or recall where the store is (--store)", status=err.status) from None
-            raise
-        answer: dict[str, Any] = json.loads(body)
+            answer: object = json.loads(body)
+        except ValueError as err:
+            raise RemoteError(f"{url}: the answer is not JSON ({err})") from None
         return answer

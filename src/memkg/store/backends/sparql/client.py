@@ -78,8 +78,8 @@ class SparqlClient:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
 
     def get(self, url: str, *, accept: str) -> tuple[bytes, dict[str, str]]:
-        """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``/recall``,
-        ``views/NAME``, ``pictures``) with this client's credentials; returns the body and headers."""
+        """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``views/NAME``,
+        ``pictures``) with this client's credentials; returns the body and headers."""
         return self._send(urllib.parse.urljoin(self.endpoint, url), None, None, accept)
 
     def _send(self, url: str, body: bytes | None, content_type: str | None, accept: str) -> tuple[bytes, dict[str, str]]:
@@ -101,13 +101,17 @@ class SparqlClient:
             raise RemoteError(f"{url}: cannot reach the server ({reason})") from None
 
 
-def recall_url(endpoint: str) -> str:
-    """A memkg server's ``/recall`` beside its query URL (``…/sparql`` or ``…/query``)."""
+def route_url(endpoint: str, route: str) -> str:
+    """A memkg server's ``/route`` beside its query URL (``…/sparql`` or ``…/query``).
+
+    >>> route_url("http://h:1/sparql", "pictures"), route_url("http://h:1/x/", "pictures")
+    ('http://h:1/pictures', 'http://h:1/x/pictures')
+    """
     base = endpoint.split("?")[0].rstrip("/")
     for tail in ("/sparql", "/query"):
         if base.endswith(tail):
-            return base[: -len(tail)] + "/recall"
-    return base + "/recall"
+            return base[: -len(tail)] + "/" + route
+    return base + "/" + route
 
 
 def _default_update_url(endpoint: str) -> str:

@@ -11,7 +11,7 @@ anything else raises :class:`~memkg.shacl.errors.ShapeError` naming the term.
 >>> from memkg.shacl.graph import ShapesGraph
 >>> from memkg.core.vocab import sh
 >>> s = NamedNode("http://e/S")
->>> check_vocabulary(ShapesGraph([Triple(s, sh.minCont, Literal("1"))]), set())
+>>> refuse_unknown_terms(ShapesGraph([Triple(s, sh.minCont, Literal("1"))]), set())
 Traceback (most recent call last):
 ...
 memkg.shacl.errors.ShapeError: shape <http://e/S>: sh:minCont is not a SHACL term memkg's engine implements; the shapes graph is refused rather than read without it [SHACL 1.2 Core, https://w3c.github.io/data-shapes/shacl12-core/]
@@ -23,11 +23,12 @@ from collections.abc import Iterable
 
 from pyoxigraph import NamedNode, Triple
 
-from ..core.vocab import SH, SHACL12_SPEC, rdf, sh, term_text
+from ..core.prefixes import show
+from ..core.terms import Term
+from ..core.vocab import SH, SHACL12_SPEC, rdf, sh
 from .errors import ShapeError
 from .functions import FUNCTION_CLASSES
 from .graph import ShapesGraph
-from .terms import Term
 
 #: Predicates the engine reads besides the components' parameters: structure, targets,
 #: SHACL-SPARQL, reports (test files hold their expected report), and data-graph flags.
@@ -60,7 +61,7 @@ def _known(extra: Iterable[NamedNode]) -> frozenset[NamedNode]:
     return frozenset((*(sh[n] for n in (*_STRUCTURE, *_DESCRIPTIVE)), *extra))
 
 
-def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
+def refuse_unknown_terms(graph: ShapesGraph, parameters: set[NamedNode], shapes: Iterable[Term] = ()) -> None:
     """Refuse the shapes graph if a shape (or the reifier of one of its triples) has an ``sh:``
     predicate outside the engine's vocabulary (``parameters``: the constraint components'),
     or a node is typed with an ``sh:`` class it does not implement. Other nodes are not
@@ -75,15 +76,15 @@ def check_vocabulary(graph: ShapesGraph, parameters: set[NamedNode], shapes: Ite
     for t in graph.triples():
         p = t.predicate
         if p.value.startswith(SH) and p not in known and (t.subject in checked or not shapes):
-            raise ShapeError(f"{term_text(p)} is not a SHACL term memkg's engine implements; the shapes graph is "
+            raise ShapeError(f"{show(p, form='exact')} is not a SHACL term memkg's engine implements; the shapes graph is "
                              "refused rather than read without it", shape=t.subject, rule=_RULE[0], link=_RULE[1])
         if p == rdf.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH) \
                 and t.object not in classes:
             what = ("a SHACL-AF function" if t.object.value.endswith("Function") else
                     "a SHACL-AF rule" if t.object.value.endswith("Rule") else "a class")
-            raise ShapeError(f"{t.subject} is {term_text(t.object)}, {what} memkg's engine does not implement; the "
+            raise ShapeError(f"{t.subject} is {show(t.object, form='exact')}, {what} memkg's engine does not implement; the "
                              "shapes graph is refused rather than read without it", shape=t.subject,
                              rule=_RULE[0], link=_RULE[1])
 
 
-__all__ = ["check_vocabulary"]
+__all__ = ["refuse_unknown_terms"]
