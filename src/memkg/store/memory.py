@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
@@ -41,7 +41,7 @@ from ..guard.limits import Limits
 from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
-from .backends.embedded import DEFAULT_STORE_PATH, EmbeddedBackend
+from .backends.embedded import EmbeddedBackend
 from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
@@ -449,17 +449,21 @@ class MemoryStore:
         graph: str | NamedNode | None = None,
         with_index: bool = False,
         with_ontology: bool = False,
+        progress: Callable[[int], None] | None = None,
     ) -> bytes | None:
         """Serialize the store (or one ``graph``); returns bytes when ``output`` is None.
 
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
-        graph: name it with ``graph`` when the store has named graphs.
+        graph: name it with ``graph`` when the store has named graphs. Turtle and TriG declare the
+        store's prefixes (memkg's and those its files declared), so the file is as compact as the
+        one loaded. ``progress`` is told how many quads are written so far, every 100,000 and at
+        the end.
 
         :raises ValueError: Turtle or N-Triples is asked for a store with named graphs and no ``graph`` is named.
         :raises ~memkg.core.errors.UnknownFormatError: ``format`` names no RDF format.
         """
         return exports.export(self.backend, output, format=format, graph=graph, with_index=with_index,
-                              with_ontology=with_ontology)
+                              with_ontology=with_ontology, prefixes=self.prefixes, progress=progress)
 
     def check_index(self) -> claim_index.IndexReport:
         """Prove the claim index matches the data (see :func:`memkg.store.claim_index.check`)."""
