@@ -2,7 +2,7 @@
 
 Library errors become command-line errors at one place, :func:`main`, with the
 exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
-or usage error (nothing written).
+or usage error (nothing written); and 130 when interrupted (Ctrl-C), as shells count it.
 
 The package, module by module:
 
@@ -32,13 +32,13 @@ from ...core.errors import (
     ValidationError,
 )
 from ...validation.fixes import fix_for
-from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
+from .exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
 from .registry import Command
 
 __all__ = [
-    "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
+    "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "UsageError",
     "build_parser", "main", "print_table", "short", "write_results",
 ]
 
@@ -57,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Command = args.func
     try:
         return func(args)
+    except KeyboardInterrupt:  # Ctrl-C: commits are never cut short (memkg.guard.cancellation.shielded)
+        print("memkg: interrupted; nothing was left half-written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID
