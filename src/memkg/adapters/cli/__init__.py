@@ -43,7 +43,14 @@ __all__ = [
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:  # Ctrl-C: commits are never cut short (memkg.guard.cancellation.shielded)
+        print("memkg: interrupted; nothing was left half-written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str]) -> int:
     parser = build_parser(argv)
     # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
     # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.
@@ -57,9 +64,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Command = args.func
     try:
         return func(args)
-    except KeyboardInterrupt:  # Ctrl-C: commits are never cut short (memkg.guard.cancellation.shielded)
-        print("memkg: interrupted; nothing was left half-written", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID
