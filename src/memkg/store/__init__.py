@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # imported when used: opening a store needs neither the loade
     from .clock import Clock
     from .formats import FORMAT_NAMES, as_graph, rdf_format
     from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
-    from .memory import DEFAULT_STORE_PATH, MemoryStore
+    from .backends.embedded import DEFAULT_STORE_PATH
+    from .memory import MemoryStore
     from .plugins import plug_in
     from .report import LoadReport
     from .stats import StoreStats
@@ -43,7 +44,7 @@ __getattr__, __dir__ = attributes_from(__name__, {
     "BULK_THRESHOLD": ".loads",
     "STREAM_THRESHOLD_BYTES": ".loads",
     "gc_paused": ".loads",
-    "DEFAULT_STORE_PATH": ".memory",
+    "DEFAULT_STORE_PATH": ".backends.embedded",
     "MemoryStore": ".memory",
     "plug_in": ".plugins",
     "LoadReport": ".report",

@@ -49,7 +49,7 @@ def export(backend: Backend, output: str | os.PathLike[str] | IO[bytes] | None, 
                 f"name the graph to load it into, or use trig/nquads"
             )
         target = DefaultGraph()
-    found = (q for q in backend.store.quads_for_pattern(None, None, None, target)
+    found: Iterator[Quad] = (q for q in backend.store.quads_for_pattern(None, None, None, target)
              if with_index or not claim_index.is_index_quad(q))
     if not with_ontology and target is None:
         found = (q for q in found if q.graph_name != ONTOLOGY_GRAPH)

@@ -41,7 +41,7 @@ from ..guard.limits import Limits
 from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
-from .backends.embedded import DEFAULT_STORE_PATH, EmbeddedBackend
+from .backends.embedded import EmbeddedBackend
 from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
