@@ -189,7 +189,8 @@ def test_supersede_records_a_new_version_from_the_command_line(run) -> None:
     run("load", str(LIA))
     code, out, err = run("supersede", EX + "cName1", "--object", '"Amy"', "--valid-from", "2026-03-01T00:00:00Z")
     assert code == 0, err
-    new = out.strip()
+    new = out.split()[0]
+    assert f"supersedes {EX}cName1: a change in the world" in out
     code, out, _ = run("view", "current", "--format", "csv")
     rows = [line.split(",") for line in out.splitlines()[1:]]
     assert [r[3] for r in rows if r[0] == new] == ["Amy"]
@@ -202,7 +203,7 @@ def test_supersede_and_retract_take_the_compact_iri_the_tables_print(run) -> Non
     assert "ex:cName1" in out  # the form a user copies from a table
     code, out, err = run("supersede", "ex:cName1", "--object", '"Amy"')
     assert code == 0, err
-    new = out.strip()
+    new = out.split()[0]
     code, out, err = run("retract", new.replace(EX, "ex:"), "--reason", "typo")
     assert code == 0, err
     code, out, _ = run("view", "current", "--format", "csv")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import json
 import re
@@ -33,7 +32,7 @@ from typing import Any
 import pytest
 from pyoxigraph import NamedNode, QueryResultsFormat
 
-from memkg import MemoryStore, provenance
+from memkg import MemoryStore, provenance, revision
 from memkg.adapters.cli import build_parser, main
 from memkg.adapters.cli.arguments import parse_term
 from memkg.core.terms import parse_datetime
@@ -141,8 +140,7 @@ def _claim_fields(a: argparse.Namespace) -> dict[str, Any]:
 def _supersede(s: MemoryStore, a: argparse.Namespace) -> None:
     old, where = s.get_claim(NamedNode(a.claim), graph=a.graph)
     fields = _claim_fields(a)
-    s.supersede(NamedNode(a.claim), dataclasses.replace(old, id=fields.pop("id", None), extra=[], **fields),
-                graph=where)
+    s.supersede(NamedNode(a.claim), revision(old, **fields), graph=where, by=a.by, interface="cli")
 
 
 WRITES: dict[str, Callable[[MemoryStore, argparse.Namespace], Any]] = {
@@ -238,6 +236,7 @@ VARIED: dict[tuple[str, str], tuple[str, ...]] = {
     ("supersede", "valid_until"): ("--valid-until", "2030-01-01T00:00:00Z"),
     ("supersede", "asserted_by"): ("--asserted-by", f"<{EX}m0>"),
     ("supersede", "id"): ("--id", EX + "c2bis"),
+    ("supersede", "by"): ("--by", EX + "aurora"),
     ("supersede", "graph"): ("--tenant", B),
     ("retract", "targets"): (EX + "c5",),
     ("retract", "reason"): ("--reason", "Lia corrected it"),
