@@ -7,6 +7,7 @@ the small plug-in protocol (:mod:`memkg.store.plugins`) through which the featur
 never imports those features.
 """
 
+from .backends.embedded import announce_server
 from .clock import Clock
 from .formats import FORMAT_NAMES, as_graph, rdf_format
 from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
@@ -24,6 +25,7 @@ __all__ = [
     "LoadReport",
     "MemoryStore",
     "StoreStats",
+    "announce_server",
     "as_graph",
     "gc_paused",
     "plug_in",

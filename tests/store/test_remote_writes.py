@@ -1,0 +1,155 @@
+"""Every write command through a server holds what it holds on the embedded store.
+
+The same writes (``load``, ``supersede``, ``retract``, ``withdraw``, ``erase``, ``ingest``,
+``extract``, ``echoes --accept``, every ``tags`` write, and ``MemoryStore.add`` from Python) run
+against an embedded store and, through ``--endpoint``, against a real ``memkg serve`` (with and
+without tokens) and a real Oxigraph server; after each write both stores must hold the same
+quads, claim index included (tests/support/write_targets.py: exports compared as sets, minted
+IRIs and blank nodes labelled canonically). A ``memkg serve`` derives the claim index of what a
+client writes itself; on Oxigraph's server the client writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memkg import MemoryStore, Message
+from memkg.adapters.cli import main
+
+from tests.support.endpoint_server import Server, make_store
+from tests.support.examples import EXAMPLES, LIA, LIA_GRAPH
+from tests.support.write_targets import (
+    ACME_GRAPH,
+    SERVER_KINDS,
+    TOKEN,
+    Target,
+    difference,
+    embedded,
+    held,
+    same_clock,
+    start,
+)
+
+pytestmark = pytest.mark.slow
+
+L = "https://example.org/lia/"
+A = "https://example.org/acme/"
+START = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+FIRST_LINES = [
+    {"content_kind": "message", "event_id": "w-1", "episode": "s9", "sender": "lia",
+     "recipients": [{"id": "aurora", "type": "agent", "name": "Aurora"}], "event_time": "2026-05-02T19:04:00+02:00",
+     "content": "Coffee in the evenings now."},
+    {"id": "lia-move", "content": "Lia moves to Lisbon in June.", "event_id": "w-2", "episode": "s9",
+     "sender": "aurora"},
+    {"id": "pref-drink", "content_kind": "claim", "event_id": "w-3", "episode": "s9", "sender": "aurora",
+     "content": {"subject": "lia", "predicate": "prefers", "value": "coffee", "confidence": 0.8,
+                 "evidence": ["Coffee in the evenings now."]}},
+]
+LATER_LINES = [
+    {"id": "lia-move", "content": "Lia moves to Porto in July.", "event_id": "w-4", "episode": "s9", "sender": "aurora"},
+    {"id": "pref-drink", "content_kind": "claim", "event_id": "w-5", "episode": "s9", "sender": "aurora",
+     "content": {"subject": "lia", "predicate": "prefers", "value": "tea", "confidence": 0.9}},
+    {"id": "pref-drink", "content_kind": "claim", "event_id": "w-5", "episode": "s9", "sender": "aurora",
+     "content": {"subject": "lia", "predicate": "prefers", "value": "tea", "confidence": 0.9}},  # a retry
+]
+
+
+def remember(store: MemoryStore) -> None:
+    store.add(Message(content="Green tea after lunch, please.", id=L + "m60", event_id="chat-lia-0060",
+                      sender=L + "Lia", event_time=datetime(2026, 3, 1, 13, tzinfo=timezone.utc)), graph=LIA_GRAPH)
+
+
+def writes(lines: Path) -> list[tuple[str, list[str] | Callable[[MemoryStore], None]]]:
+    """Each write, named, as a command line or a Python call on the store."""
+    first, later = lines / "first.jsonl", lines / "later.jsonl"
+    first.write_text("".join(json.dumps(line) + "\n" for line in FIRST_LINES))
+    later.write_text("".join(json.dumps(line) + "\n" for line in LATER_LINES))
+    lia, acme = ["--tenant", LIA_GRAPH], ["--tenant", ACME_GRAPH]
+    return [
+        ("load", ["load", str(LIA), str(EXAMPLES / "postgres-migration.trig")]),
+        ("supersede, a correction", ["supersede", L + "c0", "--confidence", "0.5", *lia]),
+        ("supersede, a new object and source", ["supersede", L + "c2", "--object", f"<{L}tea>",
+                                                 "--asserted-by", f"<{L}m52>", "--valid-from", "2026-03-01T00:00:00Z",
+                                                 *lia]),
+        ("retract", ["retract", L + "c1", "--reason", "Lia corrected it", *lia]),
+        ("ingest", ["ingest", str(first), *lia]),
+        ("ingest, new versions and a retry", ["ingest", str(later), *lia]),
+        ("add from Python", remember),
+        ("tags add", ["tags", "add", L + "m0", "topic:tea", "person:Lia", *lia]),
+        ("tags update", ["tags", "update", L + "m0", "topic:coffee", *lia]),
+        ("tags remove", ["tags", "remove", L + "m0", "person", *lia]),
+        ("tags connect", ["tags", "connect", L + "m0", L + "m2", *lia]),
+        ("tags disconnect", ["tags", "disconnect", L + "m0", L + "m2", *lia]),
+        ("tags group", ["tags", "group", L + "m0", L + "m2", L + "m40", *lia]),
+        ("tags ungroup", ["tags", "ungroup", L + "m40", *lia]),
+        ("tags adjusts", ["tags", "adjusts", L + "m52", L + "m2", *lia]),
+        ("tags unadjust", ["tags", "unadjust", L + "m52", *lia]),
+        ("extract", ["extract", L + "m52", *lia]),
+        ("echoes --accept", ["echoes", "--accept", *acme]),
+        ("withdraw", ["withdraw", A + "adr", "--reason", "the ADR was replaced", *acme]),
+        ("erase", ["erase", A + "benchmark", "--reason", "consent revoked", *acme]),
+        ("erase an ingested message", ["erase", "urn:memkg:memory:lia-move/v1/message", "--reason", "consent revoked",
+                                       *lia]),
+    ]
+
+
+def run(target: Target, write: list[str] | Callable[[MemoryStore], None]) -> int:
+    if callable(write):
+        with target.open() as store:
+            write(store)
+        return 0
+    return target.run(*write)
+
+
+@pytest.fixture(params=SERVER_KINDS)
+def server(request, tmp_path: Path) -> Iterator[Target]:
+    (tmp_path / "server").mkdir()
+    target = start(request.param, tmp_path / "server")
+    yield target
+    target.stop()
+
+
+def test_every_write_through_a_server_leaves_what_it_leaves_in_the_embedded_store(
+    server: Target, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    local = embedded(tmp_path / "embedded")
+    for step, (name, write) in enumerate(writes(tmp_path)):
+        for target in (local, server):
+            with same_clock(monkeypatch, START + timedelta(hours=step)):
+                code = run(target, write)
+            assert code == 0, f"{name} on {target.name}: {capsys.readouterr().err}"
+        capsys.readouterr()
+        expected, found = held(local, tmp_path), held(server, tmp_path)
+        assert found == expected, f"after {name}, {server.name} holds other quads:\n{difference(expected, found)}"
+
+
+# -- the lock message -------------------------------------------------------------------------
+
+
+def test_a_store_a_server_holds_names_the_flags_that_reach_it_and_they_work(tmp_path: Path, capsys) -> None:
+    store = make_store(tmp_path / "store")
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({TOKEN: {"tenants": [LIA_GRAPH], "write": True}}))
+    served = Server(store, "--tokens", str(tokens))
+    try:
+        assert main(["--store", str(store), "retract", L + "c1", "--tenant", LIA_GRAPH]) == 2
+        message = capsys.readouterr().err
+        url = served.url + "/"
+        assert f"the store is open for writing in another process, the `memkg serve` at {url}; stop it" in message
+        suggested = message.splitlines()[-1].split()
+        assert suggested == ["memkg", "--endpoint", f"{url}sparql", "--update-endpoint", f"{url}update",
+                             "--token", "TOKEN", "retract", L + "c1", "--tenant", LIA_GRAPH]
+        flags = [TOKEN if word == "TOKEN" else word for word in suggested[1:]]
+        assert main(flags) == 0, capsys.readouterr().err
+        capsys.readouterr()
+    finally:
+        served.close()
+    with MemoryStore(store) as closed:  # the server gone, its notice went with it
+        assert not (store / "memkg-serve.json").exists()
+        assert closed.query(f"ASK {{ GRAPH ?g {{ ?r mem:retracts <{L}c1> }} }}")
