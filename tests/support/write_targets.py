@@ -8,8 +8,8 @@ derives it, on Oxigraph's server the client writes it, and both must equal the e
 with the IRIs memkg mints (``urn:memkg:KIND:HEX``) turned into blank nodes and every blank node
 labelled canonically, so two stores that did the same writes compare equal as sets.
 
-Writes get their ``recordedAt`` from the store clock: :func:`same_clock` makes every store opened
-in the block tick from the same start, so the same writes record the same times everywhere.
+Writes take times from the store clock and mint IRIs and values: :func:`replayable` makes each the
+same on every store, so the same writes record the same quads everywhere.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from pyoxigraph import (
@@ -38,6 +39,7 @@ from pyoxigraph import (
 from memkg import MemoryStore
 from memkg.adapters.cli import main
 from memkg.store import Clock
+from memkg.store.backends.sparql import SparqlClient
 
 from .endpoint_server import Server as MemkgServer
 from .examples import LIA_GRAPH
@@ -60,6 +62,8 @@ class Target:
     flags: list[str]
     connect: Callable[[], MemoryStore]
     stop: Callable[[], None] = field(default=lambda: None)
+    #: Empties the store (memkg serve keeps its ontology graph)
+    empty: Callable[[], None] = field(default=lambda: None)
 
     def run(self, *command: str) -> int:
         """``memkg FLAGS… COMMAND…`` in this process; its exit code."""
@@ -89,7 +93,8 @@ def start(kind: str, tmp: Path) -> Target:
         if isinstance(started, str):
             pytest.skip(started)
         url = started.endpoint
-        return Target(kind, ["--endpoint", url], lambda: MemoryStore.connect(url), started.stop)
+        return Target(kind, ["--endpoint", url], lambda: MemoryStore.connect(url), started.stop,
+                      lambda: SparqlClient(url).update("DROP ALL"))
     args: list[str] = []
     token = None
     if kind == "memkg serve --tokens":
@@ -99,22 +104,27 @@ def start(kind: str, tmp: Path) -> Target:
     server = MemkgServer(tmp / "store", *args)
     query, update = f"{server.url}/sparql", f"{server.url}/update"
     flags = ["--endpoint", query, "--update-endpoint", update] + (["--token", token] if token else [])
-    return Target(kind, flags, lambda: MemoryStore.connect(query, update_url=update, token=token), server.close)
+    return Target(kind, flags, lambda: MemoryStore.connect(query, update_url=update, token=token), server.close,
+                  lambda: SparqlClient(query, update_url=update, token=token).update("DROP ALL"))
 
 
 @contextlib.contextmanager
-def same_clock(monkeypatch: pytest.MonkeyPatch, start: datetime) -> Iterator[None]:
-    """Every store opened in the block ticks from ``start``, a second a tick, on one counter; the
-    values memkg mints for hyperedges (``e_group_HEX``) count from 0 (values, unlike IRIs, are
-    not relabelled by :func:`canonical`)."""
-    ticks, mints = itertools.count(), itertools.count()
+def replayable(start: datetime) -> Iterator[None]:
+    """In the block, writes mint what they mint the same way everywhere: every store opened ticks
+    its clock from ``start``, a second a tick, on one counter; the IRIs memkg mints
+    (``urn:memkg:KIND:HEX``) carry ``start`` and a count from 0; so do the values minted for
+    hyperedges (``e_group_HEX``). The same writes, replayed from the same ``start`` on another
+    store, then write the same quads."""
+    ticks, ids, values = itertools.count(), itertools.count(), itertools.count()
 
     def from_start() -> datetime:
         return start + timedelta(seconds=next(ticks))
 
-    with monkeypatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr("memkg.store.memory.Clock", lambda now=None: Clock(now or from_start))
-        patch.setattr("memkg.tags.records.minted_value", lambda label: f"{label}_{next(mints):032x}")
+        patch.setattr("memkg.core.terms.time", SimpleNamespace(time=start.timestamp))
+        patch.setattr("memkg.core.terms.os", SimpleNamespace(urandom=lambda n: next(ids).to_bytes(n, "big")))
+        patch.setattr("memkg.tags.records.minted_value", lambda label: f"{label}_{next(values):032x}")
         yield
 
 
@@ -149,4 +159,4 @@ def difference(expected: set[Quad], found: set[Quad], *, shown: int = 12) -> str
 
 
 __all__ = ["ACME_GRAPH", "SERVER_KINDS", "TOKEN", "Target", "canonical", "difference", "embedded",
-           "held", "same_clock", "start"]
+           "held", "replayable", "start"]
