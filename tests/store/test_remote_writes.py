@@ -27,6 +27,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from memkg import MemoryStore, Message
 from memkg.adapters.cli import main
+from memkg.core.vocab import MEMX
+from memkg.store.backends.sparql import RemoteError
 
 from tests.support.endpoint_server import Server, make_store
 from tests.support.examples import EXAMPLES, LIA, LIA_GRAPH
@@ -47,6 +49,7 @@ pytestmark = pytest.mark.slow
 L = "https://example.org/lia/"
 A = "https://example.org/acme/"
 START = datetime(2026, 6, 1, tzinfo=timezone.utc)
+LIA_TENANT = ["--tenant", LIA_GRAPH]
 
 FIRST_LINES = [
     {"content_kind": "message", "event_id": "w-1", "episode": "s9", "sender": "lia",
@@ -77,7 +80,7 @@ def writes(lines: Path) -> list[tuple[str, list[str] | Callable[[MemoryStore], N
     first, later = lines / "first.jsonl", lines / "later.jsonl"
     first.write_text("".join(json.dumps(line) + "\n" for line in FIRST_LINES))
     later.write_text("".join(json.dumps(line) + "\n" for line in LATER_LINES))
-    lia, acme = ["--tenant", LIA_GRAPH], ["--tenant", ACME_GRAPH]
+    lia, acme = LIA_TENANT, ["--tenant", ACME_GRAPH]
     return [
         ("load", ["load", str(LIA), str(EXAMPLES / "postgres-migration.trig")]),
         ("supersede, a correction", ["supersede", L + "c0", "--confidence", "0.5", *lia]),
@@ -116,7 +119,6 @@ def run(target: Target, write: list[str] | Callable[[MemoryStore], None]) -> int
 
 @pytest.fixture(params=SERVER_KINDS)
 def server(request, tmp_path: Path) -> Iterator[Target]:
-    (tmp_path / "server").mkdir()
     target = start(request.param, tmp_path / "server")
     yield target
     target.stop()
@@ -164,7 +166,6 @@ def test_a_store_a_server_holds_names_the_flags_that_reach_it_and_they_work(tmp_
 
 # -- sequences of writes ----------------------------------------------------------------------
 
-LIA_TENANT = ["--tenant", LIA_GRAPH]
 SNIPPETS = [
     f"""PREFIX mem: <https://w3id.org/memkg#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
@@ -302,3 +303,9 @@ def test_sequences_of_writes_through_a_memkg_server_leave_what_they_leave_in_the
     run_state_machine_as_test(WriteSequences, settings=settings(
         max_examples=int(os.environ.get("MEMKG_SEQUENCE_EXAMPLES", "8")), stateful_step_count=8, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+
+
+def test_an_update_a_person_writes_still_may_not_name_index_triples(memkg_server: Target) -> None:
+    with memkg_server.open() as store, pytest.raises(RemoteError) as refused:
+        store.backend.client.update(f"INSERT DATA {{ GRAPH <{LIA_GRAPH}> {{ <{L}c0> <{MEMX}subject> <{L}Lia> }} }}")
+    assert refused.value.status == 403 and "maintained by memkg" in str(refused.value)

@@ -87,7 +87,8 @@ def embedded(directory: Path) -> Target:
 
 def start(kind: str, tmp: Path) -> Target:
     """A fresh, empty server of ``kind`` (one of :data:`SERVER_KINDS`); skips with the reason
-    when it cannot run here."""
+    when it cannot run here. Its files go in ``tmp``."""
+    tmp.mkdir(parents=True, exist_ok=True)
     if kind == "oxigraph serve":
         started = start_oxigraph(tmp)
         if isinstance(started, str):

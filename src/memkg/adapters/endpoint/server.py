@@ -89,7 +89,9 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         flush=True,
     )
     try:
-        with announce_server(options.store, f"http://{_url_host(_reachable(str(host)))}:{port}/", tokens=tokens is not None):
+        # While it serves, the store directory says where: a command that finds it locked names the flags.
+        url = f"http://{_url_host(_reachable(str(host)))}:{port}/"
+        with announce_server(options.store, url, tokens=tokens is not None):
             server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
