@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Unpack
+from typing import IO, TYPE_CHECKING, Unpack
 
 from pyoxigraph import (
     BlankNode,
@@ -42,15 +42,14 @@ from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
-from .backends.sparql import ServerOptions, SparqlBackend
 from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
 from .stats import StoreStats, count_store
 
-DEFAULT_STORE_PATH = Path("memkg-store")
-
+if TYPE_CHECKING:
+    from .backends.sparql import ServerOptions
 
 class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
@@ -116,6 +115,8 @@ class MemoryStore:
         >>> MemoryStore.connect("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).capabilities.in_process
         False
         """
+        from .backends.sparql import SparqlBackend  # here: an embedded store never loads the HTTP client
+
         return cls(backend=SparqlBackend(endpoint, **server), clock=clock, validation=validation)
 
     @property
@@ -448,17 +449,21 @@ class MemoryStore:
         graph: str | NamedNode | None = None,
         with_index: bool = False,
         with_ontology: bool = False,
+        progress: Callable[[int], None] | None = None,
     ) -> bytes | None:
         """Serialize the store (or one ``graph``); returns bytes when ``output`` is None.
 
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
-        graph: name it with ``graph`` when the store has named graphs.
+        graph: name it with ``graph`` when the store has named graphs. Turtle and TriG declare the
+        store's prefixes (memkg's and those its files declared), so the file is as compact as the
+        one loaded. ``progress`` is told how many quads are written so far, every 100,000 and at
+        the end.
 
         :raises ValueError: Turtle or N-Triples is asked for a store with named graphs and no ``graph`` is named.
         :raises ~memkg.core.errors.UnknownFormatError: ``format`` names no RDF format.
         """
         return exports.export(self.backend, output, format=format, graph=graph, with_index=with_index,
-                              with_ontology=with_ontology)
+                              with_ontology=with_ontology, prefixes=self.prefixes, progress=progress)
 
     def check_index(self) -> claim_index.IndexReport:
         """Prove the claim index matches the data (see :func:`memkg.store.claim_index.check`)."""

@@ -27,6 +27,10 @@ from .. import claim_index, ontology
 from .base import Capabilities
 
 
+#: Where the command line keeps the store when ``--store`` is not given.
+DEFAULT_STORE_PATH = Path("memkg-store")
+
+
 #: The file a ``memkg serve`` writes into the directory of the store it holds while it runs
 #: (its URL, process id and whether it wants a token): a process that finds the store locked
 #: reads it to say how to reach the store through that server.
