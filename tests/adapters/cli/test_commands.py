@@ -220,6 +220,37 @@ def test_dependents_and_withdraw_take_a_compact_source(run) -> None:
     assert code == 0 and "fallen" in out, err
 
 
+def test_erase_dry_run_lists_what_erase_removes_and_dependents_names_the_claims_it_takes(run) -> None:
+    run("load", str(LIA))
+    # m52 supports nothing (withdrawing it fells no claim), but c1 and c2 rest only on what it asserted.
+    code, out, err = run("dependents", "ex:m52")
+    assert code == 0, err
+    assert out.splitlines() == [f"{EX}c1\terased with it", f"{EX}c2\terased with it"]
+    code, out, err = run("dependents", "ex:m52", "--format", "json")
+    (plan,) = json.loads(out)["erasure"]
+    assert (plan["graph"], plan["claims"]) == (LIA_GRAPH, [EX + "c1", EX + "c2"])
+    before = _data(run.store)
+    code, dry_text, err = run("erase", "ex:m52", "--dry-run", "--tenant", LIA_GRAPH)
+    assert code == 0 and "nothing was written" in err
+    code, dry_json, err = run("erase", "ex:m52", "--dry-run", "--tenant", LIA_GRAPH, "--format", "json")
+    assert code == 0 and _data(run.store) == before
+    planned = json.loads(dry_json)
+    assert "record" not in planned and planned["claims"] == [EX + "c1", EX + "c2"]
+    assert [line.split("\t")[0] for line in dry_text.splitlines()] == planned["removed"] + planned["kept"]
+    code, out, err = run("erase", "ex:m52", "--reason", "consent revoked", "--tenant", LIA_GRAPH, "--format", "json")
+    assert code == 0, err
+    done = json.loads(out)
+    assert {k: v for k, v in done.items() if k != "record"} == planned
+    assert len(before - _data(run.store)) == planned["quadsRemoved"]
+    code, _, err = run("erase", "ex:m0", "--tenant", LIA_GRAPH)
+    assert code == 2 and "--reason" in err
+
+
+def _data(store: Path) -> set:
+    with MemoryStore(store) as opened:
+        return data_quads(opened)
+
+
 def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:
     run("load", str(LIA))
     code, _, err = run("supersede", EX + "nope", "--object", '"x"')

@@ -68,6 +68,7 @@ NO_EFFECT: dict[tuple[str, str], str] = {
     **{(c, "output"): "where the answer goes (a file instead of standard output), not what it is"
        for c in ("export", "history", "recall", "lineage", "support", "packet")},
     ("echoes", "accept"): "writes the proposals it prints; what it prints is the same",
+    ("erase", "format"): "how the erasure is printed, not what is erased",
     ("packet", "strict"): "an exit status (1 when the budget leaves mandatory evidence out), not the packet",
 }
 
@@ -109,7 +110,8 @@ LIBRARY: dict[str, Callable[[MemoryStore, argparse.Namespace], Any]] = {
     "support": lambda s, a: provenance.support(s, a.claim, tenant=a.tenant).to_dict(
         provenance.minimal_support(s, a.claim, tenant=a.tenant) if a.minimal else None),
     "dependents": lambda s, a: {"source": a.source, **provenance.impact(s, a.source, tenant=a.tenant,
-                                                                        with_downstream=a.all).to_dict()},
+                                                                        with_downstream=a.all).to_dict(),
+                                "erasure": [p.to_dict() for p in provenance.erasure_plans(s, a.source, tenant=a.tenant)]},
     "packet": lambda s, a: packet(s, a.claims, tenant=a.tenant, max_vertices=a.max_vertices,
                                   max_hops=a.max_hops).to_dict(),
     "history": lambda s, a: timeline.history(s, a.claim, tenant=a.tenant),
@@ -147,7 +149,8 @@ WRITES: dict[str, Callable[[MemoryStore, argparse.Namespace], Any]] = {
     "supersede": _supersede,
     "retract": lambda s, a: s.retract(*[NamedNode(t) for t in a.targets], reason=a.reason, graph=a.graph),
     "withdraw": lambda s, a: provenance.withdraw(s, a.source, reason=a.reason, graph=a.graph),
-    "erase": lambda s, a: provenance.erase(s, a.source, reason=a.reason, graph=a.graph),
+    "erase": lambda s, a: (provenance.erasure_plan(s, a.source, graph=a.graph) if a.dry_run
+                           else provenance.erase(s, a.source, reason=a.reason, graph=a.graph)),
 }
 
 #: How each command is run without the option under test (``--format json`` where it has it).
@@ -245,6 +248,7 @@ VARIED: dict[tuple[str, str], tuple[str, ...]] = {
     ("erase", "source"): (EX + "m0",),
     ("erase", "reason"): ("--reason", "asked to forget"),
     ("erase", "graph"): ("--tenant", B),
+    ("erase", "dry_run"): ("--dry-run",),
 }
 
 

@@ -485,10 +485,13 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
     callers = callers or Callers()
     served = _ServedTools(tools)
     specs = {name: ToolSpec.of(getattr(served, name), annotations, tools.limits) for name, annotations in _TOOLS.items()}
-    listing = ListToolsResult(tools=[spec.listed for spec in specs.values()])
+    # A caller is shown only the tools it may call: a read-only token sees no write tool.
+    listings = {write: ListToolsResult(tools=[spec.listed for spec in specs.values()
+                                              if write or spec.annotations.read_only_hint])
+                for write in (True, False)}
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
-        return listing
+        return listings[callers.grant(getattr(ctx.request, "headers", None)).write]
 
     return Server(
         "memkg", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
