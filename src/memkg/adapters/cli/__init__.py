@@ -91,16 +91,15 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_ERROR
 
 
-def _through_server(err: StoreLockedError, argv: Sequence[str] | None, args: argparse.Namespace) -> str | None:
+def _through_server(err: StoreLockedError, argv: Sequence[str], args: argparse.Namespace) -> str | None:
     """For a store a ``memkg serve`` holds, the command that was run, rewritten to reach the store
     through that server: ``--store PATH`` replaced by its ``--endpoint``/``--update-endpoint``
     (and ``--token``, if it wants one and none is given). None for ``serve`` itself, or no server."""
     if err.server is None or args.command == "serve":
         return None
-    given = list(sys.argv[1:] if argv is None else argv)
     kept: list[str] = []
     skip = False
-    for word in given:
+    for word in argv:
         if skip:
             skip = False
         elif word == "--store":
