@@ -215,10 +215,11 @@ class WriteSequences(RuleBasedStateMachine):
     hold the same quads and the command answered with the same exit code on both."""
 
     server: Target
+    scratch: Path  #: where each sequence gets a folder (the test's tmp_path: pytest removes it)
 
     def __init__(self) -> None:
         super().__init__()
-        self.folder = Path(tempfile.mkdtemp(prefix="memkg-sequences-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="sequence-", dir=self.scratch))
         self.local = embedded(self.folder / "store")
         self.server.empty()
         self.step = 0
@@ -297,9 +298,9 @@ def memkg_server(tmp_path_factory) -> Iterator[Target]:
 
 
 def test_sequences_of_writes_through_a_memkg_server_leave_what_they_leave_in_the_embedded_store(
-    memkg_server: Target,
+    memkg_server: Target, tmp_path: Path
 ) -> None:
-    WriteSequences.server = memkg_server
+    WriteSequences.server, WriteSequences.scratch = memkg_server, tmp_path
     run_state_machine_as_test(WriteSequences, settings=settings(
         max_examples=int(os.environ.get("MEMKG_SEQUENCE_EXAMPLES", "8")), stateful_step_count=8, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
