@@ -19,7 +19,9 @@ The package, module by module:
 
 from __future__ import annotations
 
+import argparse
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -73,7 +75,10 @@ def _run(argv: Sequence[str]) -> int:
     except UnknownFormatError as err:  # the library names no flags; here the flag is the answer
         print(f"memkg: {err}; on the command line: --format NAME", file=sys.stderr)
         return EXIT_ERROR
-    except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
+    except StoreLockedError as err:
+        print(f"memkg: {_through_server(err, argv, args) or err}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ParseError, UsageError, NotFoundError) as err:
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `memkg export | head`: the reader has all it wants
@@ -84,6 +89,28 @@ def _run(argv: Sequence[str]) -> int:
     except (ValueError, OSError) as err:  # BrokenPipeError is an OSError: it is caught above
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _through_server(err: StoreLockedError, argv: Sequence[str], args: argparse.Namespace) -> str | None:
+    """For a store a ``memkg serve`` holds, the command that was run, rewritten to reach the store
+    through that server: ``--store PATH`` replaced by its ``--endpoint``/``--update-endpoint``
+    (and ``--token``, if it wants one and none is given). None for ``serve`` itself, or no server."""
+    if err.server is None or args.command == "serve":
+        return None
+    kept: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--store":
+            skip = True
+        elif not word.startswith("--store="):
+            kept.append(word)
+    flags = ["--endpoint", f"{err.server}sparql", "--update-endpoint", f"{err.server}update"]
+    if err.tokens and not (args.token or os.environ.get("MEMKG_TOKEN")):
+        flags += ["--token", "TOKEN"]
+    return (f"{args.store}: the store is open for writing in another process, the `memkg serve` at {err.server}; "
+            f"stop it, or reach the store through that server:\n  memkg {shlex.join([*flags, *kept])}")
 
 
 def refusal_text(err: ValidationError, *, shown: int = 20) -> str:

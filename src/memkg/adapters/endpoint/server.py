@@ -20,7 +20,7 @@ from typing import TextIO
 from ...guard import sandbox
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits
-from ...store import MemoryStore
+from ...store import MemoryStore, announce_server
 from . import rights
 from .app import DEFAULT_MAX_BODY, Endpoint, Settings
 from .transport import Server
@@ -90,7 +90,10 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         flush=True,
     )
     try:
-        server.serve_forever(poll_interval=0.2)
+        # While it serves, the store directory says where: a command that finds it locked names the flags.
+        url = f"http://{_url_host(_reachable(str(host)))}:{port}/"
+        with announce_server(options.store, url, tokens=tokens is not None):
+            server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
         grace = options.grace if options.grace is not None else min(options.timeout or 10.0, 10.0)
@@ -118,6 +121,11 @@ def _on_signals(server: Server) -> list[int]:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     return stopped_by
+
+
+def _reachable(host: str) -> str:
+    """The address a client on this machine reaches a server bound to ``host`` at."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
 
 
 def _url_host(host: str) -> str:
