@@ -172,7 +172,8 @@ def _validate_raw(
 ) -> Report:
     """Validate the graphs of ``raw`` (a store this validation may write into: a copy); the
     results placed in ``files`` (the data's, or the shapes' for ``--meta-shacl``)."""
-    user_shapes = read_shapes_graph(extra_shapes, imports=options.imports, remote=options.remote_imports)
+    documents = read_shapes_graph(extra_shapes, imports=options.imports, remote=options.remote_imports)
+    user_shapes = documents.quads
     if options.meta_shacl:
         meta = validate_shapes_graph(user_shapes)
         if meta.results:
@@ -187,11 +188,11 @@ def _validate_raw(
     for chosen in options.shapes:
         if chosen not in named:
             raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
-    eng = make_engine(engine, shapes)
+    eng = make_engine(engine, shapes, file_prefixes=documents.prefixes, strict_prefixes=options.strict_prefixes)
     tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
     mixed: list[GraphName] = []
     if options.ontology:
-        ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports)
+        ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports).quads
         raw.extend(Quad(q.subject, q.predicate, q.object, MIXED_ONTOLOGY) for q in ontology)
         mixed.append(MIXED_ONTOLOGY)
 
@@ -212,9 +213,8 @@ def _validate_raw(
     results = validate_graphs(eng, raw, tenants, focus, written=written, progress=progress, data_graph=data_graph,
                               shapes=list(options.shapes) or None)
     if results and files:
-        with_positions = place(results, files, store=raw)
-        return Report(with_positions, engine=engine, allowed=options.allowed)
-    return Report(results, engine=engine, allowed=options.allowed)
+        results = place(results, files, store=raw)
+    return Report(results, engine=engine, allowed=options.allowed, warnings=eng.warnings)
 
 
 def _inferred(tenants: Sequence[GraphName], g: GraphName) -> NamedNode:
