@@ -150,6 +150,11 @@ class Shapes:
         return cls.from_quads(quads, file_prefixes={p: [ns] for p, ns in prefixes.items()},
                               strict_prefixes=strict_prefixes)
 
+    def rules(self) -> list[tuple[Term, Term]]:
+        """(shape, rule node) of every ``sh:rule`` of the shapes, deactivated or not, in the order
+        of the shapes graph: what :meth:`apply_rules` reads (and checks)."""
+        return [(node, rule) for node in self._shapes for rule in self._graph.objects(node, sh.rule)]
+
     @property
     def warnings(self) -> list[str]:
         """What loading (or running) the shapes let pass that SHACL would not: one line per

@@ -73,6 +73,10 @@ class NativeEngine:
         """What the shapes graph was let do beyond SHACL (:attr:`memkg.shacl.Shapes.warnings`)."""
         return self._shapes.warnings
 
+    def rules(self) -> list[tuple[Term, Term]]:
+        """(shape, rule node) of every rule of the shapes (:meth:`memkg.shacl.Shapes.rules`)."""
+        return self._shapes.rules()
+
     def validate(
         self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,
         written: WrittenForms | None = None, progress: Callable[[str], None] | None = None,

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
+from ..core.prefixes import show
 from ..core.terms import GraphName
 from ..core.written import WrittenForms
 from ..store import MemoryStore
 from ..store.formats import rdf_format
 from ..store.reading import FileReader
 from .dataset import data_graph_for, tenant_graphs
+from .engines import NativeEngine
 from .inference import infer_into
 from .locations import place
 from .options import ValidationOptions
@@ -207,14 +209,18 @@ def _validate_raw(
                 progress(f"{options.inference} inference for graph {g}…")
             infer_into(raw, data_graph(g)[:-1], _inferred(tenants, g), options.inference,
                        max_rounds=options.max_rule_rounds)
+    ignored: list[str] = []
     if options.advanced:
         run_rules(eng, raw, tenants, data_graph, options, progress)
+    elif isinstance(eng, NativeEngine):  # as pySHACL without -a: the rules are not run, and that is said
+        ignored = [f"rule {show(rule, form='exact')} of shape {show(shape, form='exact')} ignored: SHACL-AF rules run "
+                   "with --advanced" for shape, rule in eng.rules()]
     focus = list(options.focus) or None
     results = validate_graphs(eng, raw, tenants, focus, written=written, progress=progress, data_graph=data_graph,
                               shapes=list(options.shapes) or None)
     if results and files:
         results = place(results, files, store=raw)
-    return Report(results, engine=engine, allowed=options.allowed, warnings=eng.warnings)
+    return Report(results, engine=engine, allowed=options.allowed, warnings=[*eng.warnings, *ignored])
 
 
 def _inferred(tenants: Sequence[GraphName], g: GraphName) -> NamedNode:
