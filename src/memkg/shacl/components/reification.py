@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import ClassVar
 
-from pyoxigraph import Literal, NamedNode, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ...core.prefixes import show
 from ...core.terms import Term
@@ -113,11 +113,13 @@ class ReifierShapeComponent(Component):
         reification is required) none; None for an incomplete focus node (SPARQL excuses it)."""
         if self.params["reificationRequired"] and engine.is_incomplete(focus):
             return None
+        if not isinstance(focus, (NamedNode, BlankNode, Triple)):
+            return []  # a literal is the subject of no triple: it has no values here
         predicate: NamedNode = self.params["predicate"]
         out: list[Term | None] = []
         for v in values:
-            written = Triple(focus, predicate, v)  # type: ignore[arg-type]  # a focus node with values is a subject
-            stored = Triple(focus, predicate, stored_form(v))  # type: ignore[arg-type]
+            written = Triple(focus, predicate, v)
+            stored = Triple(focus, predicate, stored_form(v))
             rows = engine.select(f"SELECT DISTINCT ?r ?t WHERE {{ ?r {_REIFIES} ?t }}", {"t": stored})
             candidates = [row["r"] for row in rows if "r" in row]
             reifiers = [r for r in candidates if written in engine.values_as_written(r, rdf.reifies)]
