@@ -4,6 +4,7 @@
     python benchmarks/bench_validation.py --claims 20000 --store-claims 100000 --writes 500
     python benchmarks/bench_validation.py --skip-whole --json out.json
     python benchmarks/bench_validation.py --skip-whole --skip-incremental --file-and-store 100000 --repeat 1
+    python benchmarks/bench_validation.py --skip-whole --skip-incremental --peers 1000,10000,50000
 
 (a) **Whole store.** A synthetic memory of ``--claims`` claims
 (``benchmarks/synthetic.py``, valid by construction) is loaded once into an
@@ -49,6 +50,12 @@ of the synthetic TriG (parse, then judge every literal as written) and
 with ``--on-disk``, the store also validated without the in-memory copy. Goals: the
 store at least as fast as the file; >= 20k claims/s at 100k claims for both.
 
+(e) **The peers** (``--peers SIZES``): memkg, pyshifty, pyshacl-turbo, TopQuadrant's engine
+(with Java) and pySHACL, each in a process of its own, on the same RDF 1.1 files (the projection
+of the synthetic memory with seeded violations, and memkg's shapes as pySHACL gets them): CPU
+seconds, peak memory, the number of results and their agreement with pySHACL's on (focus, path,
+shape, component). See ``benchmarks/peers.py``. Goal: memkg's CPU at most 1/3 of the fastest peer's.
+
 Markdown tables go to stdout, progress to stderr; ``--json`` also writes every
 figure (``-`` for stdout). Timings are wall clock with CPU time beside them: on a
 shared machine the load average (reported) moves wall time far more than CPU time.
@@ -87,6 +94,7 @@ from memkg import validation
 from memkg.validation import WriteValidator, validate_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peers  # noqa: E402
 import synthetic  # noqa: E402
 
 TENANT = synthetic.TENANT_BASE + "0"
@@ -534,6 +542,20 @@ def markdown(record: dict[str, Any]) -> str:
     lines = [f"memkg {env['memkg']}, pyoxigraph {env['pyoxigraph']}, pySHACL {env['pyshacl']}, Python {env['python']}, "
              f"{env['cpus']} CPU(s); load average {record['loadavg'][0]:.1f} at start, "
              f"{record['loadavg'][1]:.1f} at end (a shared machine: wall times are noisy, CPU times less so)", ""]
+    for e in record.get("peers", []):
+        lines += [f"### (e) The peers, {e['claims']:,} claims ({e['data_triples']:,} triples as RDF 1.1, "
+                  f"{e['seeded_per_kind']} seeded violations of each of 8 kinds; load average {e['loadavg']:.1f})", "",
+                  "| engine | CPU s | × memkg's CPU | peak MiB | results | as pySHACL | only here | only pySHACL's |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        ours = next((f["cpu_s"] for f in e["engines"] if f["engine"] == "memkg" and "cpu_s" in f), None)
+        for f in e["engines"]:
+            if "skipped" in f:
+                lines.append(f"| {f['engine']} | {f['skipped']} | | | | | | |")
+                continue
+            ratio = f"{f['cpu_s'] / ours:.1f}" if ours else "-"
+            lines.append(f"| {f['engine']} | {f['cpu_s']:.2f} | {ratio} | {f['peak_mib']:.0f} | {f['results']} | "
+                         f"{f.get('agree', '-')} | {f.get('only_here', '-')} | {f.get('only_pyshacl', '-')} |")
+        lines.append("")
     d = record.get("positions")
     if d:
         lines += [f"### (d) Results placed in the text, {d['claims']:,} claims ({d['bytes']:,} bytes)", "",
@@ -613,6 +635,32 @@ def markdown(record: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# -- (e) the peers ---------------------------------------------------------------------------------
+
+
+def peer_engines(sizes: list[int], seed: int, folder: Path, rebuild: bool, timeout: float,
+                 engines: list[str]) -> list[dict[str, Any]]:
+    """(e) memkg and the SHACL engines a Python user can install, on the same files (``benchmarks/peers.py``)."""
+    out = []
+    for claims in sizes:
+        path, info = built_store(claims, seed, folder, rebuild=rebuild)
+        per_kind = max(1, claims // 200)
+        inputs = folder / f"peers-c{claims}-s{seed}"
+        with MemoryStore(path, validation=None) as store:
+            seeded = seeded_violations(store, per_kind, seed)
+            log(f"(e) {claims:,} claims: writing the RDF 1.1 projection and the shapes to {inputs}…")
+            sizes_of = peers.write_inputs(store, TENANT, inputs, seeded)
+        figures = []
+        for engine in engines:
+            log(f"(e) {claims:,} claims: {engine}…")
+            figures.append(peers.run_engine(engine, inputs, timeout))
+            log(f"    {figures[-1]}"[:300])
+        peers.compare(figures)
+        out.append(dict(claims=claims, seeded_per_kind=per_kind, quads=info["quads"], **sizes_of, engines=figures,
+                        loadavg=os.getloadavg()[0]))
+    return out
+
+
 def environment() -> dict[str, Any]:
     import pyshacl
 
@@ -648,6 +696,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--on-disk", action="store_true", help="for (c): also validate the store on disk, without the copy")
     ap.add_argument("--profile", action="store_true", help="cProfile the validator loop of (b) (to stderr and --json)")
     ap.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the figures as JSON to FILE (or stdout)")
+    ap.add_argument("--peers", nargs="?", const="1000,10000,50000", metavar="SIZES",
+                    help="(e) memkg against pyshifty, pyshacl-turbo, TopQuadrant's engine and pySHACL on the same files, "
+                         "at these numbers of claims (comma-separated; default 1000,10000,50000)")
+    ap.add_argument("--peer-timeout", type=float, default=3600.0, help="(e): most seconds one engine may take")
+    ap.add_argument("--peer-engines", default="memkg,pyshifty,pyshacl-turbo,topquadrant,pyshacl", metavar="NAMES",
+                    help="(e): the engines to run (comma-separated; without pyshacl there is no agreement to report)")
     args = ap.parse_args(argv)
     # Stopped with kill: unwind, so that the seeded violations and the add path's claims are erased.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -665,6 +719,13 @@ def main(argv: list[str] | None = None) -> int:
         log(f"(d) results placed in the text at {args.positions:,} claims")
         record["positions"] = positions(args.positions, args.seed, args.dir, args.repeat, args.rebuild,
                                         args.violations)
+    if args.peers:
+        engines = args.peer_engines.split(",")
+        unknown = sorted(set(engines) - set(peers.ENGINES))
+        if unknown:
+            ap.error(f"--peer-engines: unknown {', '.join(unknown)}; known: {', '.join(peers.ENGINES)}")
+        record["peers"] = peer_engines([int(n) for n in args.peers.split(",")], args.seed, args.dir, args.rebuild,
+                                       args.peer_timeout, engines)
     if not args.skip_incremental:
         log(f"(b) one-write validation in a store of {args.store_claims:,} claims")
         record["incremental"] = incremental(args.store_claims, args.seed, args.dir, args.writes, args.build_budget,

@@ -85,6 +85,21 @@ def test_advanced_validation_sees_the_conclusions(tmp_path: Path) -> None:
     assert data.read_text() == DATA
 
 
+def test_without_advanced_each_rule_is_reported_ignored(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("data.ttl").write_text(DATA)
+    Path("rules.ttl").write_text(RULES)
+    plain = validate_files(["data.ttl"], extra_shapes=["rules.ttl"], options=ValidationOptions(shapes_only=True))
+    rules = len(shapes(RULES).rules())
+    assert rules >= 2 and len(plain.warnings) == rules
+    assert all(" ignored: SHACL-AF rules run with --advanced" in w and w.startswith("rule ") for w in plain.warnings)
+    advanced = validate_files(["data.ttl"], extra_shapes=["rules.ttl"],
+                              options=ValidationOptions(shapes_only=True, advanced=True))
+    assert advanced.warnings == []
+    assert main(["validate", "data.ttl", "--shapes", "rules.ttl", "--shapes-only"]) == 1
+    assert capsys.readouterr().err.count("ignored: SHACL-AF rules run with --advanced") == rules
+
+
 def test_rules_never_write_into_the_store_they_judge(tmp_path: Path) -> None:
     rules = tmp_path / "rules.ttl"
     rules.write_text(RULES)

@@ -34,7 +34,7 @@ A malformed shape is refused when the shapes load::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
@@ -48,7 +48,7 @@ from .components.sparql import component_definitions
 from .engine import Engine
 from .errors import ShapeError
 from .expressions import Evaluator, ExpressionReader
-from .graph import ShapesGraph, read_file
+from .graph import ShapesGraph, borrowed_prefix_warnings, parse_file
 from .paths import Path
 from .report import ValidationReport
 from .rules import RuleError, RuleRunner, describe, read_rules
@@ -103,16 +103,38 @@ class Shapes:
         )
 
     @classmethod
-    def from_quads(cls, quads: Iterable[Quad | Triple]) -> "Shapes":
+    def from_quads(
+        cls, quads: Iterable[Quad | Triple], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
+        strict_prefixes: bool = False,
+    ) -> "Shapes":
         """Shapes from the quads (or triples) of a shapes graph; graph names are ignored.
 
+        ``file_prefixes``: the ``@prefix`` declarations of the files the quads come from
+        (prefix → namespaces). SPARQL that uses a prefix no ``sh:prefixes``/``sh:declare``
+        gives borrows it from them, as pySHACL does, and :attr:`warnings` says so once per
+        prefix; ``strict_prefixes`` refuses it instead, as SHACL §5.2.1 says.
+
         Raises :class:`ShapeError` naming the malformed shape and the rule it breaks.
+
+        >>> from pyoxigraph import parse, RdfFormat
+        >>> text = b'''@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://e/> .
+        ...   ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE { $this ex:p 1 }" ] .'''
+        >>> parser = parse(text, format=RdfFormat.TURTLE)
+        >>> quads = list(parser)
+        >>> shapes = Shapes.from_quads(quads, file_prefixes={p: [ns] for p, ns in parser.prefixes.items()})
+        >>> print(shapes.warnings[0])  # doctest: +ELLIPSIS
+        shape <http://e/S>: SPARQL uses the prefix 'ex', which no sh:prefixes or sh:declare gives; ...
+        >>> Shapes.from_quads(quads, file_prefixes={"ex": ["http://e/"]}, strict_prefixes=True)
+        Traceback (most recent call last):
+        ...
+        memkg.shacl.errors.ShapeError: shape <http://e/S>: the SPARQL of _:... uses the undeclared prefix 'ex'; ...
         """
-        return cls(ShapesGraph(quads))
+        return cls(ShapesGraph(quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes))
 
     @classmethod
-    def from_file(cls, path: str | FilePath, *, base_iri: str | None = None) -> "Shapes":
-        """Shapes from a Turtle/TriG/N-Triples/N-Quads (1.2) file.
+    def from_file(cls, path: str | FilePath, *, base_iri: str | None = None, strict_prefixes: bool = False) -> "Shapes":
+        """Shapes from a Turtle/TriG/N-Triples/N-Quads (1.2) file; its ``@prefix`` declarations
+        serve SPARQL that declares no prefixes (see :meth:`from_quads`).
 
         Raises ``SyntaxError`` for bad RDF, ``OSError`` if the file cannot be read,
         ``ValueError`` for an unknown extension, :class:`ShapeError` for malformed shapes.
@@ -124,7 +146,20 @@ class Shapes:
         >>> [str(s) for s in Shapes.from_file(path)]
         ['<http://e/S>']
         """
-        return cls.from_quads(read_file(path, base_iri=base_iri))
+        quads, prefixes = parse_file(path, base_iri=base_iri)
+        return cls.from_quads(quads, file_prefixes={p: [ns] for p, ns in prefixes.items()},
+                              strict_prefixes=strict_prefixes)
+
+    def rules(self) -> list[tuple[Term, Term]]:
+        """(shape, rule node) of every ``sh:rule`` of the shapes, deactivated or not, in the order
+        of the shapes graph: what :meth:`apply_rules` reads (and checks)."""
+        return [(node, rule) for node in self._shapes for rule in self._graph.objects(node, sh.rule)]
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loading (or running) the shapes let pass that SHACL would not: one line per
+        prefix borrowed from the shapes files, naming the shapes that used it."""
+        return borrowed_prefix_warnings(self._graph)
 
     def __len__(self) -> int:
         return len(self._shapes)

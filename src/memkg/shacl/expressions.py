@@ -204,7 +204,7 @@ class ExpressionReader:
             raise _err(f"node expression {node}: {show(key, form='exact')} must be a string literal", shape)
         # The well-known prefixes need no declaration in a node expression's SPARQL (the W3C tests'
         # sh:targetNode [ sh:select ] uses rdfs: undeclared; w3c/data-shapes#176 proposes this default).
-        prefixes = {**_WELL_KNOWN, **prefixes_of(self.graph, node, shape=shape)}
+        prefixes = prefixes_of(self.graph, node, shape=shape, text=text.value, defaults=_WELL_KNOWN)
         if key == sh.select:
             query = UserQuery.parse(text.value, prefixes, shape=shape, where=f"the node expression {node}")
             projected = query.projected()

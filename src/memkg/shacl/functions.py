@@ -92,8 +92,8 @@ def _function(graph: ShapesGraph, node: NamedNode) -> Function:
     if len(written) != 1 or not isinstance(written[0], Literal):
         raise ShapeError(f"the function {node} needs exactly one body: sh:select, sh:ask or "
                          "sh:bodyExpression [ sh:sparqlExpr ]", shape=node, rule=_RULE[0], link=_RULE[1])
-    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in prefixes_of(graph, node, shape=node).items())
     text = written[0].value
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in prefixes_of(graph, node, shape=node, text=text).items())
     query = head + (text if not bodies else f"SELECT ({text} AS ?_result) {{}}")
     try:
         Store().query(query, custom_functions=placeholders(graph))

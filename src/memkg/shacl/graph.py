@@ -15,11 +15,14 @@ for the SPARQL features that query it).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path as FilePath
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
+from ..core.errors import ParseError
+from ..core.prefixes import show
+from ..core.sparql import Prologue, tokenize
 from ..core.terms import Term
 from ..core.vocab import SHACL_SPEC, owl, rdf, rdfs, sh, xsd
 from .errors import ShapeError
@@ -48,12 +51,13 @@ def format_for(path: str | FilePath) -> RdfFormat:
         raise ValueError(f"cannot tell the RDF format of {path!s} from its extension") from None
 
 
-def read_file(path: str | FilePath, *, base_iri: str | None = None) -> list[Quad]:
-    """Parse a Turtle/TriG/N-Triples/N-Quads (1.2) file into quads."""
+def parse_file(path: str | FilePath, *, base_iri: str | None = None) -> tuple[list[Quad], dict[str, str]]:
+    """Parse a Turtle/TriG/N-Triples/N-Quads (1.2) file: its quads and its ``@prefix`` declarations."""
     path = FilePath(path)
     fmt = format_for(path)
     with path.open("rb") as fh:
-        return list(parse(fh, format=fmt, base_iri=base_iri or path.resolve().as_uri()))
+        parser = parse(fh, format=fmt, base_iri=base_iri or path.resolve().as_uri())
+        return list(parser), dict(parser.prefixes)
 
 
 class ShapesGraph:
@@ -63,9 +67,22 @@ class ShapesGraph:
     Terms are kept as given (a pyoxigraph store would rewrite ``"1"^^xsd:boolean``
     to ``"true"``, a distinction SHACL makes); constants written into SPARQL
     are compared by Oxigraph in canonical form anyway.
+
+    ``file_prefixes``: the ``@prefix`` declarations of the files the graph was read from
+    (prefix → the namespaces they give it). A SPARQL text that uses a prefix no
+    ``sh:prefixes``/``sh:declare`` gives borrows the files' declaration, as pySHACL
+    lets it, and :attr:`borrowed` records it; with ``strict_prefixes`` it is refused
+    (SHACL §5.2.1 to the letter).
     """
 
-    def __init__(self, triples: Iterable[Quad | Triple]) -> None:
+    def __init__(
+        self, triples: Iterable[Quad | Triple], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
+        strict_prefixes: bool = False,
+    ) -> None:
+        self.file_prefixes = {p: tuple(sorted(set(ns))) for p, ns in (file_prefixes or {}).items()}
+        self.strict_prefixes = strict_prefixes
+        #: prefix → (the namespace borrowed from the files, the shapes whose SPARQL used it)
+        self.borrowed: dict[str, tuple[str, dict[Term, None]]] = {}
         self._triples: dict[Triple, None] = {}
         for t in triples:
             self._triples[t.triple if isinstance(t, Quad) else t] = None
@@ -186,10 +203,18 @@ class ShapesGraph:
         return node in self.instances(cls)
 
 
-def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) -> dict[str, str]:
+def prefixes_of(
+    graph: ShapesGraph, node: Term, *, shape: Term | None = None, text: str | None = None,
+    defaults: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """Prefix declarations reachable from ``node`` via ``sh:prefixes`` (SHACL §5.2.1),
     following ``owl:imports`` inside the shapes graph, and those declared on an ``sh:ShapesGraph``
-    node, which SHACL 1.2 applies to every query of the graph (W3C test sparql/node/prefixes-002)."""
+    node, which SHACL 1.2 applies to every query of the graph (W3C test sparql/node/prefixes-002).
+
+    ``text``: the SPARQL that will use them. A prefix it uses that neither they nor its own
+    ``PREFIX`` lines give is borrowed from the shapes files' ``@prefix`` declarations, unless
+    the graph is strict (see :class:`ShapesGraph`); the caller's parse refuses what is left.
+    ``defaults``: prefixes the text may use undeclared, below every declaration."""
     out: dict[str, str] = {}
     seen: set[Term] = set()
     todo = [*graph.objects(node, sh.prefixes), *graph.subjects(rdf.type, sh.ShapesGraph)]
@@ -214,7 +239,67 @@ def prefixes_of(graph: ShapesGraph, node: Term, *, shape: Term | None = None) ->
                     shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
                 )
             out[prefix] = ns
+    out = {**(defaults or {}), **out}
+    if text is not None:
+        user = shape if shape is not None else node
+        for prefix in sorted(_undeclared(text, out)):
+            ns = None if graph.strict_prefixes else _borrow(graph, prefix, user)
+            if ns is None:
+                besides = (" (a shapes file declares it with @prefix, but strict prefixes were asked for)"
+                           if prefix in graph.file_prefixes else "")
+                raise ShapeError(
+                    f"the SPARQL of {show(node, form='exact')} uses the undeclared prefix {prefix!r}; declare it with "
+                    f"sh:prefixes/sh:declare{besides}",
+                    shape=user, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+                )
+            out[prefix] = ns
     return out
+
+
+def _undeclared(text: str, declared: Mapping[str, str]) -> set[str]:
+    """The prefixes of the prefixed names in ``text`` that neither ``declared`` nor its own
+    ``PREFIX`` lines give (none when it does not tokenize: its parser names that error)."""
+    try:
+        tokens = tokenize(text, layout=True)
+        prologue = Prologue(prefixes=dict(declared))
+        start = prologue.read(tokens)
+    except (ParseError, ValueError):
+        return set()
+    known = prologue.prefixes or {}
+    return {t.text.split(":", 1)[0] for t in tokens[start:] if t.kind == "PNAME"} - set(known)
+
+
+def _borrow(graph: ShapesGraph, prefix: str, shape: Term) -> str | None:
+    """The one namespace the shapes files give ``prefix`` (None if they give it none), noted in
+    ``graph.borrowed``; two different ones are a ShapeError naming both."""
+    namespaces = graph.file_prefixes.get(prefix, ())
+    if len(namespaces) > 1:
+        raise ShapeError(
+            f"the SPARQL of {show(shape, form='exact')} uses the prefix {prefix!r}, which no sh:prefixes or "
+            f"sh:declare gives and the shapes files declare with two namespaces ({' and '.join(namespaces)})",
+            shape=shape, rule="SHACL §5.2.1 prefix declarations", link=SHACL_SPEC + "#sparql-prefixes",
+        )
+    if not namespaces:
+        return None
+    graph.borrowed.setdefault(prefix, (namespaces[0], {}))[1][shape] = None
+    return namespaces[0]
+
+
+#: Most shapes a borrowed-prefix warning names (the others are counted).
+NAMED_SHAPES = 3
+
+
+def borrowed_prefix_warnings(graph: ShapesGraph) -> list[str]:
+    """One line per prefix borrowed from the shapes files, naming the shapes that used it."""
+    lines = []
+    for prefix, (ns, users) in sorted(graph.borrowed.items()):
+        names = sorted(show(s, form="exact") for s in users)
+        more = f" and {len(names) - NAMED_SHAPES} more" if len(names) > NAMED_SHAPES else ""
+        lines.append(
+            f"{'shape' if len(names) == 1 else 'shapes'} {', '.join(names[:NAMED_SHAPES])}{more}: SPARQL uses the "
+            f"prefix {prefix!r}, which no sh:prefixes or sh:declare gives; the shapes file's @prefix {prefix}: "
+            f"<{ns}> is used, as pySHACL does (--strict-prefixes refuses it, as SHACL §5.2.1 says)")
+    return lines
 
 
 def boolean(term: Term) -> bool | None:

@@ -86,7 +86,7 @@ def read_rules(graph: ShapesGraph, shapes: Sequence[Term]) -> list[Rule]:
                 if not isinstance(text, Literal):
                     raise ShapeError(f"rule {node}: sh:construct must be a literal", shape=shape, rule=_AF[0],
                                      link=_AF[1])
-                prefixes = prefixes_of(graph, node, shape=shape)
+                prefixes = prefixes_of(graph, node, shape=shape, text=text.value)
                 head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in prefixes.items())
                 rules.append(Rule(shape, node, order, conditions, construct=head + text.value))
             elif graph.objects(node, sh.subject) or sh.TripleRule in types:

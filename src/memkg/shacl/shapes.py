@@ -201,7 +201,8 @@ class Loader:
                     f"sh:target {t}: only SPARQL-based targets with exactly one sh:select are supported",
                     shape=node, rule="SHACL-AF §5.1 SPARQL-based targets",
                 )
-            query = UserQuery.parse(selects[0].value, prefixes_of(g, t, shape=node), shape=node, where=f"the target {t}")
+            text = selects[0].value
+            query = UserQuery.parse(text, prefixes_of(g, t, shape=node, text=text), shape=node, where=f"the target {t}")
             query.check_prebinding(set(), shape=node, where=f"the target {t}")
             if query.form != "SELECT" or "this" not in query.projected():
                 raise ShapeError(f"the target {t} must be a SELECT query projecting ?this", shape=node,

@@ -9,7 +9,7 @@ attributed to the *named* shape (the invariant) it belongs to.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
@@ -62,10 +62,20 @@ class NativeEngine:
         """The shapes' SHACL-AF rules over the union of ``graphs``, concluded into graph ``into``."""
         return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
 
-    def __init__(self, shapes: Sequence[Quad]) -> None:
+    def __init__(self, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
+                 strict_prefixes: bool = False) -> None:
         self._quads = list(shapes)
-        self._shapes = Shapes.from_quads(self._quads)
+        self._shapes = Shapes.from_quads(self._quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes)
         self._names = ShapeNames(self._quads)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the shapes graph was let do beyond SHACL (:attr:`memkg.shacl.Shapes.warnings`)."""
+        return self._shapes.warnings
+
+    def rules(self) -> list[tuple[Term, Term]]:
+        """(shape, rule node) of every rule of the shapes (:meth:`memkg.shacl.Shapes.rules`)."""
+        return self._shapes.rules()
 
     def validate(
         self, store: Store, graph: GraphName, *, focus: Sequence[Term] | None = None, scan: bool = False,

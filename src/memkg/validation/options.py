@@ -43,7 +43,10 @@ class ValidationOptions:
       or these named shapes;
     * ``allow_warnings``, ``allow_infos`` (the same): results of those severities do not
       make the data nonconforming (by default any result does, as in pySHACL);
-    * ``max_rule_rounds``: the bound on rule (and inference) rounds before a fixpoint.
+    * ``max_rule_rounds``: the bound on rule (and inference) rounds before a fixpoint;
+    * ``strict_prefixes``: refuse SPARQL in the shapes that uses a prefix no ``sh:prefixes`` or
+      ``sh:declare`` gives (SHACL §5.2.1 to the letter) instead of borrowing the shapes file's
+      ``@prefix`` with a warning, as pySHACL does.
     """
 
     shapes_only: bool = False
@@ -58,6 +61,7 @@ class ValidationOptions:
     allow_warnings: bool = False
     allow_infos: bool = False
     max_rule_rounds: int = MAX_RULE_ROUNDS
+    strict_prefixes: bool = False
 
     def __post_init__(self) -> None:
         if self.inference not in INFERENCE:

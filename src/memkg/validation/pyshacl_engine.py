@@ -46,6 +46,8 @@ class PyshaclEngine:
     """
 
     name = "pyshacl"
+    #: pySHACL reports nothing it lets pass beyond SHACL.
+    warnings: list[str] = []
 
     def __init__(self, shapes: Sequence[Quad]) -> None:
         self._quads = list(shapes)

@@ -36,12 +36,15 @@ class Report:
     sh:Debug and sh:Trace (as pySHACL: a warning fails unless ``--allow-warnings``).
     ``stage``: what was judged, ``"data"``, or ``"shapes"`` when ``--meta-shacl`` refused the
     shapes graph before the data was read.
+    ``warnings``: what the shapes graph was let do beyond SHACL, for stderr (never a result).
     """
 
     results: list[Violation] = field(default_factory=list)
     engine: str = "native"
     allowed: frozenset[NamedNode] = QUIET_SEVERITIES
     stage: str = "data"
+    #: What the shapes graph was let do beyond SHACL (a prefix borrowed from a shapes file), one line each.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def conforms(self) -> bool:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
 from typing import Protocol
@@ -37,15 +38,35 @@ def builtin_shapes() -> tuple[Quad, ...]:
 def read_shapes(path: str | Path) -> list[Quad]:
     """The quads of a shapes (or ontology) file: Turtle, TriG, N-Triples or N-Quads by its extension
     (Turtle when it has none of theirs)."""
-    path = Path(path)
+    return _read_file(Path(path))[0]
+
+
+def _read_file(path: Path) -> tuple[list[Quad], dict[str, str]]:
+    """A shapes file's quads and ``@prefix`` declarations."""
     try:
         fmt = rdf_format(path)
     except ValueError:
         fmt = RdfFormat.TURTLE
     try:
-        return list(parse(path=str(path), format=fmt, base_iri=path.resolve().as_uri()))
+        parser = parse(path=str(path), format=fmt, base_iri=path.resolve().as_uri())
+        return list(parser), dict(parser.prefixes)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=path) from None
+
+
+@dataclass
+class ShapesDocuments:
+    """The documents of a shapes graph (or an ontology) as read: their quads, and the
+    ``@prefix`` declarations they make (prefix → every namespace a document gives it),
+    which SPARQL in the shapes may borrow as pySHACL lets it (:meth:`memkg.shacl.Shapes.from_quads`)."""
+
+    quads: list[Quad] = field(default_factory=list)
+    prefixes: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, quads: list[Quad], prefixes: Mapping[str, str]) -> None:
+        self.quads += quads
+        for prefix, ns in prefixes.items():
+            self.prefixes.setdefault(prefix, set()).add(ns)
 
 
 #: Most documents one ``owl:imports`` closure reads (a bound on a chain that never ends).
@@ -59,14 +80,14 @@ class ImportError_(MemkgError, ValueError):
     """An ``owl:imports`` that cannot be followed: not a local file, or a URL without leave."""
 
 
-def read_shapes_graph(paths: Sequence[str | Path], *, imports: bool = False, remote: bool = False) -> list[Quad]:
-    """The quads of the files, and with ``imports`` of every document their ``owl:imports``
+def read_shapes_graph(paths: Sequence[str | Path], *, imports: bool = False, remote: bool = False) -> ShapesDocuments:
+    """The quads (and prefixes) of the files, and with ``imports`` of every document their ``owl:imports``
     reach (``file:`` IRIs; ``http(s):`` URLs only with ``remote``), each read once.
 
     Raises :class:`ImportError_` naming the import that cannot be followed, and
     ``ParseError`` for a document that does not parse.
     """
-    quads: list[Quad] = []
+    documents = ShapesDocuments()
     done: set[str] = set()
     todo: list[tuple[str, str | None]] = [(Path(p).resolve().as_uri(), None) for p in paths]
     while todo:
@@ -76,20 +97,20 @@ def read_shapes_graph(paths: Sequence[str | Path], *, imports: bool = False, rem
         done.add(iri)
         if len(done) > MAX_IMPORTS:
             raise ImportError_(f"owl:imports reaches more than {MAX_IMPORTS} documents (from {importer})")
-        found = _read_document(iri, importer, remote) if importer is not None else read_shapes(Path(iri[7:]))
-        quads += found
+        found, prefixes = _read_document(iri, importer, remote) if importer is not None else _read_file(Path(iri[7:]))
+        documents.add(found, prefixes)
         if imports:
             todo += [(q.object.value.split("#", 1)[0], iri) for q in found
                      if q.predicate == OWL_IMPORTS and isinstance(q.object, NamedNode)]
-    return quads
+    return documents
 
 
-def _read_document(iri: str, importer: str, remote: bool) -> list[Quad]:
+def _read_document(iri: str, importer: str, remote: bool) -> tuple[list[Quad], dict[str, str]]:
     if iri.startswith("file:"):
         path = Path(url2pathname(urlsplit(iri).path))
         if not path.is_file():
             raise ImportError_(f"{importer}: owl:imports <{iri}>: no such file")
-        return read_shapes(path)
+        return _read_file(path)
     if iri.startswith(("http://", "https://")):
         if not remote:
             raise ImportError_(f"{importer}: owl:imports <{iri}> is a URL: pass --imports-remote to fetch it")
@@ -97,7 +118,7 @@ def _read_document(iri: str, importer: str, remote: bool) -> list[Quad]:
     raise ImportError_(f"{importer}: owl:imports <{iri}>: only file: IRIs and http(s) URLs can be imported")
 
 
-def _fetch(url: str) -> list[Quad]:
+def _fetch(url: str) -> tuple[list[Quad], dict[str, str]]:
     request = Request(url, headers={"Accept": "text/turtle, application/n-triples;q=0.9, application/trig;q=0.8"})
     try:
         with urlopen(request, timeout=30) as response:  # noqa: S310 - http(s) only, checked above
@@ -109,7 +130,8 @@ def _fetch(url: str) -> list[Quad]:
         raise ImportError_(f"owl:imports <{url}>: more than {MAX_IMPORT_BYTES:,} bytes")
     fmt = RdfFormat.from_media_type(media) or RdfFormat.TURTLE
     try:
-        return list(parse(data, format=fmt, base_iri=url))
+        parser = parse(data, format=fmt, base_iri=url)
+        return list(parser), dict(parser.prefixes)
     except SyntaxError as err:
         raise ParseError.from_syntax_error(err, file=url) from None
 
@@ -142,10 +164,16 @@ class ValidationEngine(Protocol):
     ) -> list[Violation]:
         ...
 
+    @property
+    def warnings(self) -> list[str]:
+        ...
 
-def make_engine(name: str, shapes: Sequence[Quad]) -> ValidationEngine:
+
+def make_engine(name: str, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, set[str]] | None = None,
+                strict_prefixes: bool = False) -> ValidationEngine:
+    """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`."""
     if name == "native":
-        return NativeEngine(shapes)
+        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes)
     if name == "pyshacl":
         # pySHACL and rdflib take most of a second to import; only the reference engine needs them.
         from .pyshacl_engine import PyshaclEngine

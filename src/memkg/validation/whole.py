@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
+from ..core.prefixes import show
 from ..core.terms import GraphName
 from ..core.written import WrittenForms
 from ..store import MemoryStore
 from ..store.formats import rdf_format
 from ..store.reading import FileReader
 from .dataset import data_graph_for, tenant_graphs
+from .engines import NativeEngine
 from .inference import infer_into
 from .locations import place
 from .options import ValidationOptions
@@ -172,7 +174,8 @@ def _validate_raw(
 ) -> Report:
     """Validate the graphs of ``raw`` (a store this validation may write into: a copy); the
     results placed in ``files`` (the data's, or the shapes' for ``--meta-shacl``)."""
-    user_shapes = read_shapes_graph(extra_shapes, imports=options.imports, remote=options.remote_imports)
+    documents = read_shapes_graph(extra_shapes, imports=options.imports, remote=options.remote_imports)
+    user_shapes = documents.quads
     if options.meta_shacl:
         meta = validate_shapes_graph(user_shapes)
         if meta.results:
@@ -187,11 +190,11 @@ def _validate_raw(
     for chosen in options.shapes:
         if chosen not in named:
             raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
-    eng = make_engine(engine, shapes)
+    eng = make_engine(engine, shapes, file_prefixes=documents.prefixes, strict_prefixes=options.strict_prefixes)
     tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
     mixed: list[GraphName] = []
     if options.ontology:
-        ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports)
+        ontology = read_shapes_graph(options.ontology, imports=options.imports, remote=options.remote_imports).quads
         raw.extend(Quad(q.subject, q.predicate, q.object, MIXED_ONTOLOGY) for q in ontology)
         mixed.append(MIXED_ONTOLOGY)
 
@@ -206,15 +209,18 @@ def _validate_raw(
                 progress(f"{options.inference} inference for graph {g}…")
             infer_into(raw, data_graph(g)[:-1], _inferred(tenants, g), options.inference,
                        max_rounds=options.max_rule_rounds)
+    ignored: list[str] = []
     if options.advanced:
         run_rules(eng, raw, tenants, data_graph, options, progress)
+    elif isinstance(eng, NativeEngine):  # as pySHACL without -a: the rules are not run, and that is said
+        ignored = [f"rule {show(rule, form='exact')} of shape {show(shape, form='exact')} ignored: SHACL-AF rules run "
+                   "with --advanced" for shape, rule in eng.rules()]
     focus = list(options.focus) or None
     results = validate_graphs(eng, raw, tenants, focus, written=written, progress=progress, data_graph=data_graph,
                               shapes=list(options.shapes) or None)
     if results and files:
-        with_positions = place(results, files, store=raw)
-        return Report(with_positions, engine=engine, allowed=options.allowed)
-    return Report(results, engine=engine, allowed=options.allowed)
+        results = place(results, files, store=raw)
+    return Report(results, engine=engine, allowed=options.allowed, warnings=[*eng.warnings, *ignored])
 
 
 def _inferred(tenants: Sequence[GraphName], g: GraphName) -> NamedNode:

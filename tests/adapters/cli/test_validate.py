@@ -143,6 +143,26 @@ def test_meta_shacl_judges_the_shapes_graph(run, files, tmp_path) -> None:
     assert code == 1, "good shapes pass meta-SHACL, then the data is judged"
 
 
+def test_shapes_files_prefixes_serve_their_sparql_with_one_warning(run, files, tmp_path) -> None:
+    # pySHACL's shapes: the SPARQL uses ex: from the file's @prefix, with no sh:prefixes.
+    (tmp_path / "pyshacl-shapes.ttl").write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n@prefix ex: <http://example.org/> .\n"
+        "ex:Old sh:targetClass ex:Person ; sh:sparql [ sh:select \"SELECT $this ?value WHERE { $this ex:age ?value "
+        "FILTER(?value > 40) }\" ] .\n"
+        "ex:Named sh:targetClass ex:Person ; sh:sparql [ sh:select \"SELECT $this WHERE { $this ex:name ?n }\" ] .\n")
+    argv = ["validate", "data.ttl", "--shapes", "pyshacl-shapes.ttl", "--shapes-only", "--format", "json"]
+    code, out, err = run(*argv)
+    assert code == 1 and [r["focusNode"]["value"] for r in json.loads(out)["results"]] == [EX + "ann"]
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: shapes <{EX}Named>, <{EX}Old>: SPARQL uses the prefix 'ex', which no sh:prefixes or "
+                        f"sh:declare gives; the shapes file's @prefix ex: <{EX}> is used, as pySHACL does "
+                        "(--strict-prefixes refuses it, as SHACL §5.2.1 says)"]
+    code, out, err = run(*argv, "--strict-prefixes")
+    assert code == 2 and out == "" and "undeclared prefix 'ex'" in err and "strict prefixes" in err
+    assert f"shape <{EX}Named>" in err or f"shape <{EX}Old>" in err
+    assert "ValidationOptions" not in err and "Traceback" not in err
+
+
 def test_imports_follow_local_files_only_when_asked(run, files, tmp_path) -> None:
     main_shapes = tmp_path / "main.ttl"
     main_shapes.write_text("@prefix owl: <http://www.w3.org/2002/07/owl#> .\n<urn:shapes> owl:imports <shapes.ttl> .\n")

@@ -60,6 +60,7 @@ def options_from(args: argparse.Namespace) -> ValidationOptions:
         allow_warnings=args.allow_warnings,
         allow_infos=args.allow_infos,
         max_rule_rounds=args.max_rule_rounds,
+        strict_prefixes=args.strict_prefixes,
     )
 
 
@@ -75,6 +76,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                     options=options)
     if progress:
         sys.stderr.write("\r\x1b[K")
+    for warning in report.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
     text = render(report, args.format)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -126,5 +129,8 @@ def register(command: AddCommand) -> None:
                    help="results of severity sh:Info do not fail the validation")
     p.add_argument("--max-rule-rounds", type=int, default=ValidationOptions.max_rule_rounds, metavar="N",
                    help="most rounds of rules or inference before giving up on a fixpoint (default: %(default)s)")
+    p.add_argument("--strict-prefixes", action="store_true",
+                   help="refuse SPARQL in the shapes that uses a prefix no sh:prefixes/sh:declare gives (SHACL to the "
+                        "letter); by default the shapes file's @prefix is used, with a warning, as pySHACL does")
     p.add_argument("--input-format", choices=sorted(FORMAT_NAMES), help="force the files' format")
     add_limit_arguments(p, "max_depth", "max_literal")

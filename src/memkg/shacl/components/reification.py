@@ -7,6 +7,11 @@ reported for ``v`` (as the suites expect) when a reifier of that triple term
 (``?r rdf:reifies <<( f p v )>>``) does not conform to a reifier shape, or when
 reification is required and there is no reifier — unless the focus node is
 incomplete (:mod:`memkg.shacl.incomplete`): its reifier may be stated elsewhere.
+
+Two paths decide it, alike: the SPARQL fragment over the store, and :meth:`judge` in Python
+over the data as written (a store keeps ``<<( f p "01"^^xsd:integer )>>`` as ``"1"``: as written,
+a reifier of the one is not a reifier of the other). ``tests/shacl/test_reification.py`` holds
+the two to the same results.
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import ClassVar
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ...core.prefixes import show
 from ...core.terms import Term
 from ...core.vocab import SHACL12_SPEC, rdf, sh
+from ...core.written import stored_form
 from ..graph import boolean
 from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
@@ -100,6 +106,26 @@ class ReifierShapeComponent(Component):
             bad = any(r.key is not None and any(r.key in f for f in failing) for r in group)
             if bad or missing:
                 out.append(first.without_key())
+        return out
+
+    def judge(self, values: list[Term], focus: Term, engine: Evaluation) -> list[Term | None] | None:
+        """The values whose triple, as written, has a reifier that does not conform, or (when
+        reification is required) none; None for an incomplete focus node (SPARQL excuses it)."""
+        if self.params["reificationRequired"] and engine.is_incomplete(focus):
+            return None
+        if not isinstance(focus, (NamedNode, BlankNode, Triple)):
+            return []  # a literal is the subject of no triple: it has no values here
+        predicate: NamedNode = self.params["predicate"]
+        out: list[Term | None] = []
+        for v in values:
+            written = Triple(focus, predicate, v)
+            stored = Triple(focus, predicate, stored_form(v))
+            rows = engine.select(f"SELECT DISTINCT ?r ?t WHERE {{ ?r {_REIFIES} ?t }}", {"t": stored})
+            candidates = [row["r"] for row in rows if "r" in row]
+            reifiers = [r for r in candidates if written in engine.values_as_written(r, rdf.reifies)]
+            failing = any(engine.nonconforming(s, reifiers) for s in self.params["shapes"]) if reifiers else False
+            if failing or (self.params["reificationRequired"] and not reifiers):
+                out.append(v)
         return out
 
     def template_values(self) -> dict[str, Term]:

@@ -254,7 +254,8 @@ class SparqlConstraintComponent(_SelectBased):
                 continue
             text = _one_string(reader.graph, node, sh.select, reader.node, cls.RULE)
             where = f"the sh:select of {node}"
-            query = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
+            prefixes = prefixes_of(reader.graph, node, shape=reader.node, text=text)
+            query = UserQuery.parse(text, prefixes, shape=reader.node, where=where)
             if query.form != "SELECT":
                 raise cls.error(reader, f"{where} must be a SELECT query")
             query.check_prebinding({"this", "currentShape", "shapesGraph"}, shape=reader.node, where=where)
@@ -287,7 +288,8 @@ def _select_all(reader: Reader, node: Term, query: UserQuery, consts: dict[str, 
         return None
     where = f"the shx:selectAll of {node}"
     text = _one_string(reader.graph, node, shx.selectAll, reader.node, SparqlConstraintComponent.RULE)
-    query_all = UserQuery.parse(text, prefixes_of(reader.graph, node, shape=reader.node), shape=reader.node, where=where)
+    prefixes = prefixes_of(reader.graph, node, shape=reader.node, text=text)
+    query_all = UserQuery.parse(text, prefixes, shape=reader.node, where=where)
     missing = sorted(({"this"} | query.projected()) - query_all.projected())
     if query_all.form != "SELECT" or missing:
         raise ShapeError(f"{where} must be a SELECT projecting " + ", ".join("?" + v for v in missing or ["this"]),
@@ -425,7 +427,7 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
                 prebound = {"this", "currentShape", "shapesGraph", *names}
             else:
                 raise ShapeError(f"{where} needs sh:ask (sh:validator) or sh:select", shape=node, rule=rule)
-            query = UserQuery.parse(text, prefixes_of(graph, v, shape=node), shape=node, where=where)
+            query = UserQuery.parse(text, prefixes_of(graph, v, shape=node, text=text), shape=node, where=where)
             query.check_prebinding(prebound, shape=node, where=where)
             return Validator(v, query, _messages(graph, v))
 
