@@ -30,8 +30,12 @@ contradictions view finds them); ~25 % of claims carry a ``mem:context``,
 ~70 % a ``mem:validFrom``, ~15 % a ``mem:validUntil``, ~2 % are retracted by a
 ``mem:Retraction``, ~0.5 % state an explicit ``mem:contradicts``, ~1 % are
 ``mem:IdentityCandidate`` (a subclass of ``mem:Claim``). Every claim has a
-``mem:recordedAt`` and is asserted by a ``mem:Message``. Times run from
-2023-01-01 over three years.
+``mem:recordedAt`` and is asserted by a ``mem:Message``; ~60 % are
+``mem:supportedBy`` that message, ~10 % have a ``mem:SupportGroup`` of it and an
+earlier message, ~5 % are ``mem:supportedBy`` an earlier claim (support through
+claims, what a claim's standing unfolds), and ~1 % of the messages are later
+withdrawn by a ``mem:Retraction`` (the claims resting on them alone fall).
+Times run from 2023-01-01 over three years.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from pathlib import Path
 
 from memkg import MemoryStore
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 EX = "https://example.org/bench/"
 TENANT = "https://example.org/tenants/bench"
 EPOCH = 1672531200  # 2023-01-01T00:00:00Z
@@ -85,7 +89,8 @@ def generate(n_claims: int, path: str | os.PathLike[str], *, seed: int = 0) -> d
     n_people = max(1, n_claims // 20)
     n_entities = max(1, n_claims // 10)
     counts = dict(claims=0, people=n_people, entities=n_entities, messages=0, supersessions=0,
-                  retractions=0, contradicts=0, functional_conflicts=0)
+                  retractions=0, contradicts=0, functional_conflicts=0, groups=0,
+                  withdrawn_messages=0)
     latest: dict[tuple[int, str], int] = {}
     by_subject_last: dict[int, int] = {}
     tmp = Path(str(path) + ".partial")
@@ -128,6 +133,15 @@ def generate(n_claims: int, path: str | os.PathLike[str], *, seed: int = 0) -> d
                     lines.append(f"; mem:validUntil {_dt(start + DAY + rng.randrange(400 * DAY))} ")
             if rng.random() < 0.25:
                 lines.append(f"; mem:context ex:{rng.choice(CONTEXTS)} ")
+            support = rng.random()
+            if support < 0.6:
+                lines.append(f"; mem:supportedBy ex:m{msg} ")
+            elif support < 0.7 and msg > 0:
+                lines.append(f"; mem:supportGroup ex:g{i} ")
+                buf.append(f"ex:g{i} a mem:SupportGroup ; mem:member ex:m{msg} , ex:m{rng.randrange(msg)} .\n")
+                counts["groups"] += 1
+            elif support < 0.75 and i > 0:
+                lines.append(f"; mem:supportedBy ex:c{rng.randrange(i)} ")
             if functional:
                 prev = latest.get((s, p))
                 if prev is not None:
@@ -147,6 +161,10 @@ def generate(n_claims: int, path: str | os.PathLike[str], *, seed: int = 0) -> d
                 counts["retractions"] += 1
                 r = counts["retractions"]
                 buf.append(f'ex:r{r} a mem:Retraction ; mem:retracts ex:c{i} ; mem:reason "corrected" ; '
+                           f"mem:recordedAt {_dt(rec + 1 + rng.randrange(90 * DAY))} .\n")
+            if i % 2 == 1 and rng.random() < 0.01:  # the message of the last two claims, withdrawn
+                counts["withdrawn_messages"] += 1
+                buf.append(f'ex:w{msg} a mem:Retraction ; mem:retracts ex:m{msg} ; mem:reason "withdrawn" ; '
                            f"mem:recordedAt {_dt(rec + 1 + rng.randrange(90 * DAY))} .\n")
             counts["claims"] += 1
             if len(buf) > 2000:

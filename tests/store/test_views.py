@@ -345,11 +345,13 @@ def test_a_bound_parameter_is_one_term_in_a_values_block(subject: str | None) ->
     bound = views_module.bind(view, params)
     before, after = view.text_for(params).splitlines(), bound.text.splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
-    assert len(before) == len(after) and len(changed) == 1
-    assert changed[0][0].strip() == "#+ bindings"
-    assert changed[0][1].strip() == (
-        'VALUES (?known_at ?valid_at ?subject) { ("2026-02-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> '
-        f"UNDEF {f'<{subject}>' if subject else 'UNDEF'}) }}")
+    # every marker gets the same values: the lookup shape has one, the scan shape two sub-SELECTs that need them
+    assert len(before) == len(after) and len(changed) == (1 if subject else 2)
+    for marker, values in changed:
+        assert marker.strip() == "#+ bindings"
+        assert values.strip() == (
+            'VALUES (?known_at ?valid_at ?subject ?standing) { ("2026-02-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> '
+            f"UNDEF {f'<{subject}>' if subject else 'UNDEF'} UNDEF) }}")
     assert bound.tenant is None
 
 
@@ -357,7 +359,7 @@ def test_a_subject_picks_the_lookup_shape_and_its_absence_the_scan_shape(lia: Me
     view = views_module.get_view("current")
     lookup, scan = view.text_for({"subject"}), view.text_for(set())
     assert "GROUP BY ?claim ?subject" in lookup and "SELECT DISTINCT" not in lookup
-    assert "SELECT DISTINCT ?claim ?subject ?predicate ?object" in scan and "GROUP BY" not in scan
+    assert "SELECT DISTINCT ?claim ?subject ?predicate ?object" in scan and "GROUP BY ?claim ?subject" not in scan
     assert not any(line.strip().startswith(("#+ if", "#+ else", "#+ end")) for line in (lookup + scan).splitlines())
     # the file as it stands is one query, both shapes joined, with the same rows
     raw = lia.query(view.text, default_graph=[NamedNode(LIA_GRAPH), DefaultGraph(), ONTOLOGY_GRAPH])
@@ -369,8 +371,7 @@ def test_a_subject_picks_the_lookup_shape_and_its_absence_the_scan_shape(lia: Me
     ("#+ else\n#+ bindings\n", "'#\\+ else' without '#\\+ if'"),
     ("#+ if subject\n#+ if subject\n#+ end\n#+ end\n#+ bindings\n", "inside the '#\\+ if subject' block"),
     ("#+ if when\n#+ else\n#+ end\n#+ bindings\n", "names no optional parameter"),
-    ("#+ if subject\n#+ bindings\n#+ end\n", r"needs one '#\+ bindings' line \(given: none of subject\); found 0"),
-    ("#+ bindings\n#+ if subject\n#+ bindings\n#+ end\n", r"\(given: subject\); found 2"),
+    ("#+ if subject\n#+ bindings\n#+ end\n", r"needs a '#\+ bindings' line \(given: none of subject\); found none"),
 ])
 def test_malformed_shape_blocks_are_refused_with_the_file(tmp_path, body: str, error: str) -> None:
     path = tmp_path / "broken.rq"
@@ -417,10 +418,11 @@ def test_current_historical_and_audit_share_one_body() -> None:
     def body(name: str) -> str:
         """Both shapes of the query, less the lines that bind ?knownTime and ?validTime."""
         text = views_module.get_view(name).text
-        text = text[text.index("SELECT ?claim ?subject ?predicate ?object WHERE {"):]
-        return re.sub(r"(#\+ bindings\n)\s*BIND\(.* AS \?knownTime\)\n\s*BIND\(.* AS \?validTime\)\n", r"\1", text)
+        text = text[text.index("SELECT ?claim ?subject ?predicate ?object ?standing WHERE {"):]
+        text = re.sub(r"(#\+ bindings\n)\s*BIND\(.* AS \?knownTime\)\n\s*BIND\(.* AS \?validTime\)\n", r"\1", text)
+        return re.sub(r"(#\+ bindings\n)\s*BIND\(.* AS \?knownTime\)\n", r"\1", text)
 
-    assert body("current").count("#+ bindings\n") == 2
+    assert body("current").count("#+ bindings\n") == 3
     assert "AS ?knownTime)" not in body("current") and "AS ?validTime)" not in body("current")
     assert body("current") == body("historical") == body("audit")
 

@@ -183,7 +183,7 @@ acme:cGuess a mem:Claim ; rdf:reifies <<( acme:postgres acme:hasUptime "99" )>> 
 def varied_store(path: Path) -> Path:
     """A store on disk (closed again) holding both examples, then a retracted claim, a withdrawn
     message, a sentence said twice, a claim on two groups one of which lost its source, an echo,
-    an open end and a withdrawn claim: every status and optional field of the outputs shows
+    an open end, a withdrawn claim and a fallen one: every status and optional field of the outputs shows
     somewhere in it."""
     from pyoxigraph import NamedNode
 
@@ -202,4 +202,6 @@ def varied_store(path: Path) -> Path:
         memory.load_data(UPTIME, format="turtle", graph=ACME_GRAPH)
         withdraw(memory, ACME + "s2", reason="the second log was misread", graph=ACME_GRAPH)
         withdraw(memory, ACME + "cAnswerThroughput", reason="answered from stale figures", graph=ACME_GRAPH)
+        # cCutover's two legs both echo the runbook: it falls, and stays known
+        withdraw(memory, ACME + "runbook", reason="the runbook was superseded by a new plan", graph=ACME_GRAPH)
     return path

@@ -27,7 +27,8 @@ class Hit:
       object, a vertex's names;
     * ``signals`` — each signal's contribution to the score (lexical, vector, entity, time, graph);
     * ``status`` — ``current``; for claims ``superseded`` (with ``successor``), ``retracted``
-      (with ``retracted_by``) or ``not-valid`` (its validity excludes the time asked about);
+      (with ``retracted_by``), ``fallen`` (every support group lost a member to a withdrawal:
+      ranked as a superseded claim) or ``not-valid`` (its validity excludes the time asked about);
       ``withdrawn`` for a retracted source;
     * ``time`` — its event time or start of validity (ISO 8601), when it has one;
     * ``why`` — short notes: the entity or period it matched, the hit it neighbours;

@@ -462,6 +462,9 @@ def _versions(index: RecallIndex, store: Store, pool: list[_Candidate], candidat
                         succ.contributions["graph"] = max(succ.contributions.get("graph", 0.0), c.score / cfg.superseded)
                         succ.why.append(f"successor of {doc['node']}")
                         pool.append(succ)
+        elif status == "fallen":  # ranked as a superseded claim: what licensed it is gone
+            c.factor *= cfg.superseded
+            c.why.append("its support fell: every support group lost a member to a withdrawal")
         elif status in ("retracted", "withdrawn"):
             c.factor *= cfg.retracted
         elif status == "not-valid":
@@ -656,7 +659,35 @@ def _status(store: Store, doc: dict[str, object], known_at: datetime | None, at:
     end = _literal_seconds(store, node, mem.validUntil, graph)
     if (start is not None and at < start) or (end is not None and at >= end):
         return "not-valid", None, None
+    if _down(store, node, graph, known, set()):
+        return "fallen", None, None
     return "current", None, None
+
+
+_WITHDRAWING = (mem.retracts, mem.supersedes)
+
+
+def _down(store: Store, node: Subject, graph: GraphName, known: Callable[[Subject], bool], path: set[Subject]) -> bool:
+    """Whether ``node`` does not stand, as :func:`memkg.provenance.support` says it (a claim whose
+    every support group lost a member is fallen): it is withdrawn by a record known then, echoes
+    what does not stand, or has support and no group whose members all stand. A node met again on
+    its own path stands on nothing (support in a ring licenses nothing)."""
+    if node in path:
+        return True
+    if any(known(q.subject) for p in _WITHDRAWING for q in store.quads_for_pattern(None, p, node, graph)):
+        return True
+    inner = path | {node}
+    if any(_down(store, q.object, graph, known, inner) for q in store.quads_for_pattern(node, mem.echoOf, None, graph)
+           if isinstance(q.object, (NamedNode, BlankNode))):
+        return True
+    groups = [[q.object] for q in store.quads_for_pattern(node, mem.supportedBy, None, graph)]
+    groups += [[m.object for m in store.quads_for_pattern(g.object, mem.member, None, graph)]
+               for g in store.quads_for_pattern(node, mem.supportGroup, None, graph)
+               if isinstance(g.object, (NamedNode, BlankNode))]
+    return bool(groups) and not any(
+        members and not any(isinstance(m, (NamedNode, BlankNode)) and _down(store, m, graph, known, inner)
+                            for m in members)
+        for members in groups)
 
 
 def _latest(store: Store, node: NamedNode, graph: GraphName, known: Callable[[Subject], bool]) -> NamedNode:

@@ -6,7 +6,10 @@ starting ``#+ param`` declare its parameters::
     #+ param valid_at datetime optional  the valid time (default: now)
 
 and a ``#+ bindings`` line inside the WHERE group marks where the parameters'
-values go. Values are parsed into RDF terms (an IRI must be an IRI, a datetime
+values go (several lines, when several sub-SELECTs need them: a sub-SELECT sees
+no outer variable; each gets the same values). A parameter whose type is a list
+of words, ``#+ param standing supported|fallen|unrecorded optional …``, is a
+string that must be one of them. Values are parsed into RDF terms (an IRI must be an IRI, a datetime
 an ``xsd:dateTime`` with a timezone) and written as a ``VALUES`` block of
 serialized terms, so a hostile parameter can never change the query: it either
 parses as one term or is refused. (Oxigraph's ``substitutions`` would be the
@@ -25,7 +28,7 @@ Oxigraph plans a query from its text alone, so one text cannot be both a lookup
 for one subject and a scan of a whole tenant; the block lets a template say
 both. The marker lines are SPARQL comments, so the file stays one valid query
 (run as is, it joins both shapes, which give the same rows); each shape must
-hold exactly one ``#+ bindings`` line.
+hold at least one ``#+ bindings`` line.
 
 ``tenant`` is not a variable: it selects the dataset the query runs over, that
 tenant's graph plus the shared default graph and the ontology graph.
@@ -47,7 +50,7 @@ from ..core.resources import data_dir
 from ..core.sparql import read_prologue
 from ..core.terms import datetime_literal, parse_datetime
 
-_PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+)(?:\s+(optional|required))?\s*(.*)$")
+_PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+(?:\|\w+)*)(?:\s+(optional|required))?\s*(.*)$")
 _BINDINGS = re.compile(r"^[ \t]*#\+[ \t]*bindings[ \t]*$", re.MULTILINE)
 _BRANCH = re.compile(r"^[ \t]*#\+[ \t]*(?:if[ \t]+(\w+)|(else)|(end))[ \t]*$")
 PARAM_TYPES = ("iri", "datetime", "string", "decimal", "integer")
@@ -59,6 +62,8 @@ class Param:
     type: str
     required: bool
     description: str
+    #: the values a ``string`` parameter may take (none: any)
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,9 +134,12 @@ def _read_view(path: Path) -> View:
         m = _PARAM.match(line)
         if m:
             name, kind, need, desc = m.groups()
+            choices = tuple(kind.split("|")) if "|" in kind else ()
+            if choices:
+                kind = "string"
             if kind not in PARAM_TYPES:
                 raise ValueError(f"{path}: parameter {name} has unknown type {kind!r}")
-            params.append(Param(name, kind, need == "required", desc.strip()))
+            params.append(Param(name, kind, need == "required", desc.strip(), choices))
         elif not summary and line.strip("# "):
             summary = line.lstrip("# ").split(":", 1)[-1].strip()
     data_params = [p for p in params if p.name != "tenant"]
@@ -142,9 +150,9 @@ def _read_view(path: Path) -> View:
             raise ValueError(f"{path}: '#+ if {name}' names no optional parameter of the view")
     for given in _subsets(branches):
         markers = len(_BINDINGS.findall(_select_lines(text, given, path)))
-        if data_params and markers != 1:
+        if data_params and not markers:
             shape = f" (given: {', '.join(given) or 'none of ' + ', '.join(branches)})" if branches else ""
-            raise ValueError(f"{path}: declares parameters, so needs one '#+ bindings' line{shape}; found {markers}")
+            raise ValueError(f"{path}: declares parameters, so needs a '#+ bindings' line{shape}; found none")
     return View(path.stem, summary, tuple(params), text, path)
 
 
@@ -176,6 +184,8 @@ def get_view(name: str, folder: Path | None = None) -> View:
 def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = None) -> NamedNode | Literal:
     """A parameter value from text into one RDF term, or ValueError. An IRI may be a
     prefixed name (``ex:Lia``) with one of ``prefixes``."""
+    if param.choices and raw not in param.choices:
+        raise ValueError(f"parameter {param.name}={raw!r} is not one of {', '.join(param.choices)}")
     try:
         if param.type == "iri":
             return NamedNode(_iri(raw, prefixes or {}))
@@ -238,7 +248,7 @@ def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | No
     if data_params:
         names = " ".join(f"?{p.name}" for p in data_params)
         row = " ".join(str(terms[p.name]) if p.name in terms else "UNDEF" for p in data_params)
-        text = _BINDINGS.sub(lambda _: f"  VALUES ({names}) {{ ({row}) }}", text, count=1)
+        text = _BINDINGS.sub(lambda _: f"  VALUES ({names}) {{ ({row}) }}", text)
     return BoundQuery(text, tenant)
 
 

@@ -99,7 +99,7 @@ def test_view_parameters_take_prefixed_names_and_come_as_options(run) -> None:
     code, out, _ = run("view", "current", "--subject", "ex2:postgres", "--format", "csv")
     assert code == 0 and AX + "cSelection" in out
     code, _, err = run("view", "current", "--subjct", "ex:Lia")
-    assert code == 2 and "has no parameter 'subjct' (parameters: tenant, subject)" in err
+    assert code == 2 and "has no parameter 'subjct' (parameters: tenant, subject, standing)" in err
     code, out, _ = run("view", "current", "--tenant", LIA_GRAPH)
     assert "ex:cName1" in out and "<https://example.org/lia/" not in out  # tables use the store's prefixes
 

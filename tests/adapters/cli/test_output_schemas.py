@@ -62,6 +62,7 @@ CALLS: dict[str, tuple[str, list[list[str]]]] = {
         ["recall", "what did Lia say in February 2026", "--tenant", LIA_GRAPH, "--k", "5"],
         ["recall", "zebra quantum chromodynamics", "--tenant", LIA_GRAPH, "--k", "3"],
         ["recall", "okapi sanctuary", "--tenant", LIA_GRAPH, "--k", "40"],
+        ["recall", "when does the ledger cut over?", "--tenant", ACME_GRAPH, "--k", "10"],  # cCutover fell
     ]),
     "lineage": ("lineage.json", [
         ["lineage", ACME + "cMigration", "--tenant", ACME_GRAPH],

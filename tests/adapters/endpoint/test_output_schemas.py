@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.endpoint_server import Server
 from tests.support.examples import LIA_GRAPH
-from tests.support.schemas import ACME, EX, Coverage, varied_store
+from tests.support.schemas import ACME, ACME_GRAPH, EX, Coverage, varied_store
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +77,7 @@ CALLS: dict[str, tuple[str, list[tuple[str, str, dict[str, str], int]]]] = {
         ("tokens", _q("/recall", q="tea without sugar", k="5"), {**JSON, "Authorization": f"Bearer {TOKEN}"}, 200),
         ("open", _q("/recall", q="zebra quantum chromodynamics", tenant=LIA_GRAPH, k="2"), JSON, 200),
         ("open", _q("/recall", q="okapi sanctuary", tenant=LIA_GRAPH, k="40"), JSON, 200),
+        ("open", _q("/recall", q="when does the ledger cut over?", tenant=ACME_GRAPH, k="10"), JSON, 200),  # fallen
     ]),
     "/health": ("health.json", [
         ("tokens", "/health", JSON, 200),

@@ -85,7 +85,7 @@ VARIED: dict[tuple[str, str], Any] = {
     ("/sparql", "named-graph-uri"): A, ("/sparql", "format"): "csv",
 }
 VIEW_VALUES = {"tenant": B, "subject": EX + "aurora", "valid_at": JANUARY, "known_at": FEBRUARY,
-               "claim": EX + "c3", "source": EX + "m1"}
+               "claim": EX + "c3", "source": EX + "m1", "standing": "supported"}
 for _route, _name in _view_params("/views/NAME") | _view_params("/views/NAME/query"):
     VARIED[(_route, _name)] = VIEW_VALUES[_name]
 

@@ -173,6 +173,9 @@ Until = Annotated[AwareDatetime | None, Field(description="until when it holds, 
 # The arguments of the listings.
 SubjectArg = Annotated[IriArg | None, Field(description="only claims about this node (its IRI)")]
 Limit = Annotated[int, Bounded("max_rows", "le", ge=1, description="at most this many rows")]
+StandingArg = Annotated[Literal["supported", "fallen", "unrecorded"] | None, Field(
+    description="only claims of this standing: supported (a support group stands), fallen (every support "
+                "group lost a member to a withdrawal), unrecorded (no support recorded)")]
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
@@ -398,29 +401,30 @@ class _ServedTools:
         return self.tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
 
     @_tool(READ)
-    def current_claims(self, grant: Grant, subject: SubjectArg = None, limit: Limit = 100,
-                       tenant: Tenant = None) -> dict[str, Any]:
-        """What you hold true now: the claims known now and valid now, about subject if given."""
-        return self.tools.claims(grant, "current", subject=subject, limit=limit, tenant=tenant)
+    def current_claims(self, grant: Grant, subject: SubjectArg = None, standing: StandingArg = None,
+                       limit: Limit = 100, tenant: Tenant = None) -> dict[str, Any]:
+        """What you hold true now: the claims known now and valid now, about subject if given, each with
+        its standing (a fallen claim lost all its support: do not rely on it)."""
+        return self.tools.claims(grant, "current", subject=subject, standing=standing, limit=limit, tenant=tenant)
 
     @_tool(READ)
     def claims_valid_at(
         self, grant: Grant, valid_at: Annotated[AwareDatetime, Field(description="the time asked about")],
-        subject: SubjectArg = None, limit: Limit = 100, tenant: Tenant = None,
+        subject: SubjectArg = None, standing: StandingArg = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """What held at a past (or future) time, by today's knowledge, about subject if given."""
-        return self.tools.claims(grant, "historical", subject=subject, valid_at=valid_at, limit=limit,
-                                 tenant=tenant)
+        return self.tools.claims(grant, "historical", subject=subject, valid_at=valid_at, standing=standing,
+                                 limit=limit, tenant=tenant)
 
     @_tool(READ)
     def claims_known_at(
         self, grant: Grant, known_at: Annotated[AwareDatetime, Field(description="what the memory knew at this time")],
         valid_at: Annotated[AwareDatetime | None, Field(description="valid at this time (default: known_at)")] = None,
-        subject: SubjectArg = None, limit: Limit = 100, tenant: Tenant = None,
+        subject: SubjectArg = None, standing: StandingArg = None, limit: Limit = 100, tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Audit: what you believed at an earlier moment (before later corrections), about subject if given."""
         return self.tools.claims(grant, "audit", subject=subject, known_at=known_at, valid_at=valid_at,
-                                 limit=limit, tenant=tenant)
+                                 standing=standing, limit=limit, tenant=tenant)
 
 
 class _Runner:

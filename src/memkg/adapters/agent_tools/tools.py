@@ -371,11 +371,13 @@ class MemoryTools:
         subject: str | None = None,
         valid_at: datetime | None = None,
         known_at: datetime | None = None,
+        standing: str | None = None,
         limit: int = 100,
         tenant: str | None = None,
     ) -> dict[str, Any]:
         """The ``current``, ``historical`` (valid at ``valid_at``) or ``audit`` (known at
-        ``known_at``, valid at ``valid_at``) claims, about ``subject`` if given."""
+        ``known_at``, valid at ``valid_at``) claims, about ``subject`` if given, of ``standing``
+        (``supported``, ``fallen``, ``unrecorded``) if given."""
         graph = tenant_for(grant, tenant)
         params: dict[str, str] = {}
         if subject is not None:
@@ -384,7 +386,11 @@ class MemoryTools:
             stamp = _stamp(value, name)
             if stamp is not None:
                 params[name] = stamp
+        if standing is not None:
+            params["standing"] = standing
         rows, truncated = rows_json(self._view(grant, view, params, graph), limit=min(limit, self.limits.max_rows))
+        for row in rows:  # a word of the contract's (supported, fallen, unrecorded), not an RDF literal
+            row["standing"] = row["standing"]["value"]
         return {"view": view, "tenant": _tenant_text(graph), "claims": rows, "truncated": truncated}
 
     def _view(self, grant: Grant, name: str, params: dict[str, str], tenant: NamedNode | None) -> Any:
