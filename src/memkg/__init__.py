@@ -17,6 +17,7 @@ by every store), and the first load. The support index is a store's choice
 
 from .core.errors import (
     MemkgError,
+    NotAStoreError,
     NotFoundError,
     ParseError,
     Refused,
@@ -93,6 +94,7 @@ __all__ = [
     "MemkgError",
     "MemoryStore",
     "Message",
+    "NotAStoreError",
     "NotFoundError",
     "Occurrence",
     "Outcome",

@@ -179,3 +179,8 @@ class ValidationError(Refused):
 
 class StoreLockedError(MemkgError, OSError):
     """The store directory is already open for writing by another process."""
+
+
+class NotAStoreError(MemkgError, OSError):
+    """A folder that holds no memkg store where one was needed: missing or empty for a read
+    (a read never creates a store), or holding files of something else (refused for writes too)."""

@@ -55,8 +55,10 @@ DEFAULT_STORE_PATH = Path("memkg-store")
 class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
 
-    ``path`` is a directory (created if needed); ``None`` keeps everything in
-    memory, for tests and scratch work. Every write is validated against
+    ``path`` is a directory holding a store; with ``create`` (the default) a folder that
+    does not exist yet or is empty gets a new one, and any other folder is refused
+    (:class:`~memkg.core.errors.NotAStoreError`, nothing written). ``None`` keeps everything
+    in memory, for tests and scratch work. Every write is validated against
     memkg's invariants by the ``validation`` engine (``"native"`` or
     ``"pyshacl"``) and refused whole if it breaks one.
 
@@ -92,11 +94,13 @@ class MemoryStore:
         clock: Clock | None = None,
         validation: str | None = "native",
         followers: Sequence[FollowerKind[Follower]] = (),
+        create: bool = True,
     ) -> None:
         if backend is not None and path is not None:
             raise ValueError("give a store path or a backend, not both")
         #: Where the quads live (:mod:`memkg.store.backends`).
-        self.backend: Backend = backend if backend is not None else EmbeddedBackend(path, read_only=read_only)
+        self.backend: Backend = (backend if backend is not None
+                                 else EmbeddedBackend(path, read_only=read_only, create=create))
         self.path = self.backend.path
         self.read_only = read_only or self.backend.read_only
         self.clock = clock or Clock()

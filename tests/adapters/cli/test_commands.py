@@ -134,9 +134,9 @@ def test_query_from_a_file_and_as_a_graph(run, tmp_path: Path) -> None:
     assert code == 0 and f"<{EX}c0> <https://w3id.org/memkg#confidence>" in out
 
 
-def test_querying_a_missing_store_is_a_usage_error(run) -> None:
+def test_querying_a_missing_store_exits_1_saying_a_load_makes_one(run) -> None:
     code, _, err = run("query", "ASK {}")
-    assert code == 2 and "load something first" in err
+    assert code == 1 and "a read never creates a store (a write, such as a load, does)" in err
 
 
 def test_usage_errors_exit_2_with_a_hint(run) -> None:

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 from ...core.errors import (
+    NotAStoreError,
     NotFoundError,
     ParseError,
     Refused,
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID
-    except Refused as err:  # nothing written
+    except (Refused, NotAStoreError) as err:  # nothing written
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
     except UnknownFormatError as err:  # the library names no flags; here the flag is the answer
