@@ -16,6 +16,7 @@ by every store), and the first load. The support index is a store's choice
 """
 
 from .core.errors import (
+    AmbiguousIRIError,
     MemkgError,
     NotAStoreError,
     NotFoundError,
@@ -23,6 +24,7 @@ from .core.errors import (
     Refused,
     StoreLockedError,
     UnknownFormatError,
+    UnknownIRIError,
     ValidationError,
     Violation,
 )
@@ -76,6 +78,7 @@ __all__ = [
     "PROV",
     "SENTENCES",
     "Action",
+    "AmbiguousIRIError",
     "Attachment",
     "BudgetError",
     "Claim",
@@ -110,6 +113,7 @@ __all__ = [
     "StoreLockedError",
     "Tags",
     "UnknownFormatError",
+    "UnknownIRIError",
     "ValidationError",
     "Vertex",
     "Violation",

@@ -18,7 +18,7 @@ from ..core.json_terms import terms_json
 from ..core.model import Retraction
 from ..core.terms import Resource, new_id
 from ..core.vocab import MEMX, mem, memx, prov, rdf
-from ..store import MemoryStore
+from ..store import MemoryStore, scope
 from .datasets import IRI, as_node
 from .withdrawal import ERASURE
 
@@ -63,8 +63,9 @@ def erase(
     """Erase ``source`` (consent revoked) and what was derived only from it, in one atomic change.
 
     Follows support, derivation, assertion, generation/usage and echo links
-    downstream from ``source`` inside ``graph`` (a tenant; None for the default
-    graph). A downstream node is removed when it rests only on removed nodes:
+    downstream from ``source`` inside ``graph`` (a tenant; None: the tenant whose graph
+    holds ``source``, or the shared graph when only it does, :func:`memkg.store.scope.locate`).
+    A downstream node is removed when it rests only on removed nodes:
 
     * a claim with support groups, when every group has a removed member — a
       claim that another lawful source still supports is kept (whether or not
@@ -91,7 +92,8 @@ def erase(
     if not reason:
         raise ValueError("an erasure needs a reason")
     node = as_node(source, "source")
-    target: NamedNode | DefaultGraph = DefaultGraph() if graph is None else as_node(graph, "graph")
+    located = scope.locate(store.raw, node, tenant=graph)  # without a graph, the tenant whose graph holds it
+    target: NamedNode | DefaultGraph = DefaultGraph() if located is None else located
     with store.lock():  # decide and remove in one step: no write may slip in between
         return _erase(store, node, reason, target)
 

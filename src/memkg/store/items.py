@@ -18,10 +18,11 @@ from ..core import model
 from ..core.errors import NotFoundError
 from ..core.model import Claim, Item, Message, Retraction, idempotency_key
 from ..core.terms import Graph, iri
-from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
+from ..core.vocab import RDF_REIFIES, mem
 from .backends.base import QuadStore
 from .clock import Clock
 from .formats import as_graph
+from .scope import locate, locate_all, require
 from .turns import TurnCounter
 
 
@@ -67,8 +68,8 @@ def add_all(store: Writer, items: Sequence[Item], graph: str | NamedNode | Defau
 
 def supersede(store: Writer, old: str | NamedNode, new: Claim,
               graph: str | NamedNode | DefaultGraph | None) -> NamedNode:
-    target = as_graph(graph)
     old_node = iri(old, kind="claim")
+    target = as_graph(graph if graph is not None else locate(store.raw, old_node))
     if not any(store.raw.quads_for_pattern(old_node, RDF_REIFIES, None, target)):
         raise NotFoundError(f"{old_node}: no claim by that IRI in graph {target}")
     new.extra = [*new.extra, (mem.supersedes, old_node)]
@@ -76,42 +77,25 @@ def supersede(store: Writer, old: str | NamedNode, new: Claim,
 
 
 def get_claim(store: Writer, claim: str | NamedNode,
-              graph: str | NamedNode | None) -> tuple[Claim, Graph]:
+              graph: str | NamedNode | DefaultGraph | None) -> tuple[Claim, Graph]:
     node = iri(claim, kind="claim")
-    graphs: list[Graph] = [as_graph(graph)] if graph is not None else [
-        q.graph_name for q in store.raw.quads_for_pattern(node, RDF_REIFIES, None, None)
-        if isinstance(q.graph_name, (NamedNode, DefaultGraph))  # a tenant's graph, or the shared one
-    ]
-    for g in graphs:
-        quads = list(store.raw.quads_for_pattern(node, None, None, g))
-        terms = [q.object for q in quads if q.predicate == RDF_REIFIES and isinstance(q.object, Triple)]
-        if terms:
-            return model.claim_from_quads(node, quads), g
-    raise NotFoundError(f"{node}: no claim by that IRI" + (f" in graph {graph}" if graph else ""))
+    g = as_graph(graph if graph is not None else locate(store.raw, node))
+    quads = list(store.raw.quads_for_pattern(node, None, None, g))
+    if any(q.predicate == RDF_REIFIES and isinstance(q.object, Triple) for q in quads):
+        return model.claim_from_quads(node, quads), g
+    if graph is not None and not isinstance(g, DefaultGraph):
+        require(store.raw, node, tenant=g)  # an IRI the tenant does not hold at all is named as such
+    raise NotFoundError(f"{node}: no claim by that IRI in graph {g}")
 
 
 def retract(store: Writer, targets: Sequence[str | NamedNode], reason: str | None,
             graph: str | NamedNode | None) -> NamedNode:
     nodes = [iri(t, kind="claim") for t in targets]
-    target = as_graph(graph) if graph is not None else _graph_of(store, nodes)
+    target = as_graph(graph if graph is not None else locate_all(store.raw, nodes))
     for node in nodes:
         if not any(store.raw.quads_for_pattern(node, None, None, target)):
             raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
     return add_all(store, [Retraction(retracts=[*nodes], reason=reason)], target)[0]
-
-
-def _graph_of(store: Writer, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
-    """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
-    graphs = {q.graph_name for n in nodes for q in store.raw.quads_for_pattern(n, None, None, None)
-              if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
-    graphs.discard(ONTOLOGY_GRAPH)
-    if len(graphs) == 1:
-        return graphs.pop()
-    if not graphs:
-        raise NotFoundError(f"{nodes[0]}: nothing by that IRI in any graph")
-    names = ", ".join(sorted(str(g) for g in graphs))
-    raise ValueError(f"{', '.join(map(str, nodes))} are described in several graphs ({names}): name one "
-                     "with --tenant (graph=)")
 
 
 def _find_event(store: Writer, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:

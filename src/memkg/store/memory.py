@@ -38,7 +38,7 @@ from ..core.terms import Graph, Term
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard.access import dataset_for
 from ..guard.limits import Limits
-from . import claim_index, exports, loads, views
+from . import claim_index, exports, loads, scope, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
@@ -254,7 +254,9 @@ class MemoryStore:
     def view(
         self, name: str, params: dict[str, str] | None = None
     ) -> QuerySolutions | QueryBoolean | QueryTriples:
-        """Run the template ``queries/NAME.rq`` with its parameters given as text.
+        """Run the template ``queries/NAME.rq`` with its parameters given as text. An IRI
+        parameter (``claim``, ``subject``, …) that no graph of the view's scope holds raises
+        :class:`~memkg.core.errors.UnknownIRIError` (:mod:`memkg.store.scope`).
 
         >>> store = MemoryStore()
         >>> list(store.view("current"))
@@ -263,6 +265,7 @@ class MemoryStore:
         bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
         if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, self.named_graphs())
+        scope.require_all(self.raw, bound.iris, tenant=bound.tenant)  # an unknown IRI is an error, not no rows
         site = self.backend.view_site
         if site == "server":
             return self.backend.server_view(name, dict(params or {}))
@@ -330,14 +333,19 @@ class MemoryStore:
         self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> NamedNode:
         """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
-        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
+        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI. Without
+        ``graph``, the new version goes where ``old`` is (:func:`memkg.store.scope.locate`)."""
         return item_writes.supersede(self, old, new, graph)
 
-    def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
+    def get_claim(self, claim: str | NamedNode, *,
+                  graph: str | NamedNode | DefaultGraph | None = None) -> tuple[Claim, Graph]:
         """Read a claim back as a :class:`~memkg.core.model.Claim`, with the graph it lives in.
 
-        Without ``graph``, the first graph holding the claim is used. Raises
-        :class:`~memkg.core.errors.NotFoundError` when no claim has that IRI.
+        Without ``graph``, the graph is the tenant's whose graph holds the claim, or the shared
+        graph when only it does (:func:`memkg.store.scope.locate`: an IRI of several tenants'
+        graphs raises :class:`~memkg.core.errors.AmbiguousIRIError`). Raises
+        :class:`~memkg.core.errors.UnknownIRIError` when no graph holds the IRI, and
+        :class:`~memkg.core.errors.NotFoundError` when it is no claim.
         """
         return item_writes.get_claim(self, claim, graph)
 

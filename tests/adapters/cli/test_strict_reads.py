@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,98 @@ def test_a_write_makes_a_store_in_an_empty_folder_that_reads_then_open(tmp_path:
     assert run(capsys, "--store", str(folder), "load", str(LIA))[0] == 0
     code, out, _ = run(capsys, "--store", str(folder), "stats")
     assert code == 0 and "quads" in out
+
+
+# -- IRIs that no graph in scope holds ------------------------------------------------------
+
+LIA_NS, ACME_NS = "https://example.org/lia/", "https://example.org/acme/"
+ACME = "https://example.org/tenants/acme"
+BOTH = [str(LIA), str(LIA.with_name("postgres-migration.trig"))]
+
+
+@pytest.fixture
+def loaded(tmp_path: Path, capsys):
+    """``memkg ARGS…`` on a store holding both examples (lia's ex:, acme's ex2:)."""
+    store = str(tmp_path / "store")
+    assert run(capsys, "--store", store, "load", *BOTH)[0] == 0
+
+    def _run(*args: str) -> tuple[int, str, str]:
+        return run(capsys, "--store", store, *args)
+
+    return _run
+
+
+@pytest.mark.parametrize("command", [
+    ("support",), ("dependents",), ("lineage",), ("verify",), ("packet",), ("history",), ("assess",),
+    ("dependents", "--all"), ("support", "--format", "svg"), ("lineage", "--format", "dot"),
+])
+def test_a_read_of_an_iri_no_graph_holds_exits_1_naming_it_and_the_scope(loaded, command: tuple[str, ...]) -> None:
+    code, out, err = loaded(command[0], LIA_NS + "nope", *command[1:])
+    assert code == 1 and out == "", (command, out)
+    assert f"memkg: {LIA_NS}nope is in no graph of the scope (every graph you may read)" in err, err
+
+
+def test_an_unknown_iri_is_answered_with_the_nearest_known_ones(loaded) -> None:
+    code, _, err = loaded("support", ACME_NS + "cMigraton", "--tenant", ACME)
+    assert code == 1
+    assert (f"{ACME_NS}cMigraton is in no graph of the scope (tenant {ACME} and the shared default graph); "
+            f"nearest known: {ACME_NS}cMigration") in err, err
+    code, _, err = loaded("lineage", ACME_NS + "cMigraton")
+    assert code == 1 and f"nearest known: {ACME_NS}cMigration" in err, err
+    code, _, err = loaded("dependents", LIA_NS + "nope")
+    assert code == 1 and "nearest known" not in err  # nothing near: no guess
+
+
+def test_a_prefix_renamed_on_load_names_the_other_tenant_s_iri_instead_of_answering(loaded) -> None:
+    # Both example files declare ex:; acme's became ex2:, so ex:cMigration is lia's namespace.
+    code, out, err = loaded("support", "ex:cMigration", "--tenant", ACME)
+    assert code == 1 and "stands" not in out
+    assert f"{LIA_NS}cMigration is in no graph of the scope (tenant {ACME}" in err
+    assert f"nearest known: {ACME_NS}cMigration" in err, err
+    code, out, _ = loaded("support", "ex2:cMigration", "--tenant", ACME)
+    assert code == 0 and f"{ACME_NS}cMigration>: supported (stands)" in out
+
+
+def test_a_view_parameter_naming_an_unknown_iri_exits_1(loaded) -> None:
+    code, _, err = loaded("view", "lineage", "--claim", LIA_NS + "nope")
+    assert code == 1 and f"{LIA_NS}nope is in no graph of the scope" in err
+    code, _, err = loaded("view", "current", "--subject", LIA_NS + "Lia", "--tenant", ACME)
+    assert code == 1 and f"(tenant {ACME} and the shared default graph)" in err
+    assert loaded("view", "current", "--subject", LIA_NS + "Lia")[0] == 0
+
+
+def test_a_write_about_an_unknown_iri_names_it_and_writes_nothing(loaded) -> None:
+    before = loaded("export", "--format", "nquads")[1]
+    for command in (("withdraw", ACME_NS + "adrr", "--reason", "x"), ("erase", ACME_NS + "adrr", "--reason", "x"),
+                    ("retract", ACME_NS + "adrr"), ("supersede", ACME_NS + "adrr", "--object", '"x"')):
+        code, _, err = loaded(*command)
+        assert code == 1 and f"{ACME_NS}adrr is in no graph of the scope" in err, (command, err)
+        assert f"nearest known: {ACME_NS}adr" in err, (command, err)
+    assert loaded("export", "--format", "nquads")[1] == before
+
+
+# -- without --tenant, one rule: every graph, one of them ---------------------------------------
+
+
+def test_without_a_tenant_withdraw_and_erase_find_the_source_s_tenant(loaded) -> None:
+    code, out, err = loaded("withdraw", ACME_NS + "adr", "--reason", "revisited")
+    assert code == 0 and f"{ACME_NS}cMigration\tfallen" in out, err
+    code, out, err = loaded("erase", ACME_NS + "samNote", "--reason", "consent revoked")
+    assert code == 0 and f"{ACME_NS}samNote>\tremoved" in out, err
+    code, out, _ = loaded("query", f"ASK {{ GRAPH <{ACME}> {{ ?r mem:retracts <{ACME_NS}adr> }} }}", "--format", "json")
+    assert code == 0 and json.loads(out)["boolean"] is True
+
+
+def test_an_iri_in_several_tenants_graphs_is_refused_without_a_tenant_naming_them(tmp_path: Path, capsys) -> None:
+    store = str(tmp_path / "store")
+    shared = tmp_path / "note.ttl"
+    shared.write_text('PREFIX mem: <https://w3id.org/memkg#>\n<urn:x:note> a mem:Message ; mem:content "tea" .\n',
+                      encoding="utf-8")
+    for tenant in ("urn:t:one", "urn:t:two"):
+        assert run(capsys, "--store", store, "load", str(shared), "--tenant", tenant)[0] == 0
+    for command in (("dependents",), ("support",), ("verify",), ("withdraw", "--reason", "x"),
+                    ("erase", "--reason", "x"), ("retract",)):
+        code, _, err = run(capsys, "--store", store, command[0], "urn:x:note", *command[1:])
+        assert code == 2 and "urn:x:note is in several tenants' graphs (urn:t:one, urn:t:two)" in err, (command, err)
+    code, out, err = run(capsys, "--store", store, "withdraw", "urn:x:note", "--reason", "x", "--tenant", "urn:t:two")
+    assert code == 0, err

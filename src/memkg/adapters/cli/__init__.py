@@ -30,6 +30,7 @@ from ...core.errors import (
     Refused,
     StoreLockedError,
     UnknownFormatError,
+    UnknownIRIError,
     ValidationError,
 )
 from ...validation.fixes import fix_for
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID
-    except (Refused, NotAStoreError) as err:  # nothing written
+    except (Refused, NotAStoreError, UnknownIRIError) as err:  # nothing written; nothing answered about what is not there
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
     except UnknownFormatError as err:  # the library names no flags; here the flag is the answer

@@ -1,0 +1,137 @@
+"""Where an IRI is: which graphs of a command's scope hold it, and the one graph a command acts on.
+
+One rule for every command, read or write, on every way in (the command line, the agent
+tools, the endpoint, Python):
+
+- with a tenant, the scope is that tenant's graph and the shared default graph; without one,
+  every graph the caller may read (every graph, or a token's tenants and the default graph);
+- an IRI that no graph of the scope holds (as subject, predicate or object, the claim index
+  included, so an IRI inside a claim's proposition counts) is an
+  :class:`~memkg.core.errors.UnknownIRIError` naming the IRI, the scope, and the nearest IRIs
+  the scope holds (:mod:`memkg.core.nearest`): never an empty answer;
+- without a tenant, a command about one node (:func:`locate`) acts on the tenant whose graph
+  holds it, or on the shared graph when only that one does; an IRI that several tenants'
+  graphs hold is an :class:`~memkg.core.errors.AmbiguousIRIError` naming them.
+
+>>> from memkg import MemoryStore
+>>> store = MemoryStore()
+>>> _ = store.load_data('<urn:ex:a> a <urn:ex:Thing> .', format="turtle", graph="urn:t:one")
+>>> locate(store.raw, NamedNode("urn:ex:a"))
+<NamedNode value=urn:t:one>
+>>> locate(store.raw, NamedNode("urn:ex:c"))
+Traceback (most recent call last):
+...
+memkg.core.errors.UnknownIRIError: urn:ex:c is in no graph of the scope (every graph you may read); nearest known: urn:ex:a
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Iterable
+
+from pyoxigraph import DefaultGraph, NamedNode
+
+from ..core.errors import AmbiguousIRIError, UnknownIRIError
+from ..core.nearest import nearest
+from ..core.terms import IRI, Graph, tenant_iri
+from ..core.vocab import RDF_REIFIES, memx, rdf
+from .backends.base import QuadStore
+from .exports import named_graphs
+from .views import require_graph
+
+#: How the scope without a tenant is named in errors.
+EVERY_GRAPH = "every graph you may read"
+#: At most this many IRIs of a scope are read to find the nearest ones: the search stays
+#: within a second or so on any store (it reads typed nodes and claims, not every quad).
+NEAREST_POOL = 1_000_000
+
+
+def scope_graphs(raw: QuadStore, tenant: NamedNode | None = None,
+                 readable: Collection[NamedNode] | None = None) -> list[Graph]:
+    """The graphs a command reads: ``tenant``'s and the shared one, or (no tenant) the shared one
+    and every named graph in ``readable`` (None: every graph)."""
+    if tenant is not None:
+        return [tenant, DefaultGraph()]
+    return [DefaultGraph(), *(g for g in named_graphs(raw) if readable is None or g in readable)]
+
+
+def scope_name(tenant: NamedNode | None) -> str:
+    """How an error names the scope: the tenant and the shared graph, or every graph."""
+    return EVERY_GRAPH if tenant is None else f"tenant {tenant.value} and the shared default graph"
+
+
+def holders(raw: QuadStore, iri: NamedNode, graphs: Iterable[Graph]) -> list[Graph]:
+    """Those of ``graphs`` that hold ``iri`` anywhere in a quad (index seeks, at most three per graph)."""
+    patterns = ((iri, None, None), (None, None, iri), (None, iri, None))
+    return [g for g in graphs if any(next(iter(raw.quads_for_pattern(s, p, o, g)), None) is not None
+                                     for s, p, o in patterns)]
+
+
+def require(raw: QuadStore, iri: NamedNode, *, tenant: IRI | None = None,
+            readable: Collection[NamedNode] | None = None) -> list[Graph]:
+    """The graphs of the scope (``tenant``, a graph's IRI; or every graph in ``readable``, None:
+    every graph) that hold ``iri``; :class:`~memkg.core.errors.UnknownIRIError` (with the nearest
+    known IRIs) when none does."""
+    graph = tenant_iri(tenant)
+    if graph is not None and not raw.contains_named_graph(graph):  # a tenant that is not there is named first
+        require_graph(graph, [g for g in named_graphs(raw) if readable is None or g in readable])
+    graphs = scope_graphs(raw, graph, readable)
+    held = holders(raw, iri, graphs)
+    if not held:
+        near = nearest(iri.value, known_iris(raw, graphs))
+        raise UnknownIRIError(iri.value, scope_name(graph), tuple(near))
+    return held
+
+
+def require_all(raw: QuadStore, iris: Iterable[NamedNode], *, tenant: IRI | None = None,
+                readable: Collection[NamedNode] | None = None) -> None:
+    """:func:`require` for each of ``iris`` (a view's IRI parameters, a packet's seeds)."""
+    for iri in iris:
+        require(raw, iri, tenant=tenant, readable=readable)
+
+
+def locate(raw: QuadStore, iri: NamedNode, *, tenant: IRI | None = None,
+           readable: Collection[NamedNode] | None = None) -> NamedNode | None:
+    """The tenant a command about ``iri`` acts on: ``tenant`` when given (the IRI must be in its
+    scope); else the one tenant whose graph holds it, or None when only the shared graph does.
+    :class:`~memkg.core.errors.UnknownIRIError` when the scope does not hold it,
+    :class:`~memkg.core.errors.AmbiguousIRIError` when several tenants' graphs do."""
+    held = require(raw, iri, tenant=tenant, readable=readable)
+    if tenant is not None:
+        return tenant_iri(tenant)
+    tenants = sorted((g for g in held if isinstance(g, NamedNode)), key=str)
+    if len(tenants) > 1:
+        raise AmbiguousIRIError(iri.value, tuple(g.value for g in tenants))
+    return tenants[0] if tenants else None
+
+
+def locate_all(raw: QuadStore, iris: Iterable[NamedNode], *, tenant: IRI | None = None,
+               readable: Collection[NamedNode] | None = None) -> NamedNode | None:
+    """:func:`locate` for several nodes a command takes together (a packet's seeds, a
+    retraction's targets): the one tenant they are in; several is an AmbiguousIRIError."""
+    found: dict[NamedNode | None, NamedNode] = {}
+    for iri in iris:
+        found.setdefault(locate(raw, iri, tenant=tenant, readable=readable), iri)
+    tenants = sorted((g for g in found if g is not None), key=str)
+    if len(tenants) > 1:
+        raise AmbiguousIRIError(", ".join(found[g].value for g in tenants), tuple(g.value for g in tenants))
+    return tenants[0] if tenants else None
+
+
+def known_iris(raw: QuadStore, graphs: Iterable[Graph]) -> set[str]:
+    """The IRIs of ``graphs`` an error may suggest: typed nodes, claims, and the nodes claims are
+    about (at most :data:`NEAREST_POOL` quads read)."""
+    found: set[str] = set()
+    quads = itertools.chain.from_iterable(
+        itertools.chain(raw.quads_for_pattern(None, rdf.type, None, g),
+                        raw.quads_for_pattern(None, RDF_REIFIES, None, g),
+                        raw.quads_for_pattern(None, memx.subject, None, g),
+                        raw.quads_for_pattern(None, memx.object, None, g))
+        for g in graphs)
+    for q in itertools.islice(quads, NEAREST_POOL):
+        if q.predicate in (memx.subject, memx.object):
+            if isinstance(q.object, NamedNode):
+                found.add(q.object.value)
+        elif isinstance(q.subject, NamedNode):
+            found.add(q.subject.value)
+    return found
