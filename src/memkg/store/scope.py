@@ -32,7 +32,6 @@ from collections.abc import Collection, Iterable
 from pyoxigraph import DefaultGraph, NamedNode
 
 from ..core.errors import AmbiguousIRIError, UnknownIRIError
-from ..core.nearest import nearest
 from ..core.terms import IRI, Graph, tenant_iri
 from ..core.vocab import RDF_REIFIES, memx, rdf
 from .backends.base import QuadStore
@@ -78,6 +77,8 @@ def require(raw: QuadStore, iri: NamedNode, *, tenant: IRI | None = None,
     graphs = scope_graphs(raw, graph, readable)
     held = holders(raw, iri, graphs)
     if not held:
+        from ..core.nearest import nearest  # numpy, loaded only when an error needs suggestions
+
         near = nearest(iri.value, known_iris(raw, graphs))
         raise UnknownIRIError(iri.value, scope_name(graph), tuple(near))
     return held

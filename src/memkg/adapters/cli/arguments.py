@@ -16,7 +16,6 @@ from ...core.terms import parse_datetime
 from ...core.vocab import PREFIXES
 from ...guard.limits import DEFAULT
 from ...store import MemoryStore, views
-from ...store.backends.sparql import SparqlBackend, token_from_env
 from .exit_codes import UsageError
 
 
@@ -25,12 +24,16 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     read-only open *undefined behaviour* while another process writes, whereas a
     read-write open fails cleanly (StoreLockedError) when a server holds the store."""
     if getattr(args, "endpoint", None):
+        from ...store.backends.sparql import SparqlBackend, token_from_env  # here: a store on disk needs no HTTP
+
         server = SparqlBackend(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
                                token=token_from_env(args.token), read_only=not write)
         args.store = server.endpoint  # messages name where the data went (never a password)
         return _checked_tenant(args, MemoryStore(backend=server), write=write)
     # A read never creates a store; a folder holding anything but a store is refused even for a write.
-    return _checked_tenant(args, MemoryStore(Path(args.store), create=write), write=write)
+    # A reader writes nothing, so it needs no judge (and never loads validation to make one).
+    return _checked_tenant(args, MemoryStore(Path(args.store), create=write,
+                                             validation="native" if write else None), write=write)
 
 
 def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:

@@ -25,6 +25,9 @@ from .. import claim_index, ontology
 from .base import Capabilities
 
 
+#: Where the command line keeps the store when ``--store`` is not given.
+DEFAULT_STORE_PATH = Path("memkg-store")
+
 #: The file that marks a folder as a store: RocksDB, Oxigraph's storage, keeps it in every
 #: database folder (it names the live manifest), from the first open on.
 STORE_MARK = "CURRENT"
