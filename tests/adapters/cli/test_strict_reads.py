@@ -138,7 +138,9 @@ def test_a_write_about_an_unknown_iri_names_it_and_writes_nothing(loaded) -> Non
 # -- without --tenant, one rule: every graph, one of them ---------------------------------------
 
 
-def test_without_a_tenant_withdraw_and_erase_find_the_source_s_tenant(loaded) -> None:
+def test_without_a_tenant_withdraw_erase_and_extract_find_the_source_s_tenant(loaded) -> None:
+    code, out, err = loaded("extract", ACME_NS + "runbook", "--extractor", "sentences")
+    assert code == 0 and out.startswith("urn:memkg:"), err
     code, out, err = loaded("withdraw", ACME_NS + "adr", "--reason", "revisited")
     assert code == 0 and f"{ACME_NS}cMigration\tfallen" in out, err
     code, out, err = loaded("erase", ACME_NS + "samNote", "--reason", "consent revoked")
