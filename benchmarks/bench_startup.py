@@ -6,6 +6,7 @@ floor: a script that opens the same store with pyoxigraph and asks ``ASK {}``.
 
     python benchmarks/bench_startup.py            # the example memory, 9 runs of each
     python benchmarks/bench_startup.py --runs 21
+    python benchmarks/bench_startup.py --before ../old/src   # also another checkout's code, in turn
 """
 
 from __future__ import annotations
@@ -41,19 +42,26 @@ def rows(store: Path) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--before", metavar="SRC", help="also run each memkg row with this source folder first on "
+                                                        "the path (another checkout's src/), in turn with the rest")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="memkg-startup-"))
     try:
         store = work / "store"
         subprocess.run([sys.executable, "-m", "memkg", "--store", str(store), "load", str(EXAMPLE)],
                        check=True, capture_output=True)
-        commands = rows(store)
+        plain = {**os.environ, "PYTHONWARNINGS": "ignore"}
+        commands = {name: (command, plain) for name, command in rows(store).items()}
+        if args.before:
+            before = {**plain, "PYTHONPATH": os.path.abspath(args.before)}
+            commands.update({f"{name} (before)": (command, before) for name, command in rows(store).items()
+                             if "memkg" in name})
         times: dict[str, list[float]] = {name: [] for name in commands}
         quiet = not sys.stderr.isatty()
         for run in range(args.runs):
-            for name, command in commands.items():
+            for name, (command, env) in commands.items():
                 began = time.perf_counter()
-                subprocess.run(command, check=True, capture_output=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                subprocess.run(command, check=True, capture_output=True, env=env)
                 times[name].append(time.perf_counter() - began)
             if not quiet:
                 print(f"\rrun {run + 1}/{args.runs}", end="", file=sys.stderr, flush=True)
