@@ -71,6 +71,7 @@ def supersede(store: Writer, old: str | NamedNode, new: Claim,
     old_node = iri(old, kind="claim")
     target = as_graph(graph if graph is not None else locate(store.raw, old_node))
     if not any(store.raw.quads_for_pattern(old_node, RDF_REIFIES, None, target)):
+        _not_held(store, old_node, target)
         raise NotFoundError(f"{old_node}: no claim by that IRI in graph {target}")
     new.extra = [*new.extra, (mem.supersedes, old_node)]
     return add_all(store, [new], target)[0]
@@ -83,8 +84,7 @@ def get_claim(store: Writer, claim: str | NamedNode,
     quads = list(store.raw.quads_for_pattern(node, None, None, g))
     if any(q.predicate == RDF_REIFIES and isinstance(q.object, Triple) for q in quads):
         return model.claim_from_quads(node, quads), g
-    if graph is not None and not isinstance(g, DefaultGraph):
-        require(store.raw, node, tenant=g)  # an IRI the tenant does not hold at all is named as such
+    _not_held(store, node, g)
     raise NotFoundError(f"{node}: no claim by that IRI in graph {g}")
 
 
@@ -94,8 +94,17 @@ def retract(store: Writer, targets: Sequence[str | NamedNode], reason: str | Non
     target = as_graph(graph if graph is not None else locate_all(store.raw, nodes))
     for node in nodes:
         if not any(store.raw.quads_for_pattern(node, None, None, target)):
+            _not_held(store, node, target)
             raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
     return add_all(store, [Retraction(retracts=[*nodes], reason=reason)], target)[0]
+
+
+def _not_held(store: Writer, node: NamedNode, graph: Graph) -> None:
+    """UnknownIRIError (with the nearest IRIs) when ``graph``, a tenant's, and the shared graph do
+    not hold ``node`` at all: a command given a tenant names the IRI it cannot find there as
+    every read does; one the scope holds elsewhere is the caller's NotFoundError."""
+    if isinstance(graph, NamedNode) and store.raw.contains_named_graph(graph):
+        require(store.raw, node, tenant=graph)
 
 
 def _find_event(store: Writer, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:

@@ -162,3 +162,11 @@ def test_an_iri_in_several_tenants_graphs_is_refused_without_a_tenant_naming_the
         assert code == 2 and "urn:x:note is in several tenants' graphs (urn:t:one, urn:t:two)" in err, (command, err)
     code, out, err = run(capsys, "--store", store, "withdraw", "urn:x:note", "--reason", "x", "--tenant", "urn:t:two")
     assert code == 0, err
+
+
+def test_a_write_given_a_tenant_names_an_iri_that_tenant_does_not_hold(loaded) -> None:
+    for command in (("retract", ACME_NS + "cMigraton"), ("supersede", ACME_NS + "cMigraton", "--object", '"x"')):
+        code, _, err = loaded(*command, "--tenant", ACME)
+        assert code == 1, (command, err)
+        assert (f"{ACME_NS}cMigraton is in no graph of the scope (tenant {ACME} and the shared default graph); "
+                f"nearest known: {ACME_NS}cMigration") in err, (command, err)
