@@ -39,7 +39,7 @@ from .views import require_graph
 #: How the scope without a tenant is named in errors.
 EVERY_GRAPH = "every graph you may read"
 #: At most this many IRIs of a scope are compared to find the nearest ones, so that an error
-#: costs a bounded time on any store (about a second at 100k claims, benchmarks/bench_unknown_iri.py).
+#: costs a bounded time on any store (benchmarks/bench_unknown_iri.py measures it).
 NEAREST_POOL = 500_000
 
 
