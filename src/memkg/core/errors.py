@@ -203,7 +203,20 @@ class ValidationError(Refused):
 
 
 class StoreLockedError(MemkgError, OSError):
-    """The store directory is already open for writing by another process."""
+    """The store directory is already open for writing by another process.
+
+    ``server``: the URL of the ``memkg serve`` that holds it (``http://HOST:PORT/``), when one
+    does, through which the store is reached (``--endpoint URL/sparql --update-endpoint
+    URL/update``); ``tokens``: whether that server wants a token.
+    """
+
+    def __init__(self, message: str, *, server: str | None = None, tokens: bool = False) -> None:
+        super().__init__(message)
+        self.server = server
+        self.tokens = tokens
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (str(self),), {"server": self.server, "tokens": self.tokens})
 
 
 class NotAStoreError(MemkgError, OSError):

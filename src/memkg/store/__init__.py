@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # imported when used: opening a store needs neither the loade
     from .clock import Clock
     from .formats import FORMAT_NAMES, as_graph, rdf_format
     from .loads import BULK_THRESHOLD, STREAM_THRESHOLD_BYTES, gc_paused
-    from .backends.embedded import DEFAULT_STORE_PATH
+    from .backends.embedded import DEFAULT_STORE_PATH, announce_server
     from .memory import MemoryStore
     from .plugins import plug_in
     from .report import LoadReport
@@ -30,6 +30,7 @@ __all__ = [
     "LoadReport",
     "MemoryStore",
     "StoreStats",
+    "announce_server",
     "as_graph",
     "gc_paused",
     "plug_in",
@@ -45,6 +46,7 @@ __getattr__, __dir__ = attributes_from(__name__, {
     "STREAM_THRESHOLD_BYTES": ".loads",
     "gc_paused": ".loads",
     "DEFAULT_STORE_PATH": ".backends.embedded",
+    "announce_server": ".backends.embedded",
     "MemoryStore": ".memory",
     "plug_in": ".plugins",
     "LoadReport": ".report",

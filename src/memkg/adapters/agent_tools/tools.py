@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -33,7 +32,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 from ... import provenance
 from ...core.errors import MemkgError, NotFoundError, ValidationError
 from ...core.json_terms import rows_json
-from ...core.model import Claim, Message, Predicate, Vertex, term
+from ...core.model import Claim, Message, Predicate, Vertex, revision, term
 from ...core.terms import ID_BASE, new_id
 from ...core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
 from ...guard.access import Forbidden, Grant, Unauthorized, view_options
@@ -131,6 +130,8 @@ _HINTS = {
     "TimeShape": "give times with a time zone, valid_from before valid_until",
     "AcyclicShape": "a claim cannot replace itself or one of its own successors",
     "UniqueEventIdShape": "reuse the message already stored under that event id",
+    "VersionChainShape": "correct the claim's current version (explain_claim's history names it), "
+                         "or record a disagreement between two claims as a contradiction",
 }
 
 
@@ -281,16 +282,17 @@ class MemoryTools:
         asserted_by: str | None = None,
         tenant: str | None = None,
     ) -> dict[str, Any]:
-        """Record a new version of ``claim`` that supersedes it; unchanged fields are carried over."""
+        """Record a new version of ``claim`` that supersedes it: what it states is carried over
+        with the changes given; its source is the one given, never the old version's (without
+        one, the change is recorded as a correction made through the agent tools). Changing
+        nothing writes nothing (``written`` false)."""
         graph = self._writing(grant, tenant)
         old_node = _iri(claim, "claim")
         changes = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
-        if not changes:
-            raise ToolRefusal("nothing to correct: give the new object, confidence, validity or source")
         with self.store.lock():  # read the old version and write the new one in one step
             old, where = self.store.get_claim(old_node, graph=graph)
-            new = self.store.supersede(old_node, replace(old, id=None, extra=[], **changes), graph=where)
-        return {"claim": new.value, "supersedes": old_node.value, "tenant": _tenant_text(graph)}
+            recorded = self.store.supersede(old_node, revision(old, **changes), graph=where, interface="mcp")
+        return {**recorded.to_dict(), "tenant": _tenant_text(graph)}
 
     # -- forgetting ----------------------------------------------------------------------
 

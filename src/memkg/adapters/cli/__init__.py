@@ -2,7 +2,7 @@
 
 Library errors become command-line errors at one place, :func:`main`, with the
 exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
-or usage error (nothing written).
+or usage error (nothing written); and 130 when interrupted (Ctrl-C), as shells count it.
 
 The package, module by module:
 
@@ -19,7 +19,9 @@ The package, module by module:
 
 from __future__ import annotations
 
+import argparse
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -33,19 +35,26 @@ from ...core.errors import (
     UnknownIRIError,
     ValidationError,
 )
-from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
+from .exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
 from .registry import Command
 
 __all__ = [
-    "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
+    "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "UsageError",
     "build_parser", "main", "print_table", "short", "write_results",
 ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:  # Ctrl-C: commits are never cut short (memkg.guard.cancellation.shielded)
+        print("memkg: interrupted; nothing was left half-written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str]) -> int:
     parser = build_parser(argv)
     # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
     # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.
@@ -68,7 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnknownFormatError as err:  # the library names no flags; here the flag is the answer
         print(f"memkg: {err}; on the command line: --format NAME", file=sys.stderr)
         return EXIT_ERROR
-    except (ParseError, UsageError, NotFoundError, StoreLockedError) as err:
+    except StoreLockedError as err:
+        print(f"memkg: {_through_server(err, argv, args) or err}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ParseError, UsageError, NotFoundError) as err:
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `memkg export | head`: the reader has all it wants
@@ -79,6 +91,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as err:  # BrokenPipeError is an OSError: it is caught above
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _through_server(err: StoreLockedError, argv: Sequence[str], args: argparse.Namespace) -> str | None:
+    """For a store a ``memkg serve`` holds, the command that was run, rewritten to reach the store
+    through that server: ``--store PATH`` replaced by its ``--endpoint``/``--update-endpoint``
+    (and ``--token``, if it wants one and none is given). None for ``serve`` itself, or no server."""
+    if err.server is None or args.command == "serve":
+        return None
+    kept: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--store":
+            skip = True
+        elif not word.startswith("--store="):
+            kept.append(word)
+    flags = ["--endpoint", f"{err.server}sparql", "--update-endpoint", f"{err.server}update"]
+    if err.tokens and not (args.token or os.environ.get("MEMKG_TOKEN")):
+        flags += ["--token", "TOKEN"]
+    return (f"{args.store}: the store is open for writing in another process, the `memkg serve` at {err.server}; "
+            f"stop it, or reach the store through that server:\n  memkg {shlex.join([*flags, *kept])}")
 
 
 def refusal_text(err: ValidationError, *, shown: int = 20) -> str:

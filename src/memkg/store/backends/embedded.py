@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,56 @@ def check_folder(path: Path, *, create: bool) -> None:
                              "(a write, such as a load, does)")
 
 
+#: The file a ``memkg serve`` writes into the directory of the store it holds while it runs
+#: (its URL, process id and whether it wants a token): a process that finds the store locked
+#: reads it to say how to reach the store through that server.
+SERVER_NOTICE = "memkg-serve.json"
+
+
+@contextlib.contextmanager
+def announce_server(path: Path, url: str, *, tokens: bool) -> Iterator[None]:
+    """While the block runs, the store at ``path`` says it is served at ``url`` (``http://HOST:PORT/``)."""
+    notice = path / SERVER_NOTICE
+    notice.write_text(json.dumps({"url": url, "pid": os.getpid(), "tokens": tokens}) + "\n", encoding="utf-8")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            notice.unlink()
+
+
+def announced_server(path: Path) -> tuple[str, bool] | None:
+    """The URL of the running ``memkg serve`` that holds the store at ``path`` and whether it
+    wants a token; None when none says so (a notice left by a server that died is ignored)."""
+    try:
+        notice = json.loads((path / SERVER_NOTICE).read_text(encoding="utf-8"))
+        url, pid, tokens = str(notice["url"]), int(notice["pid"]), bool(notice["tokens"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return url, tokens
+
+
+def locked(path: Path) -> StoreLockedError:
+    """The error for a store directory another process holds, saying how to reach it through the
+    ``memkg serve`` that holds it, when one does."""
+    served = announced_server(path)
+    if served is None:
+        return StoreLockedError(
+            f"{path}: the store is open for writing in another process (a running `memkg serve`?); stop it, "
+            f"or reach the store through that server: memkg --endpoint http://HOST:PORT/sparql "
+            f"--update-endpoint http://HOST:PORT/update COMMAND …"
+        )
+    url, tokens = served
+    token = " --token TOKEN" if tokens else ""
+    return StoreLockedError(
+        f"{path}: the store is open for writing in another process, the `memkg serve` at {url}; stop it, or "
+        f"reach the store through that server: memkg --endpoint {url}sparql --update-endpoint {url}update{token} "
+        f"COMMAND … (from Python: MemoryStore.connect(\"{url}sparql\", update_url=\"{url}update\"))",
+        server=url, tokens=tokens,
+    )
+
+
 class EmbeddedBackend:
     """An Oxigraph store in this process: a directory, or memory (``path`` None, for tests and
     scratch work), or a ``store`` already open. The ontology graph is brought up to date on
@@ -94,11 +146,8 @@ class EmbeddedBackend:
             if not read_only:
                 ontology.install(self.store)
         except OSError as err:
-            if "lock" in str(err).lower():
-                raise StoreLockedError(
-                    f"{self.path}: the store is open for writing in another process "
-                    f"(a running `memkg serve`?); stop it, or reach the store through that server"
-                ) from err
+            if "lock" in str(err).lower() and self.path is not None:
+                raise locked(self.path) from err
             raise
 
     def extend(self, quads: Iterable[Quad]) -> None:

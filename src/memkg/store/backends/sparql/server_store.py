@@ -88,7 +88,8 @@ class ServerStore:
             self._native_default = is_memkg_server(self.client)
         if self._install_ontology:
             self._install_ontology = False
-            ontology.install(self)
+            if not self._native_default:  # a memkg server keeps its ontology graph itself
+                ontology.install(self)
         return self._native_default
 
     def graphs(self) -> list[NamedNode]:
@@ -322,8 +323,16 @@ class ServerStore:
         The graphs written are registered in the same request. In the ``rdf11``
         dialect triple terms are encoded; deleting leaves their descriptions (they are
         shared with every other use of the term, and decoding ignores unused ones).
+
+        A memkg server keeps its claim index itself, as every write it commits adds and
+        removes the index triples of the ``rdf:reifies`` triples it changes, and refuses index
+        triples from clients: they are left out, and the server derives the same ones. On
+        any other server this client is the one that keeps them, so they are sent.
         """
         delete, insert = list(delete), list(insert)
+        if self.native_default:
+            delete = [q for q in delete if not claim_index.is_index_quad(q)]
+            insert = [q for q in insert if not claim_index.is_index_quad(q)]
         if self.dialect == "rdf11":
             delete = [q for q in rdf11.encode_quads(delete) if not rdf11.is_encoded(q.subject)]
             insert = rdf11.encode_quads(insert)
