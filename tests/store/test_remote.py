@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
-from memkg import MemoryStore
+from memkg import MemoryStore, UnknownIRIError
 from memkg.store.backends import rdf11
 from memkg.adapters.cli import main
 from memkg.store.backends.sparql import SparqlClient
@@ -118,11 +118,21 @@ def test_every_view_returns_the_same_rows_on_every_store(embedded: MemoryStore, 
     remote = MemoryStore.connect(server.endpoint, read_only=True)
     differ = []
     for view, params in VIEW_CASES:
-        expected, found = rows(embedded.view(view, params)), rows(remote.view(view, params))
+        expected, found = outcome(embedded, view, params), outcome(remote, view, params)
         if expected != found:
             differ.append((view, params, sorted(expected - found)[:3], sorted(found - expected)[:3]))
     assert not differ, f"{server.name}: {len(differ)} of {len(VIEW_CASES)} view calls differ: {differ[:3]}"
-    assert sum(1 for v, p in VIEW_CASES if rows(embedded.view(v, p))) > len(VIEW_CASES) // 2  # not all empty
+    answered = [outcome(embedded, v, p) for v, p in VIEW_CASES]
+    assert sum(1 for a in answered if a and ("error",) != next(iter(a))[:1]) > len(VIEW_CASES) // 2  # not all empty
+
+
+def outcome(store: MemoryStore, view: str, params: dict[str, str]) -> set:
+    """A view's rows, or the error naming an IRI its scope does not hold (one of the cases asks
+    acme's scope about a claim of lia's): the same on every store."""
+    try:
+        return rows(store.view(view, params))
+    except UnknownIRIError as err:
+        return {("error", str(err))}
 
 
 def test_the_dialect_is_detected(oxigraph: Server, virtuoso: Server) -> None:

@@ -90,6 +90,31 @@ class NotFoundError(MemkgError, KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
+class UnknownIRIError(NotFoundError):
+    """An IRI that no graph in the read's scope holds: named with the scope (a tenant, or every
+    graph the caller may read) and the nearest IRIs the scope does hold, if any are near."""
+
+    def __init__(self, iri: str, scope: str, nearest: tuple[str, ...] = ()) -> None:
+        self.iri, self.scope, self.nearest = iri, scope, tuple(nearest)
+        near = f"; nearest known: {', '.join(self.nearest)}" if self.nearest else ""
+        super().__init__(f"{iri} is in no graph of the scope ({scope}){near}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.iri, self.scope, self.nearest), {})
+
+
+class AmbiguousIRIError(MemkgError, ValueError):
+    """An IRI found in several tenants' graphs where a command needs one: named with the graphs."""
+
+    def __init__(self, iri: str, graphs: tuple[str, ...]) -> None:
+        self.iri, self.graphs = iri, tuple(graphs)
+        super().__init__(f"{iri} is in several tenants' graphs ({', '.join(self.graphs)}): name the one meant "
+                         "as the tenant")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuilt, (type(self), (self.iri, self.graphs), {})
+
+
 class ResultPath(Protocol):
     """A SHACL path as the native engine reports it (:class:`memkg.shacl.paths.Path`)."""
 
@@ -192,3 +217,8 @@ class StoreLockedError(MemkgError, OSError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return rebuilt, (type(self), (str(self),), {"server": self.server, "tokens": self.tokens})
+
+
+class NotAStoreError(MemkgError, OSError):
+    """A folder that holds no memkg store where one was needed: missing or empty for a read
+    (a read never creates a store), or holding files of something else (refused for writes too)."""

@@ -18,9 +18,10 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from ..core.errors import NotFoundError, ParseError
 from ..core.json_terms import term_json, terms_json
+from ..core.prefixes import expand
 from ..core.terms import IRI, Term, datetime_literal, datetime_of, tenant_iri
 from ..core.vocab import PREFIXES, mem, prov
-from ..store import MemoryStore, views
+from ..store import MemoryStore, scope, views
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,12 @@ def _objects(
 def history(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = None) -> list[Version]:
     """Every version in ``claim``'s supersession chain, oldest first, with blame.
 
-    Raises :class:`~memkg.core.errors.NotFoundError` when ``claim`` is no claim.
+    Raises :class:`~memkg.core.errors.UnknownIRIError` when no graph of the scope holds
+    ``claim``, :class:`~memkg.core.errors.NotFoundError` when it is no claim.
     """
     params = {"claim": claim.value if isinstance(claim, NamedNode) else claim}
+    scope.locate(store.raw, claim if isinstance(claim, NamedNode) else NamedNode(expand(claim, store.prefixes)),
+                 tenant=tenant)
     # Blame is read where the view reads: the tenant's graph and the shared one, never another tenant's.
     graphs: list[NamedNode | DefaultGraph] | None = None
     node = tenant_iri(tenant)

@@ -42,7 +42,7 @@ from ..core.errors import NotFoundError
 from ..core.model import Claim, Extraction, Item, Predicate, Vertex
 from ..core.terms import iri
 from ..core.vocab import ONTOLOGY_GRAPH, OWL, RDF, mem, rdf
-from ..store import MemoryStore, as_graph
+from ..store import MemoryStore, as_graph, scope
 
 __all__ = [
     "ABSTAINING",
@@ -340,10 +340,12 @@ def extract(
     ``mem:assertedBy`` it when it is a ``mem:Message``), with the extractor's
     ``mem:extractionConfidence``. If ``predicate`` is not declared anywhere, it
     is declared in ``graph`` in the same write. Abstentions are returned, not
-    written. Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds no
-    ``mem:content`` for ``source``.
+    written. Without ``graph``, the claims go where ``source`` is (:func:`memkg.store.scope.locate`).
+    Raises :class:`~memkg.core.errors.UnknownIRIError` if no graph of the scope holds ``source``,
+    :class:`~memkg.core.errors.NotFoundError` if its graph holds no ``mem:content`` for it.
     """
     node = iri(source)
+    graph = scope.locate(store.raw, node, tenant=graph)
     target = as_graph(graph)
     contents = [q.object for q in store.raw.quads_for_pattern(node, mem.content, None, target)]
     if not contents or not isinstance(contents[0], Literal):

@@ -18,7 +18,7 @@ from ..core.json_terms import terms_json
 from ..core.model import Retraction
 from ..core.terms import Resource, new_id
 from ..core.vocab import MEMX, mem, memx, prov, rdf
-from ..store import MemoryStore
+from ..store import MemoryStore, scope
 from .datasets import IRI, as_node
 
 #: An erasure record is also typed ``mem:Erasure`` (⊑ mem:Retraction).
@@ -101,8 +101,9 @@ def erase(
     """Erase ``source`` (consent revoked) and what was derived only from it, in one atomic change.
 
     Follows support, derivation, assertion, generation/usage and echo links
-    downstream from ``source`` inside ``graph`` (a tenant; None for the default
-    graph). A downstream node is removed when it rests only on removed nodes:
+    downstream from ``source`` inside ``graph`` (a tenant; None: the tenant whose graph
+    holds ``source``, or the shared graph when only it does, :func:`memkg.store.scope.locate`).
+    A downstream node is removed when it rests only on removed nodes:
 
     * a claim with support groups, when every group has a removed member — a
       claim that another lawful source still supports is kept (whether or not
@@ -139,13 +140,15 @@ def erase(
 
 
 def erasure_plan(store: MemoryStore, source: IRI, *, graph: IRI | None = None) -> ErasurePlan:
-    """What :func:`erase` would remove and keep for ``source`` in ``graph`` (None: the default
-    graph), found by the same traversal; nothing is written.
+    """What :func:`erase` would remove and keep for ``source`` in ``graph`` (None: the tenant whose
+    graph holds it, :func:`memkg.store.scope.locate`), found by the same traversal; nothing is written.
 
-    Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
+    Raises :class:`~memkg.core.errors.UnknownIRIError` if no graph of the scope holds ``source``,
+    :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about it.
     """
     node = as_node(source, "source")
-    target: NamedNode | DefaultGraph = DefaultGraph() if graph is None else as_node(graph, "graph")
+    located = scope.locate(store.raw, node, tenant=graph)  # without a graph, the tenant whose graph holds it
+    target: NamedNode | DefaultGraph = DefaultGraph() if located is None else located
     with store.lock():  # one consistent state, read once
         return _plan(store, node, target)
 
@@ -155,9 +158,9 @@ def erasure_plans(store: MemoryStore, source: IRI, *, tenant: IRI | None = None)
     graph, or (None) every graph holding statements about it, the default graph first; an
     empty list when none does. Nothing is written."""
     node = as_node(source, "source")
-    scope = None if tenant is None else as_node(tenant, "tenant")
+    within = None if tenant is None else as_node(tenant, "tenant")
     with store.lock():
-        found = {q.graph_name for q in store.raw.quads_for_pattern(node, None, None, scope)}
+        found = {q.graph_name for q in store.raw.quads_for_pattern(node, None, None, within)}
         graphs = sorted(found, key=lambda g: (isinstance(g, NamedNode), str(g)))
         return [_plan(store, node, g) for g in graphs if isinstance(g, (NamedNode, DefaultGraph))]
 

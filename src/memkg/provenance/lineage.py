@@ -11,7 +11,7 @@ from pyoxigraph import (
 
 from ..core.json_terms import term_json, terms_json
 from ..core.terms import tenant_iri
-from ..store import MemoryStore
+from ..store import MemoryStore, scope
 from ..store.views import solutions
 from .datasets import IRI, Node, as_node
 
@@ -77,14 +77,17 @@ class Lineage:
 def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lineage:
     """The lineage of ``claim`` (the ``lineage`` view), as links, grounds and open ends.
 
-    >>> lineage(MemoryStore(), "https://example.org/c").links
+    >>> store = MemoryStore()
+    >>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
+    >>> lineage(store, "https://example.org/c").links
     ()
     """
     node = as_node(claim, "claim")
+    scope.locate(store.raw, node, tenant=tenant)
     params = {"claim": node.value}
-    scope = tenant_iri(tenant)
-    if scope is not None:
-        params["tenant"] = scope.value
+    graph = tenant_iri(tenant)
+    if graph is not None:
+        params["tenant"] = graph.value
     links: dict[tuple[Any, ...], Link] = {}
     ends: dict[Node, bool] = {}
     for row in solutions(store.view("lineage", params), what="the lineage view"):

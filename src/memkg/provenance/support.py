@@ -11,7 +11,7 @@ from pyoxigraph import (
 )
 
 from ..core.json_terms import term_json, terms_json
-from ..store import MemoryStore
+from ..store import MemoryStore, scope
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph
 
@@ -67,13 +67,21 @@ def _refuters(store: MemoryStore, claim: NamedNode, options: dict[str, Any]) -> 
 
 def support(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Support:
     """A claim's support groups, whether each still stands (recursively), and its status.
+    A claim that no graph of the scope holds is an error (:func:`memkg.store.scope.locate`,
+    as for every read of an IRI), never "unrecorded".
 
     >>> store = MemoryStore()
-    >>> s = support(store, "https://example.org/nothing")
+    >>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
+    >>> s = support(store, "https://example.org/c")
     >>> s.status, s.stands, s.groups
     ('unrecorded', True, ())
+    >>> support(store, "https://example.org/nothing")
+    Traceback (most recent call last):
+    ...
+    memkg.core.errors.UnknownIRIError: https://example.org/nothing is in no graph of the scope (every graph you may read)
     """
     node = as_node(claim, "claim")
+    scope.locate(store.raw, node, tenant=tenant)
     graph = SupportGraph.around(store, [node], tenant=tenant)
     stand = graph.standing()
     statuses = tuple(
@@ -116,10 +124,13 @@ def minimal_support(
 
     Raises :class:`ValueError` if there are more than ``limit`` sets.
 
-    >>> minimal_support(MemoryStore(), "https://example.org/c")
+    >>> store = MemoryStore()
+    >>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
+    >>> minimal_support(store, "https://example.org/c")
     [frozenset({<NamedNode value=https://example.org/c>})]
     """
     node = as_node(claim, "claim")
+    scope.locate(store.raw, node, tenant=tenant)
     graph = SupportGraph.around(store, [node], tenant=tenant)
     blocked = graph.withdrawn()
     sets = _unfold(graph, node, frozenset(), blocked, limit)

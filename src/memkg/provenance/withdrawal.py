@@ -14,7 +14,7 @@ from ..core.errors import NotFoundError
 from ..core.json_terms import terms_json
 from ..core.model import Retraction
 from ..core.vocab import ONTOLOGY_GRAPH, mem, rdf
-from ..store import MemoryStore, gc_paused
+from ..store import MemoryStore, gc_paused, scope
 from .datasets import IRI, Node, as_node, dataset, select, values_block
 from .support_graph import SupportGraph, iri_key
 
@@ -83,6 +83,8 @@ def impact(
     if not sources:
         raise ValueError("impact needs at least one source")
     roots = tuple(as_node(s, "source") for s in sources)
+    for root in roots:
+        scope.locate(store.raw, root, tenant=tenant)
     with gc_paused():  # tens of thousands of small acyclic objects: no collection can free any
         graph = SupportGraph.downstream_of(store, roots, tenant=tenant)
         effect = graph.withdrawal_effect(roots, with_weakened=with_downstream)
@@ -137,7 +139,8 @@ def withdraw(
     """Withdraw ``source``: record a ``mem:Retraction`` of it, and report what needs re-evaluation.
 
     The retraction goes through the store's validated write API, in ``graph``
-    (a tenant; None for the default graph), whose data (with the shared graphs)
+    (a tenant; None: the tenant whose graph holds ``source``, or the shared graph when only
+    it does, :func:`memkg.store.scope.locate`), whose data (with the shared graphs)
     is also what the impact is computed over. Nothing else is rewritten: the
     claims that fell or weakened are returned, not changed. If the ontology
     declares ``mem:needsReview``, the retraction also names each of them with it
@@ -148,7 +151,8 @@ def withdraw(
     ``source``.
     """
     node = as_node(source, "source")
-    target = DefaultGraph() if graph is None else as_node(graph, "graph")
+    graph = scope.locate(store.raw, node, tenant=graph)  # without one, the tenant whose graph holds it
+    target = DefaultGraph() if graph is None else graph
     if not any(store.raw.quads_for_pattern(node, None, None, target)) and not any(
         store.raw.quads_for_pattern(None, None, node, target)
     ):

@@ -19,10 +19,11 @@ from ..core import model
 from ..core.errors import NotFoundError, ValidationError, Violation
 from ..core.model import Claim, Correction, Item, Message, Retraction, Supersession, idempotency_key
 from ..core.terms import Graph, iri
-from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem, prov
+from ..core.vocab import RDF_REIFIES, mem, prov
 from .backends.base import QuadStore
 from .clock import Clock
 from .formats import as_graph
+from .scope import locate, locate_all, require
 from .turns import TurnCounter
 
 
@@ -70,11 +71,12 @@ def supersede(store: Writer, old: str | NamedNode, new: Claim, graph: str | Name
               by: str | NamedNode | None = None, interface: str = "api") -> Supersession:
     """Record ``new`` as the next version of ``old``, in ``old``'s chain (see
     :meth:`MemoryStore.supersede`)."""
-    target = as_graph(graph)
     old_node = iri(old, kind="claim")
+    target = as_graph(graph if graph is not None else locate(store.raw, old_node))
     with store.lock():  # read the chain and write the new version as one step
         quads = list(store.raw.quads_for_pattern(old_node, None, None, target))
         if not any(q.predicate == RDF_REIFIES for q in quads):
+            _not_held(store, old_node, target)
             raise NotFoundError(f"{old_node}: no claim by that IRI in graph {target}")
         successors = _successors(store, old_node, target)
         if successors:
@@ -149,42 +151,33 @@ def _number(x: float | Decimal | None) -> Decimal | None:
 
 
 def get_claim(store: Writer, claim: str | NamedNode,
-              graph: str | NamedNode | None) -> tuple[Claim, Graph]:
+              graph: str | NamedNode | DefaultGraph | None) -> tuple[Claim, Graph]:
     node = iri(claim, kind="claim")
-    graphs: list[Graph] = [as_graph(graph)] if graph is not None else [
-        q.graph_name for q in store.raw.quads_for_pattern(node, RDF_REIFIES, None, None)
-        if isinstance(q.graph_name, (NamedNode, DefaultGraph))  # a tenant's graph, or the shared one
-    ]
-    for g in graphs:
-        quads = list(store.raw.quads_for_pattern(node, None, None, g))
-        terms = [q.object for q in quads if q.predicate == RDF_REIFIES and isinstance(q.object, Triple)]
-        if terms:
-            return model.claim_from_quads(node, quads), g
-    raise NotFoundError(f"{node}: no claim by that IRI" + (f" in graph {graph}" if graph else ""))
+    g = as_graph(graph if graph is not None else locate(store.raw, node))
+    quads = list(store.raw.quads_for_pattern(node, None, None, g))
+    if any(q.predicate == RDF_REIFIES and isinstance(q.object, Triple) for q in quads):
+        return model.claim_from_quads(node, quads), g
+    _not_held(store, node, g)
+    raise NotFoundError(f"{node}: no claim by that IRI in graph {g}")
 
 
 def retract(store: Writer, targets: Sequence[str | NamedNode], reason: str | None,
             graph: str | NamedNode | None) -> NamedNode:
     nodes = [iri(t, kind="claim") for t in targets]
-    target = as_graph(graph) if graph is not None else _graph_of(store, nodes)
+    target = as_graph(graph if graph is not None else locate_all(store.raw, nodes))
     for node in nodes:
         if not any(store.raw.quads_for_pattern(node, None, None, target)):
+            _not_held(store, node, target)
             raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
     return add_all(store, [Retraction(retracts=[*nodes], reason=reason)], target)[0]
 
 
-def _graph_of(store: Writer, nodes: Sequence[NamedNode]) -> NamedNode | DefaultGraph:
-    """The one graph that describes ``nodes``; NotFoundError if none does, ValueError if several."""
-    graphs = {q.graph_name for n in nodes for q in store.raw.quads_for_pattern(n, None, None, None)
-              if isinstance(q.graph_name, (NamedNode, DefaultGraph))}
-    graphs.discard(ONTOLOGY_GRAPH)
-    if len(graphs) == 1:
-        return graphs.pop()
-    if not graphs:
-        raise NotFoundError(f"{nodes[0]}: nothing by that IRI in any graph")
-    names = ", ".join(sorted(str(g) for g in graphs))
-    raise ValueError(f"{', '.join(map(str, nodes))} are described in several graphs ({names}): name one "
-                     "with --tenant (graph=)")
+def _not_held(store: Writer, node: NamedNode, graph: Graph) -> None:
+    """UnknownIRIError (with the nearest IRIs) when ``graph``, a tenant's, and the shared graph do
+    not hold ``node`` at all: a command given a tenant names the IRI it cannot find there as
+    every read does; one the scope holds elsewhere is the caller's NotFoundError."""
+    if isinstance(graph, NamedNode) and store.raw.contains_named_graph(graph):
+        require(store.raw, node, tenant=graph)
 
 
 def _find_event(store: Writer, event_id: str, graph: NamedNode | DefaultGraph) -> NamedNode | None:

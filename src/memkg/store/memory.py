@@ -38,7 +38,7 @@ from ..core.terms import Graph, Term
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard.access import dataset_for
 from ..guard.limits import Limits
-from . import claim_index, exports, loads, views
+from . import claim_index, exports, loads, scope, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
@@ -54,8 +54,10 @@ if TYPE_CHECKING:
 class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
 
-    ``path`` is a directory (created if needed); ``None`` keeps everything in
-    memory, for tests and scratch work. Every write is validated against
+    ``path`` is a directory holding a store; with ``create`` (the default) a folder that
+    does not exist yet or is empty gets a new one, and any other folder is refused
+    (:class:`~memkg.core.errors.NotAStoreError`, nothing written). ``None`` keeps everything
+    in memory, for tests and scratch work. Every write is validated against
     memkg's invariants by the ``validation`` engine (``"native"`` or
     ``"pyshacl"``) and refused whole if it breaks one.
 
@@ -91,11 +93,13 @@ class MemoryStore:
         clock: Clock | None = None,
         validation: str | None = "native",
         followers: Sequence[FollowerKind[Follower]] = (),
+        create: bool = True,
     ) -> None:
         if backend is not None and path is not None:
             raise ValueError("give a store path or a backend, not both")
         #: Where the quads live (:mod:`memkg.store.backends`).
-        self.backend: Backend = backend if backend is not None else EmbeddedBackend(path, read_only=read_only)
+        self.backend: Backend = (backend if backend is not None
+                                 else EmbeddedBackend(path, read_only=read_only, create=create))
         self.path = self.backend.path
         self.read_only = read_only or self.backend.read_only
         self.clock = clock or Clock()
@@ -260,11 +264,14 @@ class MemoryStore:
         []
 
         :raises ~memkg.core.errors.NotFoundError: no view has that name, or the ``tenant`` parameter names no graph.
+        :raises ~memkg.core.errors.UnknownIRIError: an IRI parameter (``claim``, ``subject``, …) that
+            no graph of the view's scope holds (:mod:`memkg.store.scope`): never an empty answer.
         :raises ValueError: a parameter is unknown, missing or not of its type.
         """
         bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
         if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, self.named_graphs())
+        scope.require_all(self.raw, bound.iris, tenant=bound.tenant)  # an unknown IRI is an error, not no rows
         site = self.backend.view_site
         if site == "server":
             return self.backend.server_view(name, dict(params or {}))
@@ -358,8 +365,11 @@ class MemoryStore:
         recorded as a :class:`~memkg.core.model.Correction` made by ``by`` (default: memkg's
         ``interface``, as a software agent) through ``interface`` (``"api"``, ``"cli"``,
         ``"mcp"`` or ``"endpoint"``). A new version that would state what ``old`` states,
-        from no other source, writes nothing (``kind`` ``"unchanged"``).
+        from no other source, writes nothing (``kind`` ``"unchanged"``). Without ``graph``, the new
+        version goes where ``old`` is (:func:`memkg.store.scope.locate`).
 
+        :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds ``old``.
+        :raises ~memkg.core.errors.AmbiguousIRIError: without ``graph``, several tenants' graphs hold ``old``.
         :raises ~memkg.core.errors.NotFoundError: ``old`` names no claim (in ``graph``, when given).
         :raises ~memkg.core.errors.ValidationError: ``old`` is already superseded, or the judge
             refuses the write (nothing is written).
@@ -382,13 +392,16 @@ class MemoryStore:
         """
         return item_writes.supersede(self, old, new, graph, by=by, interface=interface)
 
-    def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
+    def get_claim(self, claim: str | NamedNode, *,
+                  graph: str | NamedNode | DefaultGraph | None = None) -> tuple[Claim, Graph]:
         """Read a claim back as a :class:`~memkg.core.model.Claim`, with the graph it lives in.
 
-        Without ``graph``, the first graph holding the claim is used. Raises
-        :class:`~memkg.core.errors.NotFoundError` when no claim has that IRI.
+        Without ``graph``, the graph is the tenant's whose graph holds the claim, or the shared
+        graph when only it does (:func:`memkg.store.scope.locate`).
 
-        :raises ~memkg.core.errors.NotFoundError: no claim has that IRI (in ``graph``, when given).
+        :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI.
+        :raises ~memkg.core.errors.AmbiguousIRIError: without ``graph``, several tenants' graphs hold it.
+        :raises ~memkg.core.errors.NotFoundError: the IRI is no claim (in ``graph``, when given).
         """
         return item_writes.get_claim(self, claim, graph)
 
@@ -402,8 +415,9 @@ class MemoryStore:
         Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
         retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph).
 
-        :raises ~memkg.core.errors.NotFoundError: a target names nothing in the store.
-        :raises ValueError: without ``graph``, the targets are described in several graphs.
+        :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds a target.
+        :raises ~memkg.core.errors.AmbiguousIRIError: without ``graph``, the targets are in several tenants' graphs.
+        :raises ~memkg.core.errors.NotFoundError: a target names nothing in ``graph``.
         :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
         :raises PermissionError: the store is open read-only.
         """

@@ -221,6 +221,8 @@ class BoundQuery:
 
     text: str
     tenant: NamedNode | None
+    #: the values of the view's IRI parameters (the tenant aside): what must be in its scope
+    iris: tuple[NamedNode, ...] = ()
 
 
 def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | None = None) -> BoundQuery:
@@ -249,7 +251,7 @@ def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | No
         names = " ".join(f"?{p.name}" for p in data_params)
         row = " ".join(str(terms[p.name]) if p.name in terms else "UNDEF" for p in data_params)
         text = _BINDINGS.sub(lambda _: f"  VALUES ({names}) {{ ({row}) }}", text)
-    return BoundQuery(text, tenant)
+    return BoundQuery(text, tenant, tuple(v for v in terms.values() if isinstance(v, NamedNode)))
 
 
 def require_graph(tenant: NamedNode, known: Collection[NamedNode]) -> None:

@@ -152,7 +152,10 @@ def test_no_library_read_for_tenant_a_shows_anything_of_tenant_b(two_tenants, pa
     for kwargs in choices:
         spread = [p.name for p in params.values() if p.kind is inspect.Parameter.VAR_POSITIONAL]
         args = [v for n in spread for v in kwargs.pop(n)]  # impact(store, *sources)
-        out = f(tools.store, *args, **kwargs, tenant=A)
-        text = json.dumps(out.to_dict() if hasattr(out, "to_dict") else out, default=repr)
+        try:
+            out = f(tools.store, *args, **kwargs, tenant=A)
+            text = json.dumps(out.to_dict() if hasattr(out, "to_dict") else out, default=repr)
+        except NotFoundError as err:  # an IRI tenant A does not hold: the error names A's nearest only
+            text = str(err)
         for leak in (B, claim_b, MARKER):
             assert leak not in text, (name, kwargs, leak)

@@ -142,9 +142,9 @@ def test_query_from_a_file_and_as_a_graph(run, tmp_path: Path) -> None:
     assert code == 0 and f"<{EX}c0> <https://w3id.org/memkg#confidence>" in out
 
 
-def test_querying_a_missing_store_is_a_usage_error(run) -> None:
+def test_querying_a_missing_store_exits_1_saying_a_load_makes_one(run) -> None:
     code, _, err = run("query", "ASK {}")
-    assert code == 2 and "load something first" in err
+    assert code == 1 and "a read never creates a store (a write, such as a load, does)" in err
 
 
 def test_usage_errors_exit_2_with_a_hint(run) -> None:
@@ -255,7 +255,7 @@ def _data(store: Path) -> set:
 def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:
     run("load", str(LIA))
     code, _, err = run("supersede", EX + "nope", "--object", '"x"')
-    assert code == 2 and "no claim" in err
+    assert code == 1 and f"{EX}nope is in no graph of the scope" in err
     code, _, err = run("supersede", EX + "c0", "--object", "not a term")
     assert code == 2 and "not an RDF term" in err
     code, _, err = run("supersede", EX + "c0", "--valid-from", "2026-03-01")
@@ -355,7 +355,8 @@ def test_an_unknown_prefix_in_a_view_parameter_is_refused_naming_the_known_ones(
     assert "unknown prefix zz:" in err and "ex:" in err and "mem:" in err
     # an IRI of a usual scheme is still an IRI
     assert run("view", "current", "--subject", f"{EX}Lia")[0] == 0
-    assert run("view", "current", "--subject", "urn:x:y")[0] == 0
+    code, _, err = run("view", "current", "--subject", "urn:x:y")
+    assert code == 1 and "urn:x:y is in no graph of the scope" in err  # looked up, not taken for a prefix
 
 
 def test_a_refused_load_names_where_the_node_is_written_and_how_to_fix_it(run) -> None:

@@ -52,7 +52,7 @@ def test_retract_without_a_tenant_finds_the_claim_s_graph(run) -> None:
     code, out, _ = run("view", "current", "--tenant", LIA_GRAPH, "--format", "csv")
     assert EX + "c2" not in out and EX + "c1" in out
     code, _, err = run("retract", EX + "nothing")
-    assert code == 2 and "nothing by that IRI in any graph" in err
+    assert code == 1 and f"{EX}nothing is in no graph of the scope (every graph you may read)" in err
 
 
 def test_writes_take_tenant_and_graph_as_the_contract_names_it(run) -> None:
@@ -296,7 +296,7 @@ def test_pictures_over_http_respect_tokens(tmp_path: Path) -> None:
         assert get(f"/pictures/support?claim=ex2:cMigration&tenant={ACME}", "lia-token").status == 403
         assert get("/pictures/support?claim=ex2:cMigration", "two").status == 403  # several tenants: name one
         missing = get("/pictures/lineage?claim=ex:nothing", "lia-token")
-        assert missing.status == 404 and b"no claim by that IRI" in missing.body
+        assert missing.status == 404 and b"is in no graph of the scope (tenant " + LIA_GRAPH.encode() in missing.body
         index = get("/pictures", "lia-token").json()
         assert index["prefixes"]["ex"] == EX and "history" in index["kinds"]
     finally:

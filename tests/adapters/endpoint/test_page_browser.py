@@ -114,7 +114,7 @@ def test_a_picture_is_drawn_and_the_screenshot_is_not_blank(server: Server, tmp_
 def test_a_picture_of_an_unknown_claim_is_a_readable_error_beside_the_query_s(server: Server) -> None:
     dom = browse(server, "query=" + quote("SELEC * {}") + "&picture=history&claim=ex:nothing")
     error = text_of(dom, "picture-error").strip()
-    assert error.startswith("404") and "no claim by that IRI" in error, error
+    assert error.startswith("404") and "nothing is in no graph of the scope" in error, error
     assert "SELEC is not a query form" in text_of(dom, "error")  # the query's error stays
 
 

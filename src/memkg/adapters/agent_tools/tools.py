@@ -27,18 +27,18 @@ from decimal import Decimal
 from typing import Any
 from typing import Literal as KindName
 
-from pyoxigraph import NamedNode
+from pyoxigraph import DefaultGraph, NamedNode
 
 from ... import provenance
 from ...core.errors import MemkgError, NotFoundError, ValidationError
 from ...core.json_terms import rows_json
 from ...core.model import Claim, Message, Predicate, Vertex, revision, term
 from ...core.terms import ID_BASE, new_id
-from ...core.vocab import ONTOLOGY_GRAPH, mem
+from ...core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
 from ...guard.access import Forbidden, Grant, Unauthorized, view_options
 from ...history import timeline
 from ...recall import answer as recall_answer
-from ...store import MemoryStore, views
+from ...store import MemoryStore, scope, views
 from .limits import DEFAULT_LIMITS, ToolLimits
 
 __all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "claim_for_event", "refusal", "tenant_for"]
@@ -258,11 +258,11 @@ class MemoryTools:
         if not event_id:
             return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
         claim.id = claim_for_event(graph, event_id)
+        where = graph if graph is not None else DefaultGraph()
         with self.store.lock():  # look up, then write, as one step: concurrent retries meet here
-            try:
-                stored, _ = self.store.get_claim(claim.id, graph=graph)
-            except NotFoundError:
+            if next(self.store.quads(claim.id, RDF_REIFIES, None, where), None) is None:
                 return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
+            stored, _ = self.store.get_claim(claim.id, graph=where)
         if stored.triple() != claim.triple():
             raise ToolRefusal(
                 f"event_id {event_id!r} already recorded claim {claim.id.value} about another proposition "
@@ -396,6 +396,7 @@ class MemoryTools:
     def _view(self, grant: Grant, name: str, params: dict[str, str], tenant: NamedNode | None) -> Any:
         # The dataset comes from memkg.guard.access, the one place that decides what a grant sees.
         bound = views.bind(views.get_view(name), params)
+        scope.require_all(self.store.raw, bound.iris, tenant=tenant, readable=grant.tenants)
         return self.store.query(bound.text, **view_options(grant, tenant))
 
 

@@ -26,11 +26,13 @@ import sys
 from collections.abc import Sequence
 
 from ...core.errors import (
+    NotAStoreError,
     NotFoundError,
     ParseError,
     Refused,
     StoreLockedError,
     UnknownFormatError,
+    UnknownIRIError,
     ValidationError,
 )
 from .exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, UsageError
@@ -69,7 +71,7 @@ def _run(argv: Sequence[str]) -> int:
     except ValidationError as err:  # nothing written; each violation with where it is written and its fix
         print(f"memkg: {refusal_text(err)}", file=sys.stderr)
         return EXIT_INVALID
-    except Refused as err:  # nothing written
+    except (Refused, NotAStoreError, UnknownIRIError) as err:  # nothing written; nothing answered about what is not there
         print(f"memkg: {err}", file=sys.stderr)
         return EXIT_INVALID
     except UnknownFormatError as err:  # the library names no flags; here the flag is the answer

@@ -30,11 +30,10 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
                                token=token_from_env(args.token), read_only=not write)
         args.store = server.endpoint  # messages name where the data went (never a password)
         return _checked_tenant(args, MemoryStore(backend=server), write=write)
-    path = Path(args.store)
-    if not write and not path.exists():
-        raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
+    # A read never creates a store; a folder holding anything but a store is refused even for a write.
     # A reader writes nothing, so it needs no judge (and never loads validation to make one).
-    return _checked_tenant(args, MemoryStore(path, validation="native" if write else None), write=write)
+    return _checked_tenant(args, MemoryStore(Path(args.store), create=write,
+                                             validation="native" if write else None), write=write)
 
 
 def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:

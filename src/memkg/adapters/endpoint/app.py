@@ -39,7 +39,7 @@ from ...guard.access import Grant, TokenCheck
 from ...guard.limits import DEFAULT as DEFAULT_LIMITS
 from ...guard.limits import Limits, count_openings, guarded, nesting_depth
 from ...recall import RECALL_INDEX
-from ...store import MemoryStore, rdf_format, views
+from ...store import MemoryStore, rdf_format, scope, views
 from ...validation.writes import time_limit as validation_time_limit
 from . import negotiation as neg
 from . import rights
@@ -190,6 +190,7 @@ class Endpoint:
         dataset = rights.view_dataset(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, rights.seen(grant, self.store.named_graphs()))
+        scope.require_all(self.store.raw, bound.iris, tenant=bound.tenant, readable=grant.tenants)
         return self._read(QueryJob(bound.text, accept, format, dataset=dataset), grant)
 
     def view_query(self, grant: Grant, name: str, params: dict[str, str]) -> str:

@@ -60,11 +60,10 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
             "memkg serve --tokens needs the network sandbox (seccomp, Linux on x86_64 or aarch64), "
             "which this system does not have; refusing to start"
         )
-    if options.read_only and not options.store.exists():
-        raise FileNotFoundError(f"{options.store}: no store to serve read-only")
     # Read-write even with --read-only: the server must be the store's only writer, and
-    # Oxigraph's read-only open beside a writer is undefined behaviour.
-    store = MemoryStore(options.store)
+    # Oxigraph's read-only open beside a writer is undefined behaviour. A read-only server
+    # creates no store.
+    store = MemoryStore(options.store, create=not options.read_only)
     try:
         settings = Settings(
             read_only=options.read_only, timeout=options.timeout, workers=options.workers or default_workers(),

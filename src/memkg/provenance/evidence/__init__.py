@@ -17,7 +17,8 @@ links of :mod:`memkg.provenance`:
 
 >>> from memkg import MemoryStore
 >>> store = MemoryStore()
->>> a = assess(store, "https://example.org/nothing")
+>>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
+>>> a = assess(store, "https://example.org/c")
 >>> a.evidence is None, a.independent
 (True, 0)
 """

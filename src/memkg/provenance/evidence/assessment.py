@@ -10,7 +10,7 @@ from typing import Any
 from pyoxigraph import NamedNode
 
 from ...core.vocab import mem
-from ...store import MemoryStore
+from ...store import MemoryStore, scope
 from .. import Group, SupportGraph
 from ..datasets import IRI, Node, as_node, dataset, select, values_block
 from .nodes import LINEAGE_PATH, describe, number
@@ -79,6 +79,7 @@ def assess(
     if not 0 <= default_reliability <= 1:
         raise ValueError(f"default_reliability must be in [0, 1], got {default_reliability!r}")
     node = as_node(claim, "claim")
+    scope.locate(store.raw, node, tenant=tenant)
     graph = SupportGraph.around(store, [node], tenant=tenant)
     stand = graph.standing()
     nodes = graph.nodes()

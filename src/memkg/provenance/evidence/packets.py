@@ -11,7 +11,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Triple, s
 
 from ...core.errors import MemkgError
 from ...core.vocab import PREFIXES, mem, prov, rdf
-from ...store import MemoryStore
+from ...store import MemoryStore, scope
 from .. import SupportGraph
 from ..datasets import IRI, Node, as_node, dataset, node_arg, select, values_block
 from .nodes import describe, refuters_of
@@ -208,6 +208,7 @@ def packet(
     roots = tuple(dict.fromkeys(as_node(s, "seed") for s in seeds))
     if not roots:
         raise ValueError("a packet needs at least one seed")
+    scope.require_all(store.raw, roots, tenant=tenant)  # every seed in the scope (recall's hits are)
     options = dataset(tenant)
     support = SupportGraph.around(store, list(roots), tenant=tenant)
     stand = support.standing()

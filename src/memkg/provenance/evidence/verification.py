@@ -10,7 +10,7 @@ from typing import Any
 from pyoxigraph import BlankNode, NamedNode
 
 from ...core.vocab import mem, prov
-from ...store import MemoryStore
+from ...store import MemoryStore, scope
 from .. import SupportGraph
 from ..datasets import IRI, Node, as_node, dataset, node_arg, select, values_block
 from .nodes import describe, refuters_of
@@ -91,11 +91,14 @@ def verify(store: MemoryStore, end: IRI, *, tenant: IRI | None = None) -> Verifi
     * anything withdrawn (retracted, superseded, or an echo of a withdrawn
       source) is not supported.
 
-    >>> v = verify(MemoryStore(), "https://example.org/answer")
+    >>> store = MemoryStore()
+    >>> _ = store.load_data('<https://example.org/answer> <https://example.org/says> "42" .', format="turtle")
+    >>> v = verify(store, "https://example.org/answer")
     >>> v.verdict, v.entered_at
-    ('inconclusive', ())
+    ('supported', ())
     """
     start = as_node(end, "end")
+    scope.locate(store.raw, start, tenant=tenant)
     chain = _walk_upstream(store, start, tenant)
     refuters = refuters_of(store, chain.nodes, tenant)
     against = [r for rs in refuters.values() for r in rs]

@@ -21,7 +21,7 @@ from pyoxigraph import (
 )
 
 from ...core import prefixes as prefix_names
-from ...core.errors import StoreLockedError
+from ...core.errors import NotAStoreError, StoreLockedError
 from ...core.terms import has_blank, sparql_data_term
 from .. import claim_index, ontology
 from .base import Capabilities
@@ -29,6 +29,31 @@ from .base import Capabilities
 
 #: Where the command line keeps the store when ``--store`` is not given.
 DEFAULT_STORE_PATH = Path("memkg-store")
+
+#: The file that marks a folder as a store: RocksDB, Oxigraph's storage, keeps it in every
+#: database folder (it names the live manifest), from the first open on.
+STORE_MARK = "CURRENT"
+
+
+def check_folder(path: Path, *, create: bool) -> None:
+    """Refuse ``path`` unless it holds a store, or (``create``) is a folder a new store may go
+    in: one that does not exist yet or is empty. Nothing is written either way.
+
+    Raises :class:`~memkg.core.errors.NotAStoreError` naming the folder and what it holds.
+    """
+    if path.is_dir() and (path / STORE_MARK).is_file():
+        return
+    if path.exists() and not path.is_dir():
+        raise NotAStoreError(f"{path} is a file, not a store folder")
+    held = sorted(p.name for p in path.iterdir()) if path.is_dir() else None
+    if held:
+        shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+        raise NotAStoreError(f"{path} is not a memkg store: the folder holds other files ({shown}); "
+                             "give a new or empty folder for a new store")
+    if not create:
+        state = "does not exist" if held is None else "is empty"
+        raise NotAStoreError(f"no store at {path}: the folder {state}, and a read never creates a store "
+                             "(a write, such as a load, does)")
 
 
 #: The file a ``memkg serve`` writes into the directory of the store it holds while it runs
@@ -82,12 +107,15 @@ def locked(path: Path) -> StoreLockedError:
 
 
 class EmbeddedBackend:
-    """An Oxigraph store in this process: a directory (created if needed), or memory (``path``
-    None, for tests and scratch work), or a ``store`` already open. The ontology graph is
-    brought up to date on opening, unless ``read_only``.
+    """An Oxigraph store in this process: a directory, or memory (``path`` None, for tests and
+    scratch work), or a ``store`` already open. The ontology graph is brought up to date on
+    opening, unless ``read_only``.
 
-    Raises :class:`~memkg.core.errors.StoreLockedError` when another process has the
-    directory open for writing.
+    A directory must hold a store (:data:`STORE_MARK`), or, with ``create`` (and not
+    ``read_only``), not exist yet or be empty: a new store is made there. Anything else
+    raises :class:`~memkg.core.errors.NotAStoreError` before a file is written. Raises
+    :class:`~memkg.core.errors.StoreLockedError` when another process has the directory open
+    for writing.
 
     >>> backend = EmbeddedBackend()
     >>> backend.extend([Quad(NamedNode("urn:ex:a"), NamedNode("urn:ex:p"), Literal("1"))])
@@ -100,9 +128,11 @@ class EmbeddedBackend:
     view_site = "here"
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
-                 store: Store | None = None) -> None:
+                 store: Store | None = None, create: bool = True) -> None:
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
+        if store is None and self.path is not None:
+            check_folder(self.path, create=create and not read_only)
         try:
             if store is not None:
                 self.store = store
@@ -111,6 +141,7 @@ class EmbeddedBackend:
             elif read_only:
                 self.store = Store.read_only(str(self.path))
             else:
+                self.path.mkdir(parents=True, exist_ok=True)
                 self.store = Store(str(self.path))
             if not read_only:
                 ontology.install(self.store)
