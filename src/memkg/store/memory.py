@@ -20,6 +20,7 @@ from typing import IO, Unpack
 from pyoxigraph import (
     BlankNode,
     DefaultGraph,
+    Literal,
     NamedNode,
     Quad,
     QueryBoolean,
@@ -30,6 +31,7 @@ from pyoxigraph import (
     Variable,
 )
 
+from ..core import names
 from ..core import prefixes as prefix_names
 from ..core.errors import ParseError
 from ..core.hits import Hits
@@ -139,6 +141,23 @@ class MemoryStore:
         if self._prefixes is None:
             self._prefixes = {**prefix_names.BUILT_IN, **self.backend.declared_prefixes()}
         return self._prefixes
+
+    def read_iri(self, text: str | NamedNode, *, what: str = "") -> NamedNode:
+        """The IRI ``text`` names, read as every surface reads names (:func:`memkg.core.names.read_iri`):
+        ``prefix:name`` with this store's prefixes, ``<iri>``, a bare ``https://…`` or ``‹iri›``.
+        A compact IRI that could name a node held here under several namespaces is refused."""
+        return names.read_iri(text, self.prefixes, what=what, exists=self.mentions)
+
+    def read_term(self, text: str, *, what: str = "") -> NamedNode | Literal | Triple:
+        """A term as written for a claim (an IRI as :meth:`read_iri` reads it, or a Turtle literal)."""
+        return names.read_term(text, self.prefixes, what=what, exists=self.mentions)
+
+    def mentions(self, iri: str) -> bool:
+        """Whether any quad holds ``iri`` as its subject, predicate or object (a claim's terms
+        included, through the claim index)."""
+        node = NamedNode(iri)
+        patterns = ((node, None, None), (None, node, None), (None, None, node))
+        return any(next(iter(self.raw.quads_for_pattern(*pattern)), None) is not None for pattern in patterns)
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
@@ -256,7 +275,7 @@ class MemoryStore:
         >>> list(store.view("current"))
         []
         """
-        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
+        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes, exists=self.mentions)
         if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, self.named_graphs())
         site = self.backend.view_site
@@ -377,8 +396,8 @@ class MemoryStore:
         return loads.load_files(self._commits, paths, declare=self._remember_prefixes, graph=graph, format=format,
                                 base_iri=base_iri, progress=progress, strict_literals=strict_literals, limits=limits)
 
-    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> None:
-        prefix_names.remember(self.path, declared, self.prefixes)
+    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> list[prefix_names.Renamed]:
+        return prefix_names.remember(self.path, declared, self.prefixes)
 
     def load_data(
         self,
