@@ -162,6 +162,20 @@ def test_export_leaves_index_and_ontology_out_unless_asked(lia_store: MemoryStor
     assert MEMX in full and "<https://w3id.org/memkg> ." in full
 
 
+def test_export_declares_the_prefixes_the_loaded_files_declared_and_stays_as_small(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "store")
+    store.load(LIA)
+    text = store.export(format="trig").decode()
+    assert f"@prefix ex: <{EX}> ." in text and f"<{EX}c0>" not in text
+    assert len(text.encode()) <= 1.2 * LIA.stat().st_size
+
+
+def test_export_tells_its_progress_how_many_quads_it_wrote(lia_store: MemoryStore) -> None:
+    counts: list[int] = []
+    nquads = lia_store.export(format="nquads", progress=counts.append).decode()
+    assert counts == [len(nquads.splitlines())]
+
+
 def test_export_to_a_single_graph_format_needs_a_graph(lia_store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="named graphs"):
         lia_store.export(format="turtle")

@@ -57,19 +57,24 @@ _RULES: list[tuple[str, str]] = [
     ("WORD", r"[A-Za-z_][A-Za-z0-9_]*"),
     ("PUNCT", r"<<\(|\)>>|<<|>>|\{\||\|\}|\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.*+\-/=<>!|^~?$]"),
 ]
-_SCANNER = re.compile("|".join(f"(?P<{kind}{i}>{rx})" for i, (kind, rx) in enumerate(_RULES)))
+
+
+@functools.cache
+def _scanner(quotes_in_iris: bool) -> re.Pattern[str]:
+    """The scanner of one reading of ``<``, compiled when first used (it takes a tenth of a
+    second, which a command that reads no SPARQL should not pay)."""
+    return re.compile("|".join(
+        f"(?P<{kind}{i}>{rx if quotes_in_iris or kind != 'IRI' else _without_quote(rx)})"
+        for i, (kind, rx) in enumerate(_RULES)))
 
 
 def _without_quote(iri_rule: str) -> str:
+    r"""The other reading of ``<``: SPARQL's grammar lets ``<2&&'>`` be an IRI or, in an expression,
+    "less than" followed by a string. Without ``'`` in IRIs, a ``<`` that swallowed a quote in the
+    first reading is an operator in this one (``\u0027`` still spells a quote inside an IRI)."""
     return iri_rule.replace("[^<>", "[^'<>", 1)
 
 
-#: The other reading of ``<``: SPARQL's grammar lets ``<2&&'>`` be an IRI or, in an expression,
-#: "less than" followed by a string. Without ``'`` in IRIs, a ``<`` that swallowed a quote in the
-#: first reading is an operator in this one (``\u0027`` still spells a quote inside an IRI).
-_SCANNER_NO_QUOTE_IRI = re.compile("|".join(
-    f"(?P<{kind}{i}>{_without_quote(rx) if kind == 'IRI' else rx})" for i, (kind, rx) in enumerate(_RULES)
-))
 _SPACE = re.compile(r"(?:[ \t\r\n]|#[^\r\n]*)*")
 #: What lies between two terminals, for ``tokenize(layout=True)``.
 _LAYOUT = re.compile(r"(?P<SPACE>[ \t\r\n]+)|(?P<COMMENT>#[^\r\n]*)")
@@ -160,7 +165,7 @@ def _scan(text: str, *, source: str, layout: bool, quotes_in_iris: bool) -> Iter
         pos = space.end()
         if pos >= n:
             return
-        found = (_SCANNER if quotes_in_iris else _SCANNER_NO_QUOTE_IRI).match(text, pos)
+        found = _scanner(quotes_in_iris).match(text, pos)
         if found is None or found.end() == pos:
             what = "unterminated string" if text[pos] in "'\"" else f"unexpected character {text[pos]!r}"
             raise ParseError(what, file=source, line=line, column=pos - line_start + 1)

@@ -43,8 +43,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-import numpy
-import numpy as np
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from ..core.errors import MemkgError, rebuilt
@@ -312,6 +310,8 @@ def _depth(data: str | bytes | Any, kind: str) -> int:
     if len(brackets) < 4096:
         return max(0, max(accumulate(_STEP.get(b, 0) for b in brackets)))
 
+    import numpy as np  # here: a command that reads nothing large need not load numpy
+
     table = np.zeros(256, dtype=np.int64)
     for b, step in _STEP.items():
         table[b] = step
@@ -359,6 +359,7 @@ def json_depth(data: bytes, *, over: int = 0) -> int:
     """
     if data.count(b"[") + data.count(b"{") <= over:
         return 0
+    import numpy  # here: a command that reads nothing large need not load numpy
 
     steps = numpy.frombuffer(_JSON_STRING.sub(b"", data).translate(_JSON_STEP), dtype=numpy.int8)
     return int(max(0, numpy.cumsum(steps, dtype=numpy.int64).max(initial=0)))

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Unpack
+from typing import IO, TYPE_CHECKING, Unpack
 
 from pyoxigraph import (
     BlankNode,
@@ -44,15 +44,14 @@ from . import claim_index, exports, loads, views
 from . import items as item_writes
 from .backends.base import Backend, Capabilities, QuadStore
 from .backends.embedded import EmbeddedBackend
-from .backends.sparql import ServerOptions, SparqlBackend
 from .clock import Clock
 from .commit import CommitPath
 from .plugins import RECALL, F, Follower, FollowerKind, Judge, NotPluggedIn, plugged_in
 from .report import LoadReport, Progress
 from .stats import StoreStats, count_store
 
-DEFAULT_STORE_PATH = Path("memkg-store")
-
+if TYPE_CHECKING:
+    from .backends.sparql import ServerOptions
 
 class MemoryStore:
     """An agent's memory in an Oxigraph store: atomic, validated, indexed writes.
@@ -118,6 +117,8 @@ class MemoryStore:
         >>> MemoryStore.connect("http://127.0.0.1:9/sparql", dialect="rdf12", read_only=True).capabilities.in_process
         False
         """
+        from .backends.sparql import SparqlBackend  # here: an embedded store never loads the HTTP client
+
         return cls(backend=SparqlBackend(endpoint, **server), clock=clock, validation=validation)
 
     @property
@@ -230,6 +231,8 @@ class MemoryStore:
         The dataset arguments are ``Store.query``'s; :func:`memkg.guard.access.query_options`
         computes them for a request's grant. Raises :class:`~memkg.core.errors.ParseError` for a
         query that does not parse.
+
+        :raises ~memkg.core.errors.ParseError: the query does not parse (its line and column named).
         """
         try:
             return self.raw.query(
@@ -274,6 +277,9 @@ class MemoryStore:
         >>> store = MemoryStore()
         >>> list(store.view("current"))
         []
+
+        :raises ~memkg.core.errors.NotFoundError: no view has that name, or the ``tenant`` parameter names no graph.
+        :raises ValueError: a parameter is unknown, missing or not of its type.
         """
         bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes, exists=self.mentions)
         if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
@@ -301,6 +307,9 @@ class MemoryStore:
         :class:`~memkg.core.errors.ValidationError` (nothing written) when the
         validator refuses the write. ``visible``: judge it against these graphs only
         (a tenant's write, see :meth:`memkg.validation.WriteValidator.__call__`).
+
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
         """
         return self._commits.write(quads, source=source, visible=visible)
 
@@ -316,6 +325,9 @@ class MemoryStore:
         ignored); the validator judges the state after the change, so a removal
         that leaves a claim pointing at an untyped vertex is refused like an
         addition that does. Quads with blank nodes keep their identity. ``visible``: as in :meth:`write`.
+
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
         """
         return self._commits.change(remove=remove, add=add, source=source, visible=visible)
 
@@ -332,20 +344,33 @@ class MemoryStore:
         >>> first = store.add(Message(content="I prefer tea", event_id="chat-1"))
         >>> store.add(Message(content="I prefer tea", event_id="chat-1")) == first
         True
+
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises ValueError: the item does not describe a valid memory (a field out of range, an unknown graph).
+        :raises PermissionError: the store is open read-only.
         """
         return item_writes.add_all(self, [item], graph)[0]
 
     def add_all(
         self, items: Sequence[Item], *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> list[NamedNode]:
-        """Remember several items in one atomic write; returns their IRIs in order."""
+        """Remember several items in one atomic write; returns their IRIs in order.
+
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
+        """
         return item_writes.add_all(self, items, graph)
 
     def supersede(
         self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None
     ) -> NamedNode:
         """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
-        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI."""
+        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI.
+
+        :raises ~memkg.core.errors.NotFoundError: ``old`` names no claim (in ``graph``, when given).
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
+        """
         return item_writes.supersede(self, old, new, graph)
 
     def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
@@ -353,6 +378,8 @@ class MemoryStore:
 
         Without ``graph``, the first graph holding the claim is used. Raises
         :class:`~memkg.core.errors.NotFoundError` when no claim has that IRI.
+
+        :raises ~memkg.core.errors.NotFoundError: no claim has that IRI (in ``graph``, when given).
         """
         return item_writes.get_claim(self, claim, graph)
 
@@ -364,7 +391,13 @@ class MemoryStore:
     ) -> NamedNode:
         """Withdraw claims (or sources) from current knowledge, without a successor.
         Returns the IRI of the recorded ``mem:Retraction``. Without ``graph``, the
-        retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph)."""
+        retraction goes where the targets are (as :meth:`get_claim` finds a claim's graph).
+
+        :raises ~memkg.core.errors.NotFoundError: a target names nothing in the store.
+        :raises ValueError: without ``graph``, the targets are described in several graphs.
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
+        """
         return item_writes.retract(self, targets, reason, graph)
 
     def load(
@@ -392,6 +425,14 @@ class MemoryStore:
         ``"1"``): ``report.rewrites`` counts the literals stored otherwise than written
         and names the first ones with file and line; with ``strict_literals`` such a
         load raises :class:`~memkg.store.literals.RewrittenLiteralsError` and writes nothing.
+
+        :raises ~memkg.core.errors.ParseError: a file does not parse (file, line and column named).
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises ~memkg.guard.limits.LimitExceeded: a file breaks a limit of ``limits``.
+        :raises ~memkg.store.literals.RewrittenLiteralsError: ``strict_literals`` is set and a literal would be stored otherwise than written.
+        :raises FileNotFoundError: a file does not exist.
+        :raises ~memkg.core.errors.UnknownFormatError: a file's format cannot be told from its name and ``format`` is not given.
+        :raises PermissionError: the store is open read-only.
         """
         return loads.load_files(self._commits, paths, declare=self._remember_prefixes, graph=graph, format=format,
                                 base_iri=base_iri, progress=progress, strict_literals=strict_literals, limits=limits)
@@ -408,7 +449,12 @@ class MemoryStore:
         base_iri: str | None = None,
         strict_literals: bool = False,
     ) -> LoadReport:
-        """Load RDF given as text rather than a file; same guarantees as :meth:`load`."""
+        """Load RDF given as text rather than a file; same guarantees as :meth:`load`.
+
+        :raises ~memkg.core.errors.ParseError: the text does not parse (line and column named).
+        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises PermissionError: the store is open read-only.
+        """
         return loads.load_text(self._commits, data, format=format, graph=graph, base_iri=base_iri,
                                strict_literals=strict_literals)
 
@@ -422,21 +468,31 @@ class MemoryStore:
         graph: str | NamedNode | None = None,
         with_index: bool = False,
         with_ontology: bool = False,
+        progress: Callable[[int], None] | None = None,
     ) -> bytes | None:
         """Serialize the store (or one ``graph``); returns bytes when ``output`` is None.
 
         Index triples and the ontology graph stay out unless asked for. Turtle and N-Triples hold one
-        graph: name it with ``graph`` when the store has named graphs.
+        graph: name it with ``graph`` when the store has named graphs. Turtle and TriG declare the
+        store's prefixes (memkg's and those its files declared), so the file is as compact as the
+        one loaded. ``progress`` is told how many quads are written so far, every 100,000 and at
+        the end.
+
+        :raises ValueError: Turtle or N-Triples is asked for a store with named graphs and no ``graph`` is named.
+        :raises ~memkg.core.errors.UnknownFormatError: ``format`` names no RDF format.
         """
         return exports.export(self.backend, output, format=format, graph=graph, with_index=with_index,
-                              with_ontology=with_ontology)
+                              with_ontology=with_ontology, prefixes=self.prefixes, progress=progress)
 
     def check_index(self) -> claim_index.IndexReport:
         """Prove the claim index matches the data (see :func:`memkg.store.claim_index.check`)."""
         return claim_index.check(self.backend.local_store())
 
     def rebuild_index(self) -> None:
-        """Derive the claim index again from the data, atomically."""
+        """Derive the claim index again from the data, atomically.
+
+        :raises PermissionError: the store is open read-only.
+        """
         self._commits.check_writable()
         with self.lock():
             self.backend.rebuild_index()

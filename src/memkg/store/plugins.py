@@ -24,7 +24,9 @@ plugged in under :data:`RECALL`'s name, a :class:`Recaller`, and returns its
 :class:`~memkg.core.hits.Hits`.
 
 ``memkg/__init__.py`` plugs memkg's own in, once, when the package is imported (it is the
-composition root: importing any part of memkg imports it first). A store reads what is
+composition root: importing any part of memkg imports it first), as :class:`Deferred` kinds,
+first load and judge: each names the module that defines it, which is imported when a store
+first uses it, so that a command that only reads never imports validation or recall. A store reads what is
 plugged in when it opens, through :func:`plugged_in` alone. A program can plug in others for
 every store with :func:`plug_in`, or give one store kinds of its own
 (``MemoryStore(followers=[…])``, which replace those of the same name).
@@ -32,11 +34,12 @@ every store with :func:`plug_in`, or give one store kinds of its own
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 from pyoxigraph import NamedNode, Quad, Store
 
@@ -195,6 +198,58 @@ class Plugins:
 PLUGGED_IN = Plugins()
 
 
+def imported(where: str) -> object:
+    """The object ``"package.module:attribute"`` names, its module imported now."""
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class Deferred:
+    """A follower kind or a first load plugged in by where it lives (``"memkg.recall:RECALL_INDEX"``),
+    imported when a store first opens a follower of its ``name`` or takes a first load.
+
+    >>> kind = Deferred("recall-index", "memkg.recall:RECALL_INDEX")
+    >>> kind.name
+    'recall-index'
+    """
+
+    def __init__(self, name: str, where: str) -> None:
+        self._name = name
+        self.where = where
+        self._target: object | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def target(self) -> object:
+        if self._target is None:
+            self._target = imported(self.where)
+        return self._target
+
+    def open(self, host: Host, *, create: bool) -> Follower | None:
+        return cast("FollowerKind[Follower]", self.target()).open(host, create=create)
+
+    def applies(self, host: Host, size: int) -> bool:
+        return cast(FirstLoad, self.target()).applies(host, size)
+
+    def load(self, host: Host, reader: FileReader, report: LoadReport, *, judge: FirstLoadJudge | None,
+             strict_literals: bool) -> list[tuple[str, str]]:
+        return cast(FirstLoad, self.target()).load(host, reader, report, judge=judge, strict_literals=strict_literals)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self._name!r}, {self.where!r})"
+
+
+def deferred_judge(where: str) -> Callable[[str], Judge]:
+    """A judge factory (``plug_in(judge=…)``) imported from ``where`` when a store that writes opens."""
+
+    def judge_of(engine: str) -> Judge:
+        return cast("Callable[[str], Judge]", imported(where))(engine)
+
+    return judge_of
+
+
 def plugged_in() -> Plugins:
     """What a store opening now is given: the one place a store reads what is plugged in (today
     what ``memkg/__init__.py`` plugged in when the package was imported)."""
@@ -220,6 +275,7 @@ def plug_in(
 
 __all__ = [
     "RECALL",
+    "Deferred",
     "FirstLoad",
     "FirstLoadJudge",
     "Follower",
@@ -231,6 +287,8 @@ __all__ = [
     "PLUGGED_IN",
     "Plugins",
     "Recaller",
+    "deferred_judge",
+    "imported",
     "plug_in",
     "plugged_in",
 ]

@@ -84,6 +84,14 @@ def test_export_then_load_into_a_fresh_store_gives_back_every_quad(run, tmp_path
     assert data_quads(MemoryStore(fresh, read_only=True)) == original
 
 
+def test_export_to_a_file_ends_with_a_summary_on_stderr(run, tmp_path: Path) -> None:
+    run("load", str(LIA))
+    dump = tmp_path / "dump.nq"
+    code, out, err = run("export", "--format", "nquads", "-o", str(dump))
+    assert code == 0 and out == ""
+    assert err.strip() == f"exported {len(dump.read_text().splitlines())} quads to {dump} (nquads)"
+
+
 def test_export_to_stdout_in_trig(run) -> None:
     run("load", str(LIA))
     code, out, _ = run("export")

@@ -31,7 +31,6 @@ from ...core.errors import (
     UnknownFormatError,
     ValidationError,
 )
-from ...validation.fixes import fix_for
 from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
@@ -44,7 +43,8 @@ __all__ = [
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
     # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.
     args, unknown = parser.parse_known_args(argv)
@@ -83,6 +83,8 @@ def refusal_text(err: ValidationError, *, shown: int = 20) -> str:
     """A refused write for people: the file, then each violation (``file:line:column:`` where
     the focus node is written, when known) with the fix memkg's shapes carry."""
     head = f"{err.source}: " if err.source else ""
+    from ...validation.fixes import fix_for  # here: a command that writes nothing never loads validation
+
     lines = [f"{head}write refused, {len(err.violations)} violation(s); nothing was written"]
     for v in err.violations[:shown]:
         fix = fix_for(v.shape)

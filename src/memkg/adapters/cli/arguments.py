@@ -13,7 +13,6 @@ from pyoxigraph import NamedNode
 from ...core.terms import parse_datetime
 from ...guard.limits import DEFAULT
 from ...store import MemoryStore, views
-from ...store.backends.sparql import SparqlBackend, token_from_env
 from .exit_codes import UsageError
 
 
@@ -22,6 +21,8 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     read-only open *undefined behaviour* while another process writes, whereas a
     read-write open fails cleanly (StoreLockedError) when a server holds the store."""
     if getattr(args, "endpoint", None):
+        from ...store.backends.sparql import SparqlBackend, token_from_env  # here: a store on disk needs no HTTP
+
         server = SparqlBackend(args.endpoint, update_url=args.update_endpoint, dialect=args.endpoint_dialect,
                                token=token_from_env(args.token), read_only=not write)
         args.store = server.endpoint  # messages name where the data went (never a password)
@@ -29,7 +30,8 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
     path = Path(args.store)
     if not write and not path.exists():
         raise UsageError(f"no store at {path}; load something first: memkg --store {path} load FILE…")
-    return _checked_tenant(args, MemoryStore(path), write=write)
+    # A reader writes nothing, so it needs no judge (and never loads validation to make one).
+    return _checked_tenant(args, MemoryStore(path, validation="native" if write else None), write=write)
 
 
 def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:

@@ -118,6 +118,14 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    progress = stderr_progress()
+    written = [0]
+
+    def count(quads: int) -> None:
+        written[0] = quads
+        if progress:
+            progress(f"exported {quads:,} quads…")
+
     with open_store(args, write=False) as store:
         data = store.export(
             args.output,
@@ -125,9 +133,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             graph=args.graph,
             with_index=args.with_index,
             with_ontology=args.with_ontology,
+            progress=count,
         )
+    if progress:
+        sys.stderr.write("\r\x1b[K")
     if data is not None:
         sys.stdout.buffer.write(data)
+    if args.output is not None or sys.stderr.isatty():  # a summary, never mixed into the data
+        where = f"to {args.output}" if args.output is not None else "to stdout"
+        print(f"exported {written[0]:,} quads {where} ({args.format})", file=sys.stderr)
     return EXIT_OK
 
 

@@ -257,22 +257,23 @@ class Endpoint:
         # Planned without the write lock, on the snapshot current when planning starts: a
         # runaway update never holds the lock (it is stopped at --timeout before taking it).
         # A plan is applied only if no write committed meanwhile; else it is planned again,
-        # the last time under the lock (bounded by --timeout too).
+        # the last time holding the lock from planning to applying (bounded by --timeout too),
+        # so that no write can land between the two.
         for attempt in range(OPTIMISTIC_ATTEMPTS + 1):
             locked = attempt == OPTIMISTIC_ATTEMPTS
             with self.store.lock() if locked else contextlib.nullcontext():
                 planned_on = self.snapshots.current.number
                 plan = self._run(job, grant)
-            assert isinstance(plan, Plan)  # an update job answers with a plan or fails
-            with self._writing(), self.store.lock():
-                if self.snapshots.current.number != planned_on:
-                    continue  # another write committed while this one was planned
-                removed = self.store.change(
-                    remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
-                )
-                self.snapshots.publish()
-                return Written(removed=removed, added=len(plan.add))
-        raise AssertionError("unreachable: the last attempt plans under the write lock")
+                assert isinstance(plan, Plan)  # an update job answers with a plan or fails
+                with self._writing(), self.store.lock():
+                    if self.snapshots.current.number != planned_on:
+                        continue  # another write committed while this one was planned
+                    removed = self.store.change(
+                        remove=plan.remove, add=plan.add, source="<update>", visible=rights.visible_graphs(grant)
+                    )
+                    self.snapshots.publish()
+                    return Written(removed=removed, added=len(plan.add))
+        raise AssertionError("unreachable: the last attempt holds the write lock from planning to applying")
 
     def _writing(self) -> contextlib.AbstractContextManager[None]:
         """A write holds the lock (waiting for it included) and validates within ``--timeout``:

@@ -25,6 +25,10 @@ from .. import claim_index, ontology
 from .base import Capabilities
 
 
+#: Where the command line keeps the store when ``--store`` is not given.
+DEFAULT_STORE_PATH = Path("memkg-store")
+
+
 class EmbeddedBackend:
     """An Oxigraph store in this process: a directory (created if needed), or memory (``path``
     None, for tests and scratch work), or a ``store`` already open. The ontology graph is
