@@ -13,11 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pyoxigraph import NamedNode
 
 from memkg import MemoryStore
 from memkg.adapters.agent_tools import MemoryTools, ToolRefusal
+from memkg.adapters.agent_tools.tools import refusal
+from memkg.core.errors import MemkgError
 from memkg.adapters.cli import main
-from memkg.guard.access import OPEN
+from memkg.guard.access import OPEN, Grant
 
 from tests.support.endpoint_server import POSTGRES
 from tests.support.examples import EX, LIA, LIA_GRAPH
@@ -160,3 +163,15 @@ def test_the_agent_tools_refuse_an_unknown_prefix_and_an_ambiguous_name(tools: M
         tools.explain(OPEN, claim="zz:c0")
     with pytest.raises(ToolRefusal, match=r"could mean .*\(ex2:cMigration\)"):
         tools.explain(OPEN, claim="ex:cMigration")
+
+
+def test_reading_a_name_never_tells_a_tenant_of_another_tenants_nodes(tools: MemoryTools) -> None:
+    """acme's cMigration exists, in acme's graph only: to a caller confined to lia, ex:cMigration
+    reads as any name of nothing does, never as 'could mean ex2:cMigration'."""
+    lia = Grant(frozenset({NamedNode(LIA_GRAPH)}), write=False)
+    answers = []
+    for name in ("ex:cMigration", "ex:cNothingAtAll"):
+        with pytest.raises(MemkgError) as refused:
+            tools.explain(lia, claim=name)
+        answers.append(str(refusal(refused.value)).replace("cMigration", "X").replace("cNothingAtAll", "X"))
+    assert answers[0] == answers[1] and "could mean" not in answers[0]

@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
 
@@ -143,22 +144,31 @@ class MemoryStore:
             self._prefixes = {**prefix_names.BUILT_IN, **self.backend.declared_prefixes()}
         return self._prefixes
 
-    def read_iri(self, text: str | NamedNode, *, what: str = "") -> NamedNode:
+    def read_iri(self, text: str | NamedNode, *, what: str = "",
+                 graphs: Collection[NamedNode | DefaultGraph] | None = None) -> NamedNode:
         """The IRI ``text`` names, read as every surface reads names (:func:`memkg.core.names.read_iri`):
         ``prefix:name`` with this store's prefixes, ``<iri>``, a bare ``https://…`` or ``‹iri›``.
-        A compact IRI that could name a node held here under several namespaces is refused."""
-        return names.read_iri(text, self.prefixes, what=what, exists=self.mentions)
+        A compact IRI naming nothing under its prefix's first namespace but a node held here under a
+        namespace a load renamed (``ex2:``) is refused, naming both; only ``graphs`` are looked at
+        when given (a caller's readable graphs: a refusal never tells of another tenant's nodes)."""
+        return names.read_iri(text, self.prefixes, what=what, exists=partial(self.mentions, graphs=graphs))
 
-    def read_term(self, text: str, *, what: str = "") -> NamedNode | Literal | Triple:
+    def read_term(self, text: str, *, what: str = "",
+                  graphs: Collection[NamedNode | DefaultGraph] | None = None) -> NamedNode | Literal | Triple:
         """A term as written for a claim (an IRI as :meth:`read_iri` reads it, or a Turtle literal)."""
-        return names.read_term(text, self.prefixes, what=what, exists=self.mentions)
+        return names.read_term(text, self.prefixes, what=what, exists=partial(self.mentions, graphs=graphs))
 
-    def mentions(self, iri: str) -> bool:
-        """Whether any quad holds ``iri`` as its subject, predicate or object (a claim's terms
-        included, through the claim index)."""
+    def mentions(self, iri: str, *, graphs: Collection[NamedNode | DefaultGraph] | None = None) -> bool:
+        """Whether any quad (of ``graphs``, else of any graph) holds ``iri`` as its subject, predicate
+        or object (a claim's terms included, through the claim index)."""
         node = NamedNode(iri)
-        patterns = ((node, None, None), (None, node, None), (None, None, node))
-        return any(next(iter(self.raw.quads_for_pattern(*pattern)), None) is not None for pattern in patterns)
+        raw = self.raw
+        for graph in graphs if graphs is not None else [None]:
+            for found in (raw.quads_for_pattern(node, None, None, graph), raw.quads_for_pattern(None, node, None, graph),
+                          raw.quads_for_pattern(None, None, node, graph)):
+                if next(iter(found), None) is not None:
+                    return True
+        return False
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""

@@ -8,16 +8,25 @@ The server (conftest) holds both examples, so acme's ``ex:`` reads as ``ex2:``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.support.endpoint_server import Server
+from tests.support.endpoint_server import Server, make_store
 from tests.support.examples import EX, LIA_GRAPH
 
 pytestmark = pytest.mark.slow
 
 SPELLINGS = ["ex:Lia", f"<{EX}Lia>", f"{EX}Lia", f"‹{EX}Lia›"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """conftest's server, with room for several recalls in a row on a loaded machine."""
+    running = Server(make_store(tmp_path_factory.mktemp("names") / "store"), "--timeout", "120")
+    yield running
+    running.close()
 
 
 def _get(server: Server, path: str, **params: str) -> tuple[int, str]:

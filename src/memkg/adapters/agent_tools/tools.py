@@ -23,12 +23,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 from typing import Literal as KindName
 
-from pyoxigraph import NamedNode
+from pyoxigraph import DefaultGraph, NamedNode
 
 from ... import provenance
 from ...core.errors import MemkgError, NotFoundError, UnreadableName, ValidationError
@@ -75,7 +76,7 @@ def tenant_for(grant: Grant, requested: str | None, *, store: MemoryStore | None
     memkg.adapters.agent_tools.tools.ToolRefusal: tenant urn:t:bob is not yours: this connection may use urn:t:lia
     """
     if requested is not None:
-        graph = _iri(requested, "tenant", store)
+        graph = _iri(requested, "tenant", store, grant.readable_graphs())
         if graph == ONTOLOGY_GRAPH:
             raise ToolRefusal(f"{requested} is memkg's shared vocabulary, not a tenant")
     else:
@@ -93,11 +94,13 @@ def tenant_for(grant: Grant, requested: str | None, *, store: MemoryStore | None
     return graph
 
 
-def _iri(value: str, what: str, store: MemoryStore | None = None) -> NamedNode:
+def _iri(value: str, what: str, store: MemoryStore | None = None,
+         graphs: list[NamedNode | DefaultGraph] | None = None) -> NamedNode:
     """An IRI argument in any form memkg reads (:mod:`memkg.core.names`): ``prefix:name`` with
-    the store's prefixes, ``<iri>``, a bare ``https://…`` or ``urn:…``, ``‹iri›``."""
+    the store's prefixes, ``<iri>``, a bare ``https://…`` or ``urn:…``, ``‹iri›``; ``graphs``,
+    the caller's readable ones, are all that reading it looks at."""
     try:
-        return store.read_iri(value, what=what) if store is not None else read_iri(value, what=what)
+        return store.read_iri(value, what=what, graphs=graphs) if store is not None else read_iri(value, what=what)
     except UnreadableName as err:
         raise ToolRefusal(str(err)) from None
 
@@ -165,11 +168,11 @@ class MemoryTools:
         self.store = store
         self.limits = limits
 
-    def _iri(self, value: str, what: str) -> NamedNode:
-        return _iri(value, what, self.store)
+    def _iri(self, grant: Grant, value: str, what: str) -> NamedNode:
+        return _iri(value, what, self.store, grant.readable_graphs())
 
-    def _iris(self, values: list[str] | None, what: str) -> list[str | NamedNode]:  # Claim fields take either
-        return [self._iri(v, what) for v in values or ()]
+    def _iris(self, grant: Grant, values: list[str] | None, what: str) -> list[str | NamedNode]:  # Claim fields take either
+        return [self._iri(grant, v, what) for v in values or ()]
 
     def _writing(self, grant: Grant, tenant: str | None) -> NamedNode | None:
         if not grant.write:
@@ -197,9 +200,9 @@ class MemoryTools:
         minted = new_id("message")
         message = Message(
             id=minted, content=content, event_id=event_id or None, event_time=event_time,
-            sender=self._iri(sender, "sender") if sender is not None else None,
-            recipients=self._iris(recipients, "recipient"),
-            episode=self._iri(episode, "episode") if episode is not None else None,
+            sender=self._iri(grant, sender, "sender") if sender is not None else None,
+            recipients=self._iris(grant, recipients, "recipient"),
+            episode=self._iri(grant, episode, "episode") if episode is not None else None,
         )
         node = self.store.add(message, graph=graph)
         return {"message": node.value, "duplicate": node != minted, "eventId": event_id, "tenant": _tenant_text(graph)}
@@ -216,7 +219,7 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """Declare who or what a node is (Person, Agent, Entity, Context) or declare a predicate."""
         graph = self._writing(grant, tenant)
-        node = self._iri(id, "id")
+        node = self._iri(grant, id, "id")
         if kind == "Predicate":
             item: Any = Predicate(id=node, label=name, functional=functional)
         elif kind in ENTITY_KINDS:
@@ -251,11 +254,11 @@ class MemoryTools:
         write lock, so concurrent retries store it once. The same key for another
         proposition is refused."""
         graph = self._writing(grant, tenant)
-        fields = _claim_fields(self._iri, object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        fields = _claim_fields(partial(self._iri, grant), object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
         if "object" not in fields:
             raise ToolRefusal(_ONE_OBJECT)
-        claim = Claim(subject=self._iri(subject, "subject"), predicate=self._iri(predicate, "predicate"),
-                      supported_by=self._iris(supported_by, "supported_by"), context=self._iris(context, "context"), **fields)
+        claim = Claim(subject=self._iri(grant, subject, "subject"), predicate=self._iri(grant, predicate, "predicate"),
+                      supported_by=self._iris(grant, supported_by, "supported_by"), context=self._iris(grant, context, "context"), **fields)
         answer = {"eventId": event_id, "tenant": _tenant_text(graph)}
         if not event_id:
             return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
@@ -286,8 +289,8 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """Record a new version of ``claim`` that supersedes it; unchanged fields are carried over."""
         graph = self._writing(grant, tenant)
-        old_node = self._iri(claim, "claim")
-        changes = _claim_fields(self._iri, object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        old_node = self._iri(grant, claim, "claim")
+        changes = _claim_fields(partial(self._iri, grant), object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
         if not changes:
             raise ToolRefusal("nothing to correct: give the new object, confidence, validity or source")
         with self.store.lock():  # read the old version and write the new one in one step
@@ -309,7 +312,7 @@ class MemoryTools:
         """Withdraw a claim or source (kept for the record, no longer believed), or, with
         ``erase``, remove it and what was derived only from it (consent revoked; needs a reason)."""
         graph = self._writing(grant, tenant)
-        node = self._iri(target, "target")
+        node = self._iri(grant, target, "target")
         if erase:
             if not reason:
                 raise ToolRefusal("an erasure needs a reason (why the content must go, e.g. 'consent revoked')")
@@ -341,7 +344,7 @@ class MemoryTools:
     def explain(self, grant: Grant, *, claim: str, tenant: str | None = None) -> dict[str, Any]:
         """A claim's versions, lineage and support, and whether it still stands and holds now."""
         graph = tenant_for(grant, tenant, store=self.store)
-        node = self._iri(claim, "claim")
+        node = self._iri(grant, claim, "claim")
         with self.store.lock():  # one consistent reading: no write lands between its parts
             found, where = self.store.get_claim(node, graph=graph)
             scope = graph if graph is not None else (where if isinstance(where, NamedNode) else None)
@@ -380,7 +383,7 @@ class MemoryTools:
         graph = tenant_for(grant, tenant, store=self.store)
         params: dict[str, str] = {}
         if subject is not None:
-            params["subject"] = self._iri(subject, "subject").value
+            params["subject"] = self._iri(grant, subject, "subject").value
         for name, value in (("valid_at", valid_at), ("known_at", known_at)):
             stamp = _stamp(value, name)
             if stamp is not None:

@@ -33,7 +33,8 @@ def answer(store: MemoryStore, grant: Grant, kind: str, params: Mapping[str, Seq
         return "application/json", json.dumps(body).encode()
     if kind not in pictures.KINDS:
         raise LookupError(f"no picture at /pictures/{kind}; there are {', '.join(pictures.KINDS)}")
-    claims = [store.read_iri(c, what="claim").value for c in params.get("claim", []) if c.strip()]
+    claims = [store.read_iri(c, what="claim", graphs=grant.readable_graphs()).value
+              for c in params.get("claim", []) if c.strip()]
     if not claims or (kind != "packet" and len(claims) != 1):
         raise BadRequest(f"/pictures/{kind} needs {'one or more' if kind == 'packet' else 'exactly one'} claim=IRI")
     fmt = _one(params, "format") or "svg"
@@ -55,7 +56,8 @@ def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:
 def _tenant(store: MemoryStore, grant: Grant, given: str | None) -> str | None:
     """The tenant the picture reads: the one given (checked against the grant and the store), the
     grant's only tenant, or (an open server) every graph."""
-    tenant = rights.picture_tenant(grant, None if given is None else store.read_iri(given, what="tenant"))
+    named = None if given is None else store.read_iri(given, what="tenant", graphs=grant.readable_graphs())
+    tenant = rights.picture_tenant(grant, named)
     if given is not None and tenant is not None and not store.raw.contains_named_graph(tenant):
         views.require_graph(tenant, rights.seen(grant, store.named_graphs()))
     return None if tenant is None else tenant.value
