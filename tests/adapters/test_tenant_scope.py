@@ -126,6 +126,10 @@ def _writes(parser: argparse.ArgumentParser) -> bool:
     return any(a.dest == "graph" for a in parser._actions) and parser.prog.split()[-1] != "export"
 
 
+#: Options a command needs though argparse does not require them (erase --dry-run goes without a reason).
+NEEDED = {("erase",): ("--reason", "consent revoked")}
+
+
 def _invocations(path: tuple[str, ...], parser: argparse.ArgumentParser, folder: Path) -> Iterator[list[str]]:
     """Every call of one subcommand worth making for tenant A: each format it offers, each view."""
     values = _values(folder)
@@ -142,7 +146,7 @@ def _invocations(path: tuple[str, ...], parser: argparse.ArgumentParser, folder:
         assert action.dest in values, f"memkg {' '.join(path)}: add a value for {action.dest!r} to _values"
         given = values[action.dest]
         argv += ([action.option_strings[0]] if action.option_strings else []) + given
-    argv += ["--tenant", A]
+    argv += [*NEEDED.get(path, ()), "--tenant", A]
     # a write's --format is its input's (load): a write is called once
     formats = (None if _writes(parser) else next((a.choices for a in parser._actions if a.dest == "format"), None)) or [None]
     targets: list[list[str]] = [[]]

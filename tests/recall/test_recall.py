@@ -135,7 +135,7 @@ def test_a_superseded_claim_ranks_below_its_successor_and_says_so() -> None:
     old = store.add(Claim(subject=EX + "lia", predicate=EX + "drinks", object=NamedNode(EX + "coffee"),
                           asserted_by=nodes["m-apr"]))
     new = store.supersede(old, Claim(subject=EX + "lia", predicate=EX + "drinks", object=NamedNode(EX + "tea"),
-                                     asserted_by=nodes["m-lia"]))
+                                     asserted_by=nodes["m-lia"])).claim
     hits = store.recall("Lia drinks coffee", k=20)
     order = [h.node for h in hits]
     assert new.value in order and old.value in order

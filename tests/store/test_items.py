@@ -207,7 +207,7 @@ def test_supersede_writes_a_new_version_and_keeps_the_old(store: MemoryStore) ->
     m = store.add(Message(content="call me Lia"))
     old = store.add(Claim(subject=LIA, predicate=mem.displayName, object="Lia", asserted_by=m))
     old_quads = set(store.quads(old, None, None))
-    new = store.supersede(old, Claim(subject=LIA, predicate=mem.displayName, object="Amelia", asserted_by=m))
+    new = store.supersede(old, Claim(subject=LIA, predicate=mem.displayName, object="Amelia", asserted_by=m)).claim
     assert values(store, new, mem.supersedes) == [old]
     assert set(store.quads(old, None, None)) == old_quads  # nothing overwritten
     current = [r["claim"] for r in store.view("current")]

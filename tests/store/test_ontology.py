@@ -43,9 +43,10 @@ SPEC_DATATYPE_PROPERTIES = [
 ]
 # Added beyond the table, for the examples (and mem:Reifier, the named common
 # superclass of Claim and Occurrence that OWL 2 RL needs instead of a union).
-EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion", "Erasure", "Attachment"]
+EXTRA_CLASSES = ["Vertex", "IdentityCandidate", "Reifier", "EdgeProperty", "RecordVersion", "Erasure", "Attachment",
+                 "Correction"]
 EXTRA_DATATYPE_PROPERTIES = ["matchScore", "reason", "version", "provenance", "edgeLabel", "edgeValue", "lane", "sourceType",
-                             "states", "extractionFlag", "utility", "turn", "url", "caption", "mediaType"]
+                             "states", "extractionFlag", "utility", "turn", "url", "caption", "mediaType", "interface"]
 EXTRA_OBJECT_PROPERTIES = ["versionOf", "revises", "hasEdgeProperty", "needsReview", "attachment"]
 EXTRA_ANNOTATION_PROPERTIES = ["displayName", "alias"]
 
@@ -63,6 +64,7 @@ PROV_ALIGNMENT = [
     (MEM.Extractor, RDFS.subClassOf, PROV.SoftwareAgent),
     (MEM.SupportGroup, RDFS.subClassOf, PROV.Collection),
     (MEM.Retraction, RDFS.subClassOf, PROV.Activity),
+    (MEM.Correction, RDFS.subClassOf, PROV.Activity),
     (MEM.Attachment, RDFS.subClassOf, PROV.Entity),
     (MEM.supersedes, RDFS.subPropertyOf, PROV.wasRevisionOf),
     (MEM.echoOf, RDFS.subPropertyOf, PROV.wasQuotedFrom),

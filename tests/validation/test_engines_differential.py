@@ -435,7 +435,7 @@ PREDICATE_DECLARATIONS = [
 VERTEX_CLASS = {"person": "mem:Person", "agent": "mem:Agent", "entity": "mem:Entity"}
 SHAPES = ("IriIdentityShape", "TypedVertexShape", "RoleTypesShape", "ClaimPropositionShape", "ClaimProvenanceShape",
           "TimeShape", "TenantIsolationShape", "AcyclicShape", "UniqueEventIdShape", "UnitIntervalShape",
-          "SupportGroupShape", "ClosedVocabularyShape")
+          "SupportGroupShape", "VersionChainShape", "ClosedVocabularyShape")
 SHAPE = {name: MEM + name for name in SHAPES}
 PROVENANCE = ("mem:assertedBy", "prov:wasGeneratedBy", "prov:wasDerivedFrom", "mem:supportedBy", "mem:supportGroup")
 
@@ -685,8 +685,9 @@ class Generator:
                 c.add(claim, kind, r.choice(self.messages))
         if not any(p in PROVENANCE for p, _ in c.stmts[claim]):
             c.add(claim, "mem:assertedBy", r.choice(self.messages))
-        if i and r.random() < 0.2:
-            c.add(claim, "mem:supersedes", self.claims[r.randrange(i)])
+        heads = [k for k in self.claims if not any(k in c.values(x, "mem:supersedes") for x in self.claims)]
+        if heads and r.random() < 0.2:  # a version supersedes the chain's current one (invariant 12)
+            c.add(claim, "mem:supersedes", r.choice(heads))
         if i and r.random() < 0.1:
             c.add(claim, r.choice(["mem:contradicts", "mem:equivalentTo", "mem:specializes"]), self.claims[r.randrange(i)])
         return claim
@@ -786,7 +787,7 @@ class Generator:
         c.add(s, p, o)
         if p in PROVENANCE:
             self.provenance_kept.add(s)
-        c.expect("RoleTypesShape", s)
+        c.expect("RoleTypesShape", s, "VersionChainShape")  # a message superseded twice forks too
 
     def break_role_domain(self) -> None:
         c, r = self.c, self.r
@@ -803,7 +804,7 @@ class Generator:
         if s in self.shared:
             return
         c.add(s, p, o)
-        c.expect("RoleTypesShape", s)
+        c.expect("RoleTypesShape", s, "VersionChainShape")  # a second successor of the claim
 
     def lone_action(self) -> Node:
         a = self.c.node("lone-action")
@@ -939,7 +940,7 @@ class Generator:
         c.breaks[-1] += f"/{kind}x{len(ring)}"
         for n in list(c.stmts):  # every node on some cycle is a focus
             if self.on_cycle(n, prop):
-                c.expect("AcyclicShape", n, "SupportGroupShape")
+                c.expect("AcyclicShape", n, "SupportGroupShape", "VersionChainShape")
 
     def on_cycle(self, start: Node, prop: str) -> bool:
         todo, seen = [start], set()
@@ -951,6 +952,19 @@ class Generator:
                     seen.add(o)
                     todo.append(o)
         return False
+
+    def break_fork(self) -> None:
+        """Two versions supersede one claim: its history would fork (invariant 12)."""
+        c, r = self.c, self.r
+        old = r.choice(self.claims)
+        successors = [k for k in self.claims if old in c.values(k, "mem:supersedes")]
+        while len(successors) < 2:
+            new = self.claim(len(self.claims))
+            self.claims.append(new)
+            if old not in c.values(new, "mem:supersedes"):
+                c.add(new, "mem:supersedes", old)
+            successors.append(new)
+        c.expect("VersionChainShape", old)
 
     def break_event_id(self) -> None:
         c, r = self.c, self.r
@@ -1063,6 +1077,7 @@ BREAKS: list[tuple[str, Callable[[Generator], None]]] = [
     ("time", Generator.break_time),
     ("interval", Generator.break_interval),
     ("cycle", Generator.break_cycle),
+    ("fork", Generator.break_fork),
     ("event-id", Generator.break_event_id),
     ("number", Generator.break_number),
     ("support", Generator.break_support),

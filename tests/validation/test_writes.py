@@ -108,10 +108,10 @@ def test_an_event_id_held_in_the_shared_default_graph_is_held_in_every_tenant(fi
 
 def test_closing_a_supersession_cycle_is_refused(store: MemoryStore) -> None:
     c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
-    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
-                                   asserted_by=EX + "m1"), graph=A)
-    c3 = store.supersede(c2, Claim(id=EX + "c3", subject=LIA, predicate=EX + "likes", object=TEA,
-                                   asserted_by=EX + "m1"), graph=A)
+    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA, confidence=0.5,
+                                   asserted_by=EX + "m1"), graph=A).claim
+    c3 = store.supersede(c2, Claim(id=EX + "c3", subject=LIA, predicate=EX + "likes", object=TEA, confidence=0.6,
+                                   asserted_by=EX + "m1"), graph=A).claim
     # c1 supersedes c3 would close c1 -> c3 -> c2 -> c1: the chain lives in the store, not in the write.
     refused(store, "AcyclicShape", lambda: store.load_data(
         PRELUDE + f"<{c1.value}> mem:supersedes <{c3.value}> .", format="turtle", graph=A))
@@ -129,8 +129,8 @@ def test_a_large_write_is_judged_against_the_store_like_a_small_one(backend) -> 
                    Message(id=EX + "m1", content="I like tea", attachments=[
                        Attachment(id=EX + "photo", url="https://example.org/tea.jpg", caption="a cup")])], graph=A)
     c1 = store.add(Claim(id=EX + "c1", subject=LIA, predicate=EX + "likes", object=TEA, asserted_by=EX + "m1"), graph=A)
-    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA,
-                                   asserted_by=EX + "m1"), graph=A)
+    c2 = store.supersede(c1, Claim(id=EX + "c2", subject=LIA, predicate=EX + "likes", object=TEA, confidence=0.5,
+                                   asserted_by=EX + "m1"), graph=A).claim
 
     def many(first: int, extra: str = "") -> list[Quad]:
         people = " ".join(f"ex:p{i} a mem:Person ." for i in range(first, first + 300))

@@ -1,4 +1,4 @@
-"""The memory model: vertices, messages, claims, occurrences, episodes, retractions.
+"""The memory model: vertices, messages, claims, occurrences, episodes, retractions, corrections.
 
 Each class describes one thing the agent remembers and knows how to turn
 itself into quads (:meth:`Item.quads`). The classes hold no store and write
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Union, overload
+from typing import Any, Union, overload
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
@@ -425,6 +425,106 @@ class Retraction(Item):
         out.add_all(n, mem.retracts, (iri(r) for r in self.retracts))
         out.add(n, mem.reason, Literal(self.reason) if self.reason else None)
         out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+
+
+#: The ways in through which a correction can be made (``mem:interface``).
+INTERFACES = ("api", "cli", "mcp", "endpoint")
+
+
+def interface_agent(interface: str) -> NamedNode:
+    """memkg's own interface as the software agent that made a correction nobody else is named for."""
+    return NamedNode(f"{ID_BASE}agent:{interface}")
+
+
+@dataclass
+class Correction(Item):
+    """The activity that records a new version of a claim without a new source (PROV-O):
+    who made it (``by``, a person or agent; by default memkg's interface itself, as a
+    software agent), when (its ``mem:recordedAt``) and through which ``interface``.
+
+    The new version points at it with ``prov:wasGeneratedBy``, so that it never borrows the
+    source of the version it replaces.
+    """
+
+    by: IRI | None = None
+    interface: str = "api"
+    kind: str = field(default="correction", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.interface not in INTERFACES:
+            raise ValueError(f"interface {self.interface!r} is none of {', '.join(INTERFACES)}")
+
+    def _describe(self, out: _Quads, recorded_at: datetime) -> None:
+        n = self.node()
+        agent = iri(self.by) if self.by else interface_agent(self.interface)
+        out.add(n, RDF_TYPE, mem.Correction)
+        out.add(n, prov.wasAssociatedWith, agent)
+        out.add(n, mem.interface, Literal(self.interface))
+        out.add(n, mem.recordedAt, datetime_literal(recorded_at))
+        if not self.by:  # memkg's own agent is described where it acts (a tenant sees only its graph)
+            out.add(agent, RDF_TYPE, mem.Agent)
+
+
+#: A claim's fields that say what it states; the others say where it came from.
+_STATEMENT_FIELDS = ("subject", "predicate", "object", "confidence", "valid_from", "valid_until", "event_time",
+                     "context", "cls")
+
+
+def revision(old: Claim, **changes: Any) -> Claim:
+    """The next version of ``old``: what it states (its triple, confidence, valid and event
+    time, context and class) with ``changes`` applied, and none of its provenance, which
+    belongs to the old version's source. Give the new version's own source in ``changes``
+    (``asserted_by=…``); without one, :meth:`memkg.MemoryStore.supersede` records the
+    change as a :class:`Correction`.
+
+    >>> old = Claim(subject="https://example.org/lia", predicate="https://example.org/drinks",
+    ...             object="tea", asserted_by="https://example.org/m0")
+    >>> new = revision(old, object="coffee")
+    >>> (new.object, new.subject == old.subject, new.asserted_by)
+    ('coffee', True, None)
+    """
+    unknown = set(changes) - set(_STATEMENT_FIELDS) - {"id", "asserted_by", "generated_by", "derived_from",
+                                                       "supported_by"}
+    if unknown:
+        raise TypeError(f"a claim has no field {', '.join(sorted(unknown))}")
+    return Claim(**{**{name: getattr(old, name) for name in _STATEMENT_FIELDS}, **changes})
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """What a supersede recorded, and which of three things it was (``kind``):
+
+    * ``"change"``: the world changed; the new version has a valid time of its own
+      (another ``mem:validFrom``);
+    * ``"correction"``: we were wrong; the new version keeps the valid time and is recorded later;
+    * ``"unchanged"``: the new version would state what the old one states, from the same
+      source: nothing was written, and ``claim`` is the old version.
+
+    ``activity`` is the :class:`Correction` recorded when the new version was given no source.
+    """
+
+    claim: NamedNode  #: the new version (the old one when nothing changed)
+    supersedes: NamedNode  #: the version it replaces
+    kind: str
+    activity: NamedNode | None = None
+
+    @property
+    def written(self) -> bool:
+        """Whether a new version was written."""
+        return self.kind != "unchanged"
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON."""
+        return {"claim": self.claim.value, "supersedes": self.supersedes.value, "kind": self.kind,
+                "written": self.written, "activity": self.activity.value if self.activity else None}
+
+    def __str__(self) -> str:
+        """The line the command line prints: the current version's IRI first."""
+        if not self.written:
+            return f"{self.claim.value}  unchanged: the new version would equal it; nothing was written"
+        what = ("a change in the world (a new valid time)" if self.kind == "change"
+                else "a correction (the same valid time, recorded later)")
+        return f"{self.claim.value}  supersedes {self.supersedes.value}: {what}"
 
 
 def idempotency_key(item: Item) -> str | None:

@@ -9,7 +9,8 @@ call with nothing written; once a commit has started it runs to its end and the
 call keeps its result (the write happened whole). So a stopped call has written
 nothing, and a call that wrote is never reported as stopped.
 
-Outside :func:`run` (the library used directly) :func:`shielded` does nothing.
+Outside :func:`run` (the library used directly) :func:`shielded` holds back Ctrl-C instead:
+an interrupt during a commit is delivered when the commit is over.
 
 >>> import time
 >>> def slow() -> None:
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import queue
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -167,10 +169,14 @@ _WORKERS = _Workers()
 
 @contextmanager
 def shielded() -> Iterator[None]:
-    """A commit: entered only if the call was not cancelled, then never cut short."""
+    """A commit: entered only if the call was not cancelled, then never cut short.
+
+    On the main thread outside :func:`run`, never cut short by Ctrl-C either: an interrupt
+    that arrives during the commit is held, and delivered once the commit is over."""
     call: Call[Any] | None = getattr(_local, "call", None)
     if call is None:
-        yield
+        with _interrupts_held():
+            yield
         return
     with call.lock:
         if call.cancelled:
@@ -183,6 +189,28 @@ def shielded() -> Iterator[None]:
     finally:
         with call.lock:
             call.shields -= 1
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back for the block's duration, then delivered to the handler that was there.
+
+    Python's handler raises KeyboardInterrupt between any two steps, which could stop a commit
+    after the data was written and before the indexes followed. Only the main thread receives
+    signals (and may set handlers); a process that ignores SIGINT, or left it to the system, is
+    left as it is."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)
 
 
 def run(fn: Callable[[], T], *, timeout: float | None, grace: float = 5.0) -> T:

@@ -105,7 +105,7 @@ def _document(hit: Any, packet: dict[str, Any] | None) -> Document:
 
 
 def _evidence(packet: dict[str, Any], seed: str) -> dict[str, Any]:
-    """The packet's items that ``seed`` reaches (itself, then along each item's ``via`` links)."""
+    """The packet's items that ``seed`` reaches (itself first, then along each item's ``via`` links)."""
     items = packet["items"]
     reached = {seed}
     grew = True
@@ -115,7 +115,10 @@ def _evidence(packet: dict[str, Any], seed: str) -> dict[str, Any]:
             if item["id"] not in reached and any(v["from"] in reached for v in item.get("via", ())):
                 reached.add(item["id"])
                 grew = True
-    return {"seed": seed, "complete": packet["complete"], "items": [i for i in items if i["id"] in reached]}
+    # The seed first, then what it reaches in the packet's order (a higher hit may have put an
+    # item this seed reaches, its message, before it).
+    ordered = [i for i in items if i["id"] == seed] + [i for i in items if i["id"] in reached and i["id"] != seed]
+    return {"seed": seed, "complete": packet["complete"], "items": ordered}
 
 
 #: LangChain's message types → memkg's conversation roles (a ``ChatMessage`` says its own role).

@@ -60,6 +60,7 @@ from pyoxigraph import (
 from ..core.errors import MemkgError, ParseError, ValidationError
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard import limits
+from ..guard.cancellation import shielded
 from ..store import LoadReport, claim_index
 from ..store.backends.base import QuadStore
 from ..store.literals import LiteralRewrites, RewrittenLiteralsError
@@ -79,7 +80,9 @@ _NAMED = (NamedNode, Literal)
 MIN_BYTES = 8 * 1024 * 1024
 
 #: The other process's program (``python -c``).
-WORKER_PROGRAM = "from memkg.loading.first_load import worker_main; worker_main()"
+# It ignores Ctrl-C (sent to the whole process group): the writer stops it, and says so once.
+WORKER_PROGRAM = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                  "from memkg.loading.first_load import worker_main; worker_main()")
 
 #: Whether the reading and the judging run in a process of their own (False: in this one, after
 #: the bulk load; the same answers, one core). Tests turn it off to watch them from inside.
@@ -176,7 +179,8 @@ def load(
             other.stop()
         if writer is not None:
             writer.wait()
-        _put_back(raw, ontology)
+        with shielded():  # a second Ctrl-C does not stop the putting back
+            _put_back(raw, ontology)
         raise
 
 

@@ -51,8 +51,9 @@ memory node its ``id`` names:
   ``evidence`` item supports the claim (``mem:supportedBy``): an IRI as is,
   text as a message of its own;
 * a line whose id already has a version with the same content makes no new
-  version; new content is a new version that ``mem:supersedes`` the previous
-  one. The same content under a new ``event_id`` is a new event: its message is
+  version; new content is a new version that ``mem:supersedes`` the current
+  version of the chain (the previous one, unless another write superseded it;
+  an erased version's number is never reused). The same content under a new ``event_id`` is a new event: its message is
   kept and asserts the current version again (``mem:assertedBy``).
 
 A batch is all or nothing: every line is checked first, and any invalid line
@@ -368,14 +369,28 @@ def _value_term(value: Any) -> NamedNode | Literal:
     return Literal(_payload(value), datatype=RDF_JSON)
 
 
-def _latest(store: MemoryStore, node: NamedNode, graph: NamedNode | DefaultGraph) -> tuple[int, str | None]:
-    """How many versions ``node`` has, and the content hash of the newest."""
-    n = 0
-    while any(store.quads(NamedNode(f"{node.value}/v{n + 1}"), RDF_REIFIES, None, graph)):
+def _latest(store: MemoryStore, node: NamedNode, graph: NamedNode | DefaultGraph) -> tuple[int, NamedNode | None, str | None]:
+    """How many version numbers ``node`` has used (an erased version's included: its IRI stays
+    retracted, never to be minted again), the current version of the chain its newest kept
+    version belongs to (a version supersedes the chain's current one), and the content hash
+    of that newest kept version."""
+    n, kept = 0, None
+    while True:
+        version = NamedNode(f"{node.value}/v{n + 1}")
+        if any(store.quads(version, RDF_REIFIES, None, graph)):
+            kept = version
+        elif not any(store.quads(None, mem.retracts, version, graph)):
+            break
         n += 1
-    if n == 0:
-        return 0, None
-    return n, _content_hash_of(store, NamedNode(f"{node.value}/v{n}/message"), graph)
+    if kept is None:
+        return n, None, None
+    digest = _content_hash_of(store, NamedNode(f"{kept.value}/message"), graph)
+    seen = {kept}
+    while (later := next((q.subject for q in store.quads(None, mem.supersedes, kept, graph)
+                          if isinstance(q.subject, NamedNode)), None)) is not None and later not in seen:
+        seen.add(later)
+        kept = later
+    return n, kept, digest
 
 
 def _content_hash_of(store: MemoryStore, message: NamedNode, graph: NamedNode | DefaultGraph) -> str | None:
@@ -561,7 +576,7 @@ def _write(store: MemoryStore, checked: list[_Line], target: NamedNode | Default
            total: int) -> IngestReport:
     report = IngestReport(lines=total)
     batch = _Batch(store, target)
-    versions: dict[NamedNode, tuple[int, str | None]] = {}
+    versions: dict[NamedNode, tuple[int, NamedNode | None, str | None]] = {}
     for line in checked:
         held = batch.held(line)
         if held is not None:
@@ -573,27 +588,27 @@ def _write(store: MemoryStore, checked: list[_Line], target: NamedNode | Default
             report.messages.append(batch.message(line.node or new_id("message"), line))
             continue
         assert line.node is not None  # a note's or claim's lineage (checked)
-        count, latest_hash = versions.get(line.node) or _latest(store, line.node, target)
+        count, current, latest_hash = versions.get(line.node) or _latest(store, line.node, target)
         digest = content_hash(line.payload)
-        if digest == latest_hash:
+        if digest == latest_hash and current is not None:
             report.unchanged += 1
             if line.event_id is not None:  # a new event restating the current version: it asserts it again
                 message = batch.message(new_id("message"), line)
-                batch.add(NamedNode(f"{line.node.value}/v{count}"), mem.assertedBy, message)
+                batch.add(current, mem.assertedBy, message)
                 report.messages.append(message)
             continue
         version = NamedNode(f"{line.node.value}/v{count + 1}")
-        versions[line.node] = (count + 1, digest)
+        versions[line.node] = (count + 1, version, digest)
         report.messages.append(batch.message(NamedNode(f"{version.value}/message"), line))
-        _describe_version(batch, line, version, count)
+        _describe_version(batch, line, version, current)
         report.versions.append(version)
     if batch.quads:
         store.write(batch.quads, source=source)
     return report
 
 
-def _describe_version(batch: _Batch, line: _Line, version: NamedNode, previous: int) -> None:
-    """Version ``previous + 1`` of ``line.node``: the claim its message asserts."""
+def _describe_version(batch: _Batch, line: _Line, version: NamedNode, previous: NamedNode | None) -> None:
+    """A new version of ``line.node``, superseding ``previous``: the claim its message asserts."""
     assert line.node is not None
     add = batch.add
     if line.kind == "note":
@@ -626,5 +641,5 @@ def _describe_version(batch: _Batch, line: _Line, version: NamedNode, previous: 
     add(version, mem.recordedAt, recorded)
     if line.event_time is not None:
         add(version, mem.eventTime, datetime_literal(line.event_time))
-    if previous:
-        add(version, mem.supersedes, NamedNode(f"{line.node.value}/v{previous}"))
+    if previous is not None:
+        add(version, mem.supersedes, previous)

@@ -61,13 +61,12 @@ from .echoes import (
     propose_echoes,
     tokens,
 )
-from .erasure import Erasure, erase
+from .erasure import ERASURE, Erasure, ErasurePlan, erase, erasure_plan, erasure_plans
 from .lineage import LINK_KINDS, Lineage, Link, lineage
 from .support import GroupStatus, Support, minimal_support, support
 from .support_graph import Group, SupportGraph, WithdrawalEffect
 from .support_index import SUPPORT_INDEX
 from .withdrawal import (
-    ERASURE,
     NEEDS_REVIEW,
     Impact,
     Withdrawal,
@@ -89,6 +88,7 @@ __all__ = [
     "tokens",
     "EchoProposal",
     "Erasure",
+    "ErasurePlan",
     "Group",
     "GroupStatus",
     "Impact",
@@ -102,6 +102,8 @@ __all__ = [
     "dependents",
     "echo_score",
     "erase",
+    "erasure_plan",
+    "erasure_plans",
     "impact",
     "lineage",
     "minimal_support",

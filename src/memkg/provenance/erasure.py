@@ -20,14 +20,46 @@ from ..core.terms import Resource, new_id
 from ..core.vocab import MEMX, mem, memx, prov, rdf
 from ..store import MemoryStore
 from .datasets import IRI, as_node
-from .withdrawal import ERASURE
+
+#: An erasure record is also typed ``mem:Erasure`` (⊑ mem:Retraction).
+ERASURE = mem.Erasure
 
 # -- erasure ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
+class ErasurePlan:
+    """What erasing ``source`` in ``graph`` removes and keeps, decided and not yet done.
+
+    :func:`erase` carries out exactly this plan; :func:`erasure_plan` returns it and
+    writes nothing (``memkg erase --dry-run``, ``memkg dependents``). ``removed``: the
+    identifiers whose content goes (the source first); ``kept``: the claims downstream
+    of it that another lawful source still supports; ``quads``: the data quads removed.
+    """
+
+    source: NamedNode
+    graph: NamedNode | DefaultGraph
+    removed: tuple[Resource, ...]
+    kept: tuple[NamedNode, ...]
+    quads: tuple[Quad, ...]
+
+    @property
+    def claims(self) -> tuple[Resource, ...]:
+        """The claims and occurrences it takes with the source (removed nodes that reify a triple), sorted."""
+        reifying = {q.subject for q in self.quads if q.predicate == rdf.reifies}
+        return tuple(sorted((n for n in self.removed if n in reifying and n != self.source), key=str))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (IRIs as text; the default graph as null): what would be removed and kept."""
+        return {"source": self.source.value,
+                "graph": self.graph.value if isinstance(self.graph, NamedNode) else None,
+                "removed": terms_json(self.removed), "claims": terms_json(self.claims),
+                "kept": [n.value for n in self.kept], "quadsRemoved": len(self.quads)}
+
+
+@dataclass(frozen=True)
 class Erasure:
-    """A recorded erasure: the ``mem:Retraction`` written, what was removed and what was kept.
+    """A recorded erasure: the ``mem:Retraction`` written, and the plan it carried out.
 
     ``removed`` are the identifiers whose content is gone (the source first);
     ``kept`` the claims downstream of it that another lawful source still
@@ -35,14 +67,20 @@ class Erasure:
     """
 
     record: NamedNode
-    removed: tuple[Resource, ...]
-    kept: tuple[NamedNode, ...]
+    plan: ErasurePlan
     quads_removed: int
 
+    @property
+    def removed(self) -> tuple[Resource, ...]:
+        return self.plan.removed
+
+    @property
+    def kept(self) -> tuple[NamedNode, ...]:
+        return self.plan.kept
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (IRIs as text): the record, what was removed, what was kept."""
-        return {"record": self.record.value, "removed": terms_json(self.removed),
-                "kept": [n.value for n in self.kept], "quadsRemoved": self.quads_removed}
+        """JSON-ready (IRIs as text): the record, then the plan's fields as :meth:`ErasurePlan.to_dict`."""
+        return {"record": self.record.value, **self.plan.to_dict(), "quadsRemoved": self.quads_removed}
 
 
 #: Links along which content flows downstream of a source (reverse direction: ?n LINK ?removed).
@@ -90,13 +128,41 @@ def erase(
     """
     if not reason:
         raise ValueError("an erasure needs a reason")
+    with store.lock():  # decide and remove in one step: no write may slip in between
+        plan = erasure_plan(store, source, graph=graph)
+        named = [n for n in plan.removed if isinstance(n, NamedNode)]
+        record = Retraction(retracts=list[IRI](named), reason=reason, id=new_id("erasure"),
+                            extra=[(rdf.type, ERASURE)])
+        count = store.change(remove=plan.quads, add=record.quads(plan.graph, store.clock.tick()),
+                             source=f"erasure of {plan.source}")
+    return Erasure(record.node(), plan, count)
+
+
+def erasure_plan(store: MemoryStore, source: IRI, *, graph: IRI | None = None) -> ErasurePlan:
+    """What :func:`erase` would remove and keep for ``source`` in ``graph`` (None: the default
+    graph), found by the same traversal; nothing is written.
+
+    Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
+    """
     node = as_node(source, "source")
     target: NamedNode | DefaultGraph = DefaultGraph() if graph is None else as_node(graph, "graph")
-    with store.lock():  # decide and remove in one step: no write may slip in between
-        return _erase(store, node, reason, target)
+    with store.lock():  # one consistent state, read once
+        return _plan(store, node, target)
 
 
-def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode | DefaultGraph) -> Erasure:
+def erasure_plans(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) -> list[ErasurePlan]:
+    """What erasing ``source`` would do in each graph it could be erased from: ``tenant``'s
+    graph, or (None) every graph holding statements about it, the default graph first; an
+    empty list when none does. Nothing is written."""
+    node = as_node(source, "source")
+    scope = None if tenant is None else as_node(tenant, "tenant")
+    with store.lock():
+        found = {q.graph_name for q in store.raw.quads_for_pattern(node, None, None, scope)}
+        graphs = sorted(found, key=lambda g: (isinstance(g, NamedNode), str(g)))
+        return [_plan(store, node, g) for g in graphs if isinstance(g, (NamedNode, DefaultGraph))]
+
+
+def _plan(store: MemoryStore, node: NamedNode, target: NamedNode | DefaultGraph) -> ErasurePlan:
     raw = store.raw
     if not any(raw.quads_for_pattern(node, None, None, target)):
         raise NotFoundError(f"{node}: nothing by that IRI in graph {target}")
@@ -148,13 +214,9 @@ def _erase(store: MemoryStore, node: NamedNode, reason: str, target: NamedNode |
     kept = sorted(
         (n for n in considered if n not in removed and isinstance(n, NamedNode) and out(n, rdf.reifies)), key=str
     )
-    named = [n for n in removed if isinstance(n, NamedNode)]
-    record = Retraction(retracts=list[IRI](named), reason=reason, id=new_id("erasure"), extra=[(rdf.type, ERASURE)])
-    stamp = store.clock.tick()
-    count = store.change(
-        remove=sorted(gone, key=str), add=record.quads(target, stamp), source=f"erasure of {node}"
-    )
-    return Erasure(record.node(), tuple(removed), tuple(kept), count)
+    # Index quads follow the data quads they index (the store removes them): they are not content.
+    data = sorted((q for q in gone if not q.predicate.value.startswith(MEMX)), key=str)
+    return ErasurePlan(node, target, tuple(removed), tuple(kept), tuple(data))
 
 
 def _is_occurrence(raw: Any, n: Resource, target: Any) -> bool:

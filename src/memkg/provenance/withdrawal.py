@@ -122,11 +122,9 @@ class Withdrawal:
         return {"retraction": self.retraction.value, **self.impact.to_dict()}
 
 
-#: Proposed terms, used only once the ontology declares them: a withdrawal's
-#: ``mem:needsReview`` (Retraction → Claim) names the claims to re-evaluate; an
-#: erasure record is also typed ``mem:Erasure`` (⊑ mem:Retraction).
+#: A proposed term, used only once the ontology declares it: a withdrawal's
+#: ``mem:needsReview`` (Retraction → Claim) names the claims to re-evaluate.
 NEEDS_REVIEW = mem.needsReview
-ERASURE = mem.Erasure
 
 
 def is_declared(store: MemoryStore, term: NamedNode) -> bool:

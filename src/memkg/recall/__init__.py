@@ -23,7 +23,8 @@ from the store on first use. Its options (the embedder) are its kind's:
 from __future__ import annotations
 
 from .answers import RECALLER, answer, recall
-from .embedder import Embedder, HashingEmbedder, MiniLMEmbedder, WordLlamaEmbedder, default_embedder
+from .embedder import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
+from .encoders import MiniLMEmbedder
 from .follower import RECALL_INDEX, RecallIndexKind, check_recall_index, rebuild_recall_index, recall_index
 from .hits import SIGNALS, Hit, Hits, RecallAnswer
 from .index import INDEX_FILE, IndexFault, RecallIndex, RecallIndexReport

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -33,6 +33,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 from ..core.terms import GraphName, Subject
 from ..core.vocab import mem
 from .documents import GraphKey, graph_term, seconds
+from .embedder import embed_question
 from .hits import Hit, Hits
 from .index import RecallIndex, normalise_name
 from .vectors import Vectors
@@ -93,6 +94,10 @@ class RecallConfig:
     session_focus: float = 0.25
     #: The cosine below which a best hit found by the vector signal alone is no match (``Hits.matched``).
     vector_floor: float = 0.5
+    #: Whether the question is also embedded without the names the entity signal matched: each
+    #: document is then as near as the nearer of the two vectors. A turn rarely says its speaker's
+    #: name, so what the question asks is nearer without it; a claim says its subject's.
+    unnamed_vector: bool = True
 
 
 _STOPWORDS = frozenset("""
@@ -211,7 +216,13 @@ class _Ranking:
             terms = [t for t in terms if t not in named] or terms
         self.lexical = self.in_scope(self.index.lexical(terms, self.depth * 2, self.graphs,
                                                         budget=cfg.lexical_budget, documents=self.held))
-        self.question_vector = self.index.embedder.embed([text])[0]
+        self.question_vector = embed_question(self.index.embedder, text)
+        #: The question's meaning without the names it says (None: not asked for, or none said).
+        self.unnamed_vector = None
+        if cfg.unnamed_vector and self.entities:
+            unnamed = _without_names(text, self.entities.values())
+            if unnamed != text:
+                self.unnamed_vector = embed_question(self.index.embedder, unnamed)
         self.in_period = vectors.during((p.start.timestamp(), p.end.timestamp()) for p in self.periods) \
             if self.periods else None
 
@@ -228,6 +239,12 @@ class _Ranking:
         few = [np.flatnonzero(m) for m in focus.values() if 0 < np.count_nonzero(m) <= cfg.exact_vectors]
         also = np.concatenate(few) if few else None
         similarity, exact, ceiling = vectors.nearest(self.question_vector, self.scope, cfg.exact_vectors, also)
+        if self.unnamed_vector is not None:  # each document as near as the nearer of the two
+            other, exact_other, ceiling_other = vectors.nearest(self.unnamed_vector, self.scope, cfg.exact_vectors, also)
+            np.maximum(similarity, other, out=similarity)
+            exact, ceiling = np.union1d(exact, exact_other), max(ceiling, ceiling_other)
+            similarity[exact] = np.maximum(vectors.cosines(exact, self.question_vector.astype(np.float32)),
+                                           vectors.cosines(exact, self.unnamed_vector.astype(np.float32)))
         self.similarity = similarity
         lex_score = np.zeros(vectors.size, dtype=np.float32)
         if self.lexical:
@@ -578,6 +595,21 @@ def _entities(index: RecallIndex, query: str, graphs: Sequence[GraphKey] | None)
         if not is_whole and name not in covered:
             entities.setdefault(entity, name)
     return entities
+
+
+def _without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` without the words of ``names`` (normalised names: lower case, single spaces), a
+    possessive with them; the text itself when nothing else would be left.
+
+    >>> _without_names("What car is Hugo Novak's?", ["hugo novak"])
+    'What car is ?'
+    """
+    words = sorted({w for name in names for w in name.split()}, key=len, reverse=True)
+    if not words:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")(?:'s)?\b", re.IGNORECASE)
+    left = re.sub(r"\s{2,}", " ", pattern.sub("", text)).strip()
+    return left if query_terms(left) else text
 
 
 def _iso(t: object) -> str | None:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from typing import Protocol
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Triple
 
 from ..core import model
-from ..core.errors import NotFoundError
-from ..core.model import Claim, Item, Message, Retraction, idempotency_key
+from ..core.errors import NotFoundError, ValidationError, Violation
+from ..core.model import Claim, Correction, Item, Message, Retraction, Supersession, idempotency_key
 from ..core.terms import Graph, iri
-from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
+from ..core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem, prov
 from .backends.base import QuadStore
 from .clock import Clock
 from .formats import as_graph
@@ -65,14 +66,86 @@ def add_all(store: Writer, items: Sequence[Item], graph: str | NamedNode | Defau
         return [item.node() for item in items]
 
 
-def supersede(store: Writer, old: str | NamedNode, new: Claim,
-              graph: str | NamedNode | DefaultGraph | None) -> NamedNode:
+def supersede(store: Writer, old: str | NamedNode, new: Claim, graph: str | NamedNode | DefaultGraph | None, *,
+              by: str | NamedNode | None = None, interface: str = "api") -> Supersession:
+    """Record ``new`` as the next version of ``old``, in ``old``'s chain (see
+    :meth:`MemoryStore.supersede`)."""
     target = as_graph(graph)
     old_node = iri(old, kind="claim")
-    if not any(store.raw.quads_for_pattern(old_node, RDF_REIFIES, None, target)):
-        raise NotFoundError(f"{old_node}: no claim by that IRI in graph {target}")
-    new.extra = [*new.extra, (mem.supersedes, old_node)]
-    return add_all(store, [new], target)[0]
+    with store.lock():  # read the chain and write the new version as one step
+        quads = list(store.raw.quads_for_pattern(old_node, None, None, target))
+        if not any(q.predicate == RDF_REIFIES for q in quads):
+            raise NotFoundError(f"{old_node}: no claim by that IRI in graph {target}")
+        successors = _successors(store, old_node, target)
+        if successors:
+            raise _forked(store, old_node, successors[0], target)
+        previous = model.claim_from_quads(old_node, quads)
+        if _states_the_same(previous, quads, new):
+            return Supersession(claim=old_node, supersedes=old_node, kind="unchanged")
+        kind = "change" if new.valid_from != previous.valid_from else "correction"
+        items: list[Item] = [new]
+        activity = None
+        if not _has_source(new):  # a version states its own source: here, the correction itself
+            correction = Correction(by=by, interface=interface)
+            activity = correction.node()
+            new.generated_by = activity
+            items.append(correction)
+        new.extra = [*new.extra, (mem.supersedes, old_node)]
+        claim = add_all(store, items, target)[0]
+    return Supersession(claim=claim, supersedes=old_node, kind=kind, activity=activity)
+
+
+def _successors(store: Writer, claim: NamedNode, graph: Graph) -> list[NamedNode]:
+    return sorted((q.subject for q in store.raw.quads_for_pattern(None, mem.supersedes, claim, graph)
+                   if isinstance(q.subject, NamedNode)), key=str)
+
+
+def _forked(store: Writer, old: NamedNode, successor: NamedNode, graph: Graph) -> ValidationError:
+    """The refusal of a second successor of ``old``: the violation the judge would report
+    (invariant 12), naming the chain's current version and how to supersede it."""
+    head, seen = successor, {old}
+    while head not in seen and (later := _successors(store, head, graph)):
+        seen.add(head)
+        head = later[0]
+    message = (f"{old} is already superseded by {successor}: a claim's versions form a chain, each superseded "
+               f"at most once. Its current version is {head}: supersede that one (memkg supersede {head.value} …, "
+               f"or MemoryStore.supersede({head.value!r}, …)); link claims that disagree with mem:contradicts")
+    return ValidationError([Violation(shape=mem.VersionChainShape, focus=old, message=message, value=successor,
+                                      graph=graph if isinstance(graph, NamedNode) else None)],
+                           source=str(old))
+
+
+def _has_source(claim: Claim) -> bool:
+    return bool(claim.asserted_by or claim.generated_by or claim.derived_from or claim.supported_by
+                or any(iri(p) == mem.supportGroup for p, _ in claim.extra))
+
+
+#: The predicates that say where a claim came from (its source), as opposed to what it states.
+_SOURCE_PREDICATES = (mem.assertedBy, prov.wasGeneratedBy, prov.wasDerivedFrom, mem.supportedBy, mem.supportGroup)
+
+
+def _states_the_same(old: Claim, old_quads: Sequence[Quad], new: Claim) -> bool:
+    """Whether ``new`` would state what ``old`` states (triple, confidence, times, context,
+    class), from no source of its own or from exactly ``old``'s: a new version that changes nothing."""
+    if new.extra or new.triple() != old.triple() or iri(new.cls) != iri(old.cls):
+        return False
+    if (new.valid_from, new.valid_until, new.event_time) != (old.valid_from, old.valid_until, old.event_time):
+        return False
+    if _number(new.confidence) != _number(old.confidence) or {iri(c) for c in new.context} != set(old.context):
+        return False
+    if not _has_source(new):
+        return True
+    return {(q.predicate, q.object) for q in old_quads if q.predicate in _SOURCE_PREDICATES} == _sources_of(new)
+
+
+def _sources_of(claim: Claim) -> set[tuple[NamedNode, NamedNode]]:
+    given = [(mem.assertedBy, claim.asserted_by), (prov.wasGeneratedBy, claim.generated_by),
+             *((prov.wasDerivedFrom, d) for d in claim.derived_from), *((mem.supportedBy, s) for s in claim.supported_by)]
+    return {(p, iri(o)) for p, o in given if o}
+
+
+def _number(x: float | Decimal | None) -> Decimal | None:
+    return None if x is None else Decimal(repr(x)) if isinstance(x, float) else Decimal(x)
 
 
 def get_claim(store: Writer, claim: str | NamedNode,

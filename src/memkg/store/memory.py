@@ -36,7 +36,7 @@ from ..core import names
 from ..core import prefixes as prefix_names
 from ..core.errors import ParseError
 from ..core.hits import Hits
-from ..core.model import Claim, Item
+from ..core.model import Claim, Item, Supersession
 from ..core.terms import Graph, Term
 from ..core.vocab import ONTOLOGY_GRAPH
 from ..guard.access import dataset_for
@@ -372,16 +372,44 @@ class MemoryStore:
         return item_writes.add_all(self, items, graph)
 
     def supersede(
-        self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None
-    ) -> NamedNode:
-        """Record ``new`` as the next version of claim ``old``: nothing is overwritten;
-        the new claim carries ``mem:supersedes old``. Returns the new claim's IRI.
+        self, old: str | NamedNode, new: Claim, *, graph: str | NamedNode | DefaultGraph | None = None,
+        by: str | NamedNode | None = None, interface: str = "api",
+    ) -> Supersession:
+        """Record ``new`` as the next version of claim ``old``: nothing is overwritten; the new
+        claim carries ``mem:supersedes old``. Returns what was recorded, a
+        :class:`~memkg.core.model.Supersession`: a ``"change"`` in the world (``new`` has
+        another valid-from time) or a ``"correction"`` (the same valid time, recorded later).
+
+        A claim's versions form a chain: a version already superseded is refused
+        (:class:`~memkg.core.errors.ValidationError`, invariant 12), naming the chain's current
+        version, the one to supersede. The new version states its own source and inherits
+        none (build it with :func:`~memkg.core.model.revision`); without one, the change is
+        recorded as a :class:`~memkg.core.model.Correction` made by ``by`` (default: memkg's
+        ``interface``, as a software agent) through ``interface`` (``"api"``, ``"cli"``,
+        ``"mcp"`` or ``"endpoint"``). A new version that would state what ``old`` states,
+        from no other source, writes nothing (``kind`` ``"unchanged"``).
 
         :raises ~memkg.core.errors.NotFoundError: ``old`` names no claim (in ``graph``, when given).
-        :raises ~memkg.core.errors.ValidationError: the judge refuses the write (nothing is written).
+        :raises ~memkg.core.errors.ValidationError: ``old`` is already superseded, or the judge
+            refuses the write (nothing is written).
         :raises PermissionError: the store is open read-only.
+
+        >>> from memkg.core.model import Message, revision
+        >>> store = MemoryStore(validation=None)
+        >>> m = store.add(Message(content="I drink tea"))
+        >>> c0 = store.add(Claim(subject="https://example.org/lia", predicate="https://example.org/drinks",
+        ...                      object="tea", asserted_by=m))
+        >>> old, _ = store.get_claim(c0)
+        >>> store.supersede(c0, revision(old)).written
+        False
+        >>> store.supersede(c0, revision(old, object="coffee")).kind
+        'correction'
+        >>> store.supersede(c0, revision(old, object="water"))
+        Traceback (most recent call last):
+          ...
+        memkg.core.errors.ValidationError: ...
         """
-        return item_writes.supersede(self, old, new, graph)
+        return item_writes.supersede(self, old, new, graph, by=by, interface=interface)
 
     def get_claim(self, claim: str | NamedNode, *, graph: str | NamedNode | None = None) -> tuple[Claim, Graph]:
         """Read a claim back as a :class:`~memkg.core.model.Claim`, with the graph it lives in.

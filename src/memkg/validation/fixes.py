@@ -23,6 +23,8 @@ FIXES: dict[str, str] = {
     "TimeShape": "write times with a time zone (\"2026-01-01T00:00:00Z\"^^xsd:dateTime), valid from before valid until",
     "AcyclicShape": "a claim cannot supersede itself or one of its own successors",
     "UniqueEventIdShape": "give each message its own mem:eventId, or reuse the message stored under that id",
+    "VersionChainShape": "let only the chain's current version be superseded (memkg history names it); "
+                         "link two claims that disagree with mem:contradicts",
     "ClosedVocabularyShape": "write the mem: term the message names (ontology/memkg.ttl lists them), or use your own namespace",
 }
 

@@ -187,6 +187,10 @@ class WriteValidator:
         touched_graphs |= group_graphs
         holders, holder_graphs = _event_id_holders(main, batch)
         touched_graphs |= holder_graphs
+        # Invariant 12 is judged at the version superseded, by its successors (which _referrers
+        # copies): the write need not describe it.
+        touched += [q.object for q in batch if q.predicate == mem.supersedes and isinstance(q.object, NamedNode)
+                    and q.graph_name != ONTOLOGY_GRAPH and q.object not in touched]
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
         )
@@ -402,10 +406,11 @@ def _describe(main: QuadStore, nodes: Sequence[NamedNode], graphs: Sequence[Grap
 
 @cache
 def _inverse_path_predicates() -> tuple[NamedNode, ...]:
-    """The predicates memkg's shapes follow backwards (``sh:inversePath p``)."""
+    """The predicates memkg's shapes follow backwards: ``sh:inversePath p``, and ``mem:supersedes``,
+    by which invariant 12 counts a version's successors (in SPARQL)."""
     inverse = NamedNode(SH + "inversePath")
-    return tuple(sorted({q.object for q in builtin_shapes() if q.predicate == inverse and isinstance(q.object, NamedNode)},
-                        key=str))
+    return tuple(sorted({mem.supersedes, *(q.object for q in builtin_shapes()
+                                           if q.predicate == inverse and isinstance(q.object, NamedNode))}, key=str))
 
 
 def _referrers(main: QuadStore, nodes: Sequence[Term], graphs: Collection[GraphName], *, in_process: bool = True) -> set[Quad]:

@@ -36,6 +36,7 @@ TOOLS = {
     "remember_message", "remember_entity", "remember_claim", "recall", "explain_claim", "correct_claim",
     "forget", "current_claims", "claims_valid_at", "claims_known_at",
 }
+READ_TOOLS = {"recall", "explain_claim", "current_claims", "claims_valid_at", "claims_known_at"}
 LIMIT = 90  # seconds any one test may take
 
 
@@ -339,6 +340,24 @@ def test_http_tokens_confine_each_caller_to_its_tenants(memory, tokens) -> None:
         assert opened.raw.contains_named_graph(_graph(BOB))
         bob_quads = set(opened.quads(graph=_graph(BOB)))
         assert not any("only for lia" in str(q.object) for q in bob_quads)
+
+
+def test_a_read_only_token_is_shown_only_the_tools_that_read(memory, tokens) -> None:
+    store, seeded = memory
+
+    async def body() -> None:
+        with HttpServer(store, "--tokens", str(tokens)) as server:
+            async with http_client(server.url, READER_TOKEN) as reader:
+                listed = (await reader.list_tools()).tools
+                assert {t.name for t in listed} == READ_TOOLS
+                assert all(t.annotations.read_only_hint for t in listed)
+                # A write tool it was not shown is still refused by name, and writes nothing.
+                assert "read-only" in error(await reader.call_tool("forget", {"target": seeded["lia"]["claim"]}))
+                assert result(await reader.call_tool("explain_claim", {"claim": seeded["lia"]["claim"]}))
+            async with http_client(server.url, LIA_TOKEN) as writer:
+                assert {t.name for t in (await writer.list_tools()).tools} == TOOLS
+
+    run(body)
 
 
 def test_http_without_a_known_token_is_401(memory, tokens) -> None:

@@ -78,6 +78,8 @@ def _session() -> list[tuple[Any, ...]]:
         ("claims_valid_at", {"valid_at": "2026-02-01T00:00:00Z", "limit": 1}),
         ("claims_known_at", {"known_at": "2100-01-01T00:00:00Z", "valid_at": "2026-02-01T00:00:00Z"}),
         ("claims_known_at", {"known_at": "2100-01-01T00:00:00Z", "limit": 1}),
+        ("correct_claim", {"claim": "$corrected", "object_iri": "urn:memkg:entity:coffee"}),  # changes nothing
+        ("correct_claim", {"claim": "$corrected", "confidence": 0.4}),  # no source: recorded as a correction
         ("forget", {"target": EX + "m0", "reason": "Lia was joking"}),
         ("forget", {"target": "$said", "erase": True, "reason": "consent revoked"}),
     ]

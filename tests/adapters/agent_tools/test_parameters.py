@@ -15,7 +15,6 @@ claims valid and known at different times, a dozen messages for ``k``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -24,7 +23,7 @@ import pytest
 from mcp import Client
 from pyoxigraph import NamedNode
 
-from memkg import Claim, MemoryStore, Message, Predicate, Vertex, provenance
+from memkg import Claim, MemoryStore, Message, Predicate, Vertex, provenance, revision
 from memkg.adapters.agent_tools import MemoryTools
 from memkg.adapters.agent_tools.server import Callers, build_server
 from memkg.adapters.agent_tools.tools import ENTITY_KINDS, claim_for_event
@@ -141,8 +140,7 @@ def _library_write(store: MemoryStore, tool: str, args: dict[str, Any]) -> None:
         store.add(claim, graph=graph)
     elif tool == "correct_claim":
         old, where = store.get_claim(NamedNode(args["claim"]), graph=graph)
-        store.supersede(NamedNode(args["claim"]), dataclasses.replace(old, id=None, extra=[], **_claim_fields(args)),
-                        graph=where)
+        store.supersede(NamedNode(args["claim"]), revision(old, **_claim_fields(args)), graph=where, interface="mcp")
     elif tool == "forget":
         if args.get("erase"):
             provenance.erase(store, args["target"], reason=args["reason"], graph=graph)

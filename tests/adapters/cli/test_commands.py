@@ -189,7 +189,8 @@ def test_supersede_records_a_new_version_from_the_command_line(run) -> None:
     run("load", str(LIA))
     code, out, err = run("supersede", EX + "cName1", "--object", '"Amy"', "--valid-from", "2026-03-01T00:00:00Z")
     assert code == 0, err
-    new = out.strip()
+    new = out.split()[0]
+    assert f"supersedes {EX}cName1: a change in the world" in out
     code, out, _ = run("view", "current", "--format", "csv")
     rows = [line.split(",") for line in out.splitlines()[1:]]
     assert [r[3] for r in rows if r[0] == new] == ["Amy"]
@@ -202,7 +203,7 @@ def test_supersede_and_retract_take_the_compact_iri_the_tables_print(run) -> Non
     assert "ex:cName1" in out  # the form a user copies from a table
     code, out, err = run("supersede", "ex:cName1", "--object", '"Amy"')
     assert code == 0, err
-    new = out.strip()
+    new = out.split()[0]
     code, out, err = run("retract", new.replace(EX, "ex:"), "--reason", "typo")
     assert code == 0, err
     code, out, _ = run("view", "current", "--format", "csv")
@@ -218,6 +219,37 @@ def test_dependents_and_withdraw_take_a_compact_source(run) -> None:
     assert (code, compact) == (0, full), err
     code, out, err = run("withdraw", "ex:adr", "--reason", "revisited", "--graph", tenant)
     assert code == 0 and "fallen" in out, err
+
+
+def test_erase_dry_run_lists_what_erase_removes_and_dependents_names_the_claims_it_takes(run) -> None:
+    run("load", str(LIA))
+    # m52 supports nothing (withdrawing it fells no claim), but c1 and c2 rest only on what it asserted.
+    code, out, err = run("dependents", "ex:m52")
+    assert code == 0, err
+    assert out.splitlines() == [f"{EX}c1\terased with it", f"{EX}c2\terased with it"]
+    code, out, err = run("dependents", "ex:m52", "--format", "json")
+    (plan,) = json.loads(out)["erasure"]
+    assert (plan["graph"], plan["claims"]) == (LIA_GRAPH, [EX + "c1", EX + "c2"])
+    before = _data(run.store)
+    code, dry_text, err = run("erase", "ex:m52", "--dry-run", "--tenant", LIA_GRAPH)
+    assert code == 0 and "nothing was written" in err
+    code, dry_json, err = run("erase", "ex:m52", "--dry-run", "--tenant", LIA_GRAPH, "--format", "json")
+    assert code == 0 and _data(run.store) == before
+    planned = json.loads(dry_json)
+    assert "record" not in planned and planned["claims"] == [EX + "c1", EX + "c2"]
+    assert [line.split("\t")[0] for line in dry_text.splitlines()] == planned["removed"] + planned["kept"]
+    code, out, err = run("erase", "ex:m52", "--reason", "consent revoked", "--tenant", LIA_GRAPH, "--format", "json")
+    assert code == 0, err
+    done = json.loads(out)
+    assert {k: v for k, v in done.items() if k != "record"} == planned
+    assert len(before - _data(run.store)) == planned["quadsRemoved"]
+    code, _, err = run("erase", "ex:m0", "--tenant", LIA_GRAPH)
+    assert code == 2 and "--reason" in err
+
+
+def _data(store: Path) -> set:
+    with MemoryStore(store) as opened:
+        return data_quads(opened)
 
 
 def test_supersede_refuses_unknown_claims_and_bad_terms(run) -> None:

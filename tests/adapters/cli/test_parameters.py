@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import json
 import re
@@ -33,7 +32,7 @@ from typing import Any
 import pytest
 from pyoxigraph import NamedNode, QueryResultsFormat
 
-from memkg import MemoryStore, provenance
+from memkg import MemoryStore, provenance, revision
 from memkg.adapters.cli import build_parser, main
 from memkg.core.names import read_term
 from memkg.core.terms import parse_datetime
@@ -68,6 +67,7 @@ NO_EFFECT: dict[tuple[str, str], str] = {
     **{(c, "output"): "where the answer goes (a file instead of standard output), not what it is"
        for c in ("export", "history", "recall", "lineage", "support", "packet")},
     ("echoes", "accept"): "writes the proposals it prints; what it prints is the same",
+    ("erase", "format"): "how the erasure is printed, not what is erased",
     ("packet", "strict"): "an exit status (1 when the budget leaves mandatory evidence out), not the packet",
 }
 
@@ -109,7 +109,8 @@ LIBRARY: dict[str, Callable[[MemoryStore, argparse.Namespace], Any]] = {
     "support": lambda s, a: provenance.support(s, a.claim, tenant=a.tenant).to_dict(
         provenance.minimal_support(s, a.claim, tenant=a.tenant) if a.minimal else None),
     "dependents": lambda s, a: {"source": a.source, **provenance.impact(s, a.source, tenant=a.tenant,
-                                                                        with_downstream=a.all).to_dict()},
+                                                                        with_downstream=a.all).to_dict(),
+                                "erasure": [p.to_dict() for p in provenance.erasure_plans(s, a.source, tenant=a.tenant)]},
     "packet": lambda s, a: packet(s, a.claims, tenant=a.tenant, max_vertices=a.max_vertices,
                                   max_hops=a.max_hops).to_dict(),
     "history": lambda s, a: timeline.history(s, a.claim, tenant=a.tenant),
@@ -139,15 +140,15 @@ def _claim_fields(a: argparse.Namespace) -> dict[str, Any]:
 def _supersede(s: MemoryStore, a: argparse.Namespace) -> None:
     old, where = s.get_claim(NamedNode(a.claim), graph=a.graph)
     fields = _claim_fields(a)
-    s.supersede(NamedNode(a.claim), dataclasses.replace(old, id=fields.pop("id", None), extra=[], **fields),
-                graph=where)
+    s.supersede(NamedNode(a.claim), revision(old, **fields), graph=where, by=a.by, interface="cli")
 
 
 WRITES: dict[str, Callable[[MemoryStore, argparse.Namespace], Any]] = {
     "supersede": _supersede,
     "retract": lambda s, a: s.retract(*[NamedNode(t) for t in a.targets], reason=a.reason, graph=a.graph),
     "withdraw": lambda s, a: provenance.withdraw(s, a.source, reason=a.reason, graph=a.graph),
-    "erase": lambda s, a: provenance.erase(s, a.source, reason=a.reason, graph=a.graph),
+    "erase": lambda s, a: (provenance.erasure_plan(s, a.source, graph=a.graph) if a.dry_run
+                           else provenance.erase(s, a.source, reason=a.reason, graph=a.graph)),
 }
 
 #: How each command is run without the option under test (``--format json`` where it has it).
@@ -235,6 +236,7 @@ VARIED: dict[tuple[str, str], tuple[str, ...]] = {
     ("supersede", "valid_until"): ("--valid-until", "2030-01-01T00:00:00Z"),
     ("supersede", "asserted_by"): ("--asserted-by", f"<{EX}m0>"),
     ("supersede", "id"): ("--id", EX + "c2bis"),
+    ("supersede", "by"): ("--by", EX + "aurora"),
     ("supersede", "graph"): ("--tenant", B),
     ("retract", "targets"): (EX + "c5",),
     ("retract", "reason"): ("--reason", "Lia corrected it"),
@@ -245,6 +247,7 @@ VARIED: dict[tuple[str, str], tuple[str, ...]] = {
     ("erase", "source"): (EX + "m0",),
     ("erase", "reason"): ("--reason", "asked to forget"),
     ("erase", "graph"): ("--tenant", B),
+    ("erase", "dry_run"): ("--dry-run",),
 }
 
 

@@ -420,10 +420,22 @@ def test_authentication_comes_before_the_body(server: Server) -> None:
 # -- routes -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method,path", [("GET", "/"), ("HEAD", "/"), ("GET", "/views"), ("GET", "/views/current"),
+@pytest.mark.parametrize("method,path", [("GET", "/views"), ("GET", "/views/current"), ("HEAD", "/store?default"),
                                          ("GET", "/nowhere"), ("GET", "/sparql?query=ASK%7B%7D")])
 def test_every_route_needs_a_token(server: Server, method: str, path: str) -> None:
     assert server.request(method, path).status == 401
+
+
+@pytest.mark.parametrize("method,path,accept", [("GET", "/", None), ("HEAD", "/", None),
+                                                ("GET", "/sparql", "text/html"), ("GET", "/query", "text/html")])
+def test_the_page_is_served_without_a_token_and_is_the_same_for_everyone(server: Server, method: str, path: str,
+                                                                         accept: str | None) -> None:
+    """It holds no data: it asks for the token, and every request it makes carries it."""
+    headers = {"Accept": accept} if accept else {}
+    page = server.request(method, path, headers=headers)
+    assert page.status == 200 and page.content_type.startswith("text/html")
+    assert page.body == server.request(method, path, headers={**headers, **bearer("lia-read-token")}).body
+    assert server.request("GET", "/sparql?query=ASK%7B%7D", headers={"Accept": "text/html"}).status == 401
 
 
 def test_health_without_a_token_says_ok_and_nothing_more(server: Server) -> None:

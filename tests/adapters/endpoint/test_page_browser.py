@@ -12,7 +12,9 @@ the tests skip and say why.
 
 from __future__ import annotations
 
+import contextlib
 import html
+import json
 import os
 import re
 import shutil
@@ -165,3 +167,28 @@ def test_a_question_in_words_lists_hits_that_link_to_their_pictures(server: Serv
 def test_a_question_nothing_matches_says_so_on_the_page(server: Server) -> None:
     dom = browse(server, "recall=" + quote("what changed in May 2023?"))
     assert "nothing in memory matched" in text_of(dom, "recall-status")
+
+
+def test_with_tokens_the_page_opens_asks_for_the_token_and_sends_it_with_every_request(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium with apt where it can)")
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({"lia-reader-0123456789": {"tenants": [LIA], "write": False}}))
+    with contextlib.closing(Server(make_store(tmp_path / "store"), "--tokens", str(tokens))) as server:
+        page = server.request("GET", "/", headers={"Accept": "text/html"})
+        assert page.status == 200 and page.content_type.startswith("text/html")  # the page holds no data
+        assert server.request("GET", "/views").status == 401  # what it shows still needs the token
+        asked = browse(server, "")
+        assert "<div id=\"token-ask\" class=\"ask\">" in asked  # shown, not hidden
+        assert "401" in text_of(asked, "holdings") and "ex:c0" not in asked
+        # The token given once (here in the address, as a person types it in the box): every request
+        # the page makes carries it, so what it shows is that token's tenant and nothing else.
+        dom = browse(server, "token=lia-reader-0123456789&recall=" + quote("What does Lia prefer to drink?")
+                     + "&picture=history&claim=ex:cName1")
+        holdings = text_of(dom, "holdings")
+        assert re.search(rf"<{re.escape(LIA)}>\s+\d+\s+\d+\s+5\s+current", holdings), holdings
+        assert ACME not in holdings
+        assert 'id="token-ask" class="ask" hidden' in dom
+        assert ">ex:c0<" in dom  # the tenant's current view
+        assert re.search(r"\d+ hit\(s\) in \d+ ms", text_of(dom, "recall-status"))
+        assert "history drawn in" in text_of(dom, "status")

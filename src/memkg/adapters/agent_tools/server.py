@@ -371,7 +371,12 @@ class _ServedTools:
     ) -> dict[str, Any]:
         """Record a new version of a claim that replaces it (the old one is kept as history).
 
-        Give only what changed; the rest is carried over. Returns the new claim's IRI."""
+        Give only what changed; what the claim states is carried over, its source is not: give
+        asserted_by (the message that says so), or the change is recorded as your correction.
+        Only the current version can be corrected (an older one is refused, naming the current
+        one). Returns the new claim's IRI and its kind: "change" (a new valid_from: the world
+        changed), "correction" (the same valid time: it was wrong) or "unchanged" (nothing
+        differs, nothing written)."""
         return self.tools.correct(grant, claim=claim, object_iri=object_iri, object_value=object_value,
                                   confidence=confidence, valid_from=valid_from, valid_until=valid_until,
                                   asserted_by=asserted_by, tenant=tenant)
@@ -485,10 +490,13 @@ def build_server(tools: MemoryTools, callers: Callers | None = None) -> Server:
     callers = callers or Callers()
     served = _ServedTools(tools)
     specs = {name: ToolSpec.of(getattr(served, name), annotations, tools.limits) for name, annotations in _TOOLS.items()}
-    listing = ListToolsResult(tools=[spec.listed for spec in specs.values()])
+    # A caller is shown only the tools it may call: a read-only token sees no write tool.
+    listings = {write: ListToolsResult(tools=[spec.listed for spec in specs.values()
+                                              if write or spec.annotations.read_only_hint])
+                for write in (True, False)}
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
-        return listing
+        return listings[callers.grant(getattr(ctx.request, "headers", None)).write]
 
     return Server(
         "memkg", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from datetime import datetime
 from decimal import Decimal
@@ -34,7 +33,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 from ... import provenance
 from ...core.errors import MemkgError, NotFoundError, UnreadableName, ValidationError
 from ...core.json_terms import rows_json
-from ...core.model import Claim, Message, Predicate, Vertex, term
+from ...core.model import Claim, Message, Predicate, Vertex, revision, term
 from ...core.names import read_iri
 from ...core.terms import ID_BASE, new_id
 from ...core.vocab import ONTOLOGY_GRAPH, mem
@@ -131,6 +130,8 @@ _HINTS = {
     "AcyclicShape": "a claim cannot replace itself or one of its own successors",
     "UniqueEventIdShape": "reuse the message already stored under that event id",
     "ClosedVocabularyShape": "use the mem: term the message names, or an IRI of your own namespace",
+    "VersionChainShape": "correct the claim's current version (explain_claim's history names it), "
+                         "or record a disagreement between two claims as a contradiction",
 }
 
 
@@ -287,16 +288,17 @@ class MemoryTools:
         asserted_by: str | None = None,
         tenant: str | None = None,
     ) -> dict[str, Any]:
-        """Record a new version of ``claim`` that supersedes it; unchanged fields are carried over."""
+        """Record a new version of ``claim`` that supersedes it: what it states is carried over
+        with the changes given; its source is the one given, never the old version's (without
+        one, the change is recorded as a correction made through the agent tools). Changing
+        nothing writes nothing (``written`` false)."""
         graph = self._writing(grant, tenant)
         old_node = self._iri(grant, claim, "claim")
         changes = _claim_fields(partial(self._iri, grant), object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
-        if not changes:
-            raise ToolRefusal("nothing to correct: give the new object, confidence, validity or source")
         with self.store.lock():  # read the old version and write the new one in one step
             old, where = self.store.get_claim(old_node, graph=graph)
-            new = self.store.supersede(old_node, replace(old, id=None, extra=[], **changes), graph=where)
-        return {"claim": new.value, "supersedes": old_node.value, "tenant": _tenant_text(graph)}
+            recorded = self.store.supersede(old_node, revision(old, **changes), graph=where, interface="mcp")
+        return {**recorded.to_dict(), "tenant": _tenant_text(graph)}
 
     # -- forgetting ----------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 Library errors become command-line errors at one place, :func:`main`, with the
 exit codes of the contract: 0 ok, 1 invalid data (nothing written), 2 a parse
-or usage error (nothing written).
+or usage error (nothing written); and 130 when interrupted (Ctrl-C), as shells count it.
 
 The package, module by module:
 
@@ -31,19 +31,26 @@ from ...core.errors import (
     UnknownFormatError,
     ValidationError,
 )
-from .exit_codes import EXIT_ERROR, EXIT_INVALID, EXIT_OK, UsageError
+from .exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_table, short, write_results
 from .parser import build_parser
 from .registry import Command
 
 __all__ = [
-    "EXIT_ERROR", "EXIT_INVALID", "EXIT_OK", "UsageError",
+    "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "UsageError",
     "build_parser", "main", "print_table", "short", "write_results",
 ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:  # Ctrl-C: commits are never cut short (memkg.guard.cancellation.shielded)
+        print("memkg: interrupted; nothing was left half-written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str]) -> int:
     parser = build_parser(argv)
     # argparse exits 2 on usage errors, with a hint. A command that takes options of its own
     # making (`view NAME --subject X`: the view's parameters) gets the ones argparse does not know.

@@ -37,8 +37,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("store_commands", "Show what is in memory: quads, and things by class in each graph."),
     "validate": ("validate_command", "Check files (or, without files, the whole store) against memkg's invariants "
                                      "and your SHACL shapes; exit 1 on results, 2 on an error."),
-    "supersede": ("time_commands", "Record a new version of a claim (nothing is overwritten): prints the new "
-                                   "claim's IRI."),
+    "supersede": ("time_commands", "Record a new version of a claim's current version (nothing is overwritten): "
+                                   "prints its IRI and whether it is a change in the world or a correction; one "
+                                   "that changes nothing writes nothing."),
     "retract": ("time_commands", "Withdraw claims (or sources) from current knowledge, recording a "
                                  "mem:Retraction; prints its IRI."),
     "ingest": ("time_commands", "Ingest JSON Lines from an agent loop (messages with sender, recipients, episode "

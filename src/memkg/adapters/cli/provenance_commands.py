@@ -12,10 +12,16 @@ import json
 import sys
 from typing import Any
 
+from pyoxigraph import NamedNode
+
 from ...loading import extraction
 from ...provenance import (
+    Erasure,
+    ErasurePlan,
     accept_echoes,
     erase,
+    erasure_plan,
+    erasure_plans,
     impact,
     lineage,
     minimal_support,
@@ -25,7 +31,7 @@ from ...provenance import (
 )
 from ...provenance.evidence import assess, packet, verify
 from .arguments import format_option, graph_option, open_store, tenant_option
-from .exit_codes import EXIT_INVALID, EXIT_OK
+from .exit_codes import EXIT_INVALID, EXIT_OK, UsageError
 from .output import print_rows, short
 from .picture_output import PICTURE_FORMATS, draw, picture_options, wants_picture
 from .registry import AddCommand
@@ -58,8 +64,9 @@ def cmd_dependents(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
         source = store.read_iri(args.source, what="source")
         found = impact(store, source, tenant=args.tenant, with_downstream=args.all)
+        erasures = erasure_plans(store, source, tenant=args.tenant)  # withdrawing takes nothing; erasing may
     if args.format == "json":
-        _emit_json({"source": source.value, **found.to_dict()})
+        _emit_json({"source": source.value, **found.to_dict(), "erasure": [plan.to_dict() for plan in erasures]})
         return EXIT_OK
     for n in found.fallen:
         print(n.value)
@@ -68,6 +75,9 @@ def cmd_dependents(args: argparse.Namespace) -> int:
             print(f"{n.value}\tweakened")
         for n in found.downstream:
             print(f"{n.value}\tdownstream")
+    for plan in erasures:
+        for taken in plan.claims:
+            print(f"{_node_text(taken)}\terased with it")
     return EXIT_OK
 
 
@@ -104,15 +114,33 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
-    with open_store(args, write=True) as store:
-        result = erase(store, store.read_iri(args.source, what="source"), reason=args.reason, graph=args.graph)
-    print(result.record.value)
+    if not args.dry_run and not args.reason:
+        raise UsageError("erase needs --reason (kept on the record); --dry-run shows what it would remove")
+    with open_store(args, write=not args.dry_run) as store:
+        source = store.read_iri(args.source, what="source")
+        if args.dry_run:
+            result: ErasurePlan | Erasure = erasure_plan(store, source, graph=args.graph)
+        else:
+            result = erase(store, source, reason=args.reason, graph=args.graph)
+    if args.format == "json":
+        _emit_json(result.to_dict())
+        return EXIT_OK
+    if isinstance(result, Erasure):
+        print(result.record.value)
     for n in result.removed:
-        print(f"{n}\tremoved")
+        print(f"{_node_text(n)}\t{'would be removed' if args.dry_run else 'removed'}")
     for n in result.kept:
         print(f"{n.value}\tkept")
-    print(f"{result.quads_removed} quads removed", file=sys.stderr)
+    if isinstance(result, Erasure):
+        print(f"{result.quads_removed} quads removed", file=sys.stderr)
+    else:
+        print(f"dry run: {len(result.quads)} quads would be removed; nothing was written", file=sys.stderr)
     return EXIT_OK
+
+
+def _node_text(node: Any) -> str:
+    """An IRI as plain text (as the other lines print it), a blank node as _:id."""
+    return node.value if isinstance(node, NamedNode) else str(node)
 
 
 def cmd_packet(args: argparse.Namespace) -> int:
@@ -243,8 +271,11 @@ def register(command: AddCommand) -> None:
         cmd_erase,
     )
     p.add_argument("source", metavar="SOURCE", help="the source to erase")
-    p.add_argument("--reason", required=True, help="why (kept as mem:reason on the record)")
+    p.add_argument("--reason", help="why (kept as mem:reason on the record; needed unless --dry-run)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be removed and kept, and write nothing")
     graph_option(p)
+    format_option(p, ["text", "json"], "text")
 
     p = command(
         "packet",

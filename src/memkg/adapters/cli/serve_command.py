@@ -121,7 +121,8 @@ write's validation under the lock stops at --timeout too (503, nothing written).
 With --tokens every route needs a token (/health without one answers only {"status": "ok"}), and the
 workers run in a network sandbox (seccomp): no SERVICE or LOAD reaches the network. Without seccomp
 (not Linux on x86_64/aarch64), --tokens refuses to start. Limits: see docs/endpoint-security.md.
-SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0.
+SIGTERM or Ctrl-C: finish requests in flight (within --timeout, else 10 s), close the store, exit 0
+(130 after Ctrl-C).
 
 with curl:
   curl -H 'Accept: text/csv' 'http://127.0.0.1:7878/sparql?query=SELECT%20*%20WHERE%20%7B?s%20?p%20?o%7D%20LIMIT%205'

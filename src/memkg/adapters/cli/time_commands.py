@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
+from ...core.model import revision
 from ...history import timeline
 from ...history.timeline import MAX_QUESTIONS
 from ...loading.ingest import IngestError, ingest_file, timezone_named
@@ -32,21 +32,21 @@ from .registry import AddCommand
 
 def cmd_supersede(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
+        given = {
+            "id": store.read_iri(args.id, what="--id") if args.id else None,
+            "subject": store.read_iri(args.subject, what="--subject") if args.subject else None,
+            "predicate": store.read_iri(args.predicate, what="--predicate") if args.predicate else None,
+            "object": store.read_term(args.object, what="--object") if args.object else None,
+            "confidence": float(args.confidence) if args.confidence is not None else None,
+            "valid_from": parse_time(args.valid_from) if args.valid_from else None,
+            "valid_until": parse_time(args.valid_until) if args.valid_until else None,
+            "asserted_by": store.read_iri(args.asserted_by, what="--asserted-by") if args.asserted_by else None,
+        }
         old, graph = store.get_claim(store.read_iri(args.claim, what="claim"), graph=args.graph)
-        new = replace(
-            old,
-            id=store.read_iri(args.id, what="--id") if args.id else None,
-            subject=store.read_iri(args.subject, what="--subject") if args.subject else old.subject,
-            predicate=store.read_iri(args.predicate, what="--predicate") if args.predicate else old.predicate,
-            object=store.read_term(args.object, what="--object") if args.object else old.object,
-            confidence=float(args.confidence) if args.confidence is not None else old.confidence,
-            valid_from=parse_time(args.valid_from) if args.valid_from else old.valid_from,
-            valid_until=parse_time(args.valid_until) if args.valid_until else old.valid_until,
-            asserted_by=store.read_iri(args.asserted_by, what="--asserted-by") if args.asserted_by else old.asserted_by,
-            extra=[],
-        )
-        node = store.supersede(old.node(), new, graph=graph)
-    print(node.value)
+        recorded = store.supersede(old.node(), revision(old, **{k: v for k, v in given.items() if v is not None}),
+                                   graph=graph, by=store.read_iri(args.by, what="--by") if args.by else None,
+                                   interface="cli")
+    print(recorded)
     return EXIT_OK
 
 
@@ -192,7 +192,8 @@ def register(command: AddCommand) -> None:
     """The time commands, in the order `memkg --help` lists them."""
     p = command(
         "supersede",
-        "Record a new version of a claim (nothing is overwritten): prints the new claim's IRI.",
+        "Record a new version of a claim's current version (nothing is overwritten): prints its IRI and "
+        "whether it is a change in the world or a correction; one that changes nothing writes nothing.",
         "memkg supersede https://example.org/lia/cName1 --object '\"Amy\"' --tenant https://example.org/tenants/lia",
         cmd_supersede,
     )
@@ -203,7 +204,11 @@ def register(command: AddCommand) -> None:
     p.add_argument("--confidence", type=float, metavar="X", help="the new version's confidence in [0, 1]")
     p.add_argument("--valid-from", metavar="TIME", help="start of validity, e.g. 2026-03-01T00:00:00Z")
     p.add_argument("--valid-until", metavar="TIME", help="end of validity (exclusive)")
-    p.add_argument("--asserted-by", metavar="TERM", help="the message that asserts the new version")
+    p.add_argument("--asserted-by", metavar="TERM",
+                   help="the message that asserts the new version (default: none; the new version never "
+                        "borrows the old one's source, and is recorded as a mem:Correction made through the CLI)")
+    p.add_argument("--by", metavar="IRI", help="who makes a correction given no --asserted-by: a mem:Person or "
+                                               "mem:Agent (default: memkg's command line, as a software agent)")
     p.add_argument("--id", metavar="IRI", help="the new claim's IRI (default: minted)")
     graph_option(p, "the tenant graph (default: the old claim's)")
 

@@ -122,8 +122,9 @@ class Endpoint:
 
     def admit(self, head: Head) -> Grant | None:
         """Who sent the request, from its head alone: 401 or 403 before its body is read.
-        None: no token on ``/health``, which tells its status and nothing more."""
-        return rights.admit(self.tokens, head.authorization, writes=head.writes(), health=head.path == "/health")
+        None: no token on ``/health``, which tells its status and nothing more, or on the page."""
+        return rights.admit(self.tokens, head.authorization, writes=head.writes(),
+                            public=head.path == "/health" or head.opens_the_page())
 
     def answer(self, request: Request) -> Response:
         """The response to ``request``; raises what a transport answers with :func:`~.failures.to_http`."""

@@ -21,7 +21,8 @@ sockets or threads: another transport reads requests with the same :func:`read`.
 
 With ``--tokens`` every route needs a token, decided from the head before the body
 is read (401, or 403 for a write by a read-only token, and the connection is closed);
-``/health`` without a token answers ``{"status": "ok"}`` and nothing more.
+``/health`` without a token answers ``{"status": "ok"}`` and nothing more, and the page,
+which holds no data, is served without one (it asks for the token).
 """
 
 from __future__ import annotations
@@ -74,6 +75,17 @@ class Head:
         """The request's URL without its query string: the base IRI of a query or update sent
         to it, as the SPARQL Protocol leaves it to the service (relative IRIs must resolve)."""
         return f"http://{self.host}{self.path}"
+
+    def opens_the_page(self) -> bool:
+        """Whether the request asks for the query page: ``/``, or a browser opening ``/sparql``
+        without a query. The page holds no data (it asks for a token and sends it with each
+        request it makes), so it is served without one."""
+        if self.method not in ("GET", "HEAD"):
+            return False
+        if self.path == "/":
+            return True
+        return (self.path in ("/sparql", "/query") and "text/html" in (self.accept or "")
+                and "query" not in parse_qs(self.query, keep_blank_values=True))
 
     def writes(self) -> bool:
         """Whether the request is a write, as far as its method, path and Content-Type tell."""
@@ -342,7 +354,7 @@ def _recall(params: dict[str, list[str]], grant: Grant) -> Recall:
 
 
 def _granted(grant: Grant | None) -> Grant:
-    assert grant is not None  # only /health goes without one (rights.admit)
+    assert grant is not None  # only /health and the page go without one (rights.admit)
     return grant
 
 

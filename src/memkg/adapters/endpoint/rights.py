@@ -31,16 +31,17 @@ def load_tokens(path: str | Path | None) -> TokenCheck | None:
     return None if path is None else access.Tokens.load(path)
 
 
-def admit(tokens: TokenCheck | None, authorization: str | None, *, writes: bool, health: bool = False) -> Grant | None:
+def admit(tokens: TokenCheck | None, authorization: str | None, *, writes: bool, public: bool = False) -> Grant | None:
     """Who sent a request, from its headers alone (before its body is read).
 
     :class:`~memkg.guard.access.Unauthorized` without a token the server knows;
     :class:`~memkg.guard.access.Forbidden` for a write by a read-only token. None: no
-    token on ``/health`` (``health``), which then tells its status and nothing more.
+    token on a request that needs none (``public``: ``/health``, which then tells its status
+    and nothing more, and the query page, which holds no data).
     """
     if tokens is None:
         return OPEN
-    if health and not authorization:
+    if public and not authorization:
         return None
     grant = bearer_grant(tokens, authorization)
     if writes:

@@ -50,7 +50,8 @@ def default_workers() -> int:
 
 
 def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
-    """Run the endpoint in this process until SIGTERM or SIGINT; returns the exit code (0)."""
+    """Run the endpoint in this process until SIGTERM or SIGINT; returns the exit code (0, or
+    130 when Ctrl-C stopped it)."""
     tokens = rights.load_tokens(options.tokens)  # a bad tokens file fails before anything opens
     if tokens is not None and not sandbox.supported():
         # The workers could not be kept off the network: a token holder's SERVICE or LOAD
@@ -79,7 +80,7 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         endpoint.close(0)
         raise
     host, port = server.server_address[:2]
-    _on_signals(server)
+    stopped_by = _on_signals(server)
     mode = "read-only, " if options.read_only else ""
     limit = f"{options.timeout:g} s" if options.timeout else "none"
     print(
@@ -97,21 +98,26 @@ def serve(options: ServeOptions, *, out: TextIO = sys.stderr) -> int:
         endpoint.close(grace=0)  # queries still running are killed: their requests answer 503
         server.drain(5)  # ... and those answers go out before the process ends
         print("memkg serve: stopped, store closed", file=out, flush=True)
-    return 0
+    # Ctrl-C ends it as it ends every command (128 + SIGINT); SIGTERM is the orderly stop.
+    return 128 + signal.SIGINT if stopped_by == [signal.SIGINT] else 0
 
 
-def _on_signals(server: Server) -> None:
-    """SIGTERM and SIGINT stop the server (from another thread: shutdown() waits for serve_forever)."""
+def _on_signals(server: Server) -> list[int]:
+    """SIGTERM and SIGINT stop the server (from another thread: shutdown() waits for serve_forever);
+    the list returned gets the signal that stopped it."""
     stopping = threading.Event()
+    stopped_by: list[int] = []
 
     def stop(signum: int, frame: object) -> None:
         if not stopping.is_set():
             stopping.set()
+            stopped_by.append(signum)
             server.closing.set()
             threading.Thread(target=server.shutdown, name="memkg-shutdown", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    return stopped_by
 
 
 def _url_host(host: str) -> str:

@@ -200,7 +200,9 @@ def provenance_diagram(store: MemoryStore, claim: str | NamedNode, *, tenant: IR
         _support_structure(diagram, owner, alternatives, labels,
                            group_status=root_groups if owner == _id(node) else None)
 
-    sources = [n for n in lin.sources() if isinstance(n, NamedNode) and kinds.get(n) != "activity" and n != node]
+    # the sources drawn (a support picture leaves out those reached by lineage alone)
+    sources = [n for n in lin.sources() if isinstance(n, NamedNode) and kinds.get(n) != "activity" and n != node
+               and _id(n) in labels]
     for source in sources[:MAX_IMPACT_QUESTIONS]:
         fallen = impact(store, source, tenant=tenant).fallen
         if not fallen:

@@ -37,6 +37,11 @@ EDGE_STYLE = {  # stroke, dash, width
 }
 GAP_X, GAP_Y, PAD = 100, 16, 20
 Curve = tuple[tuple[float, float], ...]  #: a cubic Bézier's four points
+Box = tuple[float, float, float, float]  #: x, y, width, height
+#: where along its edge a label may sit, nearest the middle first
+LABEL_POSITIONS = sorted((i / 40 for i in range(6, 35)), key=lambda t: abs(t - 0.5))
+LAYOUT_ROUNDS = 8  #: at most this many layouts, the gaps growing where labels crowd
+ROUTE_STEP, MAX_LIFT = 6, 600  #: how much further each try bends an edge around the boxes in its way, at most
 LABEL_CHAR = 6.0  #: width of one character of an edge label (10px)
 #: what each kind of edge means, for the legend (which also lists the labels drawn with it)
 EDGE_MEANING = {"support": "supports", "member": "AND member", "echo": "echoes", "lineage": "came from",
@@ -117,11 +122,51 @@ def diagram_svg(d: Diagram) -> str:
         if e.label and e.source in layer_of:
             i = layer_of[e.source]
             gaps[i] = max(gaps[i], len(e.label) * LABEL_CHAR + 40)
-    boxes: dict[str, tuple[float, float, float, float]] = {}
+    drawn = [(number, e) for number, e in enumerate(d.edges) if e.source in layer_of and e.target in layer_of]
+    # Where labels still crowd (edges converging on one box, or running side by side), the gaps
+    # after the layers they leave grow, which spreads the edges apart, until each label has room.
+    # An edge bent above the boxes pushes them down, below the title.
+    top = PAD + 30.0
+    for _ in range(LAYOUT_ROUNDS):
+        boxes, tallest, x = _place(layers, gaps, top)
+        curves = {number: _route(e, boxes) for number, e in drawn}
+        placed = _edge_labels([(number, e, curves[number]) for number, e in drawn if e.label],
+                              list(boxes.values()))
+        reach = [_at(c, i / 48)[1] for c in curves.values() for i in range(49)] or [top]
+        crowded = {layer_of[d.edges[number].source] for number, _, cost in placed if cost > 0}
+        if not crowded and min(reach) >= PAD + 24:
+            break
+        for i in crowded:
+            gaps[i] += GAP_X / 2
+        top += max(0.0, PAD + 24 - min(reach))
+    kinds = list(dict.fromkeys(e.kind if e.kind in EDGE_STYLE else "lineage" for e in d.edges)) or ["support"]
+    legend_y = max(top + tallest, *reach) + 30
+    notes_y = legend_y + 16 * len(kinds) + 30
+    # the legend's width at least, and every line of text under the picture
+    total_w = max(x - gaps[-1] + PAD, 860, len(d.title) * CHAR * 15 / 12 + 2 * PAD,
+                  *(len(note) * CHAR * 11 / 12 + 2 * PAD for note in d.notes))
+    total_h = notes_y + 16 * len(d.notes) + PAD
+    out = [_head(total_w, total_h), _text(PAD, PAD + 12, d.title, size=15, weight="bold")]
+    out.append(_markers())
+    for number, e in drawn:
+        out.append(_path(e, curves[number]).replace("<path ", f'<path data-edge="{number}" ', 1))
+    for n in d.nodes:
+        out.append(_node(n, *boxes[n.id]))
+    out += [text for _, text, _ in placed]  # over the boxes: nothing hides a label
+    out.append(_legend(PAD, legend_y, d.edges, kinds))
+    for i, note in enumerate(d.notes):
+        out.append(_text(PAD, notes_y + 16 * i, note, size=11, fill="#444"))
+    out.append("</svg>\n")
+    return "\n".join(out)
+
+
+def _place(layers: list[list[Node]], gaps: list[float], top: float) -> tuple[dict[str, Box], float, float]:
+    """Each node's box, layer by layer from the left, each layer centred on the tallest, from
+    ``top`` down; also the height of the tallest and the x after the last layer's gap."""
+    boxes: dict[str, Box] = {}
     x: float = PAD
     heights = [sum(_size(n)[1] for n in g) + GAP_Y * (len(g) - 1) for g in layers]
     tallest = max(heights)
-    top = PAD + 30
     for group, height, gap in zip(layers, heights, gaps):
         width = max(_size(n)[0] for n in group)
         y = top + (tallest - height) / 2
@@ -130,28 +175,7 @@ def diagram_svg(d: Diagram) -> str:
             boxes[n.id] = (x, y, w, h)
             y += h + GAP_Y
         x += width + gap
-    kinds = list(dict.fromkeys(e.kind if e.kind in EDGE_STYLE else "lineage" for e in d.edges)) or ["support"]
-    legend_y = top + tallest + 30
-    notes_y = legend_y + 16 * len(kinds) + 30
-    total_w = max(x - gaps[-1] + PAD, 860)  # the legend's width at least
-    total_h = notes_y + 16 * len(d.notes) + PAD
-    out = [_head(total_w, total_h), _text(PAD, PAD + 12, d.title, size=15, weight="bold")]
-    out.append(_markers())
-    labels = []
-    for number, e in enumerate(d.edges):
-        if e.source in boxes and e.target in boxes:
-            path, curve = _edge(e, boxes[e.source], boxes[e.target])
-            out.append(path.replace("<path ", f'<path data-edge="{number}" ', 1))
-            if e.label:
-                labels.append((number, e, curve))
-    for n in d.nodes:
-        out.append(_node(n, *boxes[n.id]))
-    out += _edge_labels(labels, list(boxes.values()))  # over the boxes: nothing hides a label
-    out.append(_legend(PAD, legend_y, d.edges, kinds))
-    for i, note in enumerate(d.notes):
-        out.append(_text(PAD, notes_y + 16 * i, note, size=11, fill="#444"))
-    out.append("</svg>\n")
-    return "\n".join(out)
+    return boxes, tallest, x
 
 
 def _head(width: float, height: float) -> str:
@@ -183,27 +207,42 @@ def _node(n: Node, x: float, y: float, w: float, h: float) -> str:
     return "".join(parts)
 
 
-def _edge(e: Edge, a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[str, Curve]:
-    """The edge's path, and its curve's four points (where its label may go)."""
-    stroke, dash, width = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
+def _route(e: Edge, boxes: dict[str, Box]) -> Curve:
+    """The edge's curve (a cubic Bézier's four points): from the right of its source to the left
+    of its target, bent above or below the boxes between them as little as clears them all; a
+    link back (or within a layer) goes around below."""
+    ax, ay, aw, ah = boxes[e.source]
+    bx, by, bw, bh = boxes[e.target]
     x1, y1 = ax + aw, ay + ah / 2
     x2, y2 = bx, by + bh / 2
-    if x2 <= x1:  # a link back (or within a layer): around below
+    if x2 <= x1:
         x1, y1, x2, y2 = ax + aw / 2, ay + ah, bx + bw / 2, by + bh
         low = max(y1, y2) + 40
-        curve = ((x1, y1), (x1, low), (x2, low), (x2, y2))
-    else:
-        bend = (x2 - x1) / 2
-        curve = ((x1, y1), (x1 + bend, y1), (x2 - bend, y2), (x2, y2))
+        return ((x1, y1), (x1, low), (x2, low), (x2, y2))
+    bend = (x2 - x1) / 2
+    others = [b for key, b in boxes.items() if key not in (e.source, e.target) and x1 < b[0] + b[2] and b[0] < x2]
+    curve: Curve = ((x1, y1), (x1 + bend, y1), (x2 - bend, y2), (x2, y2))
+    for lift in range(0, MAX_LIFT + 1, ROUTE_STEP):
+        for sign in ((1,) if lift == 0 else (-1, 1)):
+            curve = ((x1, y1), (x1 + bend, y1 + sign * lift), (x2 - bend, y2 + sign * lift), (x2, y2))
+            if not any(_crosses(curve, b) for b in others):
+                return curve
+    return curve
+
+
+def _crosses(curve: Curve, box: Box, margin: float = 4) -> bool:
+    x, y, w, h = box
+    return any(x - margin <= px <= x + w + margin and y - margin <= py <= y + h + margin
+               for px, py in (_at(curve, i / 48) for i in range(49)))
+
+
+def _path(e: Edge, curve: Curve) -> str:
+    stroke, dash, width = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])
     (p0, p1, p2, p3) = curve
     path = (f"M{p0[0]:.1f},{p0[1]:.1f} C{p1[0]:.1f},{p1[1]:.1f} {p2[0]:.1f},{p2[1]:.1f} {p3[0]:.1f},{p3[1]:.1f}")
     dashes = f' stroke-dasharray="{dash}"' if dash else ""
-    out = (f'<path d="{path}" fill="none" stroke="{stroke}" stroke-width="{width}"{dashes} '
-           f'marker-end="url(#arrow-{e.kind if e.kind in EDGE_STYLE else "lineage"})"/>')
-    return out, curve
-
+    return (f'<path d="{path}" fill="none" stroke="{stroke}" stroke-width="{width}"{dashes} '
+            f'marker-end="url(#arrow-{e.kind if e.kind in EDGE_STYLE else "lineage"})"/>')
 
 
 def _at(curve: Curve, t: float) -> tuple[float, float]:
@@ -214,21 +253,23 @@ def _at(curve: Curve, t: float) -> tuple[float, float]:
             u ** 3 * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t ** 3 * y3)
 
 
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+def _overlap(a: Box, b: Box) -> float:
     w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
     h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
     return w * h if w > 0 and h > 0 else 0.0
 
 
-def _edge_labels(labels: list[tuple[int, Edge, Curve]], boxes: list[tuple[float, float, float, float]]) -> list[str]:
+def _edge_labels(labels: list[tuple[int, Edge, Curve]],
+                 boxes: list[Box]) -> list[tuple[int, str, float]]:
     """Each label centred on a point of its own edge: the middle, or the nearest point along it
-    where it covers no box and no label placed before it (else where it covers least)."""
-    placed: list[tuple[float, float, float, float]] = []
+    where it covers no box and no label placed before it (else where it covers least); with
+    what it still covers (0: nothing)."""
+    placed: list[Box] = []
     out = []
     for number, e, curve in labels:
         w, h = len(e.label) * LABEL_CHAR + 4, 12.0
-        best: tuple[float, float, float, tuple[float, float, float, float]] | None = None
-        for t in (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82):
+        best: tuple[float, float, float, Box] | None = None
+        for t in LABEL_POSITIONS:
             x, y = _at(curve, t)
             rect = (x - w / 2, y - h / 2, w, h)
             cost = sum(_overlap(rect, b) for b in boxes) * 4 + sum(_overlap(rect, p) for p in placed)
@@ -237,11 +278,11 @@ def _edge_labels(labels: list[tuple[int, Edge, Curve]], boxes: list[tuple[float,
             if cost == 0:
                 break
         assert best is not None
-        _, x, y, rect = best
+        cost, x, y, rect = best
         placed.append(rect)
         stroke = EDGE_STYLE.get(e.kind, EDGE_STYLE["lineage"])[0]
         text = _text(x, y + 3.5, e.label, size=10, anchor="middle", fill=stroke, halo=True)
-        out.append(text.replace("<text ", f'<text class="edge-label" data-edge="{number}" ', 1))
+        out.append((number, text.replace("<text ", f'<text class="edge-label" data-edge="{number}" ', 1), cost))
     return out
 
 
@@ -290,7 +331,9 @@ def timeline_svg(t: Timeline) -> str:
     start, end = (times[0], times[-1]) if times else (datetime(2000, 1, 1), datetime(2000, 1, 2))
     span = end - start or timedelta(days=1)
     start, end = start - span * 0.06, end + span * 0.06
-    left = PAD + LABEL_W
+    # the column of versions fits its longest line: nothing is cut short
+    left = PAD + max(LABEL_W, *(max(len(r.label) * CHAR, len(r.statement) * CHAR * 11 / 12,
+                                    len(r.ended_by) * LABEL_CHAR) + 16 for r in t.rows))
 
     def at(moment: datetime | None, default: float) -> float:
         if moment is None:
@@ -298,19 +341,20 @@ def timeline_svg(t: Timeline) -> str:
         return left + (moment - start) / (end - start) * AXIS_W
 
     top = PAD + 40
-    width = left + AXIS_W + PAD + 10
+    # the last tick's date is centred on the axis's end: room for its half
+    width = max(left + AXIS_W + PAD + 40, len(t.title) * CHAR * 15 / 12 + 2 * PAD,
+                *(len(note) * LABEL_CHAR + 2 * PAD for note in t.notes))
     height = top + ROW_H * len(t.rows) + 90 + 16 * len(t.notes)
     out = [_head(width, height), _text(PAD, PAD + 12, t.title, size=15, weight="bold"), _markers()]
     out += _axis(start, end, left, top + ROW_H * len(t.rows) + 6)
     for i, r in enumerate(t.rows):
         y = top + i * ROW_H
         if i % 2:
-            out.append(f'<rect x="{PAD}" y="{y - 4}" width="{width - 2 * PAD}" height="{ROW_H}" fill="#f6f7f9"/>')
+            out.append(f'<rect x="{PAD}" y="{y - 4}" width="{width - 2 * PAD:.1f}" height="{ROW_H}" fill="#f6f7f9"/>')
         out.append(_text(PAD, y + 12, r.label, weight="bold"))
-        out.append(_text(PAD, y + 28, _clip(r.statement, 46), size=11, fill="#333"))
+        out.append(_text(PAD, y + 28, r.statement, size=11, fill="#333"))
         if r.ended_by:
-            ended = _text(PAD, y + 43, _clip(r.ended_by, 52), size=10, fill=RETRACTED if r.retracted else "#666")
-            out.append(ended.replace("</text>", f"<title>{escape(r.ended_by)}</title></text>"))
+            out.append(_text(PAD, y + 43, r.ended_by, size=10, fill=RETRACTED if r.retracted else "#666"))
         vx1, vx2 = at(r.valid_from, left), at(r.valid_until, left + AXIS_W)
         out.append(_bar(vx1, y + 6, vx2, 7, VALID, r.valid_from is None, r.valid_until is None,
                         f"valid [{_day(r.valid_from) or 'since ever'}, {_day(r.valid_until) or 'still'})"))
@@ -364,10 +408,6 @@ def _axis(start: datetime, end: datetime, left: float, y: float) -> list[str]:
 
 def _day(t: datetime | None) -> str:
     return "" if t is None else t.isoformat().replace("+00:00", "Z")
-
-
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def to_svg(picture: Diagram | Timeline) -> str:
