@@ -105,7 +105,7 @@ def _values(folder: Path) -> dict[str, list[str]]:
 
 #: The value of a view's parameter, by name (``tenant`` is the option).
 VIEW_PARAMS = {"claim": CLAIM, "subject": EX + "lia", "source": MESSAGE, "known_at": "2100-01-01T00:00:00Z",
-               "valid_at": "2100-01-01T00:00:00Z"}
+               "valid_at": "2100-01-01T00:00:00Z", "standing": "unrecorded"}
 
 
 def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:

@@ -92,7 +92,8 @@ def generate(seed: int) -> Memory:
     m.retracted = set(rnd.sample(sources + claims, k=rnd.randint(0, 2)))
     for _ in range(rnd.randint(0, 2)):
         older, newer = sorted(rnd.sample(range(len(claims)), k=2))  # newer > older: acyclic
-        m.supersedes.append((claims[newer], claims[older]))
+        if claims[older] not in {old for _new, old in m.supersedes}:  # superseded at most once (invariant 12)
+            m.supersedes.append((claims[newer], claims[older]))
     return m
 
 

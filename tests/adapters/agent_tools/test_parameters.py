@@ -79,11 +79,12 @@ VARIED: dict[str, dict[str, tuple[dict[str, Any], Any]]] = {
         "packet": ({}, True), "tenant": ({}, B),
     },
     "explain_claim": {"claim": ({}, EX + "c3"), "tenant": ({}, B)},
-    "current_claims": {"subject": ({}, EX + "lia"), "limit": ({}, 1), "tenant": ({}, B)},
-    "claims_valid_at": {"valid_at": ({}, JANUARY), "subject": ({}, EX + "lia"), "limit": ({}, 1), "tenant": ({}, B)},
+    "current_claims": {"subject": ({}, EX + "lia"), "limit": ({}, 1), "tenant": ({}, B), "standing": ({}, "supported")},
+    "claims_valid_at": {"valid_at": ({}, JANUARY), "subject": ({}, EX + "lia"), "limit": ({}, 1), "tenant": ({}, B),
+                        "standing": ({}, "supported")},
     "claims_known_at": {
         "known_at": ({}, FEBRUARY), "valid_at": ({}, JANUARY), "subject": ({}, EX + "lia"), "limit": ({}, 1),
-        "tenant": ({}, B),
+        "tenant": ({}, B), "standing": ({}, "supported"),
     },
 }
 
@@ -151,8 +152,10 @@ def _library_write(store: MemoryStore, tool: str, args: dict[str, Any]) -> None:
 
 
 def _view_rows(store: MemoryStore, view: str, args: dict[str, Any]) -> list[Any]:
-    params = {k: args[k] for k in ("subject", "valid_at", "known_at", "tenant") if args.get(k) is not None}
+    params = {k: args[k] for k in ("subject", "valid_at", "known_at", "tenant", "standing") if args.get(k) is not None}
     rows, _ = rows_json(store.view(view, params), limit=min(args.get("limit", 100), LIMITS.max_rows))
+    for row in rows:  # the tools answer the contract's word (supported, fallen, unrecorded)
+        row["standing"] = row["standing"]["value"]
     return rows
 
 

@@ -207,7 +207,7 @@ def test_a_view_s_query_text_is_what_the_view_runs(server: Server) -> None:
     assert r.status == 200 and r.content_type.startswith("application/sparql-query")
     first, _, rest = r.text.partition("\n")
     assert first == f"# view current (tenant={LIA_GRAPH}, subject=ex:Lia): the claims the store knows now and that are valid now."
-    assert f"VALUES (?subject) {{ (<{EX}Lia>) }}" in rest and "#+" not in rest and "# How:" not in rest
+    assert f"VALUES (?subject ?standing) {{ (<{EX}Lia> UNDEF) }}" in rest and "#+" not in rest and "# How:" not in rest
     # run as a query over the tenant's graph, it gives the view's rows
     rows = server.query(rest.replace(" WHERE {", f" FROM <{LIA_GRAPH}> FROM <https://w3id.org/memkg> WHERE {{", 1),
                         accept="application/json").json()["results"]["bindings"]
