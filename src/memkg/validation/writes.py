@@ -185,12 +185,17 @@ class WriteValidator:
         groups, group_graphs = _groups_above(main, batch)
         touched += [g for g in groups if g not in touched]
         touched_graphs |= group_graphs
-        holders, holder_graphs = _event_id_holders(main, batch)
-        touched_graphs |= holder_graphs
         # Invariant 12 is judged at the version superseded, by its successors (which _referrers
         # copies): the write need not describe it.
         touched += [q.object for q in batch if q.predicate == mem.supersedes and isinstance(q.object, NamedNode)
                     and q.graph_name != ONTOLOGY_GRAPH and q.object not in touched]
+        # Invariant 9 for every node judged, not only the event ids the write names: a node that
+        # the write types, or that a removal touched, meets the other holders of its event id too.
+        judged_nodes = dict.fromkeys([*(q.subject for q in batch if q.predicate == rdf.type), *touched])
+        judged_ids = [q for n in judged_nodes if isinstance(n, NamedNode)
+                      for q in main.quads_for_pattern(n, mem.eventId, None, None) if q.graph_name != ONTOLOGY_GRAPH]
+        holders, holder_graphs = _event_id_holders(main, [*batch, *judged_ids])
+        touched_graphs |= holder_graphs
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
         )
