@@ -343,6 +343,10 @@ def extract(
     written. Without ``graph``, the claims go where ``source`` is (:func:`memkg.store.scope.locate`).
     Raises :class:`~memkg.core.errors.UnknownIRIError` if no graph of the scope holds ``source``,
     :class:`~memkg.core.errors.NotFoundError` if its graph holds no ``mem:content`` for it.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.NotFoundError: the source's graph holds no ``mem:content`` for it.
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
     """
     node = iri(source)
     graph = scope.locate(store.raw, node, tenant=graph)

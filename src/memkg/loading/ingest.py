@@ -520,6 +520,10 @@ def ingest_lines(
     Raises :class:`IngestError` (nothing written) for lines that break the format or
     ``limits``, :class:`~memkg.core.errors.ValidationError` (nothing written) for a write
     the invariants refuse, ``ValueError`` for an unknown ``assume_timezone``.
+
+    :raises ~memkg.loading.ingest.IngestError: a line breaks the format or ``limits`` (nothing is written; the line is named).
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
+    :raises ValueError: ``assume_timezone`` names no time zone.
     """
     return _ingest(store, parse_lines(lines, limits), graph=graph, source=source, assume_timezone=assume_timezone)
 
@@ -533,7 +537,12 @@ def ingest_file(
     limits: JsonLimits = DEFAULT_LIMITS,
 ) -> IngestReport:
     """Ingest a ``.jsonl`` file (read as bytes, strictly UTF-8, a bounded line at a time);
-    errors name the file and line. ``"-"`` reads standard input."""
+    errors name the file and line. ``"-"`` reads standard input.
+
+    :raises ~memkg.loading.ingest.IngestError: a line breaks the format or ``limits`` (nothing is written; the file and line are named).
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
+    :raises FileNotFoundError: ``path`` does not exist.
+    """
     if str(path) == "-":
         return _ingest(store, read_lines(sys.stdin.buffer, limits), graph=graph, source="<stdin>",
                        assume_timezone=assume_timezone)

@@ -136,5 +136,8 @@ def propose_echoes(
 def accept_echoes(
     store: MemoryStore, proposals: Iterable[EchoProposal], *, graph: IRI | None = None
 ) -> int:
-    """Record accepted proposals as ``mem:echoOf`` facts (one validated write); returns quads written."""
+    """Record accepted proposals as ``mem:echoOf`` facts (one validated write); returns quads written.
+
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
+    """
     return store.write([p.quad(graph) for p in proposals], source="accepted echo proposals")

@@ -126,6 +126,11 @@ def erase(
     (invariant 7 exempts an identifier its tenant erased).
 
     Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about ``source``.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
+    :raises ~memkg.core.errors.NotFoundError: ``graph`` holds nothing about ``source``.
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
     """
     if not reason:
         raise ValueError("an erasure needs a reason")
@@ -145,6 +150,10 @@ def erasure_plan(store: MemoryStore, source: IRI, *, graph: IRI | None = None) -
 
     Raises :class:`~memkg.core.errors.UnknownIRIError` if no graph of the scope holds ``source``,
     :class:`~memkg.core.errors.NotFoundError` if ``graph`` holds nothing about it.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
+    :raises ~memkg.core.errors.NotFoundError: ``graph`` holds nothing about ``source``.
     """
     node = as_node(source, "source")
     located = scope.locate(store.raw, node, tenant=graph)  # without a graph, the tenant whose graph holds it

@@ -81,6 +81,9 @@ def lineage(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Lin
     >>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
     >>> lineage(store, "https://example.org/c").links
     ()
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     node = as_node(claim, "claim")
     scope.locate(store.raw, node, tenant=tenant)

@@ -79,6 +79,9 @@ def support(store: MemoryStore, claim: IRI, *, tenant: IRI | None = None) -> Sup
     Traceback (most recent call last):
     ...
     memkg.core.errors.UnknownIRIError: https://example.org/nothing is in no graph of the scope (every graph you may read)
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     node = as_node(claim, "claim")
     scope.locate(store.raw, node, tenant=tenant)
@@ -128,6 +131,10 @@ def minimal_support(
     >>> _ = store.load_data('<https://example.org/c> a <https://w3id.org/memkg#Entity> .', format="turtle")
     >>> minimal_support(store, "https://example.org/c")
     [frozenset({<NamedNode value=https://example.org/c>})]
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
+    :raises ValueError: there are more than ``limit`` sets.
     """
     node = as_node(claim, "claim")
     scope.locate(store.raw, node, tenant=tenant)

@@ -59,6 +59,9 @@ def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) ->
     supports another stands only while it stands itself. Only claims that stand
     now are listed (one already without support has nothing left to lose).
     ``queries/dependents.rq`` is the direct case of the same question, in SPARQL.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     return list(impact(store, source, tenant=tenant, with_downstream=False).fallen)
 
@@ -79,6 +82,9 @@ def impact(
 
     ``with_downstream=False`` skips the lineage search (``Impact.downstream``
     and ``weakened`` are then empty), which is all :func:`dependents` needs.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     if not sources:
         raise ValueError("impact needs at least one source")
@@ -149,6 +155,11 @@ def withdraw(
 
     Raises :class:`~memkg.core.errors.NotFoundError` if ``graph`` says nothing about
     ``source``.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
+    :raises ~memkg.core.errors.NotFoundError: ``graph`` says nothing about ``source``.
+    :raises ~memkg.core.errors.ValidationError: the write breaks an invariant (nothing is written).
     """
     node = as_node(source, "source")
     graph = scope.locate(store.raw, node, tenant=graph)  # without one, the tenant whose graph holds it

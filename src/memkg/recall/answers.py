@@ -50,6 +50,8 @@ def recall(
     which defaults to ``known_at``, then ``valid_at``, then the present. ``index``: the recall
     index to rank with instead of the store's own (a query worker's, which follows the
     server's index while the store is one snapshot after another).
+
+    :raises ValueError: ``query`` is empty, or a tenant is not an IRI.
     """
     if not isinstance(query, str) or not query.strip():
         raise ValueError("recall needs a question (a non-empty string)")

@@ -147,6 +147,9 @@ def validate_files(
 
     Raises :class:`~memkg.core.errors.ParseError` for a file that does not parse, and
     :class:`~memkg.guard.limits.LimitExceeded` for one past ``limits`` (nesting, literal size).
+
+    :raises ~memkg.core.errors.ParseError: a file does not parse (file, line and column named).
+    :raises ~memkg.guard.limits.LimitExceeded: a file is past ``limits`` (nesting, literal size).
     """
     options = options or ValidationOptions()
     if options.shapes_only:

@@ -75,6 +75,9 @@ def assess(
     support — two summaries of one message) form one cluster, worth its
     strongest alternative; independent clusters combine as
     ``1 - prod(1 - s)``. Nothing here reads or changes ``mem:confidence``.
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     if not 0 <= default_reliability <= 1:
         raise ValueError(f"default_reliability must be in [0, 1], got {default_reliability!r}")

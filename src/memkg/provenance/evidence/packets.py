@@ -202,6 +202,9 @@ def packet(
     If the mandatory evidence needs more vertices or hops than the budget, the
     packet says so: ``complete`` is False and ``omitted`` names what was left
     out (with ``strict=True``, :class:`BudgetError` is raised instead).
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.provenance.evidence.BudgetError: ``strict`` is set and the mandatory evidence needs more than the budget.
     """
     if max_vertices < 1 or max_hops < 0:
         raise ValueError("max_vertices must be at least 1 and max_hops at least 0")

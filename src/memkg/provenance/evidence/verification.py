@@ -96,6 +96,9 @@ def verify(store: MemoryStore, end: IRI, *, tenant: IRI | None = None) -> Verifi
     >>> v = verify(store, "https://example.org/answer")
     >>> v.verdict, v.entered_at
     ('supported', ())
+
+    :raises ~memkg.core.errors.UnknownIRIError: no graph of the scope holds the IRI (the error names the scope and the nearest IRIs).
+    :raises ~memkg.core.errors.AmbiguousIRIError: without a tenant, several tenants' graphs hold the IRI (the error names them).
     """
     start = as_node(end, "end")
     scope.locate(store.raw, start, tenant=tenant)
