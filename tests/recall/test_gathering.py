@@ -16,8 +16,8 @@ EX = "https://example.org/"
 TENANT = EX + "tenants/sessions"
 MEL, CARA = EX + "mel", EX + "cara"
 
-# Session 1 is about songs; its last turn says what Mel listens to in words the question lacks.
-# Session 2 is about other things (its last turn shares a word of the question, "enjoy").
+# The first conversation (the MUSIC turns) is about songs; its last turn says what Mel listens to in words the question lacks.
+# The second conversation is about other things (its last turn shares a word of the question, "enjoy").
 MUSIC = [
     (CARA, "Which songs do you play on a long drive?"),
     (MEL, "Loud songs, always loud songs on a long drive."),
