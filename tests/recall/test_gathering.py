@@ -16,7 +16,8 @@ EX = "https://example.org/"
 TENANT = EX + "tenants/sessions"
 MEL, CARA = EX + "mel", EX + "cara"
 
-# The first conversation (the MUSIC turns) is about songs; its last turn says what Mel listens to in words the question lacks.
+# The first conversation (the MUSIC turns) is about songs; its last turn says what Mel listens to
+# in words the question lacks.
 # The second conversation is about other things (its last turn shares a word of the question, "enjoy").
 MUSIC = [
     (CARA, "Which songs do you play on a long drive?"),
