@@ -435,7 +435,7 @@ PREDICATE_DECLARATIONS = [
 VERTEX_CLASS = {"person": "mem:Person", "agent": "mem:Agent", "entity": "mem:Entity"}
 SHAPES = ("IriIdentityShape", "TypedVertexShape", "RoleTypesShape", "ClaimPropositionShape", "ClaimProvenanceShape",
           "TimeShape", "TenantIsolationShape", "AcyclicShape", "UniqueEventIdShape", "UnitIntervalShape",
-          "SupportGroupShape", "VersionChainShape")
+          "SupportGroupShape", "VersionChainShape", "ClosedVocabularyShape")
 SHAPE = {name: MEM + name for name in SHAPES}
 PROVENANCE = ("mem:assertedBy", "prov:wasGeneratedBy", "prov:wasDerivedFrom", "mem:supportedBy", "mem:supportGroup")
 
@@ -1047,6 +1047,24 @@ class Generator:
         return x
 
 
+    def break_vocabulary(self) -> None:
+        """A mem: term the ontology does not define: a misspelled property, one it never had, a
+        misspelled class on a node nothing else reads."""
+        c, r = self.c, self.r
+        kind = r.choice(["property", "undefined", "class"])
+        c.breaks[-1] += f"/{kind}"
+        if kind == "property":
+            x = r.choice(self.claims)
+            c.add(x, r.choice(["mem:confidnece", "mem:validfrom", "mem:assertedby"]), '"0.5"^^xsd:decimal')
+        elif kind == "undefined":
+            x = r.choice(self.messages)
+            c.add(x, "mem:sender", r.choice(self.people))
+        else:
+            x = c.node("misspelled")
+            c.add(x, "a", r.choice(["mem:Mesage", "mem:claim", "mem:Persn"]))
+        c.expect("ClosedVocabularyShape", x)
+
+
 BREAKS: list[tuple[str, Callable[[Generator], None]]] = [
     ("untyped-term", Generator.break_untyped_term),
     ("untyped-role", Generator.break_untyped_role),
@@ -1063,6 +1081,7 @@ BREAKS: list[tuple[str, Callable[[Generator], None]]] = [
     ("event-id", Generator.break_event_id),
     ("number", Generator.break_number),
     ("support", Generator.break_support),
+    ("vocabulary", Generator.break_vocabulary),
 ]
 
 PRELUDE = """VERSION "1.2"
