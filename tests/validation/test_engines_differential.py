@@ -516,6 +516,7 @@ class Generator:
         self.no_provenance: set[Node] = set()  # claims whose provenance a break removed
         self.provenance_kept: set[Node] = set()  # claims whose provenance an earlier break relies on
         self.ghost_terms: set[Node] = set()  # reifiers whose triple term a break made untyped
+        self.role_far_ends: set[Node] = set()  # far ends a role-type break expects a result for
 
     def build(self) -> Case:
         c, r = self.c, self.r
@@ -787,6 +788,8 @@ class Generator:
         c.add(s, p, o)
         if p in PROVENANCE:
             self.provenance_kept.add(s)
+        if isinstance(o, Node):
+            self.role_far_ends.add(o)
         c.expect("RoleTypesShape", s, "VersionChainShape")  # a message superseded twice forks too
 
     def break_role_domain(self) -> None:
@@ -863,7 +866,10 @@ class Generator:
 
     def break_blank(self) -> None:
         c, r = self.c, self.r
-        pool = [n for n in self.claims + self.messages + self.occurrences + list(self.episode or ()) if not n.blank]
+        # A far end a role-type break wrote stays an IRI: blank, it is no longer the role's business
+        # (the far-end check reads IRIs only), and the result expected on its near end would not come.
+        pool = [n for n in self.claims + self.messages + self.occurrences + list(self.episode or ())
+                if not n.blank and n not in self.role_far_ends]
         if not pool:
             return
         old = r.choice(pool)
