@@ -93,6 +93,23 @@ class Tags:
 
     # -- reading versions -------------------------------------------------------------
 
+    @property
+    def _scope_name(self) -> str:
+        return scope.graph_scope(self.graph)[1]
+
+    def _known(self, record: Record) -> NamedNode:
+        """``record`` as an IRI that the scope (this graph and the shared default graph) holds
+        statements about, or that has versions in this graph; else an
+        :class:`~memkg.core.errors.UnknownIRIError` naming the IRI, the scope and the nearest IRIs
+        it holds."""
+        node = iri(record, kind="record")
+        graphs, name = scope.graph_scope(self.graph)
+        raw = self._raw
+        if not (any(next(iter(raw.quads_for_pattern(node, None, None, g)), None) is not None for g in graphs)
+                or next(iter(raw.quads_for_pattern(None, mem.versionOf, node, self.graph)), None) is not None):
+            raise scope.unknown_iri(raw, node, graphs, name)
+        return node
+
     def _versions_of(self, record: NamedNode) -> list[NamedNode]:
         return [q.subject for q in self._raw.quads_for_pattern(None, mem.versionOf, record, self.graph)
                 if isinstance(q.subject, NamedNode)]
@@ -180,23 +197,6 @@ class Tags:
         return v.declared() if v is not None else []
 
     # -- writing ----------------------------------------------------------------------
-
-    @property
-    def _scope_name(self) -> str:
-        return scope.graph_scope(self.graph)[1]
-
-    def _known(self, record: Record) -> NamedNode:
-        """``record`` as an IRI that the scope (this graph and the shared default graph) holds
-        statements about, or that has versions in this graph; else an
-        :class:`~memkg.core.errors.UnknownIRIError` naming the IRI, the scope and the nearest IRIs
-        it holds."""
-        node = iri(record, kind="record")
-        graphs, name = scope.graph_scope(self.graph)
-        raw = self._raw
-        if not (any(next(iter(raw.quads_for_pattern(node, None, None, g)), None) is not None for g in graphs)
-                or next(iter(raw.quads_for_pattern(None, mem.versionOf, node, self.graph)), None) is not None):
-            raise scope.unknown_iri(raw, node, graphs, name)
-        return node
 
     def _require_record(self, node: NamedNode) -> None:
         raw = self._raw
