@@ -35,6 +35,7 @@ def test_the_wheel_ships_the_data_the_code_reads(wheel: Path) -> None:
         "memkg/_data/shapes/policy/edge-properties.ttl",
         "memkg/py.typed",
         "memkg/adapters/endpoint/page.html",  # the endpoint's query page
+        "memkg_launcher.py",  # the `memkg` command, which catches Ctrl-C while memkg imports
     ):
         assert required in names, f"{required} missing from {wheel.name}"
 

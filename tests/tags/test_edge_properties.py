@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode
 
-from memkg import MemoryStore, Message, NotFoundError
+from memkg import MemoryStore, Message, NotFoundError, UnknownIRIError
 from memkg.core.vocab import mem
 from memkg.store import Clock
 from memkg.tags import (
@@ -245,6 +245,26 @@ def test_unknown_record_is_refused(store: MemoryStore, tags: Tags) -> None:
     with pytest.raises(NotFoundError):
         tags.add(m1, ["org:Acme"])  # the record is in another tenant's graph
     assert data_quads(store) == before
+
+
+def test_an_unknown_record_is_named_with_the_scope_and_the_nearest_records(store: MemoryStore, tags: Tags) -> None:
+    (m1,) = messages(store, "m1")
+    tags.add(m1, ["org:Acme"])
+    scope = f"(tenant {TENANT} and the shared default graph); nearest known: {m1.value}"
+    reads = [tags.properties, tags.history, tags.version, tags.chain, tags.traverse, tags.connections]
+    for call in [*reads, lambda r: tags.add(r, ["org:Acme"]), lambda r: tags.connect(m1, r)]:
+        with pytest.raises(UnknownIRIError) as info:
+            call(EX + "m2")
+        assert str(info.value) == f"{EX}m2 is in no graph of the scope {scope}"
+    with pytest.raises(UnknownIRIError, match=r"is in no graph of the scope \(the shared default graph\)"):
+        Tags(store).add(m1, ["org:Acme"])  # the tenant's record, not the shared graph's
+
+
+def test_a_record_whose_content_is_gone_keeps_its_versions_readable(store: MemoryStore, tags: Tags) -> None:
+    (m1,) = messages(store, "m1")
+    tags.add(m1, ["org:Acme"])
+    store.change(remove=list(store.quads(m1, None, None)))
+    assert [d.label for d in tags.properties(m1)] == ["org"]
 
 
 def test_versions_and_edges_are_not_records(store: MemoryStore, tags: Tags) -> None:

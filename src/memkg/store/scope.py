@@ -57,6 +57,23 @@ def scope_name(tenant: NamedNode | None) -> str:
     return EVERY_GRAPH if tenant is None else f"tenant {tenant.value} and the shared default graph"
 
 
+def graph_scope(graph: NamedNode | DefaultGraph) -> tuple[list[Graph], str]:
+    """The scope of a command that acts on one graph (a tenant's, or the shared default graph):
+    the graphs it reads and how an error names them."""
+    if isinstance(graph, NamedNode):
+        return [graph, DefaultGraph()], scope_name(graph)
+    return [DefaultGraph()], "the shared default graph"
+
+
+def unknown_iri(raw: QuadStore, iri: NamedNode, graphs: Sequence[Graph], scope: str) -> UnknownIRIError:
+    """The error for ``iri``, which none of ``graphs`` (the scope ``scope`` names) holds: it names the
+    IRI, the scope and the nearest IRIs the scope does hold."""
+    from ..core.nearest import nearest  # numpy, loaded only when an error needs suggestions
+
+    near = nearest(iri.value, sorted(known_iris(raw, graphs)))  # sorted: ties come in IRI order
+    return UnknownIRIError(iri.value, scope, tuple(near))
+
+
 def holders(raw: QuadStore, iri: NamedNode, graphs: Iterable[Graph]) -> list[Graph]:
     """Those of ``graphs`` that hold ``iri`` anywhere in a quad (index seeks, at most three per graph)."""
     patterns = ((iri, None, None), (None, None, iri), (None, iri, None))
@@ -75,10 +92,7 @@ def require(raw: QuadStore, iri: NamedNode, *, tenant: IRI | None = None,
     graphs = scope_graphs(raw, graph, readable)
     held = holders(raw, iri, graphs)
     if not held:
-        from ..core.nearest import nearest  # numpy, loaded only when an error needs suggestions
-
-        near = nearest(iri.value, sorted(known_iris(raw, graphs)))  # sorted: ties come in IRI order
-        raise UnknownIRIError(iri.value, scope_name(graph), tuple(near))
+        raise unknown_iri(raw, iri, graphs, scope_name(graph))
     return held
 
 

@@ -13,7 +13,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 from ..core.errors import NotFoundError
 from ..core.terms import Term, datetime_literal, datetime_of, iri, new_id
 from ..core.vocab import RDF_TYPE, mem
-from ..store import as_graph
+from ..store import as_graph, scope
 from ..store.views import solutions
 
 if TYPE_CHECKING:
@@ -93,6 +93,23 @@ class Tags:
 
     # -- reading versions -------------------------------------------------------------
 
+    @property
+    def _scope_name(self) -> str:
+        return scope.graph_scope(self.graph)[1]
+
+    def _known(self, record: Record) -> NamedNode:
+        """``record`` as an IRI that the scope (this graph and the shared default graph) holds
+        statements about, or that has versions in this graph; else an
+        :class:`~memkg.core.errors.UnknownIRIError` naming the IRI, the scope and the nearest IRIs
+        it holds."""
+        node = iri(record, kind="record")
+        graphs, name = scope.graph_scope(self.graph)
+        raw = self._raw
+        if not (any(next(iter(raw.quads_for_pattern(node, None, None, g)), None) is not None for g in graphs)
+                or next(iter(raw.quads_for_pattern(None, mem.versionOf, node, self.graph)), None) is not None):
+            raise scope.unknown_iri(raw, node, graphs, name)
+        return node
+
     def _versions_of(self, record: NamedNode) -> list[NamedNode]:
         return [q.subject for q in self._raw.quads_for_pattern(None, mem.versionOf, record, self.graph)
                 if isinstance(q.subject, NamedNode)]
@@ -137,7 +154,7 @@ class Tags:
             elif p == mem.revises and isinstance(o, NamedNode):
                 revises = o
         if record is None:
-            raise NotFoundError(f"{node}: not a record version in graph {self.graph}")
+            raise NotFoundError(f"{node}: not a record version in {self._scope_name}")
         return Version(node, record, recorded, frozenset(props), lane, source, revises)
 
     def _describe_edge(self, node: Term) -> EdgeProperty:
@@ -145,7 +162,7 @@ class Tags:
         label = self._edge_text(node, mem.edgeLabel)
         value = self._edge_text(node, mem.edgeValue)
         if label is None or value is None:
-            raise NotFoundError(f"{node}: an edge property without mem:edgeLabel and mem:edgeValue")
+            raise NotFoundError(f"{node}: an edge property without mem:edgeLabel and mem:edgeValue in {self._scope_name}")
         return EdgeProperty(label, value)
 
     def _edge_text(self, node: Term, predicate: NamedNode) -> str | None:
@@ -156,17 +173,22 @@ class Tags:
         return None if q is None or isinstance(q.object, Triple) else q.object.value
 
     def version(self, record: Record, *, known_at: datetime | None = None) -> Version | None:
-        """The record's version now (or at transaction time ``known_at``); None if it had none then."""
-        known_at = checked_known_at(known_at)
-        node = iri(record, kind="record")
+        """The record's version now (or at transaction time ``known_at``); None if it had none then.
+
+        :raises ~memkg.core.errors.UnknownIRIError: the record is in no graph of the scope."""
+        return self._version(self._known(record), checked_known_at(known_at))
+
+    def _version(self, node: NamedNode, known_at: datetime | None = None) -> Version | None:
         live = [v for v in self._versions_of(node) if self._live(v, known_at)]
         if not live:
             return None
         return max((self._read(v) for v in live), key=version_order)
 
     def history(self, record: Record) -> list[Version]:
-        """Every version of the record's edge properties, oldest first (by ``recordedAt``, then IRI)."""
-        node = iri(record, kind="record")
+        """Every version of the record's edge properties, oldest first (by ``recordedAt``, then IRI).
+
+        :raises ~memkg.core.errors.UnknownIRIError: the record is in no graph of the scope."""
+        node = self._known(record)
         return sorted((self._read(v) for v in self._versions_of(node)), key=version_order)
 
     def properties(self, record: Record, *, known_at: datetime | None = None) -> list[Declared]:
@@ -181,11 +203,7 @@ class Tags:
         for kind in (mem.RecordVersion, mem.EdgeProperty):
             if Quad(node, RDF_TYPE, kind, self.graph) in raw:
                 raise ValueError(f"{node} is a {kind.value.rsplit('#', 1)[-1]}, memkg's own bookkeeping, not a record")
-        if any(raw.quads_for_pattern(node, None, None, self.graph)):
-            return
-        if not isinstance(self.graph, DefaultGraph) and any(raw.quads_for_pattern(node, None, None, DefaultGraph())):
-            return
-        raise NotFoundError(f"{node}: no record by that IRI in graph {self.graph}")
+        self._known(node)
 
     def _lane(self, head: Version | None, lane: str | None, source_type: str | None) -> tuple[str, str | None]:
         if lane is not None:
@@ -261,7 +279,7 @@ class Tags:
     def _plan(self, record: Record, lane: str | None = None, source_type: str | None = None) -> "_Plan":
         node = iri(record, kind="record")
         self._require_record(node)
-        head = self.version(node)
+        head = self._version(node)
         resolved_lane, resolved_source = self._lane(head, lane, source_type)
         return _Plan(node, head, resolved_lane, resolved_source)
 
@@ -354,7 +372,7 @@ class Tags:
         return self._commit(plans)
 
     def _reserved_of(self, record: NamedNode, label: str) -> list[EdgeProperty]:
-        v = self.version(record)
+        v = self._version(record)
         return sorted(p for p in (v.properties if v else ()) if p.label == label)
 
     def connect(self, a: Record, b: Record) -> Link:
@@ -374,9 +392,11 @@ class Tags:
             return Link(prop, tuple(self._reserved_write({x: (set(), {prop}), y: (set(), {prop})})))
 
     def connections(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
-        """The records ``record`` is connected to."""
-        node = iri(record, kind="record")
-        v = self.version(node, known_at=known_at)
+        """The records ``record`` is connected to.
+
+        :raises ~memkg.core.errors.UnknownIRIError: the record is in no graph of the scope."""
+        node = self._known(record)
+        v = self._version(node, checked_known_at(known_at))
         props = [p for p in (v.properties if v else ()) if p.label == CONNECT]
         return sorted({r for p in props for r in self._carriers(p, known_at) if r != node}, key=iri_order)
 
@@ -394,7 +414,7 @@ class Tags:
                     raise ReservedLabelError(f"{into!r} is not an e_group value memkg minted")
                 members = set(self._carriers(prop, None))
                 if not members:
-                    raise NotFoundError(f"{into}: no current group by that value in graph {self.graph}")
+                    raise NotFoundError(f"{into}: no current group by that value in {self._scope_name}")
                 if len(members | set(nodes)) < 2:
                     raise ValueError("a group joins two or more records")
             return Link(prop, tuple(self._reserved_write({n: ({prop}, set()) for n in nodes})))
@@ -442,9 +462,11 @@ class Tags:
             return Link(prop, tuple(self._reserved_write({m: (set(), {prop}) for m in sorted(leaving, key=iri_order)})))
 
     def chain(self, record: Record, *, known_at: datetime | None = None) -> list[NamedNode]:
-        """The adjustment chain ``record`` belongs to, in time order (empty if none)."""
-        node = iri(record, kind="record")
-        v = self.version(node, known_at=known_at)
+        """The adjustment chain ``record`` belongs to, in time order (empty if none).
+
+        :raises ~memkg.core.errors.UnknownIRIError: the record is in no graph of the scope."""
+        node = self._known(record)
+        v = self._version(node, checked_known_at(known_at))
         props = [p for p in (v.properties if v else ()) if p.label == ADJUSTMENT]
         members = {r for p in props for r in self._carriers(p, known_at)}
         return [r for r, _ in self._ordered(members)]
@@ -596,14 +618,14 @@ class Tags:
             raise ValueError(f"depth must be >= 0, not {depth}")
         known_at = checked_known_at(known_at)
         allowed = {normalize_label(label) for label in labels} if labels is not None else None
-        start = iri(record, kind="record")
+        start = self._known(record)
         seen = {start}
         frontier = [start]
         steps: list[Step] = []
         for d in range(1, depth + 1):
             nxt: list[NamedNode] = []
             for source in frontier:
-                v = self.version(source, known_at=known_at)
+                v = self._version(source, known_at)
                 for prop in sorted(v.properties if v else ()):
                     if allowed is not None and prop.label not in allowed:
                         continue

@@ -2,7 +2,8 @@
 
 One schema per tool (``tests/fixtures/schemas/mcp-TOOL.json``), found by the names the server
 registers: a new tool fails here until it has one. The calls below, an agent's session in the
-tea story's tenant (declare, remember, retry, correct, recall, explain, list, withdraw, erase),
+tea story's tenant (declare, remember, retry, correct, recall, explain, list, withdraw, preview an
+erasure, erase),
 make each documented field and case appear: a retry's ``duplicate: true``, a listing cut at its
 limit, a superseded claim that is no longer current, versions with blame and an end of validity,
 a withdrawal that fells one claim, weakens another and takes an echo with it, and an erasure
@@ -77,6 +78,7 @@ def _session() -> list[tuple[Any, ...]]:
         ("current_claims", {"standing": "fallen"}),    # chai rested on m0 alone
         ("claims_valid_at", {"valid_at": "2026-02-01T00:00:00Z", "standing": "fallen"}),  # rooibos too
         ("claims_known_at", {"known_at": "2100-01-01T00:00:00Z", "standing": "fallen"}),
+        ("forget", {"target": "$said", "erase": True, "dry_run": True}),  # what the erasure below removes
         ("forget", {"target": "$said", "erase": True, "reason": "consent revoked"}),
     ]
 
@@ -124,6 +126,13 @@ def test_each_tools_result_follows_its_schema_and_shows_every_field(results, too
         coverage.add(result, tool)
     missing = coverage.missing()
     assert not missing, f"{tool}: no result showed {missing}"
+
+
+def test_an_erasure_s_dry_run_lists_exactly_what_the_erasure_removes(results) -> None:
+    (previewed, done) = [r for name, r in results if name == "forget" and "removed" in r]
+    assert previewed["dryRun"] is True and previewed["erased"] is False and done["erased"] is True
+    assert {k: previewed[k] for k in ("source", "graph", "removed", "claims", "kept", "quadsRemoved")} == \
+        {k: done[k] for k in ("source", "graph", "removed", "claims", "kept", "quadsRemoved")}
 
 
 def test_the_listings_rows_carry_their_standing(results) -> None:

@@ -73,7 +73,8 @@ VARIED: dict[str, dict[str, tuple[dict[str, Any], Any]]] = {
         "confidence": ({}, 0.75), "valid_from": ({}, "2024-01-01T00:00:00Z"),
         "valid_until": ({}, "2030-01-01T00:00:00Z"), "asserted_by": ({}, EX + "m0"), "tenant": ({}, B),
     },
-    "forget": {"target": ({}, EX + "m0"), "erase": ({}, True), "reason": ({}, "consent revoked"), "tenant": ({}, B)},
+    "forget": {"target": ({}, EX + "m0"), "erase": ({}, True), "reason": ({}, "consent revoked"), "tenant": ({}, B),
+               "dry_run": ({"erase": True}, True)},
     "recall": {
         "query": ({}, "espresso coffee"), "k": ({}, 8), "valid_at": ({}, JANUARY), "known_at": ({}, FEBRUARY),
         "packet": ({}, True), "tenant": ({}, B),
@@ -143,7 +144,9 @@ def _library_write(store: MemoryStore, tool: str, args: dict[str, Any]) -> None:
         old, where = store.get_claim(NamedNode(args["claim"]), graph=graph)
         store.supersede(NamedNode(args["claim"]), revision(old, **_claim_fields(args)), graph=where, interface="mcp")
     elif tool == "forget":
-        if args.get("erase"):
+        if args.get("dry_run"):
+            provenance.erasure_plan(store, args["target"], graph=graph)  # writes nothing
+        elif args.get("erase"):
             provenance.erase(store, args["target"], reason=args["reason"], graph=graph)
         else:
             provenance.withdraw(store, args["target"], reason=args.get("reason"), graph=graph)

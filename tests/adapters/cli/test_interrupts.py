@@ -13,17 +13,21 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
+import memkg_launcher
 import pytest
 
 from memkg import MemoryStore
 
 from tests.support.examples import LIA, data_quads
+from tests.support.endpoint_server import ROOT
 
 pytestmark = pytest.mark.slow
 
 INTERRUPTED = 130
+INTERRUPTED_LINE = memkg_launcher.INTERRUPTED_LINE
 MESSAGES = 60_000  # three quads each: past the bulk threshold, and a file past a first load's size
 GRAPH = "https://example.org/tenants/big"
 
@@ -156,6 +160,43 @@ def test_ctrl_c_stops_serve_with_one_line_and_exit_130(tmp_path: Path) -> None:
             process.wait()
     assert rest == ["memkg serve: stopped, store closed"]
     assert state(tmp_path / "store") == before
+
+
+def test_ctrl_c_while_the_command_imports_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    # The code pip writes for the `memkg` script, run with Python's import timing on stderr: the
+    # SIGINT goes out as soon as the first of memkg's modules is imported, with the rest (pyoxigraph,
+    # the store, the command line) still to come.
+    module, _, function = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["memkg"].partition(":")
+    script = f"import sys; from {module} import {function}; sys.exit({function}())"
+    process = subprocess.Popen([sys.executable, "-c", script, "--store", "store", "stats"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if line.startswith("import time:") and line.rsplit("|", 1)[-1].strip().startswith("memkg."):
+                os.killpg(process.pid, signal.SIGINT)
+                break
+        rest = [line for line in process.stderr.read().splitlines() if not line.startswith("import time:")]
+        code = process.wait(60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert (code, rest) == (INTERRUPTED, [INTERRUPTED_LINE])
+    assert not (tmp_path / "store").exists()
+
+
+def test_ctrl_c_says_the_same_line_while_the_command_imports_as_later(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from memkg.adapters import cli
+
+    def interrupted(argv: list[str]) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    assert cli.main(["stats"]) == memkg_launcher.EXIT_INTERRUPTED == INTERRUPTED
+    assert capsys.readouterr().err.splitlines() == [INTERRUPTED_LINE]
 
 
 _FILE_STATES: dict[Path, set] = {}

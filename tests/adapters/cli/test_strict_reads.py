@@ -174,3 +174,31 @@ def test_a_write_given_a_tenant_names_an_iri_that_tenant_does_not_hold(loaded) -
         assert code == 1, (command, err)
         assert (f"{ACME_NS}cMigraton is in no graph of the scope (tenant {ACME} and the shared default graph); "
                 f"nearest known: {ACME_NS}cMigration") in err, (command, err)
+
+
+# -- tags: the records they read and write ------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [
+    ("show", "$"), ("show", "$", "--history"), ("chain", "$"), ("traverse", "$"), ("add", "$", "org:Acme"),
+    ("update", "$", "org:Acme"), ("remove", "$", "org"), ("connect", ACME_NS + "adr", "$"), ("adjusts", "$", ACME_NS + "adr"),
+])
+def test_a_tags_command_about_an_unknown_record_exits_1_naming_it_and_the_scope(loaded, command: tuple[str, ...]) -> None:
+    before = loaded("export", "--format", "nquads")[1]
+    argv = [ACME_NS + "adrr" if word == "$" else word for word in command]
+    code, out, err = loaded("tags", *argv, "--tenant", ACME)
+    assert code == 1 and out == "", (command, out, err)
+    assert (f"memkg: {ACME_NS}adrr is in no graph of the scope (tenant {ACME} and the shared default graph); "
+            f"nearest known: {ACME_NS}adr") in err, (command, err)
+    assert loaded("export", "--format", "nquads")[1] == before
+
+
+def test_tags_without_a_tenant_name_the_shared_graph_as_their_scope(loaded) -> None:
+    code, _, err = loaded("tags", "add", "ex2:adr", "org:Acme")  # acme's record, not in the shared graph
+    assert code == 1 and f"{ACME_NS}adr is in no graph of the scope (the shared default graph)" in err, err
+    assert loaded("tags", "add", "ex2:adr", "org:Acme", "--tenant", ACME)[0] == 0  # prefixed names expanded
+
+
+def test_an_unknown_group_names_the_scope_it_was_looked_for_in(loaded) -> None:
+    code, _, err = loaded("tags", "group", ACME_NS + "adr", "--into", "e_group_" + "0" * 32, "--tenant", ACME)
+    assert code == 2 and f"e_group_{'0' * 32}: no current group by that value in tenant {ACME}" in err, err

@@ -394,11 +394,16 @@ class _ServedTools:
             "what was derived only from it (consent revoked; needs a reason; cannot be undone)"))] = False,
         reason: Annotated[Text | None, Field(description="why (required to erase)")] = None,
         tenant: Tenant = None,
+        dry_run: Annotated[bool, Field(description=(
+            "with erase: true, only list what the erasure would remove and keep; nothing is written "
+            "and no reason is needed"))] = False,
     ) -> dict[str, Any]:
         """Stop believing a claim or source (withdraw), or erase it for good.
 
-        Returns the retraction recorded and the claims that fell or weakened with it (review those)."""
-        return self.tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant)
+        Returns the retraction recorded and the claims that fell or weakened with it (review those).
+        Before erasing, erase with dry_run: true lists what would go (the source, what rested only on
+        it, the claims among them) and what another source keeps."""
+        return self.tools.forget(grant, target=target, erase=erase, reason=reason, tenant=tenant, dry_run=dry_run)
 
     @_tool(READ)
     def current_claims(self, grant: Grant, subject: SubjectArg = None, standing: StandingArg = None,

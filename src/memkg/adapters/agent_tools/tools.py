@@ -310,11 +310,19 @@ class MemoryTools:
         erase: bool = False,
         reason: str | None = None,
         tenant: str | None = None,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Withdraw a claim or source (kept for the record, no longer believed), or, with
-        ``erase``, remove it and what was derived only from it (consent revoked; needs a reason)."""
+        ``erase``, remove it and what was derived only from it (consent revoked; needs a reason).
+        With ``dry_run`` (and ``erase``), what the erasure would remove and keep, found by the same
+        traversal (:func:`memkg.provenance.erasure_plan`, as ``memkg erase --dry-run``); nothing is
+        written and no reason is needed."""
         graph = self._writing(grant, tenant)
         node = self._iri(grant, target, "target")
+        if dry_run:
+            if not erase:
+                raise ToolRefusal("dry_run previews an erasure: give erase: true with it")
+            return {"erased": False, "dryRun": True, **provenance.erasure_plan(self.store, node, graph=graph).to_dict()}
         if erase:
             if not reason:
                 raise ToolRefusal("an erasure needs a reason (why the content must go, e.g. 'consent revoked')")

@@ -16,6 +16,8 @@ from .registry import AddCommand
 
 # the actions that write: only these open the store for writing
 TAG_WRITES = {"add", "update", "remove", "connect", "disconnect", "group", "ungroup", "adjusts", "unadjust"}
+# the arguments that name records
+RECORD_ARGUMENTS = ("record", "records", "a", "b", "new", "old")
 
 
 def _print_change(change: Any) -> None:
@@ -35,6 +37,11 @@ def cmd_tags(args: argparse.Namespace) -> int:
     policy = Policy.load(args.policy) if getattr(args, "policy", None) else None
     a = args.action
     with open_store(args, write=a in TAG_WRITES) as store:
+        for name in RECORD_ARGUMENTS:  # prefixed names as every command reads them
+            given = getattr(args, name, None)
+            if given:
+                setattr(args, name, [store.read_iri(r, what=name).value for r in given] if isinstance(given, list)
+                        else store.read_iri(given, what=name).value)
         tags = Tags(store, graph=args.graph, policy=policy)
         known_at = parse_time(getattr(args, "known_at", None))
         if a == "add":
