@@ -274,8 +274,8 @@ def _write_index(store: Store, found: Reading | None) -> None:
     """The claim index of the files ``store`` holds: the quads the reading ``found`` with named
     terms, and the rest derived by the store over its own terms (a parser's blank node names
     are its own); all derived by the store without a reading. The same quads in the store and
-    in the copy the judge judges; loading those the reading wrote costs a fifth of deriving
-    them all in one update."""
+    in the copy the judge judges; loading those the reading wrote costs two thirds of deriving
+    them all in one update (50k lean claims in memory: 0.6 CPU s against 0.9)."""
     if found is None:
         store.update(claim_index.insert_update())
         return
