@@ -1,10 +1,12 @@
 """Load throughput: memkg's load against pyoxigraph's raw bulk load, on the same file.
 
-    python benchmarks/bench_load.py [--claims 20000,50000,100000] [--repeat 3] [--json out.json]
+    python benchmarks/bench_load.py [--claims 20000,50000,100000] [--shape full|lean] [--repeat 3] [--json out.json]
 
 Generates (or reuses from a cache directory outside the repository) a synthetic
 memory of ``--claims`` claims (``benchmarks/synthetic.py``; several sizes, comma-separated,
-are run one after the other), then, in this process and on that one file, loads it
+are run one after the other; ``--shape lean`` writes lean claims, as an agent writes them,
+eight quads each, instead of the generator's whole memory of ~16 quads per claim), then, in
+this process and on that one file, loads it
 into a fresh on-disk store per run with:
 
 raw    ``pyoxigraph.Store(dir)`` + ``bulk_load(path=file)`` + ``flush()``: the floor;
@@ -88,21 +90,27 @@ def log(message: str) -> None:
 # -- the input file -------------------------------------------------------------------
 
 
-def dataset(claims: int, seed: int, tenants: int, cache_dir: Path) -> tuple[Path, dict[str, Any]]:
-    """The synthetic file for these arguments, generated once and cached by size, seed and generator."""
+def dataset(claims: int, seed: int, tenants: int, cache_dir: Path, shape: str = "full") -> tuple[Path, dict[str, Any]]:
+    """The synthetic file for these arguments, generated once and cached by size, seed, shape and generator.
+
+    ``shape``: ``full``, a whole memory of ~16 quads per claim (``synthetic.generate``), or
+    ``lean``, claims as an agent writes them, 8 quads each (``synthetic.generate_lean``).
+    """
     source = Path(synthetic.__file__).read_bytes()
     key = hashlib.sha256(source).hexdigest()[:10]
     cache_dir.mkdir(parents=True, exist_ok=True)
-    path = cache_dir / f"synthetic-c{claims}-s{seed}-t{tenants}-g{synthetic.GENERATOR_VERSION}-{key}.trig"
+    kind = "" if shape == "full" else f"{shape}-"
+    path = cache_dir / f"synthetic-{kind}c{claims}-s{seed}-t{tenants}-g{synthetic.GENERATOR_VERSION}-{key}.trig"
     meta_path = path.with_suffix(".json")
     if path.is_file() and meta_path.is_file():
         log(f"reusing {path} ({path.stat().st_size / 1e6:.1f} MB)")
         meta = json.loads(meta_path.read_text())
         meta["cached"] = True
         return path, meta
-    log(f"generating {claims:,} claims (seed {seed}, {tenants} tenant(s)) -> {path}")
-    stats = synthetic.generate(claims, path, seed=seed, tenants=tenants)
+    log(f"generating {claims:,} {shape} claims (seed {seed}, {tenants} tenant(s)) -> {path}")
+    stats = synthetic.GENERATORS[shape](claims, path, seed=seed, tenants=tenants)
     meta = asdict(stats)
+    meta["shape"] = shape
     log(f"generated {stats.bytes / 1e6:.1f} MB in {stats.seconds:.1f} s")
     # Count the quads as a parser sees them (this also warms the page cache).
     t0 = time.perf_counter()
@@ -390,7 +398,7 @@ def markdown(record: dict[str, Any]) -> str:
     tenants = "" if ds.get("tenants") is None else f" ({ds['tenants']} tenant graph(s))"
     lines = [
         f"### memkg load vs raw bulk load: "
-        f"{'a given file' if ds.get('claims') is None else format(ds['claims'], ',') + ' claims'}, "
+        f"{'a given file' if ds.get('claims') is None else format(ds['claims'], ',') + ' ' + _shape(ds) + 'claims'}, "
         f"{record['repeat']} repeats",
         "",
         f"File `{Path(ds['path']).name}`: {ds['bytes'] / 1e6:.1f} MB, "
@@ -449,6 +457,11 @@ def markdown(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _shape(ds: dict[str, Any]) -> str:
+    """``"lean "`` for lean claims, nothing for the generator's full memory (and a given file)."""
+    return "lean " if ds.get("shape") == "lean" else ""
+
+
 def memkg_source_digest() -> str:
     """SHA-256 over the memkg package's Python sources: which code was measured (the tree may be uncommitted)."""
     root = Path(memkg.__file__).resolve().parent
@@ -479,6 +492,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="claims in the synthetic memory; several sizes comma-separated, run in turn (default 100000)")
     ap.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     ap.add_argument("--tenants", type=int, default=1, help="tenant graphs (default 1)")
+    ap.add_argument("--shape", choices=synthetic.GENERATORS, default="full",
+                    help="full: a whole memory, ~16 quads per claim; lean: claims as an agent writes them, "
+                         "8 quads each (default full)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per variant (default 3)")
     ap.add_argument(
         "--variants", default=",".join(VARIANTS), help=f"comma-separated, from {','.join(RUNNERS)} (default {','.join(VARIANTS)})"
@@ -513,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         inputs.append((file, meta))
     else:
         for claims in (int(c) for c in args.claims.split(",") if c.strip()):
-            inputs.append(dataset(claims, args.seed, args.tenants, args.cache_dir))
+            inputs.append(dataset(claims, args.seed, args.tenants, args.cache_dir, args.shape))
     records = [measure(file, meta, args, variants) for file, meta in inputs]
     if len(records) > 1:
         sys.stdout.write(sizes_table(records))
@@ -614,7 +630,7 @@ def sizes_table(records: list[dict[str, Any]]) -> str:
     for r in records:
         sm, ds = r["summary"], r["dataset"]
         loads = [run["load_average"] for runs in r["runs"].values() for run in runs if "load_average" in run]
-        cells = [f"{ds['claims']:,}" if ds.get("claims") else Path(ds["path"]).name, f"{ds['file_quads']:,}",
+        cells = [f"{ds['claims']:,} {_shape(ds)}".rstrip() if ds.get("claims") else Path(ds["path"]).name, f"{ds['file_quads']:,}",
                  f"{sm['raw']['median_seconds']:.2f}"]
         for v in variants:
             s = sm[v]

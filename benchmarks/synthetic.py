@@ -180,6 +180,12 @@ def _conf(rng: random.Random, low: float = 0.3) -> str:
     return f"{rng.uniform(low, 1.0):.3f}"
 
 
+def _canonical_conf(rng: random.Random, low: float = 0.3) -> str:
+    # As :func:`_conf`, in the decimal's canonical form (no trailing zeros), which the store keeps as written.
+    text = _conf(rng, low).rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
 def _split(n: int, parts: int) -> list[int]:
     base, extra = divmod(n, parts)
     return [base + (1 if i < extra else 0) for i in range(parts)]
@@ -193,6 +199,23 @@ def generate(
     tenants: int = 1,
 ) -> Stats:
     """Write a synthetic memory of ``n_claims`` claims over ``tenants`` graphs to ``path`` (TriG 1.2)."""
+    ids = {"c": 0, "m": 0, "x": 0, "e": 0, "r": 0, "p": 0, "n": 0, "a": 0, "ctx": 0}
+
+    def mint(kind: str) -> str:
+        n = ids[kind]
+        ids[kind] = n + 1
+        return f"ex:{kind}{n}"
+
+    def tenant(out, t: int, n_t: int, rng: random.Random, stats: Stats) -> None:
+        _tenant(out, t, n_t, rng, mint, stats)
+        stats.claims = ids["c"]
+
+    return _written(n_claims, path, seed, tenants, tenant)
+
+
+def _written(n_claims: int, path: str | os.PathLike[str], seed: int, tenants: int, tenant) -> Stats:
+    """``path`` written by ``tenant(out, t, n_t, rng, stats)`` for each tenant ``t`` of ``n_t`` claims,
+    to ``PATH.partial`` and renamed once whole; its stats."""
     if n_claims < 1:
         raise ValueError("n_claims must be at least 1")
     if tenants < 1 or tenants > n_claims:
@@ -202,19 +225,11 @@ def generate(
     partial = path.with_name(path.name + ".partial")
     stats = Stats(path=str(path), tenants=tenants, seed=seed)
     rng = random.Random(seed)
-    ids = {"c": 0, "m": 0, "x": 0, "e": 0, "r": 0, "p": 0, "n": 0, "a": 0, "ctx": 0}
-
-    def mint(kind: str) -> str:
-        n = ids[kind]
-        ids[kind] = n + 1
-        return f"ex:{kind}{n}"
-
     with open(partial, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as out:
         out.write(HEADER)
         for t, n_t in enumerate(_split(n_claims, tenants)):
-            _tenant(out, t, n_t, rng, mint, stats)
+            tenant(out, t, n_t, rng, stats)
     os.replace(partial, path)
-    stats.claims = ids["c"]
     stats.bytes = path.stat().st_size
     stats.seconds = round(time.perf_counter() - started, 3)
     return stats
@@ -413,14 +428,74 @@ def _tenant(out, t: int, n_claims: int, rng: random.Random, mint, stats: Stats) 
     stats.triples += triples
 
 
+def generate_lean(
+    n_claims: int,
+    path: str | os.PathLike[str],
+    *,
+    seed: int = 0,
+    tenants: int = 1,
+) -> Stats:
+    """Write ``n_claims`` lean claims over ``tenants`` graphs to ``path`` (TriG 1.2): claims as an
+    agent writes them one at a time, eight quads each and nothing more.
+
+    Each claim comes with the message that asserted it::
+
+        ex:m7 a mem:Message ; mem:eventId "t0-msg-7" ; mem:content "p0-3 says: likes n0-12." .
+        ex:c7 a mem:Claim ; rdf:reifies <<( ex:p0-3 ex:likes ex:n0-12 )>> ; mem:confidence 0.812 ;
+            mem:recordedAt "2023-01-01T00:01:40Z"^^xsd:dateTime ; mem:assertedBy ex:m7 .
+
+    Beside them, per tenant, the declared predicates and the vertices (``n/20`` people, ``n/10``
+    entities), typed and nothing else, so that the file keeps memkg's invariants with about
+    eight quads per claim: the raw bulk load has half the work per claim of :func:`generate`'s
+    claims to set memkg's cost against. Confidences are written in canonical form, as the store keeps them.
+    """
+    predicates = [(local, kind) for local, _label, kind, _functional, _verb in CLAIM_PREDICATES if kind != "literal"]
+
+    def tenant(out, t: int, n_t: int, rng: random.Random, stats: Stats) -> None:
+        first = stats.claims
+        w = [f"\nGRAPH <{TENANT_BASE}{t}> {{\n\n"]
+        w += [f"ex:{local} a rdf:Property .\n" for local, _kind in predicates]
+        people = [f"ex:p{t}-{i}" for i in range(max(2, round(n_t / 20)))]
+        entities = [f"ex:n{t}-{i}" for i in range(max(4, round(n_t / 10)))]
+        w += [f"{p} a mem:Person .\n" for p in people]
+        w += [f"{e} a mem:Entity .\n" for e in entities]
+        out.write("".join(w))
+        now = EPOCH
+        for n in range(first, first + n_t):
+            now += rng.randint(20, 200)
+            local, kind = rng.choice(predicates)
+            speaker = rng.choice(people)
+            obj = rng.choice(people if kind == "person" else entities)
+            out.write(
+                f'ex:m{n} a mem:Message ; mem:eventId "t{t}-msg-{n - first}" ; '
+                f'mem:content "{speaker[3:]} says: {local} {obj[3:]}." .\n'
+                f"ex:c{n} a mem:Claim ; rdf:reifies <<( {speaker} ex:{local} {obj} )>> ; "
+                f"mem:confidence {_canonical_conf(rng)} ; mem:recordedAt {_dt(now)} ; mem:assertedBy ex:m{n} .\n"
+            )
+        out.write("}\n")
+        stats.claims += n_t
+        stats.messages += n_t
+        stats.people += len(people)
+        stats.entities += len(entities)
+        stats.triples += len(w) - 1 + 8 * n_t
+
+    return _written(n_claims, path, seed, tenants, tenant)
+
+
+#: The shapes of claims the generators write: :func:`generate`'s full memory, :func:`generate_lean`'s lean claims.
+GENERATORS = {"full": generate, "lean": generate_lean}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Write a deterministic synthetic memkg memory (TriG 1.2).")
     ap.add_argument("--claims", type=int, default=100_000, help="number of claims (default 100000)")
     ap.add_argument("-o", "--output", required=True, help="output file (.trig)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--tenants", type=int, default=1, help="number of tenant graphs (default 1)")
+    ap.add_argument("--shape", choices=GENERATORS, default="full",
+                    help="full: a whole memory, ~16 quads per claim; lean: claims alone, 8 quads each (default full)")
     args = ap.parse_args(argv)
-    stats = generate(args.claims, args.output, seed=args.seed, tenants=args.tenants)
+    stats = GENERATORS[args.shape](args.claims, args.output, seed=args.seed, tenants=args.tenants)
     print(json.dumps(asdict(stats), indent=2), file=sys.stderr)
     return 0
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memkg import MemoryStore
+from memkg.core.vocab import ONTOLOGY_GRAPH, mem, rdf
 from memkg.validation import validate_files, validate_store
 from memkg.validation import whole
 
@@ -74,6 +75,26 @@ def test_every_phase_reports_progress(disk_store: Path) -> None:
     assert any(m.startswith("validating") for m in said), said
     # Within a graph too: a long validation is never silent between two graphs.
     assert any(m.startswith("validating graph") and ": query " in m for m in said), said
+
+
+def test_the_report_tells_how_much_was_judged_and_how_long_it_took(disk_store: Path) -> None:
+    with MemoryStore(disk_store, validation=None, read_only=True) as store:
+        claims = {q.subject for q in store.quads(None, rdf.type, mem.Claim) if q.graph_name != ONTOLOGY_GRAPH}
+        data = [q for q in store.raw if q.graph_name != ONTOLOGY_GRAPH]
+        report = validate_store(store)
+    assert report.extent is not None
+    assert (report.extent.claims, report.extent.quads) == (len(claims), len(data))
+    assert report.extent.seconds > 0
+    line = report.summary()
+    assert line.startswith("does not conform: ") and "\n" not in line
+    assert f"{len(claims):,} claims, {len(data):,} quads, {len(report.results):,} results in " in line, line
+
+
+def test_files_are_judged_without_an_extent() -> None:
+    report = validate_files(BROKEN[:1])
+    assert report.extent is None
+    line = report.summary()
+    assert line.startswith("does not conform: ") and "claims" not in line and line.endswith("(native engine)"), line
 
 
 def test_the_store_validates_like_the_files_it_was_loaded_from(disk_store: Path) -> None:

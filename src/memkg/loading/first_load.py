@@ -152,10 +152,7 @@ def load(
         _located(writer.join, reader)  # an error Oxigraph met that Python's read did not
         report.parsed, report.rewrites = found.parsed, found.rewrites
         with report.phase("index"):  # while the other process judges
-            if found.index:
-                raw.bulk_load(found.index, format=RdfFormat.N_QUADS)
-            if found.store_derived:
-                raw.update(claim_index.insert_update(_STORE_DERIVED))
+            _write_index(raw, found)
         with _timed(report.seconds, "waiting for the judging"):
             judged: dict[str, float] = (
                 other.answer("judged") if other is not None
@@ -231,18 +228,20 @@ def read_and_judge(
         found = read_files(task, progress)
         if read is not None:
             read(found)
-        return judge_copy(task, progress, copier) if copier is not None else {}
+        return judge_copy(task, progress, copier, found=found) if copier is not None else {}
     finally:
         if copier is not None:
             copier.wait()
 
 
 def judge_copy(
-    task: Task, progress: Callable[[str], None] | None = None, copier: _Background | None = None,
+    task: Task, progress: Callable[[str], None] | None = None, copier: _Background | None = None, *,
+    found: Reading | None = None,
 ) -> dict[str, float]:
-    """The judging: the copy ``copier`` makes (or one made now) of ``task``'s files in memory
-    with their claim index, judged by the task's judge as the store will keep it. Returns the
-    seconds of its phases.
+    """The judging: the copy ``copier`` makes (or one made now) of ``task``'s files in memory,
+    given their claim index as the store gets it (from what the reading ``found``; None: derived
+    by the copy), judged by the task's judge as the store will keep it. Returns the seconds of
+    its phases.
 
     Raises ValidationError (or ParseError, should Oxigraph's parser refuse what Python's read
     accepted).
@@ -254,6 +253,8 @@ def judge_copy(
         copier = _Background("memkg-copy", lambda: _copy(reader), task.stack)
     with report.phase("copy"):
         scratch = _located(copier.join, reader)
+    with report.phase("index"):
+        _write_index(scratch, found)
     with report.phase("validate"):
         violations = task.judge(scratch, progress=progress)
     if violations:
@@ -262,12 +263,26 @@ def judge_copy(
 
 
 def _copy(reader: FileReader) -> Store:
-    """``reader``'s files in an in-memory store, with their claim index."""
+    """``reader``'s files in an in-memory store (without their claim index: :func:`_write_index`)."""
     scratch = Store()
     for path, fmt in reader.sources:
         scratch.load(path=str(path), format=fmt, base_iri=reader.base_of(path), to_graph=_into(reader))
-    scratch.update(claim_index.insert_update())
     return scratch
+
+
+def _write_index(store: Store, found: Reading | None) -> None:
+    """The claim index of the files ``store`` holds: the quads the reading ``found`` with named
+    terms, and the rest derived by the store over its own terms (a parser's blank node names
+    are its own); all derived by the store without a reading. The same quads in the store and
+    in the copy the judge judges; loading those the reading wrote costs two thirds of deriving
+    them all in one update (50k lean claims in memory: 0.6 CPU s against 0.9)."""
+    if found is None:
+        store.update(claim_index.insert_update())
+        return
+    if found.index:
+        store.bulk_load(found.index, format=RdfFormat.N_QUADS)
+    if found.store_derived:
+        store.update(claim_index.insert_update(_STORE_DERIVED))
 
 
 def _into(reader: FileReader) -> NamedNode | None:

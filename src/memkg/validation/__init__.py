@@ -39,13 +39,14 @@ queries (``benchmarks/bench_validation.py``).
 from .dataset import data_graph_for, tenant_graphs
 from .engines import NativeEngine
 from .options import ValidationOptions
-from .results import ENGINES, Report
+from .results import ENGINES, Extent, Report
 from .shapes import ValidationEngine, builtin_shapes, make_engine, read_shapes, validate_graphs
 from .whole import validate_files, validate_store
 from .writes import WriteValidator, install
 
 __all__ = [
     "ENGINES",
+    "Extent",
     "ValidationEngine",
     "ValidationOptions",
     "NativeEngine",

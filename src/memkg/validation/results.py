@@ -28,6 +28,15 @@ ENGINES = ("native", "pyshacl")
 QUIET_SEVERITIES = frozenset({sh.Debug, sh.Trace})
 
 
+@dataclass(frozen=True)
+class Extent:
+    """How much a whole-store validation judged, and how long it took: its summary line."""
+
+    claims: int  #: the store's claims (``mem:Claim`` typings outside the ontology graph)
+    quads: int  #: the store's quads outside the ontology graph, the claim index included
+    seconds: float  #: from opening the store's data to the last result
+
+
 @dataclass
 class Report:
     """The results of validating files or a store.
@@ -45,10 +54,24 @@ class Report:
     stage: str = "data"
     #: What the shapes graph was let do beyond SHACL (a prefix borrowed from a shapes file), one line each.
     warnings: list[str] = field(default_factory=list)
+    #: What a whole-store validation judged (None for files).
+    extent: Extent | None = None
 
     @property
     def conforms(self) -> bool:
         return all(r.severity in self.allowed for r in self.results)
+
+    def summary(self) -> str:
+        """One line: the verdict, with what was judged and how long it took when known.
+
+        >>> Report(extent=Extent(claims=50_000, quads=557_511, seconds=9.84)).summary()
+        'conforms: 50,000 claims, 557,511 quads, 0 results in 9.8 s (native engine)'
+        """
+        verdict = "conforms" if self.conforms else "does not conform"
+        judged = "" if self.extent is None else f"{self.extent.claims:,} claims, {self.extent.quads:,} quads, "
+        took = "" if self.extent is None else f" in {self.extent.seconds:.1f} s"
+        count = len(self.results)
+        return f"{verdict}: {judged}{count:,} result{'' if count == 1 else 's'}{took} ({self.engine} engine)"
 
     def sorted(self) -> list[Violation]:
         """By file and place when they are known (the order of the text), then graph and key."""

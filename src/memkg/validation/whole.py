@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 
 from ..core.prefixes import show
 from ..core.terms import GraphName
+from ..core.vocab import ONTOLOGY_GRAPH, mem, rdf
 from ..core.written import WrittenForms
 from ..store import MemoryStore
 from ..store.formats import rdf_format
@@ -21,7 +23,7 @@ from .engines import NativeEngine
 from .inference import infer_into
 from .locations import place
 from .options import ValidationOptions
-from .results import Report
+from .results import Extent, Report
 from .rules import run_rules
 from .shapes import builtin_shapes, make_engine, read_shapes_graph, validate_graphs, validate_shapes_graph
 
@@ -113,6 +115,7 @@ def validate_store(
     an ontology, inference or rules make the validation work on an in-memory copy, so the
     store itself is never written.
     """
+    started = time.perf_counter()
     options = options or ValidationOptions()
     backend = store.backend
     raw = backend.local_store()  # on a server, a local copy: the engines ask many small questions
@@ -121,8 +124,19 @@ def validate_store(
         raw = in_memory_copy(raw, budget=1 << 62, progress=progress) or raw
     elif backend.capabilities.in_process and store.path is not None and in_memory is not False:
         raw = in_memory_copy(raw, budget=1 << 62 if in_memory else None, progress=progress) or raw
-    return _validate_raw(raw, engine=engine, extra_shapes=extra_shapes, written=written, progress=progress,
-                         options=options, builtin=not options.shapes_only, memkg_graphs=True)
+    claims, quads = _extent(raw)
+    report = _validate_raw(raw, engine=engine, extra_shapes=extra_shapes, written=written, progress=progress,
+                           options=options, builtin=not options.shapes_only, memkg_graphs=True)
+    report.extent = Extent(claims, quads, time.perf_counter() - started)
+    return report
+
+
+def _extent(raw: Store) -> tuple[int, int]:
+    """The claims and the quads of a store's data (outside the ontology graph), before it is
+    validated: inference and rules may add to a copy."""
+    ontology = sum(1 for _ in raw.quads_for_pattern(None, None, None, ONTOLOGY_GRAPH))
+    claims = sum(1 for q in raw.quads_for_pattern(None, rdf.type, mem.Claim, None) if q.graph_name != ONTOLOGY_GRAPH)
+    return claims, len(raw) - ontology
 
 
 def validate_files(

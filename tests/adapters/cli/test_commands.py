@@ -299,6 +299,17 @@ def test_validate_the_store_and_refuse_invalid_loads(run) -> None:
     assert code == 0
 
 
+def test_validating_the_store_ends_with_a_summary_line_on_stderr(run) -> None:
+    run("load", str(LIA))
+    code, out, err = run("validate", "--format", "json")
+    assert code == 0 and json.loads(out)["conforms"] is True, "stdout holds the report alone"
+    summary = err.strip().splitlines()[-1]
+    assert summary.startswith("memkg: conforms: ") and " claims, " in summary and " quads, 0 results in " in summary, err
+    assert "\r" not in err, "no progress when stderr is not a terminal"
+    code, _, err = run("validate", str(LIA))
+    assert code == 0 and "claims" not in err, "files are summed up by the report itself"
+
+
 def test_a_broken_shapes_file_is_an_error_not_a_pass(run, tmp_path: Path) -> None:
     shapes = tmp_path / "broken.ttl"
     shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> . <urn:s> a sh:NodeShape ; sh:minCount \"many\" .")
