@@ -6,9 +6,12 @@ A size is what the limit counts: bytes, characters, nesting levels, items, hits.
 The limits are collected from the code: every field named ``max_*`` of every ``*Limits``
 class of memkg (the input limits of memkg.guard.limits, the JSON Lines reader's, the agent
 tools'), every argument of every MCP tool that one of them bounds, and every module constant
-named as a limit or threshold (``MAX_*``, ``*_LIMIT``, ``*_THRESHOLD*``, ``*_CEILING``). Each
-is probed by :data:`PROBES` at a small value of the limit, or said in :data:`NOT_PROBED` to be
-no limit of input (and why). A new one fails until it is one or the other.
+named as a limit or threshold (``MAX_*``, ``*_LIMIT``, ``*_THRESHOLD*``, ``*_CEILING``), and
+every parameter of a public function named as one (``limit``, ``threshold``, ``max_*``, …).
+Each is probed at a small value (:data:`PROBES`, :data:`PARAMETER_PROBES`), or said to bound no
+input (:data:`NOT_PROBED`) or to cap an answer (:data:`CAPS`), with why or where it is checked.
+A new one fails until it is one or the other. A threshold follows the same rule: a score equal
+to it passes.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import dataclasses
 import importlib
 import inspect
 import io
-import pkgutil
 import re
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, get_args, get_origin
@@ -25,17 +27,14 @@ from typing import Annotated, Any, get_args, get_origin
 import pytest
 from pyoxigraph import Literal
 
-import memkg
+from tests.support.public import callables, modules
 
 #: The size probed around: small, so each probe is quick; the rule does not depend on it.
 N = 6
 
 
 def _limit_classes() -> Iterator[tuple[str, type]]:
-    for info in pkgutil.walk_packages(memkg.__path__, "memkg."):
-        if info.name.endswith("__main__"):
-            continue
-        module = importlib.import_module(info.name)
+    for module in modules():
         for name, cls in vars(module).items():
             if (inspect.isclass(cls) and cls.__module__ == module.__name__ and name.endswith("Limits")
                     and dataclasses.is_dataclass(cls)):
@@ -49,10 +48,7 @@ def collected() -> list[str]:
     """Every limit of memkg: ``module.Class.field`` and ``module.CONSTANT``."""
     out = [f"{name}.{f.name}" for name, cls in _limit_classes() for f in dataclasses.fields(cls)
            if f.name.startswith("max_")]
-    for info in pkgutil.walk_packages(memkg.__path__, "memkg."):
-        if info.name.endswith("__main__"):
-            continue
-        module = importlib.import_module(info.name)
+    for module in modules():
         source = inspect.getsource(module)
         out += [f"{module.__name__}.{m.group(1)}" for m in re.finditer(r"^([A-Z][A-Z_]+)\b[^=\n]*=", source, re.M)
                 if _CONSTANT.match(m.group(1)) and isinstance(getattr(module, m.group(1), None), int)]
@@ -280,3 +276,98 @@ def test_an_mcp_argument_admits_its_limit_and_refuses_one_past_it(tool: str, par
         return True
     assert accepted(size - 1) and accepted(size), f"{tool}.{param} refuses {size} under {limit} = {size}"
     assert not accepted(size + 1), f"{tool}.{param} admits {size + 1} under {limit} = {size}"
+
+
+# -- parameters that bound or threshold an answer ---------------------------------------------
+
+#: A parameter named as a bound or threshold, on a public function or method of memkg.
+_BOUND_PARAMETER = re.compile(r"^(threshold|floor|limit|budget|max_\w+|min_\w+|\w+_limit)$")
+
+
+def bound_parameters() -> list[str]:
+    """Every ``module.function.parameter`` (``module.Class.method.parameter``) of memkg that bounds
+    or thresholds something, collected from the signatures."""
+    return sorted(f"{module.__name__}.{name}.{p}" for module, name, fn, _ in callables()
+                  for p in inspect.signature(fn).parameters if _BOUND_PARAMETER.match(p))
+
+
+def _echo_proposed(threshold_above: float) -> Callable[[int, int], bool]:
+    """propose_echoes at the exact score of a pair, and a step either side: the rule for a
+    threshold (a score equal to it passes) in the limits' terms: size is the threshold, in steps."""
+    from memkg import MemoryStore
+    from memkg.provenance import propose_echoes
+    from memkg.provenance.echoes import echo_score
+
+    first, second = "we move the database to postgres next week", "we move the database to postgres soon"
+    score = echo_score(first, second)
+
+    def accepted(limit: int, size: int) -> bool:
+        store = MemoryStore(validation=None)
+        store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#>
+            <urn:m1> a mem:Message ; mem:content "{first}" ; mem:eventId "1" .
+            <urn:m2> a mem:Message ; mem:content "{second}" ; mem:eventId "2" .""", format="turtle")
+        # threshold a step under the score (size < limit), at it, or a step over it
+        return bool(propose_echoes(store, threshold=score + (size - limit) * threshold_above))
+    return accepted
+
+
+def _support_sets(limit: int, size: int) -> bool:
+    """Whether minimal_support answers for a claim with ``size`` minimal support sets under ``limit``:
+    ``size`` support groups of two members each, the claim's other leg one of two sources."""
+    from memkg import MemoryStore
+    from memkg.provenance import minimal_support
+
+    store = MemoryStore(validation=None)
+    groups = " ".join(f"mem:supportGroup [ a mem:SupportGroup ; mem:member <urn:s{i}> ] ;" for i in range(size))
+    store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#> PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+        <urn:p> a rdf:Property .
+        <urn:c> a mem:Claim ; rdf:reifies <<( <urn:a> <urn:p> <urn:b> )>> ; {groups} mem:assertedBy <urn:m> .
+        <urn:m> a mem:Message . {" ".join(f"<urn:s{i}> a mem:Message ." for i in range(size))}""", format="turtle")
+    return not _refused(lambda: minimal_support(store, "urn:c", limit=limit), ValueError)
+
+
+PARAMETER_PROBES: dict[str, Callable[[int, int], bool]] = {
+    "memkg.provenance.echoes.propose_echoes.threshold": _echo_proposed(1e-9),
+    "memkg.provenance.support.minimal_support.limit": _support_sets,
+    "memkg.history.timeline.bisect.max_questions": _bisect_complete,
+}
+#: Parameters that bound how much work is done or how many rows come back (a cap, no refusal),
+#: and where they are checked.
+CAPS = {
+    "memkg.adapters.agent_tools.tools.MemoryTools.claims.limit": "tests/adapters/agent_tools (rows of a view)",
+    "memkg.adapters.agent_tools.wire.depth_refusal.limit": "the refusal's text names the limit",
+    "memkg.adapters.agent_tools.wire.stdio_streams.max_depth": "ToolLimits.max_json_depth, on the transport",
+    "memkg.adapters.agent_tools.wire.stdio_streams.max_line": "ToolLimits.max_body, on the transport",
+    "memkg.core.json_terms.rows_json.limit": "rows of an answer",
+    "memkg.integrations.openai_agents.MemkgSession.get_items.limit": "tests/integrations/test_openai_agents.py",
+    "memkg.integrations.shared.Conversation.turns.limit": "tests/integrations/test_parameters.py",
+    "memkg.provenance.evidence.packets.packet.max_vertices": "tests/provenance/test_evidence.py (budgets)",
+    "memkg.provenance.evidence.packets.packet.max_hops": "tests/provenance/test_evidence.py (budgets)",
+    "memkg.recall.answers.answer.max_vertices": "the packet's max_vertices, passed on",
+    "memkg.recall.fulltext.FullText.search.limit": "candidates a text search returns",
+    "memkg.recall.fulltext.FullText.search.budget": "postings a text search reads",
+    "memkg.recall.index.RecallIndex.lexical.limit": "candidates a text search returns",
+    "memkg.recall.index.RecallIndex.lexical.budget": "postings a text search reads",
+    "memkg.recall.index.RecallIndex.check.limit": "problems a check lists",
+    "memkg.store.claim_index.check.limit": "problems a check lists",
+    "memkg.tags.records.Tags.traverse.limit": "records a traversal returns",
+    "memkg.shacl.Shapes.apply_rules.max_rounds": "rounds of rules to a fixed point",
+    "memkg.validation.engines.NativeEngine.apply_rules.max_rounds": "rounds of rules to a fixed point",
+    "memkg.validation.inference.infer_into.max_rounds": "rounds of inference to a fixed point",
+    "memkg.validation.whole.in_memory_copy.budget": "bytes of a store copied to memory before it is read on disk",
+}
+
+
+def test_every_bound_parameter_is_probed_or_said_to_be_a_cap() -> None:
+    found = bound_parameters()
+    left = [p for p in found if p not in PARAMETER_PROBES and p not in CAPS]
+    assert not left, f"bound parameters neither probed nor listed as caps: {left}"
+    assert not (set(PARAMETER_PROBES) | set(CAPS)) - set(found), "the tables name parameters memkg has no more"
+
+
+@pytest.mark.parametrize("name", sorted(PARAMETER_PROBES))
+def test_a_bound_parameter_admits_its_value_and_refuses_one_past_it(name: str) -> None:
+    accepted = PARAMETER_PROBES[name]
+    assert accepted(N, N - 1), f"{name} = {N} refuses {N - 1}"
+    assert accepted(N, N), f"{name} = {N} refuses {N}, its own value"
+    assert not accepted(N, N + 1), f"{name} = {N} admits {N + 1}"

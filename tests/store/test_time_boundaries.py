@@ -23,11 +23,9 @@ parameters the table below cannot fill fails, naming them.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 import io
 import json
-import pkgutil
 import re
 import typing
 from collections.abc import Callable, Iterator
@@ -38,13 +36,13 @@ from typing import Any
 
 import pytest
 
-import memkg
 from memkg import MemoryStore
 from memkg.store import views
 from memkg.store.clock import Clock
 
 from tests.store.test_tenant_scope import _text
 from tests.support.commands import subcommands
+from tests.support.public import callables, modules
 
 EX = "https://example.org/time/"
 A = "https://example.org/tenants/a"
@@ -251,30 +249,11 @@ def _has_store(fn: Callable[..., Any]) -> bool:
 def python_readers() -> Iterator[tuple[str, Callable[..., Any], str]]:
     """(name, callable, owner): every public function of memkg over a store, and every public
     method of a class over one, that takes a time parameter."""
-    seen: set[str] = set()
-    for info in pkgutil.walk_packages(memkg.__path__, "memkg."):
-        if info.name.endswith("__main__") or info.name in NOT_READERS or ".adapters." in info.name:
+    for module, name, fn, cls in callables():
+        if module.__name__ in NOT_READERS or ".adapters." in module.__name__:
             continue
-        module = importlib.import_module(info.name)
-        exported = getattr(module, "__all__", None)
-        for public, obj in vars(module).items():
-            if public.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
-                continue
-            if exported is not None and public not in exported and not inspect.isclass(obj):
-                continue
-            members: list[tuple[str, Any, str]] = []
-            if inspect.isclass(obj) and obj.__name__ in HOLDERS:
-                members = [(f"{obj.__name__}.{n}", m, obj.__name__) for n, m in vars(obj).items()
-                           if not n.startswith("_") and inspect.isfunction(m)]
-            elif inspect.isfunction(obj) and _has_store(obj):
-                members = [(public, obj, "")]
-            for name, fn, owner in members:
-                qual = f"{module.__name__}.{name}"
-                if qual in seen:
-                    continue
-                if any(p in TIME for p in inspect.signature(fn).parameters):
-                    seen.add(qual)
-                    yield qual, fn, owner
+        if (cls.__name__ in HOLDERS if cls else _has_store(fn)) and any(p in TIME for p in inspect.signature(fn).parameters):
+            yield f"{module.__name__}.{name}", fn, cls.__name__ if cls else ""
 
 
 PYTHON = list(python_readers())
@@ -481,8 +460,9 @@ def _retrievers() -> list[tuple[str, type, str]]:
     """(name, class, field) for every field of time of every integration class (LangChain's
     retriever, …), read from the integrations' modules."""
     out = []
-    for info in pkgutil.iter_modules(importlib.import_module("memkg.integrations").__path__, "memkg.integrations."):
-        module = importlib.import_module(info.name)
+    for module in modules():
+        if not module.__name__.startswith("memkg.integrations."):
+            continue
         for name, cls in vars(module).items():
             if inspect.isclass(cls) and cls.__module__ == module.__name__ and not name.startswith("_"):
                 fields = getattr(cls, "model_fields", None) or typing.get_type_hints(cls) if hasattr(cls, "__annotations__") else {}
