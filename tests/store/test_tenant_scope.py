@@ -55,6 +55,18 @@ A_ONLY = """
     ex:m prov:wasAttributedTo ex:lia . ex:s1 mem:participant ex:lia .
     ex:c mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime ; prov:wasGeneratedBy ex:run .
     ex:run a mem:Extraction ; prov:wasAssociatedWith ex:extractor . ex:extractor a mem:Extractor .
+    ex:c2 a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:assertedBy ex:m ;
+        mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+    ex:v a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:supersedes ex:c ; mem:assertedBy ex:m ;
+        mem:recordedAt "2026-05-01T00:00:00Z"^^xsd:dateTime .
+    ex:w a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:supersedes ex:c2 ; mem:assertedBy ex:m ;
+        mem:recordedAt "2026-01-15T00:00:00Z"^^xsd:dateTime .
+"""
+#: B's records of A's later versions, at other times: ex:v known in B before 2026-03-01 (A: after),
+#: ex:w after it (A: before); a reader of transaction time that looks in B gets one of them wrong.
+B_TIMES = """
+    ex:v mem:recordedAt "2026-01-15T00:00:00Z"^^xsd:dateTime .
+    ex:w mem:recordedAt "2026-05-01T00:00:00Z"^^xsd:dateTime .
 """
 B_ONLY = f"""
     ex:{SECRET}Note a mem:Message ; mem:content "tea is overrated, {SECRET}" ; mem:eventId "2" .
@@ -81,7 +93,7 @@ def make_store(*, with_b: bool = True) -> MemoryStore:
     s = MemoryStore(validation=None, clock=Clock(lambda: datetime(2026, 6, 1, tzinfo=timezone.utc)))
     s.load_data(PRELUDE + SHARED % "(a)" + A_ONLY, format="turtle", graph=A)
     if with_b:
-        s.load_data(PRELUDE + SHARED % SECRET + B_ONLY, format="turtle", graph=B)
+        s.load_data(PRELUDE + SHARED % SECRET + B_ONLY + B_TIMES, format="turtle", graph=B)
     return s
 
 
@@ -159,7 +171,12 @@ def test_the_read_apis_are_found() -> None:
 
 
 #: Parameters a read is called with each value of (a picture of every kind).
-CHOICES: dict[str, Callable[[], list[Any]]] = {"kind": lambda: list(pictures.KINDS)}
+#: Parameters a read is called with each value of: a picture of every kind, and a reader of
+#: transaction time now and at a time between A's versions and B's records of the same IRIs.
+CHOICES: dict[str, Callable[[], list[Any]]] = {
+    "kind": lambda: list(pictures.KINDS),
+    "known_at": lambda: [None, datetime(2026, 3, 1, tzinfo=timezone.utc)],
+}
 #: What differs between two answers that mean the same: identifiers memkg mints, objects' addresses.
 _VOLATILE = re.compile(r"urn:uuid:[0-9a-f-]+|urn:memkg:version:[0-9a-f]+|0x[0-9a-f]+|ep_[0-9a-f]{32}")
 
@@ -172,11 +189,13 @@ def _calls(fn: Callable[..., Any], store: MemoryStore, name: str) -> Iterator[tu
     """Every call of read ``fn`` for tenant A: one per value of each parameter in :data:`CHOICES`."""
     args, kwargs, missing, spread = [], {"tenant": A}, [], {}
     for p in inspect.signature(fn).parameters.values():
-        if p.name == "tenant" or p.default is not inspect.Parameter.empty or p.kind == p.VAR_KEYWORD:
-            continue
         if p.name in CHOICES:
-            spread[p.name] = (len(args) if p.kind is not p.KEYWORD_ONLY else None, CHOICES[p.name]())
-            args.append(None)
+            positional = p.kind is not p.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+            spread[p.name] = (len(args) if positional else None, CHOICES[p.name]())
+            if positional:
+                args.append(None)
+            continue
+        if p.name == "tenant" or p.default is not inspect.Parameter.empty or p.kind == p.VAR_KEYWORD:
             continue
         if p.name not in ARGUMENTS:
             missing.append(p.name)
