@@ -18,7 +18,6 @@ the data makes each of their leaks visible.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import json
@@ -28,10 +27,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from pyoxigraph import QuerySolutions
 
 from memkg import MemoryStore
 from memkg.adapters import pictures
 from memkg.store.clock import Clock
+
+from tests.support.public import answer_text
 
 EX = "https://example.org/scope/"
 A, B = "https://example.org/tenants/a", "https://example.org/tenants/b"
@@ -137,31 +139,6 @@ def read_apis() -> Iterator[tuple[str, Callable[..., Any]]]:
                 yield f"{name}.{public}", fn
 
 
-def _text(value: Any) -> str:
-    """Everything an answer says, as text: its JSON form where it has one, its fields, its repr."""
-    parts = [repr(value)]
-    for method in ("to_dict", "to_json", "json"):
-        if callable(getattr(value, method, None)):
-            try:
-                parts.append(json.dumps(getattr(value, method)(), default=str))
-            except TypeError:
-                pass
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        parts += [repr(getattr(value, f.name)) for f in dataclasses.fields(value)]
-    if isinstance(value, (list, tuple)):
-        parts += [_text(v) for v in value]
-    for render in ("mermaid", "dot", "svg", "text", "render"):
-        attr = getattr(value, render, None)
-        if callable(attr):
-            try:
-                parts.append(str(attr()))
-            except TypeError:
-                pass
-        elif isinstance(attr, str):
-            parts.append(attr)
-    return "\n".join(parts)
-
-
 APIS = list(read_apis())
 
 
@@ -187,7 +164,10 @@ def _same(text: str) -> str:
 
 def _calls(fn: Callable[..., Any], store: MemoryStore, name: str) -> Iterator[tuple[list[Any], dict[str, Any]]]:
     """Every call of read ``fn`` for tenant A: one per value of each parameter in :data:`CHOICES`."""
-    args, kwargs, missing, spread = [], {"tenant": A}, [], {}
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {"tenant": A}
+    missing: list[str] = []
+    spread: dict[str, tuple[int | None, list[Any]]] = {}
     for p in inspect.signature(fn).parameters.values():
         if p.name in CHOICES:
             positional = p.kind is not p.KEYWORD_ONLY and p.default is inspect.Parameter.empty
@@ -217,10 +197,10 @@ def _calls(fn: Callable[..., Any], store: MemoryStore, name: str) -> Iterator[tu
 def test_nothing_of_tenant_b_reaches_a_read_for_tenant_a(store: MemoryStore, alone: MemoryStore, name: str,
                                                          fn: Callable[..., Any]) -> None:
     for (args, kwargs), (alone_args, _) in zip(_calls(fn, store, name), _calls(fn, alone, name)):
-        text = _text(fn(*args, **kwargs))
+        text = answer_text(fn(*args, **kwargs))
         assert SECRET not in text, f"{name}{args[1:]} for tenant A shows tenant B's data: {text[:2000]}"
         assert B not in text, f"{name}{args[1:]} for tenant A names tenant B's graph"
-        assert _same(text) == _same(_text(fn(*alone_args, **kwargs))), (
+        assert _same(text) == _same(answer_text(fn(*alone_args, **kwargs))), (
             f"{name}{args[1:]} for tenant A answers differently when tenant B is in the store")
 
 
@@ -261,7 +241,7 @@ def test_nothing_of_tenant_b_reaches_a_tag_read_for_tenant_a(method: str) -> Non
         params = list(inspect.signature(fn).parameters.values())
         missing = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in TAG_ARGUMENTS]
         assert not missing, f"Tags.{method}: add a value for {missing} to TAG_ARGUMENTS"
-        answers.append(_text(fn(**{p.name: TAG_ARGUMENTS[p.name] for p in params if p.name in TAG_ARGUMENTS})))
+        answers.append(answer_text(fn(**{p.name: TAG_ARGUMENTS[p.name] for p in params if p.name in TAG_ARGUMENTS})))
     assert SECRET not in answers[0] and B not in answers[0], f"Tags.{method} for tenant A shows B's: {answers[0][:2000]}"
     assert _same(answers[0]) == _same(answers[1]), f"Tags.{method} for tenant A answers differently beside B"
 
@@ -287,6 +267,7 @@ def test_a_new_turn_counts_only_its_own_tenants_messages(writer: str) -> None:
     _turn_writers()[writer](store)
     rows = store.query(f"""SELECT ?turn WHERE {{ GRAPH <{A}> {{ ?m prov:wasGeneratedBy <{EX}s1> ; mem:turn ?turn ;
                                                                mem:content "a new word for a" }} }}""")
+    assert isinstance(rows, QuerySolutions)
     assert [int(r["turn"].value) for r in rows] == [2], "tenant A's episode held one turn: the next is its second"
 
 
@@ -294,7 +275,7 @@ def test_tenant_b_sees_its_own_data(store: MemoryStore) -> None:
     """The fixture really gives B something to leak: B's reads find it."""
     from memkg import support
 
-    assert SECRET in _text(support(store, EX + "c", tenant=B))
+    assert SECRET in answer_text(support(store, EX + "c", tenant=B))
 
 
 def _mcp_read_tools() -> list[str]:

@@ -15,8 +15,8 @@ sides of every event is not exercised by the data, and fails.
 
 The readers are collected from the code, as the tenant-scope test collects the read APIs:
 every public function or method of memkg that takes the store (or belongs to a class built
-over one) and a parameter of time, every view's time parameters, every CLI option of time,
-every MCP tool's. A new reader is checked without anyone adding it; one whose other
+over one) and a parameter of time, every view's time parameters, every CLI option, MCP tool,
+endpoint route and integration field of time. A new reader is checked without anyone adding it; one whose other
 parameters the table below cannot fill fails, naming them.
 """
 
@@ -40,9 +40,8 @@ from memkg import MemoryStore
 from memkg.store import views
 from memkg.store.clock import Clock
 
-from tests.store.test_tenant_scope import _text
 from tests.support.commands import subcommands
-from tests.support.public import callables, modules
+from tests.support.public import answer_text, callables, modules
 
 EX = "https://example.org/time/"
 A = "https://example.org/tenants/a"
@@ -188,7 +187,7 @@ _VOLATILE = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:?\d\d)?|datetime\.da
 
 
 def _answer(value: Any) -> str:
-    return _VOLATILE.sub("…", _text(value) if not isinstance(value, str) else value)
+    return _VOLATILE.sub("…", answer_text(value) if not isinstance(value, str) else value)
 
 
 def check_reader(name: str, ask: Callable[[datetime], Any]) -> None:

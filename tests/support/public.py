@@ -1,8 +1,10 @@
-"""memkg's public callables, read from its modules (for tests generated over the code)."""
+"""memkg's public callables, and all an answer says as text (for tests generated over the code)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
 import inspect
 import pkgutil
 from collections.abc import Callable, Iterator
@@ -34,3 +36,28 @@ def callables() -> Iterator[tuple[ModuleType, str, Callable[..., Any], type | No
                         yield module, f"{name}.{method}", fn, obj
             elif inspect.isfunction(obj) and (exported is None or name in exported):
                 yield module, name, obj, None
+
+
+def answer_text(value: Any) -> str:
+    """Everything an answer says, as text: its JSON form where it has one, its fields, its repr."""
+    parts = [repr(value)]
+    for method in ("to_dict", "to_json", "json"):
+        if callable(getattr(value, method, None)):
+            try:
+                parts.append(json.dumps(getattr(value, method)(), default=str))
+            except TypeError:
+                pass
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts += [repr(getattr(value, f.name)) for f in dataclasses.fields(value)]
+    if isinstance(value, (list, tuple)):
+        parts += [answer_text(v) for v in value]
+    for render in ("mermaid", "dot", "svg", "text", "render"):
+        attr = getattr(value, render, None)
+        if callable(attr):
+            try:
+                parts.append(str(attr()))
+            except TypeError:
+                pass
+        elif isinstance(attr, str):
+            parts.append(attr)
+    return "\n".join(parts)
