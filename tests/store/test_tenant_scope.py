@@ -213,7 +213,9 @@ def _tag_reads() -> list[str]:
 
 
 TAG_ARGUMENTS: dict[str, Any] = {"record": EX + "c", "records": [EX + "c"], "properties": ["mood:calm"],
-                                 "label": "mood", "known_at": None}
+                                 "label": "mood"}
+#: A tag read now, and at times before and after A's tag (its version is recorded 2026-06-01).
+TAG_TIMES = [None, datetime(2026, 3, 1, tzinfo=timezone.utc), datetime(2026, 7, 1, tzinfo=timezone.utc)]
 
 
 def _tagged(store: MemoryStore, *, with_b: bool) -> MemoryStore:
@@ -222,6 +224,13 @@ def _tagged(store: MemoryStore, *, with_b: bool) -> MemoryStore:
 
     Tags(store, graph=A).add(EX + "c", ["mood:calm"])
     if with_b:
+        # B's data names A's version, recorded long before and long after: foreign data a read
+        # for A must not consult
+        version = Tags(store, graph=A).version(EX + "c")
+        assert version is not None
+        store.load_data(PRELUDE + f"""<{version.iri.value}> mem:recordedAt "2000-01-01T00:00:00Z"^^xsd:dateTime ,
+                                                               "2100-01-01T00:00:00Z"^^xsd:dateTime .""",
+                        format="turtle", graph=B)
         b = Tags(store, graph=B)
         b.add(EX + "c", ["mood:calm", f"mood:{SECRET}"])
         b.add(EX + f"{SECRET}Claim", ["mood:calm"])
@@ -234,16 +243,17 @@ def _tagged(store: MemoryStore, *, with_b: bool) -> MemoryStore:
 def test_nothing_of_tenant_b_reaches_a_tag_read_for_tenant_a(method: str) -> None:
     from memkg.tags import Tags
 
-    answers = []
-    for with_b in (True, False):
-        store = _tagged(make_store(with_b=with_b), with_b=with_b)
-        fn = getattr(Tags(store, graph=A), method)
-        params = list(inspect.signature(fn).parameters.values())
-        missing = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in TAG_ARGUMENTS]
-        assert not missing, f"Tags.{method}: add a value for {missing} to TAG_ARGUMENTS"
-        answers.append(answer_text(fn(**{p.name: TAG_ARGUMENTS[p.name] for p in params if p.name in TAG_ARGUMENTS})))
-    assert SECRET not in answers[0] and B not in answers[0], f"Tags.{method} for tenant A shows B's: {answers[0][:2000]}"
-    assert _same(answers[0]) == _same(answers[1]), f"Tags.{method} for tenant A answers differently beside B"
+    both, alone = (_tagged(make_store(with_b=with_b), with_b=with_b) for with_b in (True, False))
+    params = list(inspect.signature(getattr(Tags, method)).parameters.values())[1:]
+    missing = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in TAG_ARGUMENTS]
+    assert not missing, f"Tags.{method}: add a value for {missing} to TAG_ARGUMENTS"
+    kwargs = {p.name: TAG_ARGUMENTS[p.name] for p in params if p.name in TAG_ARGUMENTS}
+    for known_at in TAG_TIMES if any(p.name == "known_at" for p in params) else [None]:
+        asked = {**kwargs, **({"known_at": known_at} if known_at else {})}
+        text = answer_text(getattr(Tags(both, graph=A), method)(**asked))
+        assert SECRET not in text and B not in text, f"Tags.{method}({asked}) for tenant A shows B's: {text[:2000]}"
+        assert _same(text) == _same(answer_text(getattr(Tags(alone, graph=A), method)(**asked))), (
+            f"Tags.{method}({asked}) for tenant A answers differently beside B")
 
 
 def _turn_writers() -> dict[str, Callable[[MemoryStore], None]]:
