@@ -57,11 +57,15 @@ A_ONLY = """
     ex:m prov:wasAttributedTo ex:lia . ex:s1 mem:participant ex:lia .
     ex:c mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime ; prov:wasGeneratedBy ex:run .
     ex:run a mem:Extraction ; prov:wasAssociatedWith ex:extractor . ex:extractor a mem:Extractor .
-    ex:c2 a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:assertedBy ex:m ;
+    ex:ana a mem:Person ; mem:displayName "Ana" .
+    ex:m2 a mem:Message ; mem:content "Ana drinks tea, said twice" ; mem:eventId "5" .
+    ex:c1 a mem:Claim ; rdf:reifies <<( ex:ana ex:drinks ex:tea )>> ; mem:assertedBy ex:m2 ;
         mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
-    ex:v a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:supersedes ex:c ; mem:assertedBy ex:m ;
+    ex:c2 a mem:Claim ; rdf:reifies <<( ex:ana ex:drinks ex:tea )>> ; mem:assertedBy ex:m2 ;
+        mem:recordedAt "2026-01-01T00:00:00Z"^^xsd:dateTime .
+    ex:v a mem:Claim ; rdf:reifies <<( ex:ana ex:drinks ex:tea )>> ; mem:supersedes ex:c1 ; mem:assertedBy ex:m2 ;
         mem:recordedAt "2026-05-01T00:00:00Z"^^xsd:dateTime .
-    ex:w a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:supersedes ex:c2 ; mem:assertedBy ex:m ;
+    ex:w a mem:Claim ; rdf:reifies <<( ex:ana ex:drinks ex:tea )>> ; mem:supersedes ex:c2 ; mem:assertedBy ex:m2 ;
         mem:recordedAt "2026-01-15T00:00:00Z"^^xsd:dateTime .
 """
 #: B's records of A's later versions, at other times: ex:v known in B before 2026-03-01 (A: after),
