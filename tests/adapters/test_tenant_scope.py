@@ -32,13 +32,14 @@ import anyio
 import pytest
 
 from memkg import MemoryStore
-from memkg.adapters.cli import build_parser, main
+from memkg.adapters.cli import main
 from memkg.store import views
 from memkg.tags import Tags
 
+from tests.support.commands import subcommands
 from tests.support.endpoint_server import Server
 from tests.support.mcp_servers import stdio_client
-from tests.store.test_tenant_scope import B_ONLY, EX, PRELUDE, SECRET, SHARED, A, B
+from tests.store.test_tenant_scope import A_ONLY, B_ONLY, EX, GRANTS, PRELUDE, SECRET, SHARED, A, B
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +53,7 @@ def _leaks(text: str) -> list[str]:
 
 def _make(path: Path, *, with_b: bool) -> Path:
     with MemoryStore(path, validation=None) as store:
-        store.load_data(PRELUDE + SHARED % "(a)", format="turtle", graph=A)
+        store.load_data(PRELUDE + SHARED % "(a)" + A_ONLY, format="turtle", graph=A)
         Tags(store, graph=A).add(CLAIM, ["mood:calm"])
         if with_b:
             store.load_data(PRELUDE + SHARED % SECRET + B_ONLY, format="turtle", graph=B)
@@ -108,16 +109,7 @@ VIEW_PARAMS = {"claim": CLAIM, "subject": EX + "lia", "source": MESSAGE, "known_
                "valid_at": "2100-01-01T00:00:00Z", "standing": "unrecorded"}
 
 
-def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
-    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not actions:
-        yield path, parser
-        return
-    for name, sub in actions[0].choices.items():
-        yield from _subcommands(sub, (*path, name))
-
-
-COMMANDS = list(_subcommands(build_parser()))
+COMMANDS = list(subcommands())
 
 
 def _writes(parser: argparse.ArgumentParser) -> bool:
@@ -278,22 +270,51 @@ def test_the_routes_are_found() -> None:
     assert {("GET", "/recall"), ("GET", "/views/NAME"), ("GET", "/pictures/KIND"), ("POST", "/update")} <= set(_routes())
 
 
-def test_no_route_of_a_real_server_shows_tenant_a_anything_of_tenant_b(stores: dict[str, Path]) -> None:
+#: The routes that take a ``tenant``: the only ones a token for every tenant is confined by.
+TENANT_ROUTES = ("/views/", "/recall", "/pictures/")
+
+
+def _tenant_b(target: str) -> str:
+    return target.replace(quote(A, safe=""), quote(B, safe=""))
+
+
+@pytest.mark.parametrize("kind", sorted(GRANTS))
+def test_no_route_of_a_real_server_shows_tenant_a_anything_of_tenant_b(stores: dict[str, Path], kind: str) -> None:
+    """Every kind of token: read-only or writing, for tenant A alone, for A and B, or none (a
+    server without tokens). A token for A alone is confined on every route, and refused tenant B
+    where a route names one; the others ask for tenant A on the routes that take a tenant (the
+    other routes show them B's graph, by design)."""
+    tenants, write = GRANTS[kind]
+    alone = tenants is not None and B not in tenants
     folder = stores["folder"]
-    store = folder / "served"
+    name = kind.replace(" ", "-")
+    store = folder / f"served-{name}"
     shutil.copytree(stores["both"], store)
-    tokens = folder / "tokens.json"
-    tokens.write_text(json.dumps({TOKEN: {"tenants": [A, "urn:x:a-scratch"], "write": True}}))
-    server = Server(store, "--tokens", str(tokens))
+    options: list[str] = []
+    auth: dict[str, str] = {}
+    if tenants is not None:
+        tokens = folder / f"tokens-{name}.json"
+        tokens.write_text(json.dumps({TOKEN: {"tenants": [*sorted(tenants), "urn:x:a-scratch"], "write": write}}))
+        options, auth = ["--tokens", str(tokens)], {"Authorization": f"Bearer {TOKEN}"}
+    server = Server(store, *options)
     try:
         for method, path in _routes():
+            if method in ("POST", "PUT", "DELETE") and path in ("/update", "/store") and not write:
+                continue
             for verb, target, body, headers in _requests(method, path):
-                answer = server.request(verb, target, body, {**headers, "Authorization": f"Bearer {TOKEN}"})
+                scoped = target.startswith(TENANT_ROUTES)
+                if not alone and not scoped:
+                    continue
+                answer = server.request(verb, target, body, {**headers, **auth})
                 text = answer.text + json.dumps(answer.headers)
-                assert answer.status < 300, f"{verb} {target}: {answer.status} {answer.text[:1000]}"
-                assert not _leaks(text), f"{verb} {target} for tenant A shows tenant B's {_leaks(text)}: {text[:2000]}"
+                assert answer.status < 300, f"{kind}: {verb} {target}: {answer.status} {answer.text[:1000]}"
+                assert not _leaks(text), f"{kind}: {verb} {target} for tenant A shows tenant B's {_leaks(text)}: {text[:2000]}"
                 if "memkg-removed" in answer.headers and path == "/update":
                     assert answer.headers["memkg-removed"] in ("0", ""), f"{verb} {target} counts B's quads"
+                if alone and scoped and verb == "GET":
+                    refused = server.request(verb, _tenant_b(target), body, {**headers, **auth})
+                    assert refused.status == 403, f"{kind}: {verb} {_tenant_b(target)}: {refused.status}, not 403"
+                    assert not _leaks(refused.text.replace(B, "")), f"{kind}: the refusal shows B's data"
     finally:
         server.close()
 

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store
 
 from memkg import MemoryStore
 from memkg.core.errors import ParseError
@@ -182,6 +182,15 @@ def test_restricted_default_dataset(three_graphs: Store) -> None:
     assert run(three_graphs, TENANT_A, "SELECT ?o { ?s ?p ?o }") == ['"default"']
     assert run(three_graphs, TENANT_A, "SELECT ?o { GRAPH ?g { ?s ?p ?o } }") == ['"A"']
     assert run(three_graphs, TENANT_A, "SELECT ?o { GRAPH <urn:t:a> { ?s ?p ?o } }") == ['"A"']
+
+
+def test_a_restricted_grant_sees_its_tenants_the_shared_graphs_and_nothing_else() -> None:
+    """Every kind of graph name: the tenant's own, the default and ontology graphs (shared),
+    another tenant's, and a graph named by a blank node (a store may hold one; no token names it)."""
+    assert TENANT_A.can_see(A) and TENANT_A.can_see(DefaultGraph()) and TENANT_A.can_see(ONTOLOGY_GRAPH)
+    assert not TENANT_A.can_see(B)
+    assert not TENANT_A.can_see(BlankNode())
+    assert OPEN.can_see(BlankNode()) and OPEN.can_see(B)
 
 
 def test_restricted_honours_visible_from(three_graphs: Store) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from pyoxigraph import Literal, NamedNode
 
 from memkg import MemoryStore, mem
 from memkg.adapters.cli import main
-from memkg.loading.ingest import RDF_JSON, IngestError, ingest_lines
+from memkg.loading.ingest import RDF_JSON, IngestError, ingest_lines, timezone_named
 from memkg.loading.jsonlines import JsonLimits
 
 TENANT = "https://example.org/tenants/agent"
@@ -288,6 +289,17 @@ def test_an_unknown_timezone_is_a_value_error(store: MemoryStore, zone: str) -> 
     with pytest.raises(ValueError, match="unknown timezone|not under 24 hours") as info:
         ingest_lines(store, [message("e1")], assume_timezone=zone)
     assert type(info.value) is ValueError
+
+
+@pytest.mark.parametrize(("zone", "fine"), [("+23:59", True), ("-23:59", True), ("+24:00", False), ("-24:00", False),
+                                             ("+24:01", False)])
+def test_a_timezone_offset_is_under_24_hours(zone: str, fine: bool) -> None:
+    """An offset one minute short of 24 hours is a zone; 24 hours, or a minute more, is none."""
+    if fine:
+        assert timezone_named(zone).utcoffset(None) == (1 if zone[0] == "+" else -1) * timedelta(hours=23, minutes=59)
+    else:
+        with pytest.raises(ValueError, match="not under 24 hours"):
+            timezone_named(zone)
 
 
 def test_an_unknown_timezone_is_refused_saying_how_to_write_one(store: MemoryStore) -> None:

@@ -183,25 +183,44 @@ def test_lineage_reports_echoes_groups_and_open_ends() -> None:
 def test_derivation_never_counts_as_support() -> None:
     store = MemoryStore()
     m = store.add(Message(content="the benchmark says 1.4x", event_id="m"), graph=T)
-    store.load_data(
-        f"""PREFIX mem: <https://w3id.org/memkg#>
-        PREFIX prov: <http://www.w3.org/ns/prov#>
-        PREFIX ex: <https://example.org/acme/>
-        GRAPH <{T}> {{
-          ex:p a <http://www.w3.org/1999/02/22-rdf-syntax-ns#Property> . ex:x a mem:Entity .
+    _load_claims(store, f"""
           ex:derived a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:x ex:p "d" )>> ;
               prov:wasDerivedFrom {m} .
           ex:supported a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:x ex:p "s" )>> ;
-              mem:supportedBy {m} .
-        }}""",
-        format="trig",
-    )
+              mem:supportedBy {m} .""")
     assert names(P.dependents(store, m, tenant=T)) == {"supported"}
     derived = P.support(store, EX + "derived", tenant=T)
     assert derived.status == "unrecorded" and derived.groups == ()
     effect = P.impact(store, m, tenant=T)
     assert names(effect.fallen) == {"supported"}
     assert names(effect.downstream) == {"derived"}  # drawn from it: flagged for review, not fallen
+
+
+def _load_claims(store: MemoryStore, claims: str) -> None:
+    """``claims`` (TriG, prefixes mem:, prov:, ex:) into tenant T, beside a property ex:p and an entity ex:x."""
+    store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#>
+        PREFIX prov: <http://www.w3.org/ns/prov#>
+        PREFIX ex: <https://example.org/acme/>
+        GRAPH <{T}> {{
+          ex:p a <http://www.w3.org/1999/02/22-rdf-syntax-ns#Property> . ex:x a mem:Entity .
+          {claims}
+        }}""", format="trig")
+
+
+def test_downstream_reaches_through_a_support_group() -> None:
+    """A claim that holds a source only as a member of a support group falls with it; what was
+    drawn from that claim is downstream of the source, though no direct link names the source."""
+    store = MemoryStore()
+    m = store.add(Message(content="the benchmark says 1.4x", event_id="m"), graph=T)
+    other = store.add(Message(content="the profiler agrees", event_id="o"), graph=T)
+    _load_claims(store, f"""
+          ex:grouped a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:x ex:p "g" )>> ;
+              mem:supportGroup ex:group . ex:group a mem:SupportGroup ; mem:member {m} .
+          ex:drawn a mem:Claim ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( ex:x ex:p "d" )>> ;
+              prov:wasDerivedFrom ex:grouped ; mem:supportedBy {other} .""")
+    effect = P.impact(store, m, tenant=T)
+    assert names(effect.fallen) == {"grouped"}
+    assert names(effect.downstream) == {"drawn"}
 
 
 def test_circular_support_grounds_nothing() -> None:

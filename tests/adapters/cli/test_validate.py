@@ -9,6 +9,7 @@ SARIF output is validated against the OASIS SARIF 2.1.0 JSON schema (errata 01) 
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -212,6 +213,25 @@ def test_sarif_is_valid_sarif_2_1_0(run, files) -> None:
     assert places == {("data.ttl", 4, "warning"), ("data.ttl", 7, "error"), ("data.ttl", 9, "error")}
     _, out, _ = run(*base(files), "--focus", EX + "nobody", "--format", "sarif")
     jsonschema.validate(json.loads(out), schema)
+
+
+def test_every_format_places_a_result_at_the_same_line_and_column(run, files) -> None:
+    """text, JSON, SARIF and GitHub annotations: one (file, line, column) per result, the same in
+    each (the data puts results at columns 1 and 12, so a column lost or fixed shows)."""
+    args = [*base(files), "--ontology", "onto.ttl", "--allow-warnings"]
+    _, out, _ = run(*args, "--format", "text")
+    text = sorted(tuple(m.groups()) for m in re.finditer(r"^(data\.ttl):(\d+):(\d+): ", out, re.M))
+    _, out, _ = run(*args, "--format", "json")
+    as_json = sorted((Path(r["file"]).name, str(r["line"]), str(r["column"])) for r in json.loads(out)["results"])
+    _, out, _ = run(*args, "--format", "sarif")
+    sarif = sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                    str(r["locations"][0]["physicalLocation"]["region"]["startLine"]),
+                    str(r["locations"][0]["physicalLocation"]["region"]["startColumn"]))
+                   for r in json.loads(out)["runs"][0]["results"])
+    _, out, _ = run(*args, "--format", "github")
+    github = sorted(tuple(m.groups()) for m in re.finditer(r"file=([^,]+),line=(\d+),col=(\d+)", out))
+    assert {c for _, _, c in text} >= {"1", "12"}, text
+    assert text == as_json == sarif == github, (text, as_json, sarif, github)
 
 
 def test_junit_is_read_by_a_junit_reader(run, files, tmp_path) -> None:
