@@ -170,10 +170,11 @@ class ValidationEngine(Protocol):
 
 
 def make_engine(name: str, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, set[str]] | None = None,
-                strict_prefixes: bool = False) -> ValidationEngine:
-    """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`."""
+                strict_prefixes: bool = False, advanced: bool = True) -> ValidationEngine:
+    """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`;
+    ``advanced=False``: SHACL-AF functions and custom targets read but left unapplied, as pySHACL without ``-a``."""
     if name == "native":
-        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes)
+        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes, advanced=advanced)
     if name == "pyshacl":
         # pySHACL and rdflib take most of a second to import; only the reference engine needs them.
         from .pyshacl_engine import PyshaclEngine
