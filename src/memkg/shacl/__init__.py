@@ -341,6 +341,7 @@ class Shapes:
         written: WrittenForms | None = None,
         progress: Callable[[str], None] | None = None,
         shapes: Iterable[Term] | None = None,
+        disallows: Iterable[NamedNode] | None = None,
     ) -> ValidationReport:
         """Validate the data graph held in ``store``.
 
@@ -358,6 +359,8 @@ class Shapes:
         ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.
         ``shapes``: None runs every shape with targets; otherwise only the shapes named
         (pySHACL's ``--shape``): a shape named that has no targets selects nothing.
+        ``disallows``: the severities whose results make the data graph nonconforming (SHACL
+        1.2's ``sh:conformanceDisallows``); None: every severity but ``sh:Debug`` and ``sh:Trace``.
         Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
         ``OSError`` if the store cannot be read.
 
@@ -375,5 +378,8 @@ class Shapes:
         """
         engine = Engine(self, store, _graph_list(default_graph), written, progress, only=shapes)
         results = engine.validate(focus, scan=scan)
-        # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
-        return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))
+        if disallows is None:
+            # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
+            return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))
+        disallowed = set(disallows)
+        return ValidationReport(not any(r.severity in disallowed for r in results), tuple(results))

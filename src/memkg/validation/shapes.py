@@ -193,7 +193,9 @@ def validate_graphs(
     data_graph: Callable[[GraphName], Sequence[GraphName]] | None = None, shapes: Sequence[Term] | None = None,
 ) -> list[Violation]:
     """Each of ``graphs`` validated with its data graph (``data_graph(graph)``, default
-    :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once."""
+    :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once
+    (results of one graph are all kept: a SPARQL constraint's solutions that differ only in their
+    message are as many results)."""
     seen: set[tuple[str, ...]] = set()
     results: list[Violation] = []
     graphs = list(graphs)
@@ -205,10 +207,7 @@ def validate_graphs(
             told = partial(_within, progress, step)
         found = engine.validate(store, g, focus=focus, scan=scan, written=written or None, progress=told,
                                 data_graph=data_graph(g) if data_graph is not None else None, shapes=shapes)
-        for r in found:
-            # A node of the shared default graph is seen from every tenant: report it once.
-            k = r.key()
-            if k not in seen:
-                seen.add(k)
-                results.append(r)
+        # A node of the shared default graph is seen from every tenant: report it once.
+        results.extend(r for r in found if r.key() not in seen)
+        seen.update(r.key() for r in found)
     return results
