@@ -152,7 +152,7 @@ class ExpressionReader:
         self.load_shape = load_shape
         self._reading: set[Term] = set()
         #: The shapes graph's SPARQL-based functions, callable as ``[ ex:fn ( args ) ]``.
-        self._functions = {f for cls in (*FUNCTION_CLASSES, "Function") for f in graph.instances(sh[cls])}
+        self._functions = {f for cls in FUNCTION_CLASSES for f in graph.instances(sh[cls])}
 
     def read(self, node: Term, *, shape: Term | None = None, annotated: bool = False) -> Expr:
         """The node expression at ``node``; :class:`ShapeError` naming what is not implemented,
@@ -563,7 +563,7 @@ def sparql_expression(expr: Expr, focus: str) -> str | None:
         if expr.name == "var" and expr.terms[0] == "focusNode":
             return focus
         name = expr.name.removeprefix("sparql:")
-        if (expr.name.startswith(("sparql:", "<"))) and name not in ("bnode", "rand", "uuid", "struuid", "now"):
+        if expr.name.startswith(("sparql:", "<")) and name not in ("bnode", "rand", "uuid", "struuid", "now"):
             args = [sparql_expression(a, focus) for a in expr.args]
             texts = [a for a in args if a is not None]
             if len(texts) == len(args):

@@ -180,7 +180,8 @@ class Loader:
                              shape=shape, rule="SHACL-AF §5.1 SPARQL-based targets")
         consts: dict[str, str] = {}
         for param in g.objects(holder, sh.parameter) if kinds else ():
-            (path,) = g.objects(param, sh.path) or (None,)
+            paths = g.objects(param, sh.path)
+            path = paths[0] if len(paths) == 1 else None
             if not isinstance(path, NamedNode):
                 raise ShapeError(f"a parameter of the target type {holder} needs one IRI as sh:path", shape=shape,
                                  rule="SHACL-AF §5.2 SPARQL-based target types")
