@@ -40,6 +40,7 @@ from pathlib import Path as FilePath
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
 
 from ..core.errors import Violation
+from ..core.prefixes import show
 from ..core.terms import Term
 from ..core.vocab import sh
 from ..core.written import WrittenForms
@@ -54,7 +55,7 @@ from .report import ValidationReport
 from .rules import RuleError, RuleRunner, describe, read_rules
 from .components.base import Shape
 from .shapes import Loader
-from .targets import NodeTarget
+from .targets import NodeTarget, SparqlTarget
 from .functions import load_functions
 from .unknown_terms import refuse_unknown_terms
 
@@ -78,7 +79,7 @@ class Shapes:
     Build it with :meth:`from_quads` or :meth:`from_file`; run it with :meth:`validate`.
     """
 
-    def __init__(self, graph: ShapesGraph) -> None:
+    def __init__(self, graph: ShapesGraph, *, advanced: bool = True) -> None:
         self._graph = graph
         loader = Loader(graph, component_definitions(graph))
         for node in loader.candidates():
@@ -87,6 +88,10 @@ class Shapes:
         self._functions = load_functions(graph)
         self._loader = loader
         refuse_unknown_terms(graph, {p for cls in loader.parsers for p in cls.PARAMETERS}, self._shapes)
+        #: What is read but left unapplied without ``advanced`` (pySHACL's ``-a``), one line each.
+        self._ignored: list[str] = []
+        if not advanced:
+            self._leave_advanced_aside()
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
         self._incomplete_compiler: Compiler | None = None
@@ -105,14 +110,17 @@ class Shapes:
     @classmethod
     def from_quads(
         cls, quads: Iterable[Quad | Triple], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
-        strict_prefixes: bool = False,
+        strict_prefixes: bool = False, advanced: bool = True,
     ) -> "Shapes":
         """Shapes from the quads (or triples) of a shapes graph; graph names are ignored.
 
         ``file_prefixes``: the ``@prefix`` declarations of the files the quads come from
         (prefix → namespaces). SPARQL that uses a prefix no ``sh:prefixes``/``sh:declare``
         gives borrows it from them, as pySHACL does, and :attr:`warnings` says so once per
-        prefix; ``strict_prefixes`` refuses it instead, as SHACL §5.2.1 says.
+        prefix; ``strict_prefixes`` refuses it instead, as SHACL §5.2.1 says. ``advanced=False``
+        reads SHACL-AF functions and custom targets (``sh:target``) but leaves them unapplied, as
+        pySHACL does without ``-a``: a function call is unbound, a custom target selects nothing,
+        and :attr:`warnings` says so once for each.
 
         Raises :class:`ShapeError` naming the malformed shape and the rule it breaks.
 
@@ -129,7 +137,7 @@ class Shapes:
         ...
         memkg.shacl.errors.ShapeError: shape <http://e/S>: the SPARQL of _:... uses the undeclared prefix 'ex'; ...
         """
-        return cls(ShapesGraph(quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes))
+        return cls(ShapesGraph(quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes), advanced=advanced)
 
     @classmethod
     def from_file(cls, path: str | FilePath, *, base_iri: str | None = None, strict_prefixes: bool = False) -> "Shapes":
@@ -150,6 +158,20 @@ class Shapes:
         return cls.from_quads(quads, file_prefixes={p: [ns] for p, ns in prefixes.items()},
                               strict_prefixes=strict_prefixes)
 
+    def _leave_advanced_aside(self) -> None:
+        """As pySHACL without ``advanced``: SHACL-AF functions answer nothing (a call is unbound)
+        and custom targets select nothing; each is said, once. Rules are the caller's to run."""
+        for iri, function in self._functions.items():
+            self._functions[iri] = function.ignored()
+            self._ignored.append(f"function {show(iri, form='exact')} ignored: SHACL-AF functions run with --advanced "
+                                 "(its calls are unbound)")
+        for shape in self._shapes.values():
+            custom = [t for t in shape.targets if isinstance(t, SparqlTarget)]
+            for target in custom:
+                self._ignored.append(f"target {show(target.node, form='exact')} of shape {show(shape.node, form='exact')} "
+                                     "ignored: SHACL-AF custom targets run with --advanced")
+            shape.targets = [t for t in shape.targets if not isinstance(t, SparqlTarget)]
+
     def rules(self) -> list[tuple[Term, Term]]:
         """(shape, rule node) of every ``sh:rule`` of the shapes, deactivated or not, in the order
         of the shapes graph: what :meth:`apply_rules` reads (and checks)."""
@@ -158,8 +180,9 @@ class Shapes:
     @property
     def warnings(self) -> list[str]:
         """What loading (or running) the shapes let pass that SHACL would not: one line per
-        prefix borrowed from the shapes files, naming the shapes that used it."""
-        return borrowed_prefix_warnings(self._graph)
+        prefix borrowed from the shapes files, naming the shapes that used it; without
+        ``advanced``, one line per SHACL-AF function and custom target left unapplied."""
+        return [*borrowed_prefix_warnings(self._graph), *self._ignored]
 
     def __len__(self) -> int:
         return len(self._shapes)
@@ -318,6 +341,7 @@ class Shapes:
         written: WrittenForms | None = None,
         progress: Callable[[str], None] | None = None,
         shapes: Iterable[Term] | None = None,
+        disallows: Iterable[NamedNode] | None = None,
     ) -> ValidationReport:
         """Validate the data graph held in ``store``.
 
@@ -335,6 +359,8 @@ class Shapes:
         ``progress`` is told as each query starts (``"query 3…"``): a long validation is not silent.
         ``shapes``: None runs every shape with targets; otherwise only the shapes named
         (pySHACL's ``--shape``): a shape named that has no targets selects nothing.
+        ``disallows``: the severities whose results make the data graph nonconforming (SHACL
+        1.2's ``sh:conformanceDisallows``); None: every severity but ``sh:Debug`` and ``sh:Trace``.
         Raises :class:`ShapeError` if a SPARQL-based constraint reports a failure,
         ``OSError`` if the store cannot be read.
 
@@ -352,5 +378,8 @@ class Shapes:
         """
         engine = Engine(self, store, _graph_list(default_graph), written, progress, only=shapes)
         results = engine.validate(focus, scan=scan)
-        # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
-        return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))
+        if disallows is None:
+            # SHACL 1.2: results of severity sh:Debug or sh:Trace do not make a graph nonconforming.
+            return ValidationReport(all(r.severity in (sh.Debug, sh.Trace) for r in results), tuple(results))
+        disallowed = set(disallows)
+        return ValidationReport(not any(r.severity in disallowed for r in results), tuple(results))

@@ -55,6 +55,7 @@ from ..core.vocab import (
     xsd,
 )
 from .errors import ShapeError
+from .functions import FUNCTION_CLASSES
 from .graph import ShapesGraph, boolean, integer, prefixes_of
 from .paths import Path, parse_path
 from .sparqltext import UserQuery
@@ -88,6 +89,10 @@ MAX_CALLS = 10_000
 _WELL_KNOWN = {"rdf": RDF, "rdfs": RDFS, "xsd": XSD, "owl": OWL, "sh": SH}
 #: ``shnex:`` parameters that take the input nodes (``shnex:nodes``) and one operand each.
 _ON_NODES = ("filterShape", "findFirst", "matchAll", "flatMap", "limit", "offset", "orderBy", "remove")
+#: SHACL-AF node expression parameters (``sh:`` local name) → the SHACL 1.2 ``shnex:`` parameter
+#: that means the same (``sh:nodes`` beside ``sh:path`` is ``shnex:focusNode``).
+_AF_NAMES = {n: n for n in ("nodes", "filterShape", "intersection", "union", "distinct", "count", "sum", "min", "max",
+                            "exists", "limit", "offset", "orderBy", "desc", "if", "then", "else")} | {"path": "pathValues"}
 #: ``shnex:`` functions of one node-expression argument.
 _UNARY = ("exists", "count", "sum", "min", "max", "distinct")
 
@@ -146,23 +151,28 @@ class ExpressionReader:
         self.graph = graph
         self.load_shape = load_shape
         self._reading: set[Term] = set()
+        #: The shapes graph's SPARQL-based functions, callable as ``[ ex:fn ( args ) ]``.
+        self._functions = {f for cls in FUNCTION_CLASSES for f in graph.instances(sh[cls])}
 
-    def read(self, node: Term, *, shape: Term | None = None) -> Expr:
+    def read(self, node: Term, *, shape: Term | None = None, annotated: bool = False) -> Expr:
         """The node expression at ``node``; :class:`ShapeError` naming what is not implemented,
-        or an expression that contains itself (it would never finish)."""
+        or an expression that contains itself (it would never finish). ``annotated``: the
+        expression's own node may carry ``sh:message`` (as SHACL-AF's ``sh:expression`` does)."""
+        if node == sh.this:  # SHACL-AF's focus node expression
+            return Call(node, "var", terms=("focusNode",))
         if not isinstance(node, BlankNode):
             return Constant(node)
         if node in self._reading:
             raise _err(f"node expression {node} contains itself", shape)
         self._reading.add(node)
         try:
-            return self._read(node, shape)
+            return self._read(node, shape, annotated)
         finally:
             self._reading.discard(node)
 
-    def _read(self, node: BlankNode, shape: Term | None) -> Expr:
+    def _read(self, node: BlankNode, shape: Term | None, annotated: bool) -> Expr:
         g = self.graph
-        preds = g.predicates(node)
+        preds = [p for p in g.predicates(node) if not (annotated and p == sh.message)]
         if not preds:
             return ListExpr(node, ())  # the empty expression: no output nodes
         if rdf.first in preds:
@@ -185,6 +195,12 @@ class ExpressionReader:
             args = g.list_items(one[sparql[0]], shape=shape, what=f"the arguments of sparql:{name}")
             _check_call(node, name, len(args), shape)
             return Call(node, "sparql:" + name, tuple(self.read(a, shape=shape) for a in args))
+        if len(one) == 1 and next(iter(one)) in self._functions:
+            (function, arguments), = one.items()
+            args = g.list_items(arguments, shape=shape, what=f"the arguments of {show(function, form='exact')}")
+            return Call(node, sparql_term(function), tuple(self.read(a, shape=shape) for a in args))
+        if any(p.value.startswith(SH) for p in one):
+            return self._advanced(node, one, shape)
         names = {}
         for p in one:
             if not p.value.startswith(SHNEX):
@@ -279,6 +295,25 @@ class ExpressionReader:
                 return Call(node, "conformsTo", (read(pair[0]),), (self._shape(node, name, pair[1], shape),))
         raise _err(f"node expression {node}: the function " + " + ".join(f"shnex:{n}" for n in sorted(names))
                    + " is not implemented", shape)
+
+    def _advanced(self, node: Term, one: dict[NamedNode, Term], shape: Term | None) -> Expr:
+        """A SHACL-AF node expression (``sh:path``, ``sh:filterShape``, ``sh:union``, ``sh:count``…,
+        as pySHACL and TopQuadrant read them), as the SHACL 1.2 function that means the same."""
+        names: dict[str, Term] = {}
+        for p, value in one.items():
+            local = p.value[len(SH):] if p.value.startswith(SH) else ""
+            if local not in _AF_NAMES:
+                raise _err(f"node expression {node}: {show(p, form='exact')} is not a node expression parameter memkg "
+                           "implements", shape)
+            names[_AF_NAMES[local]] = value
+        if "pathValues" in names and "nodes" in names:
+            names["focusNode"] = names.pop("nodes")
+        if "union" in names:
+            if len(names) != 1:
+                raise _err(f"node expression {node}: sh:union takes no other parameters", shape)
+            members = self.graph.list_items(names["union"], shape=shape, what="the value of sh:union")
+            return Call(node, "distinct", (Call(node, "concat", tuple(self.read(m, shape=shape) for m in members)),))
+        return self._shnex(node, names, shape)
 
     def _shape(self, node: Term, param: str, value: Term, shape: Term | None) -> Term:
         if not isinstance(value, (NamedNode, BlankNode)):
@@ -470,7 +505,7 @@ class Evaluator:
         """A ``sparql:`` function, once for each combination of its arguments' output nodes
         (an argument without output is an unbound variable, as ``sparql:bound`` expects).
         Terms are written into the query; blank nodes, which cannot be, are substituted."""
-        name = expr.name[len("sparql:"):]
+        name = expr.name.removeprefix("sparql:")
         choices: list[list[Term | None]] = [[*self.evaluate(a, focus)] or [None] for a in expr.args]
         combinations = math.prod(len(c) for c in choices)
         if combinations > MAX_CALLS:
@@ -508,7 +543,10 @@ class Evaluator:
 
 
 def sparql_call(name: str, args: list[str]) -> str:
-    """The SPARQL expression applying the ``sparql:`` function ``name`` to ``args``."""
+    """The SPARQL expression applying the ``sparql:`` function ``name`` (or the shapes graph's
+    function ``<IRI>``) to ``args``."""
+    if name.startswith("<"):
+        return f"{name}({', '.join(args)})"
     if name in _OPERATORS:
         return _OPERATORS[name].format(*args, *([""] * 2))
     return f"{_RENAMED.get(name, name.upper())}({', '.join(args)})"
@@ -524,11 +562,12 @@ def sparql_expression(expr: Expr, focus: str) -> str | None:
     if isinstance(expr, Call):
         if expr.name == "var" and expr.terms[0] == "focusNode":
             return focus
-        if expr.name.startswith("sparql:") and expr.name[7:] not in ("bnode", "rand", "uuid", "struuid", "now"):
+        name = expr.name.removeprefix("sparql:")
+        if expr.name.startswith(("sparql:", "<")) and name not in ("bnode", "rand", "uuid", "struuid", "now"):
             args = [sparql_expression(a, focus) for a in expr.args]
             texts = [a for a in args if a is not None]
             if len(texts) == len(args):
-                return sparql_call(expr.name[7:], texts)
+                return sparql_call(name, texts)
     return None
 
 

@@ -12,7 +12,7 @@ reads the same data graph as the query that calls it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QueryBoolean, QuerySolutions, Store
 
@@ -38,10 +38,16 @@ class Function:
     query: str
     ask: bool
     where: int  #: where in ``query`` its SELECT or ASK keyword starts (the WHERE group's brace follows)
+    #: Read but not applied (pySHACL without ``advanced``): every call is unbound.
+    left_aside: bool = False
+
+    def ignored(self) -> "Function":
+        """The same function, read but not applied: every call answers nothing."""
+        return replace(self, left_aside=True)
 
     def call(self, store: Store, default_graph: GraphSelection, args: tuple[Term, ...]) -> Term | None:
         """The function's value for ``args`` over ``store``; None (a SPARQL error) when unbound."""
-        if len(args) > len(self.parameters) or any(isinstance(a, BlankNode) for a in args):
+        if self.left_aside or len(args) > len(self.parameters) or any(isinstance(a, BlankNode) for a in args):
             # SPARQL: an error, so the calling expression is unbound. A blank node argument cannot be
             # written into the body's VALUES (and pyoxigraph substitutes only projected variables).
             return None

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pyoxigraph import (
-    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, QueryTriples, Store, Triple, Variable,
+    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryTriples, Store, Triple, Variable,
 )
 
 from ..core.prefixes import show
@@ -30,7 +30,6 @@ from .errors import ShapeError
 from .functions import Function
 from .functions import bound as bound_functions
 from .graph import ShapesGraph, prefixes_of
-from .paths import parse_path
 
 _THIS = re.compile(r"[?$]this\b")
 _AF = ("SHACL-AF §8 rules", "https://www.w3.org/TR/shacl-af/#rules")
@@ -148,30 +147,14 @@ class RuleRunner:
                                  rule=_AF[0], link=_AF[1])
             return list(found)
         assert rule.subject is not None and rule.predicate is not None and rule.object is not None
-        subjects = self._outputs(rule, rule.subject, store, graphs, focus, evaluate)
-        predicates = self._outputs(rule, rule.predicate, store, graphs, focus, evaluate)
-        objects = self._outputs(rule, rule.object, store, graphs, focus, evaluate)
+        subjects = evaluate(rule.subject, focus)
+        predicates = evaluate(rule.predicate, focus)
+        objects = evaluate(rule.object, focus)
         out = []
         for s, p, o in itertools.product(subjects, predicates, objects):
             if isinstance(s, (NamedNode, BlankNode, Triple)) and isinstance(p, NamedNode):
                 out.append(Triple(s, p, o))
         return out
-
-    def _outputs(self, rule: Rule, expression: Term, store: Store, graphs: list[NamedNode | BlankNode | DefaultGraph],
-                 focus: Term, evaluate: Callable[[Term, Term], list[Term]]) -> list[Term]:
-        """A SHACL-AF node expression's outputs at ``focus``."""
-        if expression == sh.this:
-            return [focus]
-        if not isinstance(expression, BlankNode):
-            return [expression]
-        paths = self._graph.objects(expression, sh.path)
-        if paths:
-            path = parse_path(self._graph, paths[0], shape=rule.shape).sparql()
-            found = store.query(f"SELECT DISTINCT ?this ?v WHERE {{ ?this {path} ?v }}",
-                                substitutions={Variable("this"): focus}, default_graph=graphs)
-            assert isinstance(found, QuerySolutions)
-            return [value for row in found if (value := row["v"]) is not None]
-        return evaluate(expression, focus)
 
 
 def describe(added: dict[Term, int]) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ..core.prefixes import show
-from ..core.terms import Term
-from ..core.vocab import SHACL12_SPEC, SHACL_SPEC, owl, rdf, rdfs, sh, xsd
+from ..core.terms import Term, sparql_term
+from ..core.vocab import SHACL12_SPEC, SHACL_SPEC, local_name, owl, rdf, rdfs, sh, xsd
 from ..core.written import stored_form
 from .components import CORE, Component, Reader
 from .components.base import Shape
@@ -167,6 +167,41 @@ class Loader:
                              shape=shape, rule="SHACL 1.2 §2.1.3.1 sh:targetNode", link=SHACL12_SPEC + "#targetNode")
         return ExpressionTarget(pattern, node)
 
+    def _sparql_target(self, shape: Term, target: Term) -> SparqlTarget:
+        """``sh:target``: a SPARQL-based target, or an instance of a ``sh:SPARQLTargetType``
+        whose parameters it gives (SHACL-AF §5.1, §5.2)."""
+        g = self.graph
+        kinds = [k for k in g.objects(target, rdf.type) if g.is_instance(k, sh.SPARQLTargetType)]
+        holder = kinds[0] if len(kinds) == 1 else target
+        selects = g.objects(holder, sh.select)
+        if len(kinds) > 1 or len(selects) != 1 or not isinstance(selects[0], Literal):
+            raise ShapeError(f"sh:target {target}: only SPARQL-based targets, and instances of one "
+                             "sh:SPARQLTargetType, with exactly one sh:select are supported",
+                             shape=shape, rule="SHACL-AF §5.1 SPARQL-based targets")
+        consts: dict[str, str] = {}
+        for param in g.objects(holder, sh.parameter) if kinds else ():
+            paths = g.objects(param, sh.path)
+            path = paths[0] if len(paths) == 1 else None
+            if not isinstance(path, NamedNode):
+                raise ShapeError(f"a parameter of the target type {holder} needs one IRI as sh:path", shape=shape,
+                                 rule="SHACL-AF §5.2 SPARQL-based target types")
+            values = g.objects(target, path)
+            optional = any(boolean(o) for o in g.objects(param, sh.optional))
+            if len(values) > 1 or not (values or optional):
+                raise ShapeError(f"sh:target {target}: the target type {show(holder, form='exact')} takes one value of "
+                                 f"{show(path, form='exact')}, found {len(values)}", shape=shape,
+                                 rule="SHACL-AF §5.2 SPARQL-based target types")
+            if values:
+                consts[local_name(path)] = sparql_term(values[0])
+        text = selects[0].value
+        query = UserQuery.parse(text, prefixes_of(g, holder, shape=shape, text=text), shape=shape,
+                                where=f"the target {target}")
+        query.check_prebinding(set(consts), shape=shape, where=f"the target {target}")
+        if query.form != "SELECT" or "this" not in query.projected():
+            raise ShapeError(f"the target {target} must be a SELECT query projecting ?this", shape=shape,
+                             rule="SHACL-AF §5.1 SPARQL-based targets")
+        return SparqlTarget(query, target, tuple(consts.items()))
+
     def _targets(self, shape: Shape) -> list[Target]:
         g, node = self.graph, shape.node
         targets: list[Target] = []
@@ -195,17 +230,5 @@ class Loader:
                 raise _err("a shape that is also a class must be an IRI", node, "SHACL §2.1.3.3 implicit class targets", "#implicit-targetClass")
             targets.append(ClassTarget(node))
         for t in g.objects(node, sh.target):
-            selects = g.objects(t, sh.select)
-            if len(selects) != 1 or not isinstance(selects[0], Literal):
-                raise ShapeError(
-                    f"sh:target {t}: only SPARQL-based targets with exactly one sh:select are supported",
-                    shape=node, rule="SHACL-AF §5.1 SPARQL-based targets",
-                )
-            text = selects[0].value
-            query = UserQuery.parse(text, prefixes_of(g, t, shape=node, text=text), shape=node, where=f"the target {t}")
-            query.check_prebinding(set(), shape=node, where=f"the target {t}")
-            if query.form != "SELECT" or "this" not in query.projected():
-                raise ShapeError(f"the target {t} must be a SELECT query projecting ?this", shape=node,
-                                 rule="SHACL-AF §5.1 SPARQL-based targets")
-            targets.append(SparqlTarget(query, t))
+            targets.append(self._sparql_target(node, t))
         return targets

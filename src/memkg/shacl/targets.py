@@ -65,13 +65,15 @@ class ObjectsOfTarget(Target):
 
 @dataclass(frozen=True)
 class SparqlTarget(Target):
-    """``sh:target [ sh:select "SELECT ?this ..." ]`` (SHACL-AF SPARQL-based target)."""
+    """``sh:target [ sh:select "SELECT ?this ..." ]`` (SHACL-AF SPARQL-based target), or an instance
+    of a ``sh:SPARQLTargetType`` (``consts``: its parameters' values as SPARQL terms, by variable)."""
 
     query: UserQuery = field(compare=False)
     node: Term
+    consts: tuple[tuple[str, str], ...] = ()
 
     def sparql(self, var: str, fresh: Callable[[str], str]) -> str:
-        return "{ " + self.query.render(renames={"this": var}) + " }"
+        return "{ " + self.query.render(consts=dict(self.consts), renames={"this": var}) + " }"
 
 
 @dataclass(frozen=True)

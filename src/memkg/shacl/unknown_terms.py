@@ -42,16 +42,19 @@ _STRUCTURE = (
     "resultSeverity", "resultMessage", "sourceConstraint", "detail",
     "incomplete", "incompleteURIStart", "shapesGraph", "suggestedShapesGraph", "shapesGraphWellFormed",
     "rule", "subject", "predicate", "object", "condition", "construct",  # SHACL-AF rules (memkg.shacl.rules)
+    "nodes",  # a SHACL-AF path expression's input, [ sh:path P ; sh:nodes E ], read as a shape for its sh:path
 )
 #: Non-validating annotations (SHACL §2.1.6, §5.x): read by forms and tools, not by validation.
-_DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "returnType", "bodyExpression", "labelTemplate", "codeIdentifier")
+_DESCRIPTIVE = ("name", "description", "order", "group", "defaultValue", "declare", "returnType", "bodyExpression", "labelTemplate", "codeIdentifier",
+                "jsFunctionName", "jsLibrary", "jsLibraryURL")  # a function's JavaScript, beside its SPARQL body
 #: Classes a node of the shapes graph may have.
 _CLASSES = (
     "NodeShape", "PropertyShape", "Shape", "ShapeClass", "ConstraintComponent", "Parameter", "Parameterizable",
     "SPARQLConstraint", "SPARQLAskValidator", "SPARQLSelectValidator", "Validator", "SPARQLExecutable",
     "SPARQLAskExecutable", "SPARQLSelectExecutable", "PrefixDeclaration", "SPARQLTarget", "Target",
     "PropertyGroup", "ValidationReport", "ValidationResult", "AbstractResult", "Severity", "NodeKind",
-    "TargetType", "Rule", "TripleRule", "SPARQLRule", "ShapesGraph",
+    "TargetType", "SPARQLTargetType", "Rule", "TripleRule", "SPARQLRule", "ShapesGraph",
+    "SPARQLConstraintObject",  # what DASH's and pySHACL's tests type their SPARQL constraints with
     "Function", *FUNCTION_CLASSES,  # SPARQL-based functions (memkg.shacl.functions)
 )
 _RULE = ("SHACL 1.2 Core", SHACL12_SPEC)
@@ -79,12 +82,18 @@ def refuse_unknown_terms(graph: ShapesGraph, parameters: set[NamedNode], shapes:
             raise ShapeError(f"{show(p, form='exact')} is not a SHACL term memkg's engine implements; the shapes graph is "
                              "refused rather than read without it", shape=t.subject, rule=_RULE[0], link=_RULE[1])
         if p == rdf.type and isinstance(t.object, NamedNode) and t.object.value.startswith(SH) \
-                and t.object not in classes:
+                and t.object not in classes and not _javascript_beside_sparql(graph, t):
             what = ("a SHACL-AF function" if t.object.value.endswith("Function") else
                     "a SHACL-AF rule" if t.object.value.endswith("Rule") else "a class")
             raise ShapeError(f"{t.subject} is {show(t.object, form='exact')}, {what} memkg's engine does not implement; the "
                              "shapes graph is refused rather than read without it", shape=t.subject,
                              rule=_RULE[0], link=_RULE[1])
+
+
+def _javascript_beside_sparql(graph: ShapesGraph, t: Triple) -> bool:
+    """Whether ``t`` types as ``sh:JSFunction`` a function that has a SPARQL body as well (DASH's
+    functions do): the engine calls its SPARQL and leaves its JavaScript aside."""
+    return t.object == sh.JSFunction and any(graph.is_instance(t.subject, sh[c]) for c in FUNCTION_CLASSES)
 
 
 __all__ = ["refuse_unknown_terms"]

@@ -172,10 +172,11 @@ class ValidationEngine(Protocol):
 
 
 def make_engine(name: str, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, set[str]] | None = None,
-                strict_prefixes: bool = False) -> ValidationEngine:
-    """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`."""
+                strict_prefixes: bool = False, advanced: bool = True) -> ValidationEngine:
+    """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`;
+    ``advanced=False``: SHACL-AF functions and custom targets read but left unapplied, as pySHACL without ``-a``."""
     if name == "native":
-        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes)
+        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes, advanced=advanced)
     if name == "pyshacl":
         # pySHACL and rdflib take most of a second to import; only the reference engine needs them.
         from .pyshacl_engine import PyshaclEngine
@@ -194,7 +195,9 @@ def validate_graphs(
     data_graph: Callable[[GraphName], Sequence[GraphName]] | None = None, shapes: Sequence[Term] | None = None,
 ) -> list[Violation]:
     """Each of ``graphs`` validated with its data graph (``data_graph(graph)``, default
-    :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once."""
+    :func:`~memkg.validation.dataset.data_graph_for`); a result seen from two graphs is kept once
+    (results of one graph are all kept: a SPARQL constraint's solutions that differ only in their
+    message are as many results)."""
     seen: set[tuple[str, ...]] = set()
     results: list[Violation] = []
     graphs = list(graphs)
@@ -206,12 +209,10 @@ def validate_graphs(
             told = partial(_within, progress, step)
         found = engine.validate(store, g, focus=focus, scan=scan, written=written or None, progress=told,
                                 data_graph=data_graph(g) if data_graph is not None else None, shapes=shapes)
-        for r in found:
-            # A node of the shared default graph is seen from every tenant: report it once.
-            k = r.key()
-            if k not in seen:
-                seen.add(k)
-                results.append(with_closest_term(r))
+        # A node of the shared default graph is seen from every tenant: report it once (repeats
+        # within one graph are results of their own).
+        results.extend(with_closest_term(r) for r in found if r.key() not in seen)
+        seen.update(r.key() for r in found)
     return results
 
 

@@ -207,7 +207,8 @@ def _validate_raw(
     for chosen in options.shapes:
         if chosen not in named:
             raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
-    eng = make_engine(engine, shapes, file_prefixes=documents.prefixes, strict_prefixes=options.strict_prefixes)
+    eng = make_engine(engine, shapes, file_prefixes=documents.prefixes, strict_prefixes=options.strict_prefixes,
+                      advanced=options.advanced)
     tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
     mixed: list[GraphName] = []
     if options.ontology:

@@ -10,19 +10,20 @@ the engine, in Python over Oxigraph queries, for the value nodes the query finds
 from __future__ import annotations
 
 
-from pyoxigraph import BlankNode, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ...core.prefixes import show
 from ...core.terms import Term
 from ...core.vocab import SHACL12_NODE_EXPR_SPEC, SHACL12_SPEC, TRUE, sh
 from ..errors import ShapeError
 from ..expressions import Constant, Evaluator, Expr, ExpressionReader, sparql_expression
+from .sparql import messages_of
 from .base import Component, Ctx, Evaluation, Fragment, Reader, Row
 
 
-def _read(cls: type[Component], reader: Reader, param: NamedNode) -> list[tuple[Term, Expr]]:
+def _read(cls: type[Component], reader: Reader, param: NamedNode, *, annotated: bool = False) -> list[tuple[Term, Expr]]:
     expressions = ExpressionReader(reader.graph, reader.shapes.load)
-    return [(v, expressions.read(v, shape=reader.node)) for v in reader.values(param)]
+    return [(v, expressions.read(v, shape=reader.node, annotated=annotated)) for v in reader.values(param)]
 
 
 class ExpressionComponent(Component):
@@ -30,6 +31,7 @@ class ExpressionComponent(Component):
     gives no output node other than ``true``; each value node for which it does is a result."""
 
     IRI = sh.ExpressionConstraintComponent
+    messages: tuple[Literal, ...] = ()
     PER_VALUE = True
     PARAMETERS = (sh.expression,)
     RULE = "SHACL 1.2 Node Expressions sh:expression"
@@ -38,9 +40,11 @@ class ExpressionComponent(Component):
     @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         out: list[Component] = []
-        for term, expr in _read(cls, reader, sh.expression):
+        # As SHACL-AF writes it (and pySHACL reads it), the expression's node may carry the results' sh:message.
+        for term, expr in _read(cls, reader, sh.expression, annotated=True):
             comp = cls(reader.shape, expression=term, expr=expr)
             comp.source_constraint = term
+            comp.messages = messages_of(reader.graph, term) if isinstance(term, BlankNode) else ()
             out.append(comp)
         return out
 

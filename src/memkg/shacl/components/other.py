@@ -33,6 +33,12 @@ class ClosedComponent(Component):
     ANCHOR = SHACL_SPEC + "#ClosedConstraintComponent"
 
     @classmethod
+    def orphan_check(cls, reader: Reader) -> None:
+        """sh:ignoredProperties without sh:closed closes nothing: refused, as pySHACL refuses it."""
+        if reader.has(sh.ignoredProperties) and not reader.has(sh.closed):
+            raise cls.error(reader, "sh:ignoredProperties without sh:closed closes nothing; add sh:closed true")
+
+    @classmethod
     def parse(cls, reader: Reader) -> list[Component]:
         value = reader.one(cls, sh.closed)
         if value == sh.ByTypes and reader.is_property:

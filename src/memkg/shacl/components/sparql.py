@@ -61,7 +61,7 @@ def _one_string(graph: ShapesGraph, node: Term, param: NamedNode, shape: Term, r
     return values[0].value
 
 
-def _messages(graph: ShapesGraph, node: Term) -> tuple[Literal, ...]:
+def messages_of(graph: ShapesGraph, node: Term) -> tuple[Literal, ...]:
     return tuple(m for m in graph.objects(node, sh.message) if isinstance(m, Literal))
 
 
@@ -261,7 +261,7 @@ class SparqlConstraintComponent(_SelectBased):
             query.check_prebinding({"this", "currentShape", "shapesGraph"}, shape=reader.node, where=where)
             comp = cls(reader.shape, sparql=node)
             comp.source_constraint = node
-            comp.messages = _messages(reader.graph, node)
+            comp.messages = messages_of(reader.graph, node)
             severities = reader.graph.objects(node, sh.severity)  # SHACL 1.2: a constraint's own severity
             if len(severities) > 1 or (severities and not isinstance(severities[0], NamedNode)):
                 raise cls.error(reader, f"the sh:severity of {node} must be a single IRI")
@@ -429,7 +429,7 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
                 raise ShapeError(f"{where} needs sh:ask (sh:validator) or sh:select", shape=node, rule=rule)
             query = UserQuery.parse(text, prefixes_of(graph, v, shape=node, text=text), shape=node, where=where)
             query.check_prebinding(prebound, shape=node, where=where)
-            return Validator(v, query, _messages(graph, v))
+            return Validator(v, query, messages_of(graph, v))
 
         out.append(
             ComponentDefinition(
@@ -438,7 +438,7 @@ def component_definitions(graph: ShapesGraph) -> list[ComponentDefinition]:
                 validator=validator(sh.validator, select_ok=False, ask_ok=True),
                 node_validator=validator(sh.nodeValidator, select_ok=True, ask_ok=True),
                 property_validator=validator(sh.propertyValidator, select_ok=True, ask_ok=True),
-                messages=_messages(graph, node),
+                messages=messages_of(graph, node),
             )
         )
     return out
