@@ -84,6 +84,8 @@ def load_files(
         except ValidationError as refused:
             raise placed(refused, reader) from None
         declare(declared)
+        if report.bulk and commits.backend.path is not None:  # committed: the indexes derived from it
+            commits.build_followers(report)
     return report
 
 
