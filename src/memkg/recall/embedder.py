@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.metadata
+import importlib.util
+import json
 import re
 import threading
 from collections.abc import Sequence
@@ -66,9 +68,14 @@ class WordLlamaEmbedder:
     package while the wheel ships ``tokenizers/``, and then downloads; with
     ``cache_dir`` set to the package's own folder it finds both files there,
     and ``disable_download=True`` makes a missing file an error instead of a
-    download. The model loads on the first :meth:`embed` (about 0.3 s, once per process): its
-    name, which an index is checked against, comes from the package's metadata, so opening an
-    index or a write with nothing to embed never loads it.
+    download. That loader imports all of WordLlama (its configuration models, half a second
+    and more) and parses the tokenizer twice; so the two files are read here directly when
+    the wheel has them where version 0.4 puts them (the tokenizer from its file, the token
+    table mapped from the safetensors file, float16 rows converted as a text uses them: the
+    same float32 values), and through WordLlama's loader otherwise. The model loads on the
+    first :meth:`embed`, once per process: the name, which an index is checked against,
+    comes from the package's metadata, so opening an index or a write with nothing to
+    embed never loads it.
     """
 
     dim = 256
@@ -90,8 +97,17 @@ class WordLlamaEmbedder:
             return self._loaded
 
     def _load(self) -> tuple[Any, np.ndarray]:
-        wordllama: Any = importlib.import_module("wordllama")  # untyped: no stubs
-        tokenizers: Any = importlib.import_module("tokenizers")
+        tokenizers: Any = importlib.import_module("tokenizers")  # untyped: no stubs
+        spec = importlib.util.find_spec("wordllama")
+        folder = Path(next(iter(spec.submodule_search_locations or ()), "")) if spec else Path()
+        vocabulary = folder / "tokenizers" / "l2_supercat_tokenizer_config.json"
+        table = _safetensors_table(folder / "weights" / f"l2_supercat_{self.dim}.safetensors", "embedding.weight")
+        if table is not None and vocabulary.is_file():
+            tokenizer = tokenizers.Tokenizer.from_file(str(vocabulary))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            return tokenizer, table
+        wordllama: Any = importlib.import_module("wordllama")
         model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=self.dim)
         # WordLlama's own embed() pads every batch to its longest text and tokenizes on the
         # tokenizers thread pool: for the few texts of one write that costs more than the
@@ -101,6 +117,7 @@ class WordLlamaEmbedder:
         tokenizer.no_padding()
         tokenizer.no_truncation()
         return tokenizer, np.ascontiguousarray(model.embedding, dtype=np.float32)
+
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """The mean of each text's token rows, L2-normalised (WordLlama's ``embed(norm=True)``)."""
@@ -116,8 +133,27 @@ class WordLlamaEmbedder:
         some = lengths > 0
         if some.any():
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[some]
-            sums[some] = np.add.reduceat(table[ids], starts, axis=0)
+            sums[some] = np.add.reduceat(table[ids].astype(np.float32), starts, axis=0)
         return _normalised(sums / np.maximum(lengths, 1)[:, None])
+
+
+def _safetensors_table(path: Path, key: str) -> np.ndarray | None:
+    """The float16 matrix ``key`` of a safetensors file, mapped (None: no such file or tensor).
+    The format: an 8-byte little-endian header length, a JSON header naming each tensor's dtype,
+    shape and byte range, then the data."""
+    try:
+        with open(path, "rb") as f:
+            length = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(length))
+        entry = header[key]
+        start, end = entry["data_offsets"]
+        rows, columns = entry["shape"]
+        if entry["dtype"] != "F16" or end - start != rows * columns * 2:
+            return None
+        table: np.ndarray = np.memmap(path, dtype=np.float16, mode="r", offset=8 + length + start, shape=(rows, columns))
+        return table
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 class HashingEmbedder:

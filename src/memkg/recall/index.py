@@ -147,6 +147,8 @@ class RecallIndex:
         self._lock = threading.RLock()
         self._vectors: Vectors | None = None
         self._rebuilt: str | None = None  #: the rebuild mark the vectors were loaded under
+        #: Whether the vectors' file may lag behind this process's (it wrote, or read no file of this state).
+        self._changed = False
         self.labels = Labeller(store)
         #: The vectors' file beside the database (:mod:`memkg.recall.vector_file`); None in memory.
         self.vector_path = None if path is None else path.with_name(VECTORS_FILE)
@@ -401,6 +403,7 @@ class RecallIndex:
                 self.db.execute("ROLLBACK")
                 self._vectors = None  # rebuilt from the database on the next search
                 raise
+            self._changed = self._changed or bool(docs or dropped)
             if removing and dropped:
                 self._scrub()
                 if self.vector_path is not None:
@@ -418,6 +421,8 @@ class RecallIndex:
         if not rows:
             return []
         ids = [r[0] for r in rows]
+        self.db.execute("INSERT INTO meta VALUES ('removed', ?) ON CONFLICT(key) DO UPDATE "
+                        "SET value = CAST(value AS INTEGER) + excluded.value", (len(ids),))
         self.text.remove(rows)
         for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
             self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
@@ -466,24 +471,28 @@ class RecallIndex:
     FILE_LAG = 4096
 
     def _vector_file_lags(self) -> bool:
-        """Whether the vectors' file is missing, of another rebuild, or far behind the database."""
-        if self.read_only or self.vector_path is None or not self.built:
+        """Whether this process changed the documents and left the vectors' file missing, of
+        another rebuild, or far behind the database (counted from the file's header and the
+        index's count of removed documents, without reading either)."""
+        if not self._changed or self.read_only or self.vector_path is None or not self.built:
             return False
-        held = vector_file.read(self.vector_path, self.embedder.dim)
-        if held is None or held.rebuilt != self.meta("rebuilt"):
+        held = vector_file.state(self.vector_path)
+        if held is None or held.get("rebuilt") != self.meta("rebuilt"):
             return True
-        (newer,) = self.db.execute("SELECT count(*) FROM docs WHERE id > ?", (held.newest,)).fetchone()
-        (older,) = self.db.execute("SELECT count(*) FROM docs WHERE id <= ?", (held.newest,)).fetchone()
-        gone = int(np.count_nonzero(held.vectors.alive[: held.vectors.size])) - older
-        lag: int = newer + gone
-        return lag > self.FILE_LAG * max(1, held.vectors.size // 32768)
+        (newer,) = self.db.execute("SELECT count(*) FROM docs WHERE id > ?", (int(held["newest"]),)).fetchone()
+        lag: int = newer + self.removed() - int(held["removed"])
+        return lag > self.FILE_LAG * max(1, int(held["rows"]) // 32768)
+
+    def removed(self) -> int:
+        """How many documents the index has removed since it was built (kept in ``meta``)."""
+        return int(self.meta("removed") or 0)
 
     def _save_vectors(self) -> None:
         """Write the vectors, as the database holds them now, to their file (on disk only)."""
         if self.vector_path is None or self.read_only:
             return
         v = self.vectors()
-        vector_file.write(self.vector_path, v, rebuilt=self._rebuilt or "")
+        vector_file.write(self.vector_path, v, rebuilt=self._rebuilt or "", removed=self.removed())
 
     def _vector_file_faults(self) -> list[str]:
         """What is wrong with the vectors' file: rows that differ from the database's, or ids up to
@@ -546,6 +555,7 @@ class RecallIndex:
                 self._append(v, rows)
                 v.link(links)
                 self._vectors = v
+                self._changed = True  # no file of this state: written at close, for the next process
             return self._vectors
 
     def follow(self) -> None:

@@ -36,7 +36,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report.consistent:
         print("claim index consistent")
     if recall is None:
-        print("recall index: none yet (built on first recall, or by `memkg index rebuild`)")
+        print("recall index: none yet (built by a bulk load, on first recall, or by `memkg index rebuild`)")
     else:
         for fault in recall.faults:
             where = f"{fault.node} in {fault.graph or 'the default graph'}: " if fault.node else ""

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...core.prefixes import expand
-from ..pictures import picture, render
 from .arguments import open_store
 
 PICTURE_FORMATS = ("svg", "dot")
@@ -25,6 +24,8 @@ def wants_picture(args: argparse.Namespace) -> bool:
 
 def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **options: Any) -> int:
     """Draw the picture of ``kind`` for ``claims`` as ``args.format``; exit code 0."""
+    from ..pictures import picture, render  # here: a command that draws nothing never imports them
+
     with open_store(args, write=False) as store:
         named = expand(claims, store.prefixes) if isinstance(claims, str) else [expand(c, store.prefixes) for c in claims]
         text = render(picture(store, kind, named, tenant=args.tenant, **options), args.format)
