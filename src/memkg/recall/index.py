@@ -19,8 +19,9 @@ bulk load), and says so in the log; a read-only index reports the gap in
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index (:mod:`memkg.recall.fulltext`), their vectors (float16) and their
-links to vertices. The vectors and links are also held in memory, loaded on the
-first search (:mod:`memkg.recall.vectors`). Removing a document (an erasure) leaves no trace of its
+links to vertices. The vectors and links are also held in memory (:mod:`memkg.recall.vectors`),
+mapped on the first search from a file beside the database (:mod:`memkg.recall.vector_file`,
+a copy the database's state is checked against), or read from the database when there is none. Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
@@ -54,8 +55,8 @@ from .documents import (
     graph_key,
     graph_term,
 )
-from .embedder import Embedder
 from . import vector_file
+from .embedder import Embedder
 from .fulltext import FTS_SCHEMA, FTS_TABLES, FullText, scope_token
 from .vector_file import VECTORS_FILE
 from .vectors import Vectors
@@ -516,11 +517,10 @@ class RecallIndex:
         if at.size < ids.size:
             problems.append(f"{ids.size - at.size} document(s) missing from {self.vector_path.name}")
         there = np.isin(ids, saved.ids[at])
-        names = {code: g for g, code in saved.graph_codes.items()}
+        graphs = _names_of(saved)
         same = (np.array_equal(saved.matrix[at], fresh.matrix[: fresh.size][there])
                 and np.array_equal(saved.scale[at], fresh.scale[: fresh.size][there])
-                and [names[int(c)] for c in saved.graphs[at]]
-                == [g for g, keep in zip(_names_of(fresh), there) if keep])
+                and [graphs[p] for p in at] == [g for g, keep in zip(_names_of(fresh), there) if keep])
         for column in ("start", "end", "recorded", "said_low", "said_high"):
             same = same and np.array_equal(getattr(saved, column)[at], getattr(fresh, column)[: fresh.size][there],
                                            equal_nan=True)
