@@ -68,3 +68,20 @@ def test_a_store_that_writes_is_judged_by_the_validation_plugged_in_by_name(tmp_
 
     with MemoryStore(tmp_path / "store") as store:
         assert isinstance(store.validator, WriteValidator)
+
+
+def test_a_recall_from_the_command_line_loads_neither_the_packet_nor_wordllama_nor_http(tmp_path: Path) -> None:
+    from memkg import MemoryStore
+    from memkg.recall import HashingEmbedder, rebuild_recall_index, recall_index
+
+    with MemoryStore(tmp_path / "store", followers=[recall_index(embedder=HashingEmbedder())]) as store:
+        store.load(LIA)
+    with MemoryStore(tmp_path / "store") as store:
+        rebuild_recall_index(store)  # with the default embedder, as memkg recall opens it
+    code = ("import sys\nfrom memkg.adapters.cli import main\n"
+            f"assert main(['--store', {str(tmp_path / 'store')!r}, 'recall', 'what does Lia drink?']) == 0")
+    loaded = loaded_after(code)
+    assert "memkg.recall.ranking" in loaded and "tokenizers" in loaded  # it ranked, with the default model
+    unwanted = ("memkg.provenance", "memkg.adapters.pictures", "memkg.store.backends.sparql", "http.client",
+                "wordllama", "memkg.validation", "memkg.shacl")
+    assert [m for m in loaded if any(m == u or m.startswith(u + ".") for u in unwanted)] == []

@@ -103,3 +103,21 @@ def test_a_question_naming_someone_is_also_embedded_without_the_name() -> None:
     embedder.asked.clear()
     recall(store, "What does the build server do?", k=1)
     assert embedder.asked == ["What does the build server do?"]  # it names nobody: one vector
+
+
+def test_the_default_embedder_reads_the_wheels_files_as_wordllamas_loader_does(monkeypatch, no_network) -> None:
+    import sys
+
+    from memkg.recall import WordLlamaEmbedder
+
+    texts = ["green tea in the evening", "", "Omar Haddad 4570 says: I drink quiet React 6412.", "Café ☃ UNAFFORDABLE",
+             "word " * 400]
+    direct = WordLlamaEmbedder()
+    assert direct._loaded is None  # nothing loaded before the first embedding
+    vectors = direct.embed(texts)
+    assert isinstance(direct._loaded[1], np.memmap)  # the table mapped from the safetensors file
+    module = sys.modules[WordLlamaEmbedder.__module__]
+    monkeypatch.setattr(module, "_safetensors_table", lambda *args: None)  # as if the files were elsewhere
+    through_wordllama = WordLlamaEmbedder()
+    assert np.array_equal(vectors, through_wordllama.embed(texts))
+    assert not isinstance(through_wordllama._loaded[1], np.memmap)

@@ -15,10 +15,8 @@ from datetime import datetime
 from pyoxigraph import DefaultGraph, NamedNode, Quad
 
 from ..core.hits import Hit, Hits
-from ..provenance.evidence import packet as make_packet
 from ..store import MemoryStore
 from ..store.backends.base import Backend
-from ..store.backends.sparql import RemoteError
 from ..store.plugins import RECALL, Host, NotPluggedIn
 from .follower import RECALL_INDEX
 from .hits import RecallAnswer
@@ -78,6 +76,8 @@ def _served(backend: Backend, query: str, *, tenant: str | NamedNode | None, k: 
     indexes it keeps beside its store, under the backend's token (docs/contract.md section 7:
     ``{"query", "hits", "matched"}``). Another SPARQL server has no such indexes (and no copy
     here could be kept current as other clients write): :class:`RemoteError` says so."""
+    from ..store.backends.sparql import RemoteError  # here: a recall on disk needs no HTTP client
+
     params = [("q", query), ("k", str(k))]
     params += [(name, value) for name, value in (
         ("tenant", tenant.value if isinstance(tenant, NamedNode) else tenant),
@@ -132,6 +132,8 @@ def answer(
             if len(tenants) != 1:
                 raise ValueError("a packet covers one tenant: name it (tenant=…)")
             scope = tenants[0]
+        from ..provenance.evidence import packet as make_packet  # here: a recall without one never imports it
+
         evidence = make_packet(store, [h.node for h in hits], tenant=scope, max_vertices=max(max_vertices, len(hits)))
     return RecallAnswer(query, tuple(hits), evidence, matched=hits.matched)
 

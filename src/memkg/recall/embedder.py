@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
+import json
 import re
 import threading
 from collections.abc import Sequence
@@ -65,43 +68,92 @@ class WordLlamaEmbedder:
     package while the wheel ships ``tokenizers/``, and then downloads; with
     ``cache_dir`` set to the package's own folder it finds both files there,
     and ``disable_download=True`` makes a missing file an error instead of a
-    download. Loading takes about 0.3 s, once per process.
+    download. That loader imports all of WordLlama (its configuration models, half a second
+    and more) and parses the tokenizer twice; so the two files are read here directly when
+    the wheel has them where version 0.4 puts them (the tokenizer from its file, the token
+    table mapped from the safetensors file, float16 rows converted as a text uses them: the
+    same float32 values), and through WordLlama's loader otherwise. The model loads on the
+    first :meth:`embed`, once per process: the name, which an index is checked against,
+    comes from the package's metadata, so opening an index or a write with nothing to
+    embed never loads it.
     """
 
     dim = 256
 
     def __init__(self) -> None:
         try:
-            wordllama: Any = importlib.import_module("wordllama")  # untyped: no stubs
-            tokenizers: Any = importlib.import_module("tokenizers")
-        except ImportError as err:  # pragma: no cover - a declared dependency
+            version = importlib.metadata.version("wordllama")
+        except importlib.metadata.PackageNotFoundError as err:  # pragma: no cover - a declared dependency
             raise ImportError("the default recall embedder needs the wordllama package") from err
-        self.name = f"wordllama-{getattr(wordllama, '__version__', '0.4')}-l2_supercat-256"
+        self.name = f"wordllama-{version}-l2_supercat-256"
+        self._loaded: tuple[Any, np.ndarray] | None = None
+        self._loading = threading.Lock()
+
+    def _model(self) -> tuple[Any, np.ndarray]:
+        """The tokenizer and the token table, loaded on first use."""
+        with self._loading:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> tuple[Any, np.ndarray]:
+        tokenizers: Any = importlib.import_module("tokenizers")  # untyped: no stubs
+        spec = importlib.util.find_spec("wordllama")
+        folder = Path(next(iter(spec.submodule_search_locations or ()), "")) if spec else Path()
+        vocabulary = folder / "tokenizers" / "l2_supercat_tokenizer_config.json"
+        table = _safetensors_table(folder / "weights" / f"l2_supercat_{self.dim}.safetensors", "embedding.weight")
+        if table is not None and vocabulary.is_file():
+            tokenizer = tokenizers.Tokenizer.from_file(str(vocabulary))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            return tokenizer, table
+        wordllama: Any = importlib.import_module("wordllama")
         model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=self.dim)
         # WordLlama's own embed() pads every batch to its longest text and tokenizes on the
         # tokenizers thread pool: for the few texts of one write that costs more than the
         # arithmetic (threads woken on a busy machine). The same mean of token rows is computed
         # here from an unpadded copy of its tokenizer, one text at a time.
-        self._tokenizer = tokenizers.Tokenizer.from_str(model.tokenizer.to_str())
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
-        self._table: np.ndarray = np.ascontiguousarray(model.embedding, dtype=np.float32)
+        tokenizer = tokenizers.Tokenizer.from_str(model.tokenizer.to_str())
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return tokenizer, np.ascontiguousarray(model.embedding, dtype=np.float32)
+
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """The mean of each text's token rows, L2-normalised (WordLlama's ``embed(norm=True)``)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        encode = self._tokenizer.encode
+        tokenizer, table = self._model()
+        encode = tokenizer.encode
         tokens = [encode(text, add_special_tokens=False).ids for text in texts]
         lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
         ids = np.fromiter((i for t in tokens for i in t), dtype=np.int64, count=int(lengths.sum()))
-        np.clip(ids, 0, len(self._table) - 1, out=ids)
+        np.clip(ids, 0, len(table) - 1, out=ids)
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
         some = lengths > 0
         if some.any():
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[some]
-            sums[some] = np.add.reduceat(self._table[ids], starts, axis=0)
+            sums[some] = np.add.reduceat(table[ids].astype(np.float32), starts, axis=0)
         return _normalised(sums / np.maximum(lengths, 1)[:, None])
+
+
+def _safetensors_table(path: Path, key: str) -> np.ndarray | None:
+    """The float16 matrix ``key`` of a safetensors file, mapped (None: no such file or tensor).
+    The format: an 8-byte little-endian header length, a JSON header naming each tensor's dtype,
+    shape and byte range, then the data."""
+    try:
+        with open(path, "rb") as f:
+            length = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(length))
+        entry = header[key]
+        start, end = entry["data_offsets"]
+        rows, columns = entry["shape"]
+        if entry["dtype"] != "F16" or end - start != rows * columns * 2:
+            return None
+        table: np.ndarray = np.memmap(path, dtype=np.float16, mode="r", offset=8 + length + start, shape=(rows, columns))
+        return table
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 class HashingEmbedder:
@@ -130,7 +182,7 @@ _default_lock = threading.Lock()
 
 
 def default_embedder() -> Embedder:
-    """The process-wide default embedder (WordLlama), loaded on first use."""
+    """The process-wide default embedder (WordLlama), its model loaded on its first embedding."""
     global _default
     with _default_lock:
         if _default is None:

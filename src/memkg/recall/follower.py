@@ -17,15 +17,21 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from ..guard.cancellation import shielded
 from ..store.plugins import Host
+from ..store.report import Progress
 from .embedder import Embedder, default_embedder
 from .index import INDEX_FILE, RecallIndex, RecallIndexReport
 
 
 class RecallIndexKind:
     """Opens the recall index of stores that keep followers (``capabilities.sole_writer``),
-    with ``embedder`` (None: :func:`memkg.recall.default_embedder`, loaded when first needed)."""
+    with ``embedder`` (None: :func:`memkg.recall.default_embedder`, whose model loads when first
+    needed)."""
 
     name = "recall index"
 
@@ -45,8 +51,31 @@ class RecallIndexKind:
                             read_only=host.read_only)
         if not index.built and not host.read_only:
             with shielded():  # written to the store's directory: whole or not at all
-                index.rebuild()
+                index.rebuild(_building.get())
         return index
+
+    def build(self, host: Host, *, progress: Progress | None) -> RecallIndex | None:
+        """The index, built now if it is not (after a bulk load: :class:`memkg.store.plugins.BuiltAfterLoads`)."""
+        if host.read_only:
+            return None
+        told = None if progress is None else lambda n: progress(f"building the recall index: {n:,} documents…")
+        with _telling(told):
+            return self.open(host, create=True)
+
+
+#: Told how many documents a build that opening an index starts has derived (see _telling).
+_building: ContextVar[Callable[[int], None] | None] = ContextVar("recall_index_building", default=None)
+
+
+@contextmanager
+def _telling(progress: Callable[[int], None] | None) -> Iterator[None]:
+    """Tell ``progress`` of a build that opening the index starts here, whichever kind of the
+    recall index's name the store keeps (its own embedder's, or the default)."""
+    token = _building.set(progress)
+    try:
+        yield
+    finally:
+        _building.reset(token)
 
 
 def recall_index(*, embedder: Embedder | None = None) -> RecallIndexKind:
@@ -66,15 +95,18 @@ def check_recall_index(store: Host) -> RecallIndexReport | None:
     return None if index is None else index.check()
 
 
-def rebuild_recall_index(store: Host) -> int:
+def rebuild_recall_index(store: Host, *, progress: Callable[[int], None] | None = None) -> int:
     """Derive ``store``'s recall index again from the data (creating it); returns its document
-    count. Raises PermissionError on a store open read-only, ValueError on one that keeps no
-    index (a server's: its server keeps one)."""
+    count; ``progress`` is told how many documents are derived so far. Raises PermissionError on
+    a store open read-only, ValueError on one that keeps no index (a server's: its server keeps one)."""
     if store.read_only:
         raise PermissionError(f"{store.backend.path}: the store is open read-only")
     with store.lock():
-        existed = store.follower(RECALL_INDEX) is not None
-        index = store.follower(RECALL_INDEX, create=True)
+        index = store.follower(RECALL_INDEX)
+        if index is not None:
+            return index.rebuild(progress)
+        with _telling(progress):  # none yet: built as it opens
+            index = store.follower(RECALL_INDEX, create=True)
         if index is None:
             raise ValueError("this store keeps no recall index: its server does")
-        return index.rebuild() if existed else int(index.stats()["documents"])
+        return int(index.stats()["documents"])

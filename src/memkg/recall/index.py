@@ -19,8 +19,9 @@ bulk load), and says so in the log; a read-only index reports the gap in
 Storage: one SQLite database (``recall.sqlite`` inside an on-disk store's
 directory, ``:memory:`` for an in-memory store) holding the documents, their
 FTS5 text index (:mod:`memkg.recall.fulltext`), their vectors (float16) and their
-links to vertices. The vectors and links are also held in memory, loaded on the
-first search (:mod:`memkg.recall.vectors`). Removing a document (an erasure) leaves no trace of its
+links to vertices. The vectors and links are also held in memory (:mod:`memkg.recall.vectors`),
+mapped on the first search from a file beside the database (:mod:`memkg.recall.vector_file`,
+a copy the database's state is checked against), or read from the database when there is none. Removing a document (an erasure) leaves no trace of its
 text: ``secure_delete`` zeroes freed pages, the FTS index is merged so no old
 segment keeps its terms, and the write-ahead log is truncated.
 """
@@ -34,7 +35,7 @@ import re
 import sqlite3
 import threading
 import uuid
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,8 +55,10 @@ from .documents import (
     graph_key,
     graph_term,
 )
+from . import vector_file
 from .embedder import Embedder
 from .fulltext import FTS_SCHEMA, FTS_TABLES, FullText, scope_token
+from .vector_file import VECTORS_FILE
 from .vectors import Vectors
 
 __all__ = ["IndexFault", "RecallIndex", "RecallIndexReport", "INDEX_FILE"]
@@ -94,6 +97,12 @@ CREATE TABLE IF NOT EXISTS pending(node TEXT NOT NULL, graph TEXT NOT NULL);
 
 CAPTION = mem.caption
 _NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _names_of(v: Vectors) -> list[GraphKey]:
+    """Each row's graph, by name."""
+    names = {code: g for g, code in v.graph_codes.items()}
+    return [names[int(c)] for c in v.graphs[: v.size]]
 
 
 def normalise_name(name: str) -> str:
@@ -139,7 +148,11 @@ class RecallIndex:
         self._lock = threading.RLock()
         self._vectors: Vectors | None = None
         self._rebuilt: str | None = None  #: the rebuild mark the vectors were loaded under
+        #: Whether the vectors' file may lag behind this process's (it wrote, or read no file of this state).
+        self._changed = False
         self.labels = Labeller(store)
+        #: The vectors' file beside the database (:mod:`memkg.recall.vector_file`); None in memory.
+        self.vector_path = None if path is None else path.with_name(VECTORS_FILE)
         if path is None:
             uri, flags = ":memory:", {}
         elif read_only:
@@ -183,23 +196,32 @@ class RecallIndex:
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def close(self) -> None:
-        """Close the database and let go of the store (so its directory can be opened again)."""
+        """Close the database and let go of the store (so its directory can be opened again);
+        save the vectors to their file first if it lags far behind the database."""
         with self._lock:
+            try:
+                if self._vector_file_lags():
+                    self._save_vectors()
+            except (OSError, sqlite3.Error) as err:  # derived data: the next search reads the database
+                log.warning("recall index %s: vectors not saved: %s", self.vector_path, err)
             self.db.close()
             self._vectors = None
             del self.store, self.labels
 
     # -- writing -----------------------------------------------------------------------
 
-    def rebuild(self) -> int:
+    def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
         """Derive every document again from the store, in one transaction; returns how many.
+        ``progress`` is told how many documents are derived so far, every few thousand.
 
         One pass over the store: its quads come grouped by graph and subject, so each node's
         document is derived from its group as it passes (a node whose quads came in two runs
-        is read back whole), and written in chunks, so memory stays bounded at any size.
+        is read back whole), and written in chunks, so memory stays bounded at any size. The
+        vectors are kept in memory as they are written, and saved to their file after the commit.
         """
         with self._lock:
             self.labels.forget()
+            self._vectors = Vectors(self.embedder.dim)
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self._drop()
@@ -215,6 +237,8 @@ class RecallIndex:
                         self._insert(chunk)
                         count += len(chunk)
                         chunk = []
+                        if progress is not None:
+                            progress(count)
                 self._insert(chunk)
                 count += len(chunk)
                 if split:  # nodes whose quads came in two runs: derived again from the store, whole
@@ -229,9 +253,13 @@ class RecallIndex:
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
+                self._vectors = None
                 raise
+            self._rebuilt = rebuilt
             self._scrub()
-            self._vectors = None
+            self._save_vectors()
+            if progress is not None:
+                progress(count)
             return count
 
     def _derive_all(self, split: dict[tuple[NamedNode, GraphName], None]) -> Iterator[Document]:
@@ -376,8 +404,11 @@ class RecallIndex:
                 self.db.execute("ROLLBACK")
                 self._vectors = None  # rebuilt from the database on the next search
                 raise
+            self._changed = self._changed or bool(docs or dropped)
             if removing and dropped:
                 self._scrub()
+                if self.vector_path is not None:
+                    vector_file.erase(self.vector_path, dropped)
 
     def _delete(self, keys: Sequence[tuple[str, GraphKey]]) -> list[int]:
         wanted = set(keys)
@@ -391,6 +422,8 @@ class RecallIndex:
         if not rows:
             return []
         ids = [r[0] for r in rows]
+        self.db.execute("INSERT INTO meta VALUES ('removed', ?) ON CONFLICT(key) DO UPDATE "
+                        "SET value = CAST(value AS INTEGER) + excluded.value", (len(ids),))
         self.text.remove(rows)
         for table, column in (("docs", "id"), ("links", "doc"), ("names", "doc")):
             self.db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
@@ -429,10 +462,71 @@ class RecallIndex:
                     names.append((i, entity, d.graph, whole, 1))
                     names += [(i, entity, d.graph, part, 0) for part in whole.split() if part != whole and len(part) > 2]
         self.db.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", names)
-        if self._vectors is not None:
-            self._vectors.append(ids, vectors, [d.graph for d in docs], [d.start for d in docs],
+        if self._vectors is not None:  # as stored (float16): the same rows a process reading them gets
+            self._vectors.append(ids, packed, [d.graph for d in docs], [d.start for d in docs],
                                  [d.end for d in docs], [d.recorded for d in docs], [d.mentions for d in docs])
             self._vectors.link([(i, e) for i, d in zip(ids, docs) for e, _ in d.links])
+
+    #: New or removed documents, per 32,768 the vectors' file holds, past which it is written again
+    #: (at close): a search reads what the file lacks from the database.
+    FILE_LAG = 4096
+
+    def _vector_file_lags(self) -> bool:
+        """Whether this process changed the documents and left the vectors' file missing, of
+        another rebuild, or far behind the database (counted from the file's header and the
+        index's count of removed documents, without reading either)."""
+        if not self._changed or self.read_only or self.vector_path is None or not self.built:
+            return False
+        held = vector_file.state(self.vector_path)
+        if held is None or held.get("rebuilt") != self.meta("rebuilt"):
+            return True
+        (newer,) = self.db.execute("SELECT count(*) FROM docs WHERE id > ?", (int(held["newest"]),)).fetchone()
+        lag: int = newer + self.removed() - int(held["removed"])
+        return lag > self.FILE_LAG * max(1, int(held["rows"]) // 32768)
+
+    def removed(self) -> int:
+        """How many documents the index has removed since it was built (kept in ``meta``)."""
+        return int(self.meta("removed") or 0)
+
+    def _save_vectors(self) -> None:
+        """Write the vectors, as the database holds them now, to their file (on disk only)."""
+        if self.vector_path is None or self.read_only:
+            return
+        v = self.vectors()
+        vector_file.write(self.vector_path, v, rebuilt=self._rebuilt or "", removed=self.removed())
+
+    def _vector_file_faults(self) -> list[str]:
+        """What is wrong with the vectors' file: rows that differ from the database's, or ids up to
+        its newest that it lacks. (Rows the database dropped since are the lag a search follows;
+        a file of an earlier rebuild is ignored by searches and written again at close.)"""
+        if self.vector_path is None or not self.vector_path.exists():
+            return []
+        held = vector_file.read(self.vector_path, self.embedder.dim)
+        if held is None:
+            return [f"{self.vector_path.name} is not a vectors file of this index: searches read the database "
+                    "instead (`memkg index rebuild` writes it again)"]
+        if held.rebuilt != self.meta("rebuilt"):
+            return []
+        saved = held.vectors
+        fresh = Vectors(self.embedder.dim)
+        self._append(fresh, self.db.execute("SELECT id, graph, t0, t1, recorded, vec, said0, said1 FROM docs "
+                                            "WHERE id <= ? ORDER BY id", (held.newest,)).fetchall())
+        ids = fresh.ids[: fresh.size]
+        at = saved.positions(ids)
+        problems = []
+        if at.size < ids.size:
+            problems.append(f"{ids.size - at.size} document(s) missing from {self.vector_path.name}")
+        there = np.isin(ids, saved.ids[at])
+        graphs = _names_of(saved)
+        same = (np.array_equal(saved.matrix[at], fresh.matrix[: fresh.size][there])
+                and np.array_equal(saved.scale[at], fresh.scale[: fresh.size][there])
+                and [graphs[p] for p in at] == [g for g, keep in zip(_names_of(fresh), there) if keep])
+        for column in ("start", "end", "recorded", "said_low", "said_high"):
+            same = same and np.array_equal(getattr(saved, column)[at], getattr(fresh, column)[: fresh.size][there],
+                                           equal_nan=True)
+        if not same:
+            problems.append(f"{self.vector_path.name} differs from the database")
+        return problems
 
     def _scrub(self) -> None:
         """Leave no trace of removed text: merge the FTS segments (old ones hold the removed
@@ -444,8 +538,14 @@ class RecallIndex:
     # -- reading -----------------------------------------------------------------------
 
     def vectors(self) -> Vectors:
-        """The in-memory vectors, loaded from the database on first use."""
+        """The vectors, on first use mapped from their file and brought up to the database
+        (:meth:`follow`), or, without a file of this state, read from the database whole."""
         with self._lock:
+            if self._vectors is None and self.vector_path is not None:
+                held = vector_file.read(self.vector_path, self.embedder.dim)
+                if held is not None:
+                    self._vectors, self._rebuilt = held.vectors, held.rebuilt
+                    self.follow()  # drops them if the file is of another rebuild
             if self._vectors is None:
                 v = Vectors(self.embedder.dim)
                 with self._reading():
@@ -455,6 +555,7 @@ class RecallIndex:
                 self._append(v, rows)
                 v.link(links)
                 self._vectors = v
+                self._changed = True  # no file of this state: written at close, for the next process
             return self._vectors
 
     def follow(self) -> None:
@@ -651,6 +752,7 @@ class RecallIndex:
                 if expected.get(key) is None and len(faults) < limit:
                     faults.append(IndexFault(key[0], key[1], "orphaned"))
             faults += [IndexFault("", "", problem) for problem in self.text.faults(len(held))]
+            faults += [IndexFault("", "", problem) for problem in self._vector_file_faults()]
             if self.db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 faults.append(IndexFault("", "", "a write was interrupted between the store's commit and the index's: "
                                                  "opening the store writable repairs it"))

@@ -129,6 +129,11 @@ class Vectors:
             codes[e] if e in codes else codes.setdefault(e, len(codes)) for _, e in links]
         self.links = need
 
+    def sorted_links(self, order: np.ndarray, codes: np.ndarray) -> None:
+        """Take the links sorted by vertex (``order``: positions among the links; ``codes``: their
+        vertex codes in that order), as a file of vectors holds them, instead of sorting again."""
+        self._by_entity = (order, codes, len(order))
+
     def linked(self, entities: Iterable[str]) -> np.ndarray:
         """Positions of the live documents linked to any of ``entities`` (ascending), read from
         the links in memory sorted by vertex: the cost follows the documents found."""

@@ -30,7 +30,7 @@ from ..core.terms import Graph
 from ..guard.cancellation import shielded
 from . import claim_index
 from .backends.base import Backend, Capabilities, QuadStore
-from .plugins import F, FirstLoad, FirstLoadJudge, Follower, FollowerKind, Judge, Plugins
+from .plugins import BuiltAfterLoads, F, FirstLoad, FirstLoadJudge, Follower, FollowerKind, Judge, Plugins
 from .report import LoadReport
 
 
@@ -93,6 +93,18 @@ class CommitPath:
                         self._open[kind.name] = found
         # Kinds of one name open followers of one type: the one asked for is the one kept.
         return cast("F | None", found)
+
+    def build_followers(self, report: LoadReport) -> None:
+        """After a bulk load: build the followers whose kinds build after loads
+        (:class:`memkg.store.plugins.BuiltAfterLoads`), as the load's phase ``build``."""
+        kinds = [k for k in self._kinds.values() if k.name not in self._open and getattr(k, "build", None)]
+        if not kinds:  # each one kept already (it followed the write)
+            return
+        with report.phase("build"), self._lock:
+            for kind in kinds:
+                built = cast(BuiltAfterLoads, kind).build(self, progress=report.progress)
+                if built is not None:
+                    self._open[kind.name] = built
 
     def open_followers(self) -> list[Follower]:
         """Every follower this store keeps, opened (a write must keep each one up)."""

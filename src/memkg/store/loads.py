@@ -85,6 +85,8 @@ def load_files(
         except ValidationError as refused:
             raise placed(refused, reader) from None
         report.renamed_prefixes = declare(declared)
+        if report.bulk and commits.backend.path is not None:  # committed: the indexes derived from it
+            commits.build_followers(report)
     return report
 
 

@@ -92,6 +92,16 @@ class FollowerKind(Protocol[F_co]):
         ...
 
 
+class BuiltAfterLoads(Protocol):
+    """A :class:`FollowerKind` may also build its follower right after a bulk load into a store on
+    disk (``load`` then does it as a phase of its own, ``"build"``), so that the first read
+    after the load does not start with a long, silent build."""
+
+    def build(self, host: Host, *, progress: Progress | None) -> Follower | None:
+        """The store's follower, built from the data if it is not yet (telling ``progress``)."""
+        ...
+
+
 class Host(Protocol):
     """What a plug-in may use of the store it serves: its backend and what the backend can do,
     the write lock, its other followers. The store's commit path is one, and so is the store."""
@@ -237,6 +247,11 @@ class Deferred:
              strict_literals: bool) -> list[tuple[str, str]]:
         return cast(FirstLoad, self.target()).load(host, reader, report, judge=judge, strict_literals=strict_literals)
 
+    @property
+    def build(self) -> Callable[..., Follower | None] | None:
+        """The target kind's :meth:`BuiltAfterLoads.build`, if it has one."""
+        return cast("Callable[..., Follower | None] | None", getattr(self.target(), "build", None))
+
     def __repr__(self) -> str:
         return f"Deferred({self._name!r}, {self.where!r})"
 
@@ -275,6 +290,7 @@ def plug_in(
 
 __all__ = [
     "RECALL",
+    "BuiltAfterLoads",
     "Deferred",
     "FirstLoad",
     "FirstLoadJudge",

@@ -25,7 +25,8 @@ class LoadReport:
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
     #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
     #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,
-    #: ``optimize`` (compaction after a bulk write), ``flush``; a first load
+    #: ``optimize`` (compaction after a bulk write), ``flush``, ``build`` (the derived indexes
+    #: built after a bulk load: :class:`memkg.store.plugins.BuiltAfterLoads`); a first load
     #: (:mod:`memkg.loading.first_load`) adds the phases of its other process, marked
     #: ``(other process)``, and the time it waited for the reading and for the judging.
     seconds: dict[str, float] = field(default_factory=dict)
@@ -51,4 +52,5 @@ class LoadReport:
 _PHASE_NAMES = {"parse": "parsing", "literals": "checking literals", "index": "indexing claims",
                 "copy": "copying into memory",
                 "validate": "validating", "count": "counting",
-                "write": "writing", "followers": "updating the derived indexes", "optimize": "compacting", "flush": "flushing to disk"}
+                "write": "writing", "followers": "updating the derived indexes", "optimize": "compacting", "flush": "flushing to disk",
+                "build": "building the derived indexes"}

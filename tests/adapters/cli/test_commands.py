@@ -111,6 +111,23 @@ def test_view_current_shows_current_claims_only(run) -> None:
     assert "no graph named <https://example.org/tenants/nobody> (known: <https://example.org/tenants/lia>)" in err
 
 
+def test_a_view_on_a_terminal_shows_progress_and_ends_with_a_summary_on_stderr(run, monkeypatch) -> None:
+    from memkg.adapters.cli import output
+
+    run("load", str(LIA))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(output, "PROGRESS_ROWS", 2)
+    code, out, err = run("view", "current", "--tenant", LIA_GRAPH)
+    assert code == 0 and "(5 rows)" in out and "\x1b" not in out
+    assert "view current: 4 rows…" in err
+    assert err.rsplit("\x1b[K", 1)[-1].startswith("view current: 5 rows in ") and err.endswith(" s\n")
+    code, out, err = run("view", "current", "--format", "json")
+    assert code == 0 and json.loads(out)
+    assert f"view current: {len(out.encode()) - 1:,} bytes of json in " in err  # the newline after the JSON aside
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert run("view", "current")[2] == ""  # piped: quiet
+
+
 def test_view_list_names_every_template(run) -> None:
     code, out, _ = run("view", "--list")
     listed = {line.split()[0] for line in out.splitlines()}

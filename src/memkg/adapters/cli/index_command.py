@@ -4,10 +4,12 @@ per reifier) and the recall index (text, vectors and links, :mod:`memkg.recall`)
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ...recall import check_recall_index, rebuild_recall_index
 from .arguments import open_store
 from .exit_codes import EXIT_INVALID, EXIT_OK
+from .output import stderr_progress
 from .registry import AddCommand
 
 
@@ -17,8 +19,12 @@ def cmd_index(args: argparse.Namespace) -> int:
             store.rebuild_index()
             print("claim index rebuilt")
             if store.capabilities.sole_writer:  # else the server keeps it
-                documents = rebuild_recall_index(store)
-                print(f"recall index rebuilt: {documents} documents")
+                progress = stderr_progress()
+                documents = rebuild_recall_index(
+                    store, progress=progress and (lambda n: progress(f"rebuilding the recall index: {n:,} documents…")))
+                if progress:
+                    sys.stderr.write("\r\x1b[K")
+                print(f"recall index rebuilt: {documents:,} documents")
         return EXIT_OK
     with open_store(args, write=False) as store:
         report = store.check_index()
@@ -30,7 +36,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report.consistent:
         print("claim index consistent")
     if recall is None:
-        print("recall index: none yet (built on first recall, or by `memkg index rebuild`)")
+        print("recall index: none yet (built by a bulk load, on first recall, or by `memkg index rebuild`)")
     else:
         for fault in recall.faults:
             where = f"{fault.node} in {fault.graph or 'the default graph'}: " if fault.node else ""

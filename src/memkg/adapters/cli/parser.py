@@ -53,9 +53,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                "against the data (exit 1 if inconsistent), or rebuild them."),
     "recall": ("recall_command", "Find what the memory holds about a question: messages, claims, episodes and "
                                  "vertices, best first, each with the signals (lexical, vector, entity, time, graph) "
-                                 "that ranked it. The text and vector indexes are built on first use and kept by "
-                                 "every write. With --endpoint, the server (memkg serve) answers from its own "
-                                 "indexes."),
+                                 "that ranked it. The text and vector indexes are built by a bulk load (or on "
+                                 "first use) and kept by every write. With --endpoint, the server (memkg serve) "
+                                 "answers from its own indexes."),
     "tags": ("tags_commands", "Edge properties (label:value hyperedges over records): write, list and gather "
                               "them."),
     "policy": ("tags_commands", "Lanes and source types: show a policy file, or write the SHACL shapes that "

@@ -12,7 +12,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..pictures import picture, render
 from .arguments import open_store
 
 PICTURE_FORMATS = ("svg", "dot")
@@ -24,6 +23,8 @@ def wants_picture(args: argparse.Namespace) -> bool:
 
 def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **options: Any) -> int:
     """Draw the picture of ``kind`` for ``claims`` as ``args.format``; exit code 0."""
+    from ..pictures import picture, render  # here: a command that draws nothing never imports them
+
     with open_store(args, write=False) as store:
         named = (store.read_iri(claims, what="claim").value if isinstance(claims, str)
                  else [store.read_iri(c, what="claim").value for c in claims])

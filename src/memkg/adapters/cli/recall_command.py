@@ -7,7 +7,6 @@ import json
 import sys
 
 from ...recall import answer
-from ..pictures import packet_diagram, render
 from .arguments import format_option, open_store, parse_time, tenant_option
 from .exit_codes import EXIT_OK, UsageError
 from .picture_output import PICTURE_FORMATS, emit, picture_options, wants_picture
@@ -22,6 +21,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
                         known_at=parse_time(args.known_at), packet=args.packet or wants_picture(args))
         prefixes = store.prefixes
     if wants_picture(args):  # the evidence packet, drawn (memkg.adapters.pictures)
+        from ..pictures import packet_diagram, render  # here: a recall without a picture never imports them
 
         if result.packet is None:
             raise UsageError("this recall has no evidence packet to draw (no hits?)")
@@ -43,8 +43,8 @@ def register(command: AddCommand) -> None:
         "recall",
         "Find what the memory holds about a question: messages, claims, episodes and vertices, best first, "
         "each with the signals (lexical, vector, entity, time, graph) that ranked it. The text and vector "
-        "indexes are built on first use and kept by every write. With --endpoint, the server (memkg serve) "
-        "answers from its own indexes.",
+        "indexes are built by a bulk load (or on first use) and kept by every write. With --endpoint, the "
+        "server (memkg serve) answers from its own indexes.",
         "memkg recall 'what does Lia drink in the evening?' --k 5 --format json\n"
         "  memkg recall 'what does Lia drink in the evening?' --format svg -o evidence.svg   # the packet, drawn",
         cmd_recall,

@@ -112,8 +112,16 @@ def cmd_view(args: argparse.Namespace) -> int:
     given = {**view_options(getattr(args, "unknown", [])), **parse_params(args.param)}
     if args.tenant:
         given["tenant"] = args.tenant
+    progress = stderr_progress()
+    began = time.perf_counter()
     with open_store(args, write=False) as store:
-        write_results(store.view(args.name, given), args.format, store.prefixes)
+        if progress:
+            progress(f"view {args.name}…")
+        written = write_results(store.view(args.name, given), args.format, store.prefixes,
+                                progress and (lambda rows: progress(f"view {args.name}: {rows}")))
+    if progress:  # a summary, never mixed into the data (quiet when piped)
+        sys.stderr.write("\r\x1b[K")
+        print(f"view {args.name}: {written} in {time.perf_counter() - began:.1f} s", file=sys.stderr)
     return EXIT_OK
 
 
