@@ -79,14 +79,14 @@ _DOWNSTREAM = "SELECT DISTINCT ?x WHERE { %s ?x a ?class FILTER(?class IN (%s)) 
 _CLAIM_CLASSES = "SELECT DISTINCT ?class WHERE { ?class rdfs:subClassOf* mem:Claim }"
 
 
-def _downstream(store: MemoryStore, roots: Sequence[Node], options: dict[str, Any]) -> set[Node]:
+def _downstream(store: MemoryStore, roots: Sequence[Node], options: dict[str, Any]) -> set[NamedNode]:
     """The claims reached from ``roots`` through lineage or support links (blank roots: none)."""
     named = [r for r in roots if isinstance(r, NamedNode)]
     if not named:
         return set()
     classes = ", ".join(str(r[0]) for r in select(store, _CLAIM_CLASSES, options))
     paths = " UNION ".join(_DOWNSTREAM_PATH % r for r in named)
-    return {r[0] for r in select(store, _DOWNSTREAM % (paths, classes), options)}
+    return {r[0] for r in select(store, _DOWNSTREAM % (paths, classes), options) if isinstance(r[0], NamedNode)}
 
 
 def impact(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from pyoxigraph import (
@@ -23,11 +22,11 @@ from pyoxigraph import (
 )
 
 from ....core import sparql as sparql_lexer
-from ....core.json_terms import sparql_term_json
 from ....core.terms import Term, sparql_data_term
-from ....core.vocab import ONTOLOGY_GRAPH, RDF_TYPE
+from ....core.vocab import ONTOLOGY_GRAPH, RDF_TYPE, memx
 from ... import claim_index, ontology
 from .. import rdf11
+from ...views import rows_as_solutions
 from .client import (
     DIALECTS,
     FIRST_PAGE,
@@ -244,7 +243,7 @@ class ServerStore:
         rows = [[row[n] for n in names] for row in results]
         self.decoder.resolve(t for row in rows for t in row)
         decoded = [[self.decoder.term(t) for t in row] for row in rows]
-        return _solutions(names, decoded)
+        return rows_as_solutions(names, decoded)
 
     def _select(self, text: str, dataset: Sequence[tuple[str, str]] | None = None, *,
                 decode: bool = True) -> list[dict[str, Any]]:
@@ -384,18 +383,71 @@ class ServerStore:
         return quads
 
 
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *,
+               backward: Collection[NamedNode], first_backward: Collection[NamedNode] = (),
+               follow: Collection[NamedNode]) -> list[Quad]:
+        """The quads around ``seeds`` in the shared graph and ``graphs``, decoded: every quad of
+        each node reached (its own), the quads that point at it by a ``backward`` predicate (and,
+        from the seeds only, by a ``first_backward`` one), and so on from the nodes reached along
+        ``follow`` (forwards) and ``backward`` links, until no new node is reached; and every
+        ``rdfs:subClassOf`` of those graphs but the ontology graph (the ontology is memkg's).
+        Blank nodes are read through the node that names them (one level: a support group
+        written ``[ … ]``).
+
+        A view evaluated over them answers as over the whole dataset when its template reads no
+        further than that (see :mod:`memkg.store.views`). One request per level of links, each
+        naming at most :data:`AROUND_CHUNK` nodes.
+        """
+        dataset = self._pattern_dataset([DefaultGraph(), *graphs])
+        follow = set(follow)
+        found: dict[Quad, None] = {}
+        seen: set[NamedNode] = set()
+        frontier = list(dict.fromkeys(seeds))
+        incoming = sorted({*backward, *first_backward}, key=str)
+        schema = _SUBCLASSES.format(ontology=ONTOLOGY_GRAPH)
+        while frontier:
+            seen.update(frontier)
+            reached: list[NamedNode] = []
+            back = " ".join(str(p) for p in incoming)
+            for start in range(0, len(frontier), AROUND_CHUNK):
+                nodes = " ".join(str(n) for n in frontier[start:start + AROUND_CHUNK])
+                branches = [_OWN % nodes, _BLANK_OWN % nodes, _POINTING % (nodes, back), *([schema] if schema else [])]
+                schema = ""
+                for row in self._select(_AROUND % " UNION ".join(branches), dataset, decode=False):
+                    found[self._quad_of(row)] = None
+                    s, p, o = row["s"], row["p"], row["o"]
+                    if p in follow and isinstance(o, NamedNode):
+                        reached.append(o)
+                    if p in incoming and isinstance(s, NamedNode):
+                        reached.append(s)
+            incoming = sorted(set(backward), key=str)
+            frontier = [n for n in dict.fromkeys(reached) if n not in seen and not rdf11.is_encoded(n)]
+        quads = list(found)
+        if self.dialect == "rdf11":
+            quads = list(rdf11.decode_quads(quads, self.decoder))
+        return quads
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]:
+        """Every claim (a node with a claim-index triple) of the shared graph and ``graphs``."""
+        rows = self._select(_CLAIMS, self._pattern_dataset([DefaultGraph(), *graphs]), decode=False)
+        return sorted({row["c"] for row in rows if isinstance(row["c"], NamedNode)}, key=str)
+
+
+_CLAIMS = f"SELECT DISTINCT ?c WHERE {{ GRAPH ?g {{ ?c {memx.subject} ?x }} }}"
+#: :meth:`ServerStore.around`: in one query, the quads of some nodes, of the blank nodes they
+#: name, the quads pointing at them by some predicates, and (once) the data's subclasses.
+AROUND_CHUNK = 500
+_AROUND = "SELECT ?s ?p ?o ?g WHERE { %s }"
+_OWN = "{ VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }"
+_BLANK_OWN = "{ VALUES ?x { %s } GRAPH ?g { ?x ?via ?s FILTER(isBLANK(?s)) ?s ?p ?o } }"
+_POINTING = "{ VALUES ?o { %s } VALUES ?p { %s } GRAPH ?g { ?s ?p ?o } }"
+_SUBCLASSES = ("{{ VALUES ?p {{ <http://www.w3.org/2000/01/rdf-schema#subClassOf> }} GRAPH ?g {{ ?s ?p ?o }} "
+               "FILTER(?g != {ontology}) }}")
+
+
 def _names_dataset(sparql: str) -> bool:
     """Whether the query text has its own FROM / FROM NAMED clause."""
     return any(t.is_word("FROM") for t in sparql_lexer.tokenize(sparql, source="<query>"))
-
-
-def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
-    """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
-    bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
-    body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
-    results = parse_query_results(body, QueryResultsFormat.JSON)
-    assert isinstance(results, QuerySolutions)
-    return results
 
 
 def detect_dialect(client: SparqlClient) -> str:
