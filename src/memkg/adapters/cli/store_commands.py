@@ -49,6 +49,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     print(
         f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
         f"{report.added:,} new (index included), store {args.store}"
+        + (f", written by {report.written_by}" if report.written_by else "")
     )
     return EXIT_OK
 

@@ -92,6 +92,11 @@ class Backend(Protocol):
     read_only: bool
 
     @property
+    def written_by(self) -> str:
+        """How the last write reached a server, for a load's report ("" for a store in process)."""
+        ...
+
+    @property
     def store(self) -> QuadStore:
         """The quads, to read (``MemoryStore.raw``)."""
         ...

@@ -126,6 +126,7 @@ class EmbeddedBackend:
     capabilities = Capabilities(in_process=True, bulk_load=True, sole_writer=True)
     #: Views run as queries on the store itself.
     view_site = "here"
+    written_by = ""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
                  store: Store | None = None, create: bool = True) -> None:

@@ -56,8 +56,9 @@ class SparqlBackend:
     """
 
     #: Every lookup is a request and other clients write too: memkg batches its reads, runs
-    #: whole-store work on a copy, keeps no index of its own and asks the server for what it keeps.
-    capabilities = Capabilities(in_process=False, bulk_load=False, sole_writer=False)
+    #: whole-store work on a copy, keeps no index of its own and asks the server for what it keeps;
+    #: a large load goes by the server's Graph Store Protocol.
+    capabilities = Capabilities(in_process=False, bulk_load=True, sole_writer=False)
     path: Path | None = None
 
     def __init__(
@@ -90,7 +91,14 @@ class SparqlBackend:
     def extend(self, quads: Iterable[Quad]) -> None:
         self.store.apply(insert=quads)
 
-    bulk_extend = extend
+    def bulk_extend(self, quads: Iterable[Quad]) -> None:
+        """A large load by the server's Graph Store Protocol (:meth:`ServerStore.bulk_insert`)."""
+        self.store.bulk_insert(quads)
+
+    @property
+    def written_by(self) -> str:
+        """How the last write reached the server (a load's report says it)."""
+        return self.store.written_by
 
     def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
         self.store.apply(delete=remove, insert=add)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import urllib.parse
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -19,6 +21,7 @@ from pyoxigraph import (
     Triple,
     parse,
     parse_query_results,
+    serialize,
 )
 
 from ....core import sparql as sparql_lexer
@@ -38,6 +41,7 @@ from .client import (
     RemoteUnsupported,
     SparqlClient,
     is_memkg_server,
+    route_url,
 )
 
 
@@ -63,6 +67,8 @@ class ServerStore:
         self._install_ontology = install_ontology
         self.decoder = rdf11.Decoder(lookup=self._describe)
         self._graphs: list[NamedNode] | None = None
+        #: how the last write reached the server, for a load's report
+        self.written_by = ""
 
     @property
     def dialect(self) -> str:
@@ -345,9 +351,93 @@ class ServerStore:
         if insert:
             operations.append(f"INSERT DATA {{ {self._data_block(insert + registry)} }}")
         if operations:
-            self.client.update(" ;\n".join(operations))
+            self._send(" ;\n".join(operations), delete, insert + registry)
         if graphs - set(self.graphs()):
             self.forget_graphs()
+
+    def bulk_insert(self, quads: Iterable[Quad]) -> None:
+        """Add quads by the server's Graph Store Protocol, the way its own bulk loads go: the
+        whole dataset as N-Quads to ``/store`` (Oxigraph), or each graph as N-Triples to
+        ``/sparql-graph-crud`` (Virtuoso, rdf11), :data:`BULK_PART` quads a request. A server without it (a refusal: 404, 405, 415)
+        gets updates (:meth:`apply`); :attr:`written_by` says which way the quads went.
+        Not atomic: a failure midway leaves the graphs sent so far."""
+        given = list(quads)
+        if self.native_default:  # a memkg server judges and indexes what it is sent: through /update
+            return self.apply(insert=given)
+        insert = rdf11.encode_quads(given) if self.dialect == "rdf11" else list(given)
+        graphs = {q.graph_name for q in insert if isinstance(q.graph_name, NamedNode)}
+        insert += [Quad(g, RDF_TYPE, GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)]
+        on_server = [Quad(q.subject, q.predicate, q.object, self._server_graph(q.graph_name)) for q in insert]
+        parts = 0
+        try:
+            if self.dialect == "rdf11":
+                by_graph: dict[NamedNode, list[Quad]] = {}
+                for q in on_server:
+                    assert isinstance(q.graph_name, NamedNode)  # every memkg graph is named on such a server
+                    by_graph.setdefault(q.graph_name, []).append(q)
+                url = route_url(self.client.endpoint, "sparql-graph-crud")
+                for g, held in by_graph.items():
+                    target = f"{url}?{urllib.parse.urlencode({'graph-uri': g.value})}"
+                    for start in range(0, len(held), BULK_PART):
+                        triples = [q.triple for q in held[start:start + BULK_PART]]
+                        self.client.post(target, serialize(triples, format=RdfFormat.N_TRIPLES) or b"", "text/turtle")
+                        parts += 1
+            else:
+                url = route_url(self.client.endpoint, "store")
+                for start in range(0, len(on_server), BULK_PART):
+                    quads_part = on_server[start:start + BULK_PART]
+                    self.client.post(url, serialize(quads_part, format=RdfFormat.N_QUADS) or b"", "application/n-quads")
+                    parts += 1
+            self.written_by = f"the Graph Store Protocol ({url}, {parts} requests)"
+        except RemoteError as err:
+            if err.status not in (404, 405, 415):
+                raise
+            self.apply(insert=given)
+        self.forget_graphs()
+
+    def _send(self, text: str, delete: list[Quad], insert: list[Quad]) -> None:
+        """One update request; or, when the server refuses a body this large (its limit then
+        learned, :attr:`SparqlClient.body_limit`), the deletions and then the insertions in parts
+        under the limit (:attr:`written_by` says so: the write is then no longer atomic)."""
+        size = len(text.encode("utf-8"))
+        limit = self.client.body_limit
+        if limit is None or size <= limit:
+            try:
+                self.client.update(text)
+                self.written_by = "one update"
+                return
+            except RemoteError as err:
+                if not self._learn_limit(err, size):
+                    raise
+        parts = self._send_cut("DELETE", delete) + self._send_cut("INSERT", insert)
+        self.written_by = f"{parts} updates (the server takes at most {self.client.body_limit:,} bytes a request)"
+
+    def _send_cut(self, operation: str, quads: list[Quad]) -> int:
+        """``quads`` in ``operation DATA`` requests under the server's limit, halved again at each
+        refusal for size; how many requests took them."""
+        if not quads:
+            return 0
+        text = f"{operation} DATA {{ {self._data_block(quads)} }}"
+        size = len(text.encode("utf-8"))
+        limit = self.client.body_limit
+        if len(quads) == 1 or limit is None or size <= limit:
+            try:
+                self.client.update(text)
+                return 1
+            except RemoteError as err:
+                if len(quads) == 1 or not self._learn_limit(err, size):
+                    raise
+        half = len(quads) // 2
+        return self._send_cut(operation, quads[:half]) + self._send_cut(operation, quads[half:])
+
+    def _learn_limit(self, err: RemoteError, size: int) -> bool:
+        """Whether ``err`` refused ``size`` bytes for their size; if so the limit it tells is kept."""
+        learned = _size_limit(err, size)
+        if learned is None:
+            return False
+        known = self.client.body_limit
+        self.client.body_limit = learned if known is None else min(known, learned)
+        return True
 
     def _data_block(self, quads: Sequence[Quad]) -> str:
         by_graph: dict[NamedNode | DefaultGraph, list[str]] = {}
@@ -443,6 +533,30 @@ _BLANK_OWN = "{ VALUES ?x { %s } GRAPH ?g { ?x ?via ?s FILTER(isBLANK(?s)) ?s ?p
 _POINTING = "{ VALUES ?o { %s } VALUES ?p { %s } GRAPH ?g { ?s ?p ?o } }"
 _SUBCLASSES = ("{{ VALUES ?p {{ <http://www.w3.org/2000/01/rdf-schema#subClassOf> }} GRAPH ?g {{ ?s ?p ?o }} "
                "FILTER(?g != {ontology}) }}")
+
+
+#: Quads per Graph Store Protocol request of a bulk insert (~10 MB of N-Quads: under Virtuoso's
+#: limits, and answered within the client's timeout on a busy server).
+BULK_PART = 50_000
+#: How servers word a refusal of a body past their limit: Oxigraph's ("limited to N bytes",
+#: 128 MiB) and Virtuoso's (about 10 MB: SR578 "string concatenation is too large", or HT057
+#: "the STRING session … is long", as the body is read; and "memory exhausted" from its
+#: SPARQL parser, past about 5,000 triples in one block).
+_LIMITED_TO = re.compile(r"limited to (\d+) bytes")
+_TOO_LARGE = ("SR578", "HT057", "memory exhausted", "too large", "Payload Too Large")
+
+
+def _size_limit(err: RemoteError, size: int) -> int | None:
+    """The most a server takes in one request, learned from its refusal of ``size`` bytes (None:
+    not a refusal for size). A server that says it is taken with some room; one that does not,
+    half what it refused."""
+    said = f"{err} {err.detail}"
+    stated = _LIMITED_TO.search(said)
+    if stated:
+        return int(stated.group(1)) * 9 // 10
+    if err.status == 413 or any(word in said for word in _TOO_LARGE):
+        return size // 2
+    return None
 
 
 def _names_dataset(sparql: str) -> bool:
