@@ -23,7 +23,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store,
 from memkg import MemoryStore, UnknownIRIError
 from memkg.store.backends import rdf11
 from memkg.adapters.cli import main
-from memkg.store.backends.sparql import SparqlClient
+from memkg.store.backends.sparql import ServerStore, SparqlClient
 
 from tests.support.examples import EXAMPLES
 from tests.support.remote_servers import Server, start_oxigraph, start_virtuoso
@@ -124,6 +124,25 @@ def test_every_view_returns_the_same_rows_on_every_store(embedded: MemoryStore, 
     assert not differ, f"{server.name}: {len(differ)} of {len(VIEW_CASES)} view calls differ: {differ[:3]}"
     answered = [outcome(embedded, v, p) for v, p in VIEW_CASES]
     assert sum(1 for a in answered if a and ("error",) != next(iter(a))[:1]) > len(VIEW_CASES) // 2  # not all empty
+
+
+@pytest.mark.parametrize("evaluation", ["copy", "around"])
+def test_every_way_of_evaluating_a_view_gives_the_same_rows(embedded: MemoryStore, virtuoso: Server,
+                                                             evaluation: str) -> None:
+    remote = MemoryStore.connect(virtuoso.endpoint, read_only=True, view_evaluation=evaluation)
+    differ = [(v, p) for v, p in VIEW_CASES if outcome(embedded, v, p) != outcome(remote, v, p)]
+    assert not differ, f"{evaluation}: {len(differ)} of {len(VIEW_CASES)} view calls differ: {differ[:3]}"
+
+
+def test_a_view_about_one_subject_reads_its_neighbourhood_not_the_store(virtuoso: Server, monkeypatch) -> None:
+    remote = MemoryStore.connect(virtuoso.endpoint, read_only=True)
+    assert remote.backend.view_site == "around"
+    held = len(remote)
+    read: list[int] = []
+    real = ServerStore._select
+    monkeypatch.setattr(ServerStore, "_select", lambda self, *a, **k: (rows := real(self, *a, **k), read.append(len(rows)))[0])
+    found = list(remote.view("current", {"tenant": LIA_GRAPH, "subject": LX + "Lia"}))
+    assert found and sum(read) < held / 4, (sum(read), held)
 
 
 def outcome(store: MemoryStore, view: str, params: dict[str, str]) -> set:

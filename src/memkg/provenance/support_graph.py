@@ -30,15 +30,18 @@ _ECHO = str(mem.echoOf)
 #: What the fixpoint needs to know about ?x: each support alternative (?g the
 #: group, unbound for a mem:supportedBy leg; ?g = mem:echoOf for what ?x echoes)
 #: with its member ?m, and ?w, whatever withdraws ?x (mem:retracts, mem:supersedes).
-_ALTERNATIVES = """
-  OPTIONAL {
+_ALTERNATIVE_BRANCHES = """
     { ?x mem:supportedBy ?m }
     UNION { ?x mem:supportGroup ?g OPTIONAL { ?g mem:member ?m } }
-    UNION { ?x mem:echoOf ?m BIND(mem:echoOf AS ?g) }
-  }
-"""
+    UNION { ?x mem:echoOf ?m BIND(mem:echoOf AS ?g) }"""
 _WITHDRAWERS = "  OPTIONAL { ?w mem:retracts|mem:supersedes ?x }\n"
-_STRUCTURE = _ALTERNATIVES + _WITHDRAWERS
+_ALTERNATIVES = "\n  OPTIONAL {" + _ALTERNATIVE_BRANCHES + "\n  }\n"
+#: The withdrawers are one more branch of the alternatives' UNION, not an OPTIONAL of their
+#: own after it: Virtuoso 7 drops the binding of an OPTIONAL that follows an unmatched
+#: OPTIONAL over a UNION (a superseded claim with no recorded support read as standing).
+#: A row is then an alternative or a withdrawer, never their product.
+_STRUCTURE = ("\n  OPTIONAL {" + _ALTERNATIVE_BRANCHES
+              + "\n    UNION { ?w mem:retracts|mem:supersedes ?x }\n  }\n")
 
 #: The downstream cone of a source (what may fall with it), with the alternatives of
 #: each node; its withdrawals are read apart (see SupportGraph._read_withdrawals). The
@@ -585,13 +588,14 @@ class SupportGraph:
         return self._term(self._keys[i])
 
     def groups(self, node: Node) -> list[Group]:
-        """The support alternatives of ``node``: legs first (by member), then groups (by node)."""
+        """The support alternatives of ``node``: legs first (by member), then groups (by node), each
+        group's members by IRI (the order a server returns them in is its own)."""
         i = self.node_id(node)
         if i is None:
             return []
         term, keys = self._term, self._keys
         out = [
-            Group(None if g is None else term(g), tuple(term(keys[j]) for j in ms))
+            Group(None if g is None else term(g), tuple(term(keys[j]) for j in sorted(ms, key=lambda j: keys[j])))
             for g, ms in self._alternatives()[i]
         ]
         out.sort(key=lambda grp: (grp.node is not None, str(grp.node or ""), [str(m) for m in grp.members]))
@@ -664,8 +668,7 @@ class SupportGraph:
         if self._plan is None:
             n = len(self._keys)
             # A leg is a one-member alternative: the node resting on it is satisfied as soon as
-            # the member stands, no counter needed. A repeated leg (a node's rows repeat once per
-            # withdrawer in the generic structure query) is watched twice: harmless.
+            # the member stands, no counter needed. A repeated leg is watched twice: harmless.
             leg_watch: list[list[int]] = [[] for _ in range(n)]
             for x, j in zip(self._leg_x, self._leg_m):
                 leg_watch[j].append(x)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..core.json_terms import terms_json
 from ..core.model import Retraction
 from ..core.vocab import ONTOLOGY_GRAPH, mem, rdf
 from ..store import MemoryStore, gc_paused, scope
-from .datasets import IRI, Node, as_node, dataset, select, values_block
+from .datasets import IRI, Node, as_node, dataset, select
 from .support_graph import SupportGraph, iri_key
 
 # -- dependents, impact and withdrawal -------------------------------------------------
@@ -66,13 +67,26 @@ def dependents(store: MemoryStore, source: IRI, *, tenant: IRI | None = None) ->
     return list(impact(store, source, tenant=tenant, with_downstream=False).fallen)
 
 
-#: Claims downstream of the sources through lineage or support links.
-_DOWNSTREAM = (
-    "SELECT DISTINCT ?x WHERE { VALUES ?source { %s } "
-    "?source (^prov:wasDerivedFrom|^mem:assertedBy|^mem:echoOf|^prov:used|^prov:wasGeneratedBy"
-    "|^mem:supportedBy|^mem:member/^mem:supportGroup)+ ?x . "
-    "?x a ?class . FILTER EXISTS { ?class rdfs:subClassOf* mem:Claim } }"
+#: Claims downstream of the sources through lineage or support links: one path from each
+#: source written as a constant, then the claim classes by name. Virtuoso 7 evaluates neither
+#: a path started from a VALUES block ("transitive start not given") nor a second path joined
+#: to the first (rdfs:subClassOf*: no rows), so the classes are read on their own.
+_DOWNSTREAM_PATH = (
+    "{ %s (^prov:wasDerivedFrom|^mem:assertedBy|^mem:echoOf|^prov:used|^prov:wasGeneratedBy"
+    "|^mem:supportedBy|^mem:member/^mem:supportGroup)+ ?x }"
 )
+_DOWNSTREAM = "SELECT DISTINCT ?x WHERE { %s ?x a ?class FILTER(?class IN (%s)) }"
+_CLAIM_CLASSES = "SELECT DISTINCT ?class WHERE { ?class rdfs:subClassOf* mem:Claim }"
+
+
+def _downstream(store: MemoryStore, roots: Sequence[Node], options: dict[str, Any]) -> set[NamedNode]:
+    """The claims reached from ``roots`` through lineage or support links (blank roots: none)."""
+    named = [r for r in roots if isinstance(r, NamedNode)]
+    if not named:
+        return set()
+    classes = ", ".join(str(r[0]) for r in select(store, _CLAIM_CLASSES, options))
+    paths = " UNION ".join(_DOWNSTREAM_PATH % r for r in named)
+    return {r[0] for r in select(store, _DOWNSTREAM % (paths, classes), options) if isinstance(r[0], NamedNode)}
 
 
 def impact(
@@ -97,7 +111,7 @@ def impact(
     fallen, weakened = effect.fallen, effect.weakened
     downstream: list[NamedNode] = []
     if with_downstream:
-        reached = {r[0] for r in select(store, _DOWNSTREAM % values_block(roots), dataset(tenant))}
+        reached = _downstream(store, roots, dataset(tenant))
         skip = {*fallen, *weakened, *roots}
         downstream = sorted((n for n in reached if n not in skip), key=iri_key)
     fallen_sources = effect.fallen_sources

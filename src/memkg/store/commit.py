@@ -202,6 +202,7 @@ class CommitPath:
                     self.backend.bulk_extend(quads)
                 else:
                     self.backend.extend(quads)
+            report.written_by = self.backend.written_by
             with report.phase("followers"):
                 self._follow(begun, known or (), removed or (), kept)
             if bulk and compact:

@@ -302,6 +302,10 @@ class MemoryStore:
             views.require_graph(bound.tenant, self.named_graphs())
         scope.require_all(self.raw, bound.iris, tenant=bound.tenant)  # an unknown IRI is an error, not no rows
         site = self.backend.view_site
+        view = views.get_view(name)
+        if site == "around" and not view.portable:
+            tenants = self.named_graphs() if bound.tenant is None else [bound.tenant]
+            return views.around(view, bound, self.backend, [*tenants, ONTOLOGY_GRAPH])
         if site == "server":
             return self.backend.server_view(name, dict(params or {}))
         if site == "copy":

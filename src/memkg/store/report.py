@@ -22,6 +22,9 @@ class LoadReport:
     parsed: int = 0  #: quads read from the files
     added: int = 0  #: quads (data and index) the store did not have before
     bulk: bool = False  #: whether the bulk loader was used
+    #: how the quads reached a server ("one update", "the Graph Store Protocol (URL)", "N updates
+    #: (the server takes at most B bytes a request)"); empty for the embedded store
+    written_by: str = ""
     #: Wall seconds per phase, for benchmarks: ``count`` (how many quads the write adds),
     #: ``parse`` (files to Python quads), ``literals`` (finding the literals the store
     #: rewrites), ``index`` (the claim index quads), ``validate``, ``write``,

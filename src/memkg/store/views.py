@@ -32,26 +32,46 @@ hold at least one ``#+ bindings`` line.
 
 ``tenant`` is not a variable: it selects the dataset the query runs over, that
 tenant's graph plus the shared default graph and the ontology graph.
+
+On a server that evaluates a template wrongly (Virtuoso 7 answers most of them
+wrongly or not at all: its property paths joined to other patterns lose rows), a
+view is evaluated here by the same engine as on the embedded store, over the
+view's *neighbourhood* read from the server (:func:`around`): the quads of the
+claims it is about and of everything their rows read. Two header lines tell how
+far that is: ``#+ portable`` says an RDF 1.1 server evaluates the template as
+written (no neighbourhood needed), ``#+ downstream`` that its rows reach what
+rests on its IRI parameters (``dependents``), ``#+ lineage`` what they were drawn
+from (``lineage``). Any other view reads a claim, its support and echoes (to any
+depth), its versions and what withdraws each of them.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any, Protocol
 
-from pyoxigraph import Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
+from pyoxigraph import Literal, NamedNode, Quad, QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, Store
+from pyoxigraph import parse_query_results
 
 from ..core import names
 from ..core.errors import NotFoundError, UnreadableName
+from ..core.json_terms import sparql_term_json
 from ..core.prefixes import BUILT_IN
 from ..core.resources import data_dir
 from ..core.sparql import read_prologue
 from ..core.terms import datetime_literal, parse_datetime
+from ..core.vocab import mem, memx, prov
+from ..guard.access import dataset_for
+from .ontology import ontology_quads
 
 _PARAM = re.compile(r"^#\+\s*param\s+(\w+)\s+(\w+(?:\|\w+)*)(?:\s+(optional|required))?\s*(.*)$")
+#: A header line saying how a template may be evaluated: ``#+ portable: why`` or ``#+ downstream: why``
+_FLAG = re.compile(r"^#\+\s*(portable|downstream|lineage)\b")
 _BINDINGS = re.compile(r"^[ \t]*#\+[ \t]*bindings[ \t]*$", re.MULTILINE)
 _BRANCH = re.compile(r"^[ \t]*#\+[ \t]*(?:if[ \t]+(\w+)|(else)|(end))[ \t]*$")
 PARAM_TYPES = ("iri", "datetime", "string", "decimal", "integer")
@@ -76,6 +96,12 @@ class View:
     params: tuple[Param, ...]
     text: str
     path: Path = field(compare=False)
+    #: ``#+ portable``: an RDF 1.1 server (Virtuoso 7) evaluates the template as written
+    portable: bool = False
+    #: ``#+ downstream``: the rows reach what rests on the IRI parameters (see :func:`around`)
+    downstream: bool = False
+    #: ``#+ lineage``: the rows reach what the IRI parameters were drawn from (see :func:`around`)
+    lineage: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -154,7 +180,9 @@ def _read_view(path: Path) -> View:
         if data_params and not markers:
             shape = f" (given: {', '.join(given) or 'none of ' + ', '.join(branches)})" if branches else ""
             raise ValueError(f"{path}: declares parameters, so needs a '#+ bindings' line{shape}; found none")
-    return View(path.stem, summary, tuple(params), text, path)
+    flags = {m.group(1) for m in map(_FLAG.match, text.splitlines()) if m}
+    return View(path.stem, summary, tuple(params), text, path, "portable" in flags, "downstream" in flags,
+                "lineage" in flags)
 
 
 def _subsets(names: list[str]) -> list[tuple[str, ...]]:
@@ -260,4 +288,75 @@ def solutions(result: QuerySolutions | QueryBoolean | QueryTriples, *, what: str
     """The rows of a SELECT's result (a view's, say); :class:`TypeError` for an ASK or CONSTRUCT."""
     if not isinstance(result, QuerySolutions):
         raise TypeError(f"{what} is not a SELECT query: it has no rows")
+    return result
+
+
+# -- a view over its neighbourhood -------------------------------------------------------
+
+#: Followed forwards from every node of a neighbourhood: what a claim rests on (support, echoes)
+#: and its earlier versions.
+FORWARD = (mem.supportedBy, mem.supportGroup, mem.member, mem.echoOf, mem.supersedes)
+#: Followed forwards too in a ``#+ lineage`` view: what a node was drawn from.
+LINEAGE = (mem.assertedBy, prov.wasDerivedFrom, prov.wasGeneratedBy, prov.used)
+#: Followed backwards from every node: what withdraws it, its later versions.
+BACKWARD = (mem.supersedes, mem.retracts)
+#: Followed backwards too in a ``#+ downstream`` view: what rests on a node.
+DOWNSTREAM = (mem.supportedBy, mem.supportGroup, mem.member, mem.echoOf)
+#: Followed backwards from an IRI parameter only: the claims about a subject.
+ABOUT = (memx.subject,)
+#: The claims of a view without IRI parameters are read and evaluated this many at a time.
+CLAIMS_AT_ONCE = 2000
+
+
+class Neighbourhoods(Protocol):
+    """A server's reads for :func:`around` (:class:`memkg.store.backends.sparql.ServerStore`)."""
+
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *, backward: Collection[NamedNode],
+               first_backward: Collection[NamedNode] = (), follow: Collection[NamedNode]) -> list[Quad]: ...
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]: ...
+
+
+def around(view: View, bound: BoundQuery, server: Neighbourhoods, graphs: Sequence[NamedNode]) -> QuerySolutions:
+    """``view``'s rows evaluated here over its neighbourhood on ``server`` (in the shared graph and
+    ``graphs``; memkg's ontology as this version has it): the same rows as over the whole dataset.
+
+    The neighbourhood of a view with IRI parameters starts at them (and the claims about them);
+    one without starts at every claim, :data:`CLAIMS_AT_ONCE` at a time, each batch keeping the
+    rows of its own claims (a claim's row reads only its own neighbourhood)."""
+    backward = BACKWARD + (DOWNSTREAM if view.downstream else ())
+    forward = FORWARD + (LINEAGE if view.lineage else ())
+    batches: list[tuple[list[NamedNode], set[NamedNode] | None]]
+    if bound.iris:
+        batches = [(list(bound.iris), None)]
+    else:
+        every = server.claims(graphs)
+        batches = [(every[i:i + CLAIMS_AT_ONCE], set(every[i:i + CLAIMS_AT_ONCE]))
+                   for i in range(0, len(every), CLAIMS_AT_ONCE)] or [([], None)]
+    names: list[str] = []
+    rows: dict[tuple[Any, ...], None] = {}
+    options = dataset_for(bound.tenant)
+    for seeds, keep in batches:
+        local = Store()
+        local.extend(_ontology())
+        local.extend(server.around(seeds, graphs, backward=backward, first_backward=ABOUT, follow=forward))
+        result = solutions(local.query(bound.text, **options), what=f"view {view.name!r}")
+        names = [v.value for v in result.variables]
+        for row in result:
+            if keep is None or row["claim"] in keep:
+                rows[tuple(row[n] for n in names)] = None
+    return rows_as_solutions(names, list(rows))
+
+
+@cache
+def _ontology() -> tuple[Quad, ...]:
+    return tuple(ontology_quads())
+
+
+def rows_as_solutions(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> QuerySolutions:
+    """Rows of terms (None: unbound) as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
+    bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
+    body = json.dumps({"head": {"vars": list(names)}, "results": {"bindings": bindings}}).encode()
+    result = parse_query_results(body, QueryResultsFormat.JSON)
+    assert isinstance(result, QuerySolutions)
     return result

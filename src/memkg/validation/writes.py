@@ -192,9 +192,14 @@ class WriteValidator:
         # Invariant 9 for every node judged, not only the event ids the write names: a node that
         # the write types, or that a removal touched, meets the other holders of its event id too.
         judged_nodes = dict.fromkeys([*(q.subject for q in batch if q.predicate == rdf.type), *touched])
-        judged_ids = [q for n in judged_nodes if isinstance(n, NamedNode)
-                      for q in main.quads_for_pattern(n, mem.eventId, None, None) if q.graph_name != ONTOLOGY_GRAPH]
-        holders, holder_graphs = _event_id_holders(main, [*batch, *judged_ids])
+        judged = [n for n in judged_nodes if isinstance(n, NamedNode)]
+        if in_process:
+            judged_ids = [q for n in judged for q in main.quads_for_pattern(n, mem.eventId, None, None)
+                          if q.graph_name != ONTOLOGY_GRAPH]
+            holders, holder_graphs = _event_id_holders(main, [*batch, *judged_ids])
+        else:  # on a server, a few queries instead of a request per node and per event id
+            judged_ids = _in_every_graph(main, "s", judged, mem.eventId)
+            holders, holder_graphs = _event_id_holders_read_at_once(main, [*batch, *judged_ids])
         touched_graphs |= holder_graphs
         graphs = sorted(
             {q.graph_name for q in [*batch, *removed] if q.graph_name != ONTOLOGY_GRAPH} | touched_graphs, key=str
@@ -607,6 +612,41 @@ def _event_id_holders(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad]
                     out.update(main.quads_for_pattern(other.subject, rdf.type, None, graph))
                     graphs.add(graph)
     return out, graphs
+
+
+def _event_id_holders_read_at_once(main: QuadStore, batch: Sequence[Quad]) -> tuple[set[Quad], set[GraphName]]:
+    """:func:`_event_id_holders`, read in a few queries (a chunk of event ids each), not a
+    request per event id and holder."""
+    anywhere: set[Term] = set()  # the event ids written to the shared graph meet every tenant's
+    scoped: dict[Term, set[GraphName]] = {}  # the others, their tenant's and the shared graph's
+    for q in batch:
+        if q.predicate == mem.eventId:
+            if isinstance(q.graph_name, DefaultGraph):
+                anywhere.add(q.object)
+            else:
+                scoped.setdefault(q.object, set()).update((q.graph_name, DefaultGraph()))
+    found = [q for q in _in_every_graph(main, "o", list({*anywhere, *scoped}), mem.eventId)
+             if not isinstance(q.graph_name, BlankNode)
+             and (q.object in anywhere or q.graph_name in scoped.get(q.object, ()))]
+    out = set(found)
+    where = {(q.subject, q.graph_name) for q in found}
+    out.update(q for q in _in_every_graph(main, "s", list(dict.fromkeys(q.subject for q in found)), rdf.type)
+               if (q.subject, q.graph_name) in where)
+    return out, {q.graph_name for q in found}
+
+
+def _in_every_graph(main: QuadStore, given: str, terms: Sequence[Term], predicate: NamedNode) -> list[Quad]:
+    """The ``predicate`` quads whose subject (``given`` "s") or object ("o") is one of ``terms``, in
+    every graph but the ontology's: a query per chunk of terms."""
+    out: list[Quad] = []
+    pattern = f"?s {predicate} ?o"
+    for rows in _chunks(terms):
+        text = f"SELECT ?s ?o ?g WHERE {{ VALUES ?{given} {{ {rows} }} {{ {pattern} }} UNION {{ GRAPH ?g {{ {pattern} }} }} }}"
+        for r in _solutions(main, text):
+            graph = r["g"] or DefaultGraph()
+            if graph != ONTOLOGY_GRAPH:
+                out.append(Quad(r["s"], predicate, r["o"], graph))
+    return out
 
 
 @cache

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -92,6 +92,11 @@ class Backend(Protocol):
     read_only: bool
 
     @property
+    def written_by(self) -> str:
+        """How the last write reached a server, for a load's report ("" for a store in process)."""
+        ...
+
+    @property
     def store(self) -> QuadStore:
         """The quads, to read (``MemoryStore.raw``)."""
         ...
@@ -138,11 +143,22 @@ class Backend(Protocol):
     @property
     def view_site(self) -> str:
         """Where views are evaluated: ``here`` (their query on :attr:`store`), ``server``
-        (:meth:`server_view`) or ``copy`` (on a copy of the view's dataset)."""
+        (:meth:`server_view`), ``around`` (here, on the view's neighbourhood: :meth:`around`) or
+        ``copy`` (on a copy of the view's dataset)."""
         ...
 
     def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
         """The view as the server answers it (only when :attr:`view_site` is ``server``)."""
+        ...
+
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *, backward: Collection[NamedNode],
+               first_backward: Collection[NamedNode] = (), follow: Collection[NamedNode]) -> list[Quad]:
+        """The quads around ``seeds`` on the server (only when :attr:`view_site` is ``around``:
+        :meth:`memkg.store.backends.sparql.ServerStore.around`)."""
+        ...
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]:
+        """Every claim of the shared graph and ``graphs`` (only when :attr:`view_site` is ``around``)."""
         ...
 
     def declared_prefixes(self) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,7 @@ class EmbeddedBackend:
     capabilities = Capabilities(in_process=True, bulk_load=True, sole_writer=True)
     #: Views run as queries on the store itself.
     view_site = "here"
+    written_by = ""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
                  store: Store | None = None, create: bool = True) -> None:
@@ -196,6 +197,13 @@ class EmbeddedBackend:
 
     def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
         raise NotImplementedError("the embedded store has no server: its views run here (view_site)")
+
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *, backward: Collection[NamedNode],
+               first_backward: Collection[NamedNode] = (), follow: Collection[NamedNode]) -> list[Quad]:
+        raise NotImplementedError("the embedded store's views run on the whole store (view_site)")
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]:
+        raise NotImplementedError("the embedded store's views run on the whole store (view_site)")
 
     def declared_prefixes(self) -> dict[str, str]:
         return prefix_names.read(self.path)

@@ -38,9 +38,10 @@ names its own dataset (``FROM``) is sent as written.
 Dialects: ``rdf12`` servers (Oxigraph) store triple terms natively; ``rdf11``
 servers (Virtuoso 7) store the documented encoding of :mod:`memkg.store.backends.rdf11`, with
 queries rewritten to SPARQL 1.1 and results decoded back to triple terms. On
-``rdf11`` servers the *views* are evaluated by memkg over the view's dataset read
-from the server in one query (see :attr:`SparqlBackend.view_site`: Virtuoso 7.2
-answers the view templates wrongly); plain queries still run on the server.
+``rdf11`` servers a *view* is evaluated by memkg over its neighbourhood read from
+the server, a request per level of links (see :attr:`SparqlBackend.view_site`:
+Virtuoso 7.2 answers most view templates wrongly); plain queries, and the views
+whose template it answers rightly, still run on the server.
 ``auto`` asks the server an ``ASK`` with a triple term and picks ``rdf12`` if it
 answers. Nothing is asked of the server before the first read or write:
 

@@ -6,7 +6,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypedDict
@@ -29,6 +29,10 @@ from .client import GRAPH_CLASS, REGISTRY_GRAPH, RemoteError, RemoteUnsupported,
 from .server_store import ServerStore
 
 
+#: How views run on a server (:attr:`SparqlBackend.view_site`).
+VIEW_EVALUATIONS = ("server", "around", "copy")
+
+
 class ServerOptions(TypedDict, total=False):
     """The options of a :class:`SparqlBackend` besides its endpoint (``MemoryStore.connect(url, **options)``)."""
 
@@ -48,12 +52,13 @@ class SparqlBackend:
     ``dialect`` is ``rdf12``, ``rdf11`` or ``auto`` (see the module doc); ``token``
     is sent as ``Authorization: Bearer`` (a ``memkg serve`` with ``--tokens``).
     ``read_only`` leaves the ontology graph as the server has it. ``view_evaluation``:
-    where views run, ``server`` or ``local`` (see :attr:`view_site`).
+    how views run, ``server``, ``around`` or ``copy`` (see :attr:`view_site`).
     """
 
     #: Every lookup is a request and other clients write too: memkg batches its reads, runs
-    #: whole-store work on a copy, keeps no index of its own and asks the server for what it keeps.
-    capabilities = Capabilities(in_process=False, bulk_load=False, sole_writer=False)
+    #: whole-store work on a copy, keeps no index of its own and asks the server for what it keeps;
+    #: a large load goes by the server's Graph Store Protocol.
+    capabilities = Capabilities(in_process=False, bulk_load=True, sole_writer=False)
     path: Path | None = None
 
     def __init__(
@@ -67,8 +72,8 @@ class SparqlBackend:
         read_only: bool = False,
         view_evaluation: str | None = None,
     ) -> None:
-        if view_evaluation not in (None, "server", "local"):
-            raise ValueError(f"view_evaluation is 'server' or 'local', not {view_evaluation!r}")
+        if view_evaluation not in (None, *VIEW_EVALUATIONS):
+            raise ValueError(f"view_evaluation is one of {', '.join(VIEW_EVALUATIONS)}, not {view_evaluation!r}")
         self._view_evaluation = view_evaluation
         self.client = SparqlClient(endpoint, update_url=update_url, token=token, timeout=timeout)
         #: where the data goes, for messages (credentials in the URL left out)
@@ -86,7 +91,14 @@ class SparqlBackend:
     def extend(self, quads: Iterable[Quad]) -> None:
         self.store.apply(insert=quads)
 
-    bulk_extend = extend
+    def bulk_extend(self, quads: Iterable[Quad]) -> None:
+        """A large load by the server's Graph Store Protocol (:meth:`ServerStore.bulk_insert`)."""
+        self.store.bulk_insert(quads)
+
+    @property
+    def written_by(self) -> str:
+        """How the last write reached the server (a load's report says it)."""
+        return self.store.written_by
 
     def change(self, *, remove: Sequence[Quad], add: Sequence[Quad]) -> None:
         self.store.apply(delete=remove, insert=add)
@@ -127,22 +139,34 @@ class SparqlBackend:
 
     @property
     def view_evaluation(self) -> str:
-        """Where views run: ``server`` (rdf12 default) or ``local`` (rdf11 default; see :attr:`view_site`)."""
-        return self._view_evaluation or ("local" if self.dialect == "rdf11" else "server")
+        """How views run: ``server`` (rdf12 default), ``around`` (rdf11 default) or ``copy``
+        (see :attr:`view_site`)."""
+        return self._view_evaluation or ("around" if self.dialect == "rdf11" else "server")
 
     @property
     def view_site(self) -> str:
         """Where a view is evaluated: ``server`` (a memkg server's own ``/views/NAME``), ``here``
-        (the view's query sent to the server) or ``copy`` (over its dataset read from the server).
+        (the view's query sent to the server), ``around`` (here, over the view's neighbourhood read
+        from the server: :func:`memkg.store.views.around`) or ``copy`` (over its whole dataset read
+        from the server: an explicit fallback, never the default).
 
-        ``copy`` is the default for ``rdf11`` servers because Virtuoso 7.2 answers memkg's
-        views wrongly (an OPTIONAL over a sub-select with a property path binds for the
-        first row only, so ``current`` comes back empty) or not at all (SQ200 "No column" on
-        ``history``); the rows are then exactly the embedded store's.
+        ``around`` is the default for ``rdf11`` servers because Virtuoso 7.2 answers most of
+        memkg's views wrongly (a property path joined to other patterns loses its rows, so
+        ``current`` misses claims and ``dependents`` finds none) or not at all (SQ200 "No column"
+        on ``history``); a template marked ``#+ portable`` is still sent as written.
         """
-        if self.view_evaluation == "local":
-            return "copy"
+        if self.view_evaluation in ("around", "copy"):
+            return self.view_evaluation
         return "server" if self.store.native_default else "here"
+
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *, backward: Collection[NamedNode],
+               first_backward: Collection[NamedNode] = (), follow: Collection[NamedNode]) -> list[Quad]:
+        """:meth:`ServerStore.around`."""
+        return self.store.around(seeds, graphs, backward=backward, first_backward=first_backward, follow=follow)
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]:
+        """:meth:`ServerStore.claims`."""
+        return self.store.claims(graphs)
 
     def server_view(self, name: str, params: dict[str, str]) -> QuerySolutions | QueryBoolean | QueryTriples:
         """A view run by a memkg server itself (``GET /views/NAME``): the embedded code's answer."""

@@ -29,9 +29,10 @@ PROLOGUE = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
 class RemoteError(MemkgError, OSError):
     """The server refused or failed a request (HTTP status and the server's message)."""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, detail: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.detail = detail  #: the server's whole answer (the message keeps its first lines)
 
 
 class RemoteUnsupported(MemkgError, ValueError):
@@ -67,6 +68,8 @@ class SparqlClient:
             handlers += [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
         self._opener = urllib.request.build_opener(*handlers)
         self.requests = 0  #: how many requests this client sent (for tests and diagnostics)
+        #: the most bytes an update may carry, once a refusal told (:meth:`ServerStore.apply`)
+        self.body_limit: int | None = None
         self.server: str | None = None  #: the last answer's ``Server`` header ("" when it had none)
 
     def query(self, text: str, *, accept: str, dataset: Sequence[tuple[str, str]] = ()) -> tuple[bytes, dict[str, str]]:
@@ -76,6 +79,10 @@ class SparqlClient:
 
     def update(self, text: str) -> None:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update", "*/*")
+
+    def post(self, url: str, body: bytes, content_type: str) -> None:
+        """POST ``body`` to ``url`` (a Graph Store Protocol URL beside the endpoint)."""
+        self._send(url, body, content_type, "*/*")
 
     def get(self, url: str, *, accept: str) -> tuple[bytes, dict[str, str]]:
         """GET ``url`` (absolute, or relative to the endpoint: a memkg server's ``views/NAME``,
@@ -94,7 +101,7 @@ class SparqlClient:
             detail = err.read().decode("utf-8", "replace").strip()
             raise RemoteError(
                 f"{url}: HTTP {err.code} {err.reason}" + (f": {_first_lines(detail)}" if detail else ""),
-                status=err.code,
+                status=err.code, detail=detail,
             ) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
             reason = getattr(err, "reason", err)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
+import re
+import urllib.parse
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from pyoxigraph import (
@@ -20,14 +21,15 @@ from pyoxigraph import (
     Triple,
     parse,
     parse_query_results,
+    serialize,
 )
 
 from ....core import sparql as sparql_lexer
-from ....core.json_terms import sparql_term_json
 from ....core.terms import Term, sparql_data_term
-from ....core.vocab import ONTOLOGY_GRAPH, RDF_TYPE
+from ....core.vocab import ONTOLOGY_GRAPH, RDF_TYPE, memx
 from ... import claim_index, ontology
 from .. import rdf11
+from ...views import rows_as_solutions
 from .client import (
     DIALECTS,
     FIRST_PAGE,
@@ -39,6 +41,7 @@ from .client import (
     RemoteUnsupported,
     SparqlClient,
     is_memkg_server,
+    route_url,
 )
 
 
@@ -64,6 +67,8 @@ class ServerStore:
         self._install_ontology = install_ontology
         self.decoder = rdf11.Decoder(lookup=self._describe)
         self._graphs: list[NamedNode] | None = None
+        #: how the last write reached the server, for a load's report
+        self.written_by = ""
 
     @property
     def dialect(self) -> str:
@@ -244,7 +249,7 @@ class ServerStore:
         rows = [[row[n] for n in names] for row in results]
         self.decoder.resolve(t for row in rows for t in row)
         decoded = [[self.decoder.term(t) for t in row] for row in rows]
-        return _solutions(names, decoded)
+        return rows_as_solutions(names, decoded)
 
     def _select(self, text: str, dataset: Sequence[tuple[str, str]] | None = None, *,
                 decode: bool = True) -> list[dict[str, Any]]:
@@ -346,9 +351,93 @@ class ServerStore:
         if insert:
             operations.append(f"INSERT DATA {{ {self._data_block(insert + registry)} }}")
         if operations:
-            self.client.update(" ;\n".join(operations))
+            self._send(" ;\n".join(operations), delete, insert + registry)
         if graphs - set(self.graphs()):
             self.forget_graphs()
+
+    def bulk_insert(self, quads: Iterable[Quad]) -> None:
+        """Add quads by the server's Graph Store Protocol, the way its own bulk loads go: the
+        whole dataset as N-Quads to ``/store`` (Oxigraph), or each graph as N-Triples to
+        ``/sparql-graph-crud`` (Virtuoso, rdf11), :data:`BULK_PART` quads a request. A server without it (a refusal: 404, 405, 415)
+        gets updates (:meth:`apply`); :attr:`written_by` says which way the quads went.
+        Not atomic: a failure midway leaves the graphs sent so far."""
+        given = list(quads)
+        if self.native_default:  # a memkg server judges and indexes what it is sent: through /update
+            return self.apply(insert=given)
+        insert = rdf11.encode_quads(given) if self.dialect == "rdf11" else list(given)
+        graphs = {q.graph_name for q in insert if isinstance(q.graph_name, NamedNode)}
+        insert += [Quad(g, RDF_TYPE, GRAPH_CLASS, REGISTRY_GRAPH) for g in sorted(graphs, key=str)]
+        on_server = [Quad(q.subject, q.predicate, q.object, self._server_graph(q.graph_name)) for q in insert]
+        parts = 0
+        try:
+            if self.dialect == "rdf11":
+                by_graph: dict[NamedNode, list[Quad]] = {}
+                for q in on_server:
+                    assert isinstance(q.graph_name, NamedNode)  # every memkg graph is named on such a server
+                    by_graph.setdefault(q.graph_name, []).append(q)
+                url = route_url(self.client.endpoint, "sparql-graph-crud")
+                for g, held in by_graph.items():
+                    target = f"{url}?{urllib.parse.urlencode({'graph-uri': g.value})}"
+                    for start in range(0, len(held), BULK_PART):
+                        triples = [q.triple for q in held[start:start + BULK_PART]]
+                        self.client.post(target, serialize(triples, format=RdfFormat.N_TRIPLES) or b"", "text/turtle")
+                        parts += 1
+            else:
+                url = route_url(self.client.endpoint, "store")
+                for start in range(0, len(on_server), BULK_PART):
+                    quads_part = on_server[start:start + BULK_PART]
+                    self.client.post(url, serialize(quads_part, format=RdfFormat.N_QUADS) or b"", "application/n-quads")
+                    parts += 1
+            self.written_by = f"the Graph Store Protocol ({url}, {parts} requests)"
+        except RemoteError as err:
+            if err.status not in (404, 405, 415):
+                raise
+            self.apply(insert=given)
+        self.forget_graphs()
+
+    def _send(self, text: str, delete: list[Quad], insert: list[Quad]) -> None:
+        """One update request; or, when the server refuses a body this large (its limit then
+        learned, :attr:`SparqlClient.body_limit`), the deletions and then the insertions in parts
+        under the limit (:attr:`written_by` says so: the write is then no longer atomic)."""
+        size = len(text.encode("utf-8"))
+        limit = self.client.body_limit
+        if limit is None or size <= limit:
+            try:
+                self.client.update(text)
+                self.written_by = "one update"
+                return
+            except RemoteError as err:
+                if not self._learn_limit(err, size):
+                    raise
+        parts = self._send_cut("DELETE", delete) + self._send_cut("INSERT", insert)
+        self.written_by = f"{parts} updates (the server takes at most {self.client.body_limit:,} bytes a request)"
+
+    def _send_cut(self, operation: str, quads: list[Quad]) -> int:
+        """``quads`` in ``operation DATA`` requests under the server's limit, halved again at each
+        refusal for size; how many requests took them."""
+        if not quads:
+            return 0
+        text = f"{operation} DATA {{ {self._data_block(quads)} }}"
+        size = len(text.encode("utf-8"))
+        limit = self.client.body_limit
+        if len(quads) == 1 or limit is None or size <= limit:
+            try:
+                self.client.update(text)
+                return 1
+            except RemoteError as err:
+                if len(quads) == 1 or not self._learn_limit(err, size):
+                    raise
+        half = len(quads) // 2
+        return self._send_cut(operation, quads[:half]) + self._send_cut(operation, quads[half:])
+
+    def _learn_limit(self, err: RemoteError, size: int) -> bool:
+        """Whether ``err`` refused ``size`` bytes for their size; if so the limit it tells is kept."""
+        learned = _size_limit(err, size)
+        if learned is None:
+            return False
+        known = self.client.body_limit
+        self.client.body_limit = learned if known is None else min(known, learned)
+        return True
 
     def _data_block(self, quads: Sequence[Quad]) -> str:
         by_graph: dict[NamedNode | DefaultGraph, list[str]] = {}
@@ -384,18 +473,95 @@ class ServerStore:
         return quads
 
 
+    def around(self, seeds: Iterable[NamedNode], graphs: Sequence[NamedNode], *,
+               backward: Collection[NamedNode], first_backward: Collection[NamedNode] = (),
+               follow: Collection[NamedNode]) -> list[Quad]:
+        """The quads around ``seeds`` in the shared graph and ``graphs``, decoded: every quad of
+        each node reached (its own), the quads that point at it by a ``backward`` predicate (and,
+        from the seeds only, by a ``first_backward`` one), and so on from the nodes reached along
+        ``follow`` (forwards) and ``backward`` links, until no new node is reached; and every
+        ``rdfs:subClassOf`` of those graphs but the ontology graph (the ontology is memkg's).
+        Blank nodes are read through the node that names them (one level: a support group
+        written ``[ … ]``).
+
+        A view evaluated over them answers as over the whole dataset when its template reads no
+        further than that (see :mod:`memkg.store.views`). One request per level of links, each
+        naming at most :data:`AROUND_CHUNK` nodes.
+        """
+        dataset = self._pattern_dataset([DefaultGraph(), *graphs])
+        follow = set(follow)
+        found: dict[Quad, None] = {}
+        seen: set[NamedNode] = set()
+        frontier = list(dict.fromkeys(seeds))
+        incoming = sorted({*backward, *first_backward}, key=str)
+        schema = _SUBCLASSES.format(ontology=ONTOLOGY_GRAPH)
+        while frontier:
+            seen.update(frontier)
+            reached: list[NamedNode] = []
+            back = " ".join(str(p) for p in incoming)
+            for start in range(0, len(frontier), AROUND_CHUNK):
+                nodes = " ".join(str(n) for n in frontier[start:start + AROUND_CHUNK])
+                branches = [_OWN % nodes, _BLANK_OWN % nodes, _POINTING % (nodes, back), *([schema] if schema else [])]
+                schema = ""
+                for row in self._select(_AROUND % " UNION ".join(branches), dataset, decode=False):
+                    found[self._quad_of(row)] = None
+                    s, p, o = row["s"], row["p"], row["o"]
+                    if p in follow and isinstance(o, NamedNode):
+                        reached.append(o)
+                    if p in incoming and isinstance(s, NamedNode):
+                        reached.append(s)
+            incoming = sorted(set(backward), key=str)
+            frontier = [n for n in dict.fromkeys(reached) if n not in seen and not rdf11.is_encoded(n)]
+        quads = list(found)
+        if self.dialect == "rdf11":
+            quads = list(rdf11.decode_quads(quads, self.decoder))
+        return quads
+
+    def claims(self, graphs: Sequence[NamedNode]) -> list[NamedNode]:
+        """Every claim (a node with a claim-index triple) of the shared graph and ``graphs``."""
+        rows = self._select(_CLAIMS, self._pattern_dataset([DefaultGraph(), *graphs]), decode=False)
+        return sorted({row["c"] for row in rows if isinstance(row["c"], NamedNode)}, key=str)
+
+
+_CLAIMS = f"SELECT DISTINCT ?c WHERE {{ GRAPH ?g {{ ?c {memx.subject} ?x }} }}"
+#: :meth:`ServerStore.around`: in one query, the quads of some nodes, of the blank nodes they
+#: name, the quads pointing at them by some predicates, and (once) the data's subclasses.
+AROUND_CHUNK = 500
+_AROUND = "SELECT ?s ?p ?o ?g WHERE { %s }"
+_OWN = "{ VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }"
+_BLANK_OWN = "{ VALUES ?x { %s } GRAPH ?g { ?x ?via ?s FILTER(isBLANK(?s)) ?s ?p ?o } }"
+_POINTING = "{ VALUES ?o { %s } VALUES ?p { %s } GRAPH ?g { ?s ?p ?o } }"
+_SUBCLASSES = ("{{ VALUES ?p {{ <http://www.w3.org/2000/01/rdf-schema#subClassOf> }} GRAPH ?g {{ ?s ?p ?o }} "
+               "FILTER(?g != {ontology}) }}")
+
+
+#: Quads per Graph Store Protocol request of a bulk insert (~10 MB of N-Quads: under Virtuoso's
+#: limits, and answered within the client's timeout on a busy server).
+BULK_PART = 50_000
+#: How servers word a refusal of a body past their limit: Oxigraph's ("limited to N bytes",
+#: 128 MiB) and Virtuoso's (about 10 MB: SR578 "string concatenation is too large", or HT057
+#: "the STRING session … is long", as the body is read; and "memory exhausted" from its
+#: SPARQL parser, past about 5,000 triples in one block).
+_LIMITED_TO = re.compile(r"limited to (\d+) bytes")
+_TOO_LARGE = ("SR578", "HT057", "memory exhausted", "too large", "Payload Too Large")
+
+
+def _size_limit(err: RemoteError, size: int) -> int | None:
+    """The most a server takes in one request, learned from its refusal of ``size`` bytes (None:
+    not a refusal for size). A server that says it is taken with some room; one that does not,
+    half what it refused."""
+    said = f"{err} {err.detail}"
+    stated = _LIMITED_TO.search(said)
+    if stated:
+        return int(stated.group(1)) * 9 // 10
+    if err.status == 413 or any(word in said for word in _TOO_LARGE):
+        return size // 2
+    return None
+
+
 def _names_dataset(sparql: str) -> bool:
     """Whether the query text has its own FROM / FROM NAMED clause."""
     return any(t.is_word("FROM") for t in sparql_lexer.tokenize(sparql, source="<query>"))
-
-
-def _solutions(names: list[str], rows: list[list[Term | None]]) -> QuerySolutions:
-    """Rows of terms as pyoxigraph QuerySolutions (through SPARQL JSON results)."""
-    bindings = [{n: sparql_term_json(t) for n, t in zip(names, row) if t is not None} for row in rows]
-    body = json.dumps({"head": {"vars": names}, "results": {"bindings": bindings}}).encode()
-    results = parse_query_results(body, QueryResultsFormat.JSON)
-    assert isinstance(results, QuerySolutions)
-    return results
 
 
 def detect_dialect(client: SparqlClient) -> str:
