@@ -15,9 +15,11 @@ not writes. Everything runs on scratch checkpoints of that store, never on it.
    switch to a new snapshot (``Store.read_only`` plus a first query).
 2. **Throughput**: ``memkg serve`` and ``oxigraph serve`` (the baseline, if the
    ``oxigraph`` program is on PATH) on copies of the same store, each asked the same
-   bound ``history`` view (a random claim per request) by N client processes over
-   keep-alive connections for ``--seconds``; rounds alternate between the two
-   servers so the machine's load falls on both alike. Requests/s and p50/p95 latency.
+   requests by N client processes over keep-alive connections for ``--seconds``; rounds
+   alternate between the two servers so the machine's load falls on both alike.
+   Requests/s and p50/p95 latency. ``--workload``: ``history`` (the bound ``history``
+   view of a random claim) or ``select`` (a plain SELECT of a random claim's confidence
+   and source, the same text to both servers).
 """
 
 from __future__ import annotations
@@ -137,12 +139,14 @@ def wait_for(port: int, path: str, timeout: float = 120) -> None:
     raise RuntimeError(f"no server on port {port}")
 
 
-def client(port: int, paths: list[str], seconds: float, start: float, out: multiprocessing.Queue) -> None:
+def client(port: int, paths: list[str], seconds: float, ready: multiprocessing.Queue, go: multiprocessing.Event,
+           out: multiprocessing.Queue) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.connect()
     rng = random.Random(os.getpid())
     latencies, errors = [], 0
-    while time.time() < start:
-        time.sleep(0.001)
+    ready.put(True)
+    go.wait()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         t0 = time.perf_counter()
@@ -156,11 +160,13 @@ def client(port: int, paths: list[str], seconds: float, start: float, out: multi
 
 def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    start = time.time() + 1.0  # every client connected and waiting before the clock starts
-    procs = [ctx.Process(target=client, args=(port, paths, seconds, start, out)) for _ in range(clients)]
+    out, ready, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=client, args=(port, paths, seconds, ready, go, out)) for _ in range(clients)]
     for p in procs:
         p.start()
+    for _ in procs:  # every client started and connected before the clock starts
+        ready.get()
+    go.set()
     results = [out.get() for _ in procs]
     for p in procs:
         p.join()
@@ -169,6 +175,33 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
         "requests_per_s": round(len(latencies) / seconds, 1),
         "latency_ms": summary(latencies),
         "errors": sum(e for _, e in results),
+    }
+
+
+WORKLOADS = ("history", "select")
+
+#: The plain SELECT: one claim's confidence and source, in whichever graph it is.
+SELECT = """PREFIX mem: <https://w3id.org/memkg#>
+SELECT ?confidence ?source WHERE { GRAPH ?g { <%s> mem:confidence ?confidence ; mem:assertedBy ?source } }"""
+
+
+def workload_paths(source: Path, workload: str, count: int = 200) -> dict[str, list[str]]:
+    """The request paths of ``workload`` for each server, on ``count`` claims picked at random
+    (the same claims, so both servers do the same work)."""
+    sample_store = Store.read_only(str(source))
+    claims = [r["c"].value for r in sample_store.query(
+        "SELECT ?c WHERE { GRAPH ?g { ?c a <https://w3id.org/memkg#Claim> } } LIMIT 20000")]
+    del sample_store
+    picked = random.Random(0).sample(claims, min(count, len(claims)))
+    if workload == "select":
+        texts = [SELECT % c for c in picked]
+        return {"memkg": ["/sparql?" + urlencode({"query": t}) for t in texts],
+                "oxigraph": ["/query?" + urlencode({"query": t}) for t in texts]}
+    history = views.get_view("history")
+    return {
+        "memkg": ["/views/history?" + urlencode({"claim": c}) for c in picked],
+        "oxigraph": ["/query?" + urlencode({"query": views.bind(history, {"claim": c}).text, "union-default-graph": ""})
+                     for c in picked],
     }
 
 
@@ -181,31 +214,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per client count")
     parser.add_argument("--checkpoints", type=int, default=30)
     parser.add_argument("--workers", type=int, default=0, help="memkg serve --workers (0: its default)")
+    parser.add_argument("--workload", choices=WORKLOADS, default="history")
+    parser.add_argument("--serve-args", default="", help="more options for memkg serve, space-separated")
+    parser.add_argument("--no-checkpoints", action="store_true", help="skip the checkpoint rounds")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
 
     source = args.store or cached_store(args.claims)
-    results: dict = {"store": str(source), "claims": None if args.store else args.claims, "cpus": os.cpu_count(), "load_before": os.getloadavg()}
+    results: dict = {"store": str(source), "claims": None if args.store else args.claims, "workload": args.workload,
+                     "cpus": os.cpu_count(), "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="memkg-bench-endpoint-") as tmp:
         scratch = Path(tmp) / "ckpt" / "store"
         scratch.parent.mkdir()
-        checkpoint(source, scratch)
-        results["checkpoints"] = bench_checkpoints(scratch, args.checkpoints)
-        print(json.dumps(results["checkpoints"]), file=sys.stderr)
+        if not args.no_checkpoints:
+            checkpoint(source, scratch)
+            results["checkpoints"] = bench_checkpoints(scratch, args.checkpoints)
+            print(json.dumps(results["checkpoints"]), file=sys.stderr)
 
-        # A sample of claims, and the history view bound to each, as both servers get it.
-        sample_store = Store.read_only(str(source))
-        claims = [r["c"].value for r in sample_store.query(
-            "SELECT ?c WHERE { GRAPH ?g { ?c a <https://w3id.org/memkg#Claim> } } LIMIT 20000")]
-        del sample_store
-        rng = random.Random(0)
-        picked = rng.sample(claims, min(200, len(claims)))
-        memkg_paths = ["/views/history?" + urlencode({"claim": c}) for c in picked]
-        history = views.get_view("history")
-        oxigraph_paths = [
-            "/query?" + urlencode({"query": views.bind(history, {"claim": c}).text, "union-default-graph": ""})
-            for c in picked
-        ]
+        paths = workload_paths(source, args.workload)
+        memkg_paths, oxigraph_paths = paths["memkg"], paths["oxigraph"]
 
         servers = {}
         memkg_store = Path(tmp) / "memkg" / "store"
@@ -215,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [sys.executable, "-m", "memkg", "--store", str(memkg_store), "serve", "--port", str(port)]
         if args.workers:
             cmd += ["--workers", str(args.workers)]
+        cmd += args.serve_args.split()
         servers["memkg"] = (subprocess.Popen(cmd, stderr=subprocess.DEVNULL), port, memkg_paths)
         if shutil.which("oxigraph"):
             ox_store = Path(tmp) / "oxigraph"
