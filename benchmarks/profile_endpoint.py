@@ -117,8 +117,8 @@ def _hook_worker(folder: str) -> None:
     jobs_send = jobs.send
     jobs.receive = receive
     jobs.send = send
-    worker.run = _timed("worker: the job run (on the runner thread)", worker.run)
-    worker._Runners.run = _timed("worker: the job, with the hop to the runner thread", worker._Runners.run)
+    worker.run = _timed("worker: the job run", worker.run)
+    worker._Loop._run = _timed("worker: the job, with its thread chosen and watched", worker._Loop._run)
     worker._query = _timed("worker: the query and its serialisation (rights included)", worker._query)
     rights.query_dataset = _timed("worker: rights (the dataset from the parsed query)", rights.query_dataset)
 
