@@ -17,7 +17,8 @@ not writes. Everything runs on scratch checkpoints of that store, never on it.
    ``oxigraph`` program is on PATH) on copies of the same store, each asked the same
    requests by N client processes over keep-alive connections for ``--seconds``; rounds
    alternate between the two servers so the machine's load falls on both alike.
-   Requests/s and p50/p95 latency. ``--workload``: ``history`` (the bound ``history``
+   Requests/s, p50/p95 latency, and the CPU the server's process tree spent per request
+   (which the machine's load changes far less than the rates). ``--workload``: ``history`` (the bound ``history``
    view of a random claim) or ``select`` (a plain SELECT of a random claim's confidence
    and source, the same text to both servers).
 """
@@ -158,7 +159,29 @@ def client(port: int, paths: list[str], seconds: float, ready: multiprocessing.Q
     out.put((latencies, errors))
 
 
-def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) that process ``pid`` and its live descendants have used:
+    a server's cost per request, which the machine's load changes far less than its rate."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        times[child] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grew = {pid}, True
+    while grew:
+        more = {c for c, parent in parents.items() if parent in tree} - tree
+        grew = bool(more)
+        tree |= more
+    return sum(times.get(p, 0.0) for p in tree)
+
+
+def load(port: int, paths: list[str], clients: int, seconds: float, server_pid: int | None = None) -> dict:
     ctx = multiprocessing.get_context("spawn")
     out, ready, go = ctx.Queue(), ctx.Queue(), ctx.Event()
     procs = [ctx.Process(target=client, args=(port, paths, seconds, ready, go, out)) for _ in range(clients)]
@@ -166,8 +189,10 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
         p.start()
     for _ in procs:  # every client started and connected before the clock starts
         ready.get()
+    cpu = tree_cpu(server_pid) if server_pid else 0.0
     go.set()
     results = [out.get() for _ in procs]
+    cpu = tree_cpu(server_pid) - cpu if server_pid else 0.0
     for p in procs:
         p.join()
     latencies = [x for lat, _ in results for x in lat]
@@ -175,6 +200,7 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
         "requests_per_s": round(len(latencies) / seconds, 1),
         "latency_ms": summary(latencies),
         "errors": sum(e for _, e in results),
+        "server_cpu_us_per_request": round(cpu * 1e6 / max(1, len(latencies)), 1),
     }
 
 
@@ -260,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict = {name: {} for name in servers}
             for n in (int(x) for x in args.clients.split(",")):
                 for _ in range(args.rounds):
-                    for name, (_, port, paths) in servers.items():
-                        run = load(port, paths, n, args.seconds)
+                    for name, (proc, port, paths) in servers.items():
+                        run = load(port, paths, n, args.seconds, proc.pid)
                         runs[name].setdefault(str(n), []).append(run)
                         print(f"{name:9} {n} clients: {run}", file=sys.stderr)
             results["throughput"] = {
@@ -270,12 +296,22 @@ def main(argv: list[str] | None = None) -> int:
                         "requests_per_s": statistics.median(r["requests_per_s"] for r in rs),
                         "p50_ms": statistics.median(r["latency_ms"]["p50"] for r in rs),
                         "p95_ms": statistics.median(r["latency_ms"]["p95"] for r in rs),
+                        "server_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in rs),
                         "errors": sum(r["errors"] for r in rs),
                     }
                     for n, rs in per_n.items()
                 }
                 for name, per_n in runs.items()
             }
+            if "oxigraph" in runs:
+                ours, theirs = results["throughput"]["memkg"], results["throughput"]["oxigraph"]
+                results["memkg_vs_oxigraph"] = {
+                    n: {"requests_per_s": round(ours[n]["requests_per_s"] / theirs[n]["requests_per_s"], 2),
+                        "p95": round(ours[n]["p95_ms"] / theirs[n]["p95_ms"], 2),
+                        "server_cpu_per_request": round(ours[n]["server_cpu_us_per_request"]
+                                                        / max(1.0, theirs[n]["server_cpu_us_per_request"]), 2)}
+                    for n in ours
+                }
         finally:
             for proc, _, _ in servers.values():
                 proc.terminate()
