@@ -109,6 +109,27 @@ def parse_datetime(text: str) -> datetime:
     return datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
 
 
+def zoned_datetime(text: str) -> datetime:
+    """A time a person typed (an option, a request parameter), which must carry its timezone.
+
+    Raises :class:`ValueError` naming the text and how to write it, for text that is not a
+    time or a time without a timezone; the CLI and the endpoint say it in their own error.
+
+    >>> zoned_datetime("2026-01-01T09:00:00+01:00").isoformat()
+    '2026-01-01T09:00:00+01:00'
+    >>> zoned_datetime("2026-01-01")
+    Traceback (most recent call last):
+    ValueError: '2026-01-01' has no timezone: memkg times carry one (…Z or …+01:00)
+    """
+    try:
+        t = parse_datetime(text)
+    except ValueError:
+        raise ValueError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
+    if t.tzinfo is None:
+        raise ValueError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
+    return t
+
+
 def datetime_of(term: object) -> datetime | None:
     """The time a literal holds, or None for anything that is not a readable time."""
     if isinstance(term, Literal):
@@ -193,6 +214,7 @@ __all__ = [
     "iri",
     "new_id",
     "parse_datetime",
+    "zoned_datetime",
     "sparql_data_term",
     "sparql_term",
 ]

@@ -195,6 +195,8 @@ def test_view_with_parameters(server: Server) -> None:
         ("/views/current?colour=blue", 400, "no parameter 'colour'"),
         ("/views/history", 400, "needs parameter 'claim'"),
         ("/views/nonsense", 404, "no view named 'nonsense'"),
+        ("/recall?q=tea&known_at=yesterday", 400, "known_at: not a date-time: 'yesterday'"),
+        ("/recall?q=tea&valid_at=2026-01-01T00:00:00", 400, "valid_at: '2026-01-01T00:00:00' has no timezone"),
     ],
 )
 def test_bad_view_requests(server: Server, path: str, status: int, message: str) -> None:

@@ -12,7 +12,7 @@ from pyoxigraph import NamedNode, RdfFormat, parse
 
 from ...core.errors import MemkgError
 from ...core.prefixes import expand
-from ...core.terms import parse_datetime
+from ...core.terms import zoned_datetime
 from ...core.vocab import PREFIXES
 from ...guard.limits import DEFAULT
 from ...store import MemoryStore, views
@@ -80,12 +80,9 @@ def parse_time(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        t = parse_datetime(text)
-    except ValueError:
-        raise UsageError(f"not a date-time: {text!r} (write 2026-01-01T00:00:00Z)") from None
-    if t.tzinfo is None:
-        raise UsageError(f"{text!r} has no timezone: memkg times carry one (…Z or …+01:00)")
-    return t
+        return zoned_datetime(text)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 # -- options many commands share (one wording everywhere in `memkg --help`) ------------------

@@ -34,7 +34,7 @@ from urllib.parse import parse_qs
 
 from pyoxigraph import DefaultGraph, NamedNode
 
-from ...core.terms import Graph, parse_datetime
+from ...core.terms import Graph, zoned_datetime
 from ...guard.access import Grant
 from .failures import BadRequest, MethodNotAllowed, UnsupportedMediaType
 
@@ -397,9 +397,6 @@ def _time(value: str | None, name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        t = parse_datetime(value)
-    except ValueError:
-        raise BadRequest(f"{name}={value!r} is not a date-time (write 2026-01-01T00:00:00Z)") from None
-    if t.tzinfo is None:
-        raise BadRequest(f"{name}={value!r} has no timezone")
-    return t
+        return zoned_datetime(value)
+    except ValueError as e:
+        raise BadRequest(f"{name}: {e}") from None
