@@ -719,4 +719,4 @@ def test_an_erasure_exempts_only_the_identifiers_it_erased_from_tenant_isolation
     P.erase(store, EX + "m", reason="consent revoked", graph=T)
     with pytest.raises(ValidationError, match="TenantIsolation|another tenant"):
         store.load_data(f"""PREFIX mem: <https://w3id.org/memkg#>
-            GRAPH <{T}> {{ <{EX}note> a mem:Message ; mem:about <{EX}k> . }}""", format="trig")
+            GRAPH <{T}> {{ <{EX}note> a mem:Message ; <https://schema.org/about> <{EX}k> . }}""", format="trig")

@@ -32,7 +32,7 @@ PREFIX prov: <http://www.w3.org/ns/prov#>
 """
 SHARED = """
     ex:lia a mem:Person ; mem:displayName "Lia" . ex:tea a mem:Entity ; mem:displayName "tea" .
-    ex:drinks a rdf:Property ; mem:label "drinks" .
+    ex:drinks a rdf:Property ; <http://www.w3.org/2000/01/rdf-schema#label> "drinks" .
     ex:m a mem:Message ; mem:content "Lia drinks tea %s" ; mem:eventId "1" .
     ex:c a mem:Claim ; rdf:reifies <<( ex:lia ex:drinks ex:tea )>> ; mem:assertedBy ex:m ; mem:supportedBy ex:m .
 """

@@ -319,7 +319,7 @@ HOSTILE = [
     ("audit", "known_at", "2026-01-01T00:00:00"),  # no time zone
     ("audit", "known_at", "yesterday"),
     ("current", "subject", "https://example.org/lia/Lia> } ; DROP ALL ; #"),
-    ("current", "subject", "<https://example.org/lia/Lia>"),
+    ("current", "subject", "<https://example.org/lia/Lia> <https://example.org/lia/Lia>"),
     ("current", "subject", "https://example.org/a b"),
     ("current", "tenant", "https://example.org/tenants/lia> ?x ?y ?z } #"),
     ("history", "claim", "https://example.org/lia/c0> } UNION { ?claim ?p ?o"),

@@ -34,7 +34,7 @@ def test_a_write_whose_only_offending_subject_is_a_blank_node_is_refused() -> No
     store = MemoryStore(validation="native")
     store.add(Vertex(id="https://e/Lia", cls=mem.Person), graph="https://e/a")
     before = set(store.quads())
-    data = b'PREFIX mem: <https://w3id.org/memkg#> GRAPH <https://e/a> { _:c a mem:Claim ; mem:about <https://e/Lia> . }'
+    data = b'PREFIX mem: <https://w3id.org/memkg#> GRAPH <https://e/a> { _:c a mem:Claim ; <https://schema.org/about> <https://e/Lia> . }'
     with pytest.raises(ValidationError) as info:
         store.write(list(parse(data, format=RdfFormat.TRIG)))
     assert any(str(v.focus).startswith("_:") and str(v.shape).endswith("ClaimProvenanceShape>") for v in info.value.violations), info.value

@@ -435,7 +435,7 @@ PREDICATE_DECLARATIONS = [
 VERTEX_CLASS = {"person": "mem:Person", "agent": "mem:Agent", "entity": "mem:Entity"}
 SHAPES = ("IriIdentityShape", "TypedVertexShape", "RoleTypesShape", "ClaimPropositionShape", "ClaimProvenanceShape",
           "TimeShape", "TenantIsolationShape", "AcyclicShape", "UniqueEventIdShape", "UnitIntervalShape",
-          "SupportGroupShape", "VersionChainShape")
+          "SupportGroupShape", "VersionChainShape", "ClosedVocabularyShape")
 SHAPE = {name: MEM + name for name in SHAPES}
 PROVENANCE = ("mem:assertedBy", "prov:wasGeneratedBy", "prov:wasDerivedFrom", "mem:supportedBy", "mem:supportGroup")
 
@@ -516,6 +516,7 @@ class Generator:
         self.no_provenance: set[Node] = set()  # claims whose provenance a break removed
         self.provenance_kept: set[Node] = set()  # claims whose provenance an earlier break relies on
         self.ghost_terms: set[Node] = set()  # reifiers whose triple term a break made untyped
+        self.role_far_ends: set[Node] = set()  # far ends a role-type break expects a result for
 
     def build(self) -> Case:
         c, r = self.c, self.r
@@ -787,6 +788,8 @@ class Generator:
         c.add(s, p, o)
         if p in PROVENANCE:
             self.provenance_kept.add(s)
+        if isinstance(o, Node):
+            self.role_far_ends.add(o)
         c.expect("RoleTypesShape", s, "VersionChainShape")  # a message superseded twice forks too
 
     def break_role_domain(self) -> None:
@@ -863,7 +866,10 @@ class Generator:
 
     def break_blank(self) -> None:
         c, r = self.c, self.r
-        pool = [n for n in self.claims + self.messages + self.occurrences + list(self.episode or ()) if not n.blank]
+        # A far end a role-type break wrote stays an IRI: blank, it is no longer the role's business
+        # (the far-end check reads IRIs only), and the result expected on its near end would not come.
+        pool = [n for n in self.claims + self.messages + self.occurrences + list(self.episode or ())
+                if not n.blank and n not in self.role_far_ends]
         if not pool:
             return
         old = r.choice(pool)
@@ -1047,6 +1053,24 @@ class Generator:
         return x
 
 
+    def break_vocabulary(self) -> None:
+        """A mem: term the ontology does not define: a misspelled property, one it never had, a
+        misspelled class on a node nothing else reads."""
+        c, r = self.c, self.r
+        kind = r.choice(["property", "undefined", "class"])
+        c.breaks[-1] += f"/{kind}"
+        if kind == "property":
+            x = r.choice(self.claims)
+            c.add(x, r.choice(["mem:confidnece", "mem:validfrom", "mem:assertedby"]), '"0.5"^^xsd:decimal')
+        elif kind == "undefined":
+            x = r.choice(self.messages)
+            c.add(x, "mem:sender", r.choice(self.people))
+        else:
+            x = c.node("misspelled")
+            c.add(x, "a", r.choice(["mem:Mesage", "mem:claim", "mem:Persn"]))
+        c.expect("ClosedVocabularyShape", x)
+
+
 BREAKS: list[tuple[str, Callable[[Generator], None]]] = [
     ("untyped-term", Generator.break_untyped_term),
     ("untyped-role", Generator.break_untyped_role),
@@ -1063,6 +1087,7 @@ BREAKS: list[tuple[str, Callable[[Generator], None]]] = [
     ("event-id", Generator.break_event_id),
     ("number", Generator.break_number),
     ("support", Generator.break_support),
+    ("vocabulary", Generator.break_vocabulary),
 ]
 
 PRELUDE = """VERSION "1.2"

@@ -83,6 +83,16 @@ class UnknownFormatError(MemkgError, ValueError):
     """A file whose RDF format cannot be told from its extension."""
 
 
+class UnreadableName(MemkgError, ValueError):
+    """Text given for a node (an argument, an option, a parameter) that names no IRI in any form
+    memkg reads (:mod:`memkg.core.names`); the message names the text and the forms accepted."""
+
+
+class AmbiguousName(UnreadableName):
+    """A compact IRI whose prefix was declared for several namespaces, that names nothing in
+    the first of them but a node in another; the message names every IRI it could mean."""
+
+
 class NotFoundError(MemkgError, KeyError):
     """An identifier (IRI, view name, …) that names nothing in the store."""
 

@@ -6,11 +6,9 @@ remembered beside an on-disk store in ``memkg-prefixes.json`` (the RDF data is
 left as it was loaded; prefixes are a reading aid, never data). A query's own
 ``PREFIX`` lines come first when a name in it is read.
 
+Text people write is read back into IRIs by :mod:`memkg.core.names`.
+
 >>> known = {"ex": "https://example.org/lia/", **PREFIXES}
->>> expand("ex:Lia", known)
-'https://example.org/lia/Lia'
->>> expand("https://example.org/lia/Lia", known)
-'https://example.org/lia/Lia'
 >>> compact("https://example.org/lia/Lia", known)
 'ex:Lia'
 >>> compact("https://example.org/other/x", known)
@@ -34,17 +32,7 @@ FILE_NAME = "memkg-prefixes.json"
 #: namespace too, and SHACL's: people meet them in exports and validation reports)
 BUILT_IN: dict[str, str] = {**PREFIXES, "memx": MEMX, "sh": SH}
 
-_PREFIXED = re.compile(r"^([A-Za-z][\w.-]*)?:([^\s<>\"{}|^`\\]*)$")
 _LOCAL = re.compile(r"^[\w][\w.-]*$|^$")
-
-
-def expand(text: str, prefixes: Mapping[str, str]) -> str:
-    """``text`` with a declared prefix expanded (``ex:Lia`` → the full IRI); anything else,
-    an IRI such as ``urn:x:y`` or ``https://…`` included, as it was."""
-    m = _PREFIXED.match(text.strip())
-    if m and (m.group(1) or "") in prefixes and not m.group(2).startswith("//"):
-        return prefixes[m.group(1) or ""] + m.group(2)
-    return text
 
 
 def compact(iri: str, prefixes: Mapping[str, str]) -> str:
@@ -112,17 +100,34 @@ def read(store_path: str | Path | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
 
 
-def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], known: dict[str, str]) -> None:
+class Renamed(typing.NamedTuple):
+    """A prefix a load declared for a namespace while the store already gives that prefix
+    another one: the load's names read under ``name`` instead."""
+
+    prefix: str  #: as the file declared it (``ex``)
+    namespace: str  #: the file's namespace for it
+    name: str  #: the prefix its names read with in this store (``ex2``)
+    meaning: str  #: what ``prefix`` already means here
+
+    def __str__(self) -> str:
+        return (f"prefix {self.prefix}: already means <{self.meaning}> in this store, so the files' "
+                f"{self.prefix}: <{self.namespace}> reads as {self.name}: here (write {self.name}:name for its nodes)")
+
+
+def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], known: dict[str, str]) -> list[Renamed]:
     """Add the ``(prefix, namespace)`` pairs ``found`` to ``known`` (a store's prefixes) and, for
     an on-disk store, to its file. A prefix already bound keeps its namespace, so names people
-    learned stay valid; another namespace declared with it gets the next free ``prefix2``, …
+    learned stay valid; another namespace declared with it gets the next free ``prefix2``, …,
+    and is returned, so that the load can say so.
 
     >>> known = dict(BUILT_IN)
     >>> remember(None, [("ex", "https://example.org/lia/"), ("ex", "https://example.org/acme/")], known)
+    [Renamed(prefix='ex', namespace='https://example.org/acme/', name='ex2', meaning='https://example.org/lia/')]
     >>> known["ex"], known["ex2"]
     ('https://example.org/lia/', 'https://example.org/acme/')
     """
     new: dict[str, str] = {}
+    renamed: list[Renamed] = []
     for prefix, namespace in found:
         if not prefix or not namespace or namespace in known.values() or namespace in new.values():
             continue
@@ -131,13 +136,16 @@ def remember(store_path: str | Path | None, found: Sequence[tuple[str, str]], kn
             n += 1
             name = f"{prefix}{n}"
         new[name] = namespace
+        if name != prefix:
+            renamed.append(Renamed(prefix, namespace, name, known.get(prefix) or new[prefix]))
     if not new:
-        return
+        return renamed
     known.update(new)
     if store_path is not None and Path(store_path).is_dir():
         saved = read(store_path)
         saved.update({p: ns for p, ns in new.items() if p not in saved})
         (Path(store_path) / FILE_NAME).write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return renamed
 
 
-__all__ = ["BUILT_IN", "FILE_NAME", "Form", "compact", "expand", "read", "remember", "show"]
+__all__ = ["BUILT_IN", "FILE_NAME", "Form", "Renamed", "compact", "read", "remember", "show"]

@@ -73,6 +73,11 @@ class Grant:
         """The named graphs a restricted grant can read: its tenants and the ontology graph."""
         return sorted({*(self.tenants or ()), ONTOLOGY_GRAPH}, key=str)
 
+    def readable_graphs(self) -> list[NamedNode | DefaultGraph] | None:
+        """Every graph the grant may read: the shared default graph, its tenants and the ontology
+        graph (None: every graph of the store). What reading a name may look at (no oracle)."""
+        return None if not self.restricted else [DefaultGraph(), *self.visible_named_graphs()]
+
     def can_see(self, graph: NamedNode | DefaultGraph | BlankNode) -> bool:
         if not self.restricted or isinstance(graph, DefaultGraph):
             return True

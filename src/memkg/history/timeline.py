@@ -18,7 +18,6 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from ..core.errors import NotFoundError, ParseError
 from ..core.json_terms import term_json, terms_json
-from ..core.prefixes import expand
 from ..core.terms import IRI, Term, datetime_literal, datetime_of, tenant_iri
 from ..core.vocab import PREFIXES, mem, prov
 from ..store import MemoryStore, scope, views
@@ -67,8 +66,7 @@ def history(store: MemoryStore, claim: str | NamedNode, *, tenant: IRI | None = 
     ``claim``, :class:`~memkg.core.errors.NotFoundError` when it is no claim.
     """
     params = {"claim": claim.value if isinstance(claim, NamedNode) else claim}
-    scope.locate(store.raw, claim if isinstance(claim, NamedNode) else NamedNode(expand(claim, store.prefixes)),
-                 tenant=tenant)
+    scope.locate(store.raw, store.read_iri(claim, what="claim"), tenant=tenant)
     # Blame is read where the view reads: the tenant's graph and the shared one, never another tenant's.
     graphs: list[NamedNode | DefaultGraph] | None = None
     node = tenant_iri(tenant)

@@ -29,6 +29,7 @@ from pathlib import Path
 from pyoxigraph import NamedNode, Quad, RdfFormat
 
 from ..core.errors import ValidationError
+from ..core.prefixes import Renamed
 from ..core.positions import Wanted, locate
 from ..core.written import WrittenForms
 from ..guard.limits import Limits
@@ -50,7 +51,7 @@ def load_files(
     commits: CommitPath,
     paths: Sequence[str | os.PathLike[str]],
     *,
-    declare: Callable[[Sequence[tuple[str, str]]], None],
+    declare: Callable[[Sequence[tuple[str, str]]], list[Renamed]],
     graph: str | NamedNode | None,
     format: str | RdfFormat | None,
     base_iri: str | None,
@@ -83,7 +84,7 @@ def load_files(
                 declared = _load_streamed(commits, reader, report, strict_literals)
         except ValidationError as refused:
             raise placed(refused, reader) from None
-        declare(declared)
+        report.renamed_prefixes = declare(declared)
     return report
 
 

@@ -14,12 +14,14 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
 
 from pyoxigraph import (
     BlankNode,
     DefaultGraph,
+    Literal,
     NamedNode,
     Quad,
     QueryBoolean,
@@ -30,6 +32,7 @@ from pyoxigraph import (
     Variable,
 )
 
+from ..core import names
 from ..core import prefixes as prefix_names
 from ..core.errors import ParseError
 from ..core.hits import Hits
@@ -144,6 +147,32 @@ class MemoryStore:
         if self._prefixes is None:
             self._prefixes = {**prefix_names.BUILT_IN, **self.backend.declared_prefixes()}
         return self._prefixes
+
+    def read_iri(self, text: str | NamedNode, *, what: str = "",
+                 graphs: Collection[NamedNode | DefaultGraph] | None = None) -> NamedNode:
+        """The IRI ``text`` names, read as every surface reads names (:func:`memkg.core.names.read_iri`):
+        ``prefix:name`` with this store's prefixes, ``<iri>``, a bare ``https://…`` or ``‹iri›``.
+        A compact IRI naming nothing under its prefix's first namespace but a node held here under a
+        namespace a load renamed (``ex2:``) is refused, naming both; only ``graphs`` are looked at
+        when given (a caller's readable graphs: a refusal never tells of another tenant's nodes)."""
+        return names.read_iri(text, self.prefixes, what=what, exists=partial(self.mentions, graphs=graphs))
+
+    def read_term(self, text: str, *, what: str = "",
+                  graphs: Collection[NamedNode | DefaultGraph] | None = None) -> NamedNode | Literal | Triple:
+        """A term as written for a claim (an IRI as :meth:`read_iri` reads it, or a Turtle literal)."""
+        return names.read_term(text, self.prefixes, what=what, exists=partial(self.mentions, graphs=graphs))
+
+    def mentions(self, iri: str, *, graphs: Collection[NamedNode | DefaultGraph] | None = None) -> bool:
+        """Whether any quad (of ``graphs``, else of any graph) holds ``iri`` as its subject, predicate
+        or object (a claim's terms included, through the claim index)."""
+        node = NamedNode(iri)
+        raw = self.raw
+        for graph in graphs if graphs is not None else [None]:
+            for found in (raw.quads_for_pattern(node, None, None, graph), raw.quads_for_pattern(None, node, None, graph),
+                          raw.quads_for_pattern(None, None, node, graph)):
+                if next(iter(found), None) is not None:
+                    return True
+        return False
 
     def lock(self) -> threading.RLock:
         """The (reentrant) write lock: hold it to read, then write, atomically."""
@@ -268,7 +297,7 @@ class MemoryStore:
             no graph of the view's scope holds (:mod:`memkg.store.scope`): never an empty answer.
         :raises ValueError: a parameter is unknown, missing or not of its type.
         """
-        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes)
+        bound = views.bind(views.get_view(name), dict(params or {}), prefixes=self.prefixes, exists=self.mentions)
         if bound.tenant is not None and not self.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, self.named_graphs())
         scope.require_all(self.raw, bound.iris, tenant=bound.tenant)  # an unknown IRI is an error, not no rows
@@ -460,8 +489,8 @@ class MemoryStore:
         return loads.load_files(self._commits, paths, declare=self._remember_prefixes, graph=graph, format=format,
                                 base_iri=base_iri, progress=progress, strict_literals=strict_literals, limits=limits)
 
-    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> None:
-        prefix_names.remember(self.path, declared, self.prefixes)
+    def _remember_prefixes(self, declared: Sequence[tuple[str, str]]) -> list[prefix_names.Renamed]:
+        return prefix_names.remember(self.path, declared, self.prefixes)
 
     def load_data(
         self,

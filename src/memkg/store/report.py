@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..core.prefixes import Renamed
 from .literals import LiteralRewrites
 
 #: Told the name of each phase as it starts.
@@ -30,6 +31,9 @@ class LoadReport:
     seconds: dict[str, float] = field(default_factory=dict)
     #: The literals the store keeps in another form than the files write (memkg.store.literals).
     rewrites: LiteralRewrites = field(default_factory=LiteralRewrites)
+    #: The prefixes the files declared for a namespace while the store gives that prefix another
+    #: one: their names read under a new prefix (``ex2:``), which the load must say.
+    renamed_prefixes: list[Renamed] = field(default_factory=list)
     #: Told the name of each phase as it starts (``stderr_progress()``: a long load is never silent).
     progress: Progress | None = field(default=None, repr=False, compare=False)
 

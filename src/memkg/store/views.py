@@ -37,15 +37,16 @@ tenant's graph plus the shared default graph and the ontology graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
 
-from ..core.errors import NotFoundError
-from ..core.prefixes import BUILT_IN, expand
+from ..core import names
+from ..core.errors import NotFoundError, UnreadableName
+from ..core.prefixes import BUILT_IN
 from ..core.resources import data_dir
 from ..core.sparql import read_prologue
 from ..core.terms import datetime_literal, parse_datetime
@@ -181,14 +182,16 @@ def get_view(name: str, folder: Path | None = None) -> View:
     return views[name]
 
 
-def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = None) -> NamedNode | Literal:
-    """A parameter value from text into one RDF term, or ValueError. An IRI may be a
-    prefixed name (``ex:Lia``) with one of ``prefixes``."""
+def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = None,
+                exists: Callable[[str], bool] | None = None) -> NamedNode | Literal:
+    """A parameter value from text into one RDF term, or ValueError. An IRI is read as every
+    IRI argument is (:func:`memkg.core.names.read_iri`: ``ex:Lia`` with one of ``prefixes``,
+    ``<iri>``, a bare ``https://…``, ``‹iri›``; ``exists`` tells an ambiguous compact IRI)."""
     if param.choices and raw not in param.choices:
         raise ValueError(f"parameter {param.name}={raw!r} is not one of {', '.join(param.choices)}")
     try:
         if param.type == "iri":
-            return NamedNode(_iri(raw, prefixes or {}))
+            return names.read_iri(raw, prefixes or BUILT_IN, what=f"parameter {param.name}", exists=exists)
         if param.type == "datetime":
             return datetime_literal(parse_datetime(raw))
         if param.type == "decimal":
@@ -196,23 +199,10 @@ def parse_value(param: Param, raw: str, prefixes: Mapping[str, str] | None = Non
         if param.type == "integer":
             return Literal(str(int(raw)), datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
         return Literal(raw)
+    except UnreadableName:
+        raise
     except ValueError as err:
         raise ValueError(f"parameter {param.name}={raw!r} is not a valid {param.type}: {err}") from None
-
-
-#: schemes an IRI given bare (not in <…>) may have without being taken for a prefixed name
-IRI_SCHEMES = frozenset({"http", "https", "urn", "file", "mailto", "tag", "did", "ftp", "data"})
-
-
-def _iri(raw: str, prefixes: Mapping[str, str]) -> str:
-    """``raw`` as a full IRI, a prefixed name expanded. A prefix that is neither known nor a
-    usual IRI scheme is refused: ``zz:Lia`` would match nothing, silently."""
-    text = raw.strip()
-    prefix, sep, _ = text.partition(":")
-    if sep and prefix not in prefixes and prefix.lower() not in IRI_SCHEMES:
-        known = ", ".join(f"{p}:" for p in sorted(prefixes) if p)
-        raise ValueError(f"unknown prefix {prefix}: (known: {known})")
-    return expand(text, prefixes)
 
 
 @dataclass(frozen=True)
@@ -225,17 +215,19 @@ class BoundQuery:
     iris: tuple[NamedNode, ...] = ()
 
 
-def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | None = None) -> BoundQuery:
+def bind(view: View, params: dict[str, str], *, prefixes: Mapping[str, str] | None = None,
+         exists: Callable[[str], bool] | None = None) -> BoundQuery:
     """Bind text parameters to ``view``; unknown, missing or malformed ones raise ValueError.
 
     IRIs may be prefixed names: with the view's own ``PREFIX`` lines, else ``prefixes``
-    (a store's, :attr:`memkg.store.MemoryStore.prefixes`), else memkg's."""
+    (a store's, :attr:`memkg.store.MemoryStore.prefixes`), else memkg's; ``exists`` (a store's
+    :meth:`~memkg.store.MemoryStore.mentions`) refuses a compact IRI that could mean several nodes."""
     tenant: NamedNode | None = None
     terms: dict[str, NamedNode | Literal] = {}
     known = {**BUILT_IN, **(prefixes or {}), **(read_prologue(view.text).prefixes or {})}
     for name, raw in params.items():
         p = view.param(name)
-        value = parse_value(p, raw, known)
+        value = parse_value(p, raw, known, exists)
         if name == "tenant":
             if not isinstance(value, NamedNode):
                 raise ValueError(f"{view.path}: parameter tenant names a graph, so its type must be iri, not {p.type}")

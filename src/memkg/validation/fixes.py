@@ -15,7 +15,7 @@ from ..core.vocab import MEM
 
 FIXES: dict[str, str] = {
     "TypedVertexShape": "give the node an rdf:type (mem:Person, mem:Agent, mem:Entity or mem:Context) in the same file",
-    "ClaimPropositionShape": "declare the claim's predicate: <predicate> a mem:Predicate",
+    "ClaimPropositionShape": "declare the claim's predicate: <predicate> a rdf:Property",
     "ClaimProvenanceShape": "give the claim mem:assertedBy <a message>, prov:wasGeneratedBy <an activity> or mem:supportedBy <a claim>",
     "TenantIsolationShape": "link only to nodes written in the same tenant's graph (or the shared ontology)",
     "RoleTypesShape": "use a node of the right type for that role (a mem:Person or mem:Agent as sender or recipient)",
@@ -25,6 +25,7 @@ FIXES: dict[str, str] = {
     "UniqueEventIdShape": "give each message its own mem:eventId, or reuse the message stored under that id",
     "VersionChainShape": "let only the chain's current version be superseded (memkg history names it); "
                          "link two claims that disagree with mem:contradicts",
+    "ClosedVocabularyShape": "write the mem: term the message names (ontology/memkg.ttl lists them), or use your own namespace",
 }
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from pathlib import Path
 from typing import Protocol
@@ -17,9 +18,10 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
 from ..core.errors import MemkgError, ParseError, Violation
 from ..core.resources import data_dir
 from ..core.terms import GraphName, Term
-from ..core.vocab import owl
+from ..core.vocab import MEM, mem, owl
 from ..core.written import WrittenForms
 from ..store.formats import rdf_format
+from ..store.ontology import ontology_quads
 from .engines import NativeEngine
 from .results import ENGINES, Report
 
@@ -209,5 +211,34 @@ def validate_graphs(
             k = r.key()
             if k not in seen:
                 seen.add(k)
-                results.append(r)
+                results.append(with_closest_term(r))
     return results
+
+
+def with_closest_term(result: Violation) -> Violation:
+    """A result of the closed vocabulary (invariant 13) with the term the ontology defines that
+    is closest to the one written (``mem:confidnece`` → ``mem:confidence``): SPARQL cannot
+    compute it, and it is the fix. Any other result as it is.
+
+    >>> from memkg.core.vocab import mem
+    >>> found = Violation(mem.ClosedVocabularyShape, NamedNode("urn:x:c"), "no such term", value=mem.confidnece)
+    >>> with_closest_term(found).message
+    'no such term; the closest term memkg defines is mem:confidence'
+    """
+    value = result.value
+    if result.shape != mem.ClosedVocabularyShape or not isinstance(value, NamedNode) or not value.value.startswith(MEM):
+        return result
+    written = value.value[len(MEM):]
+    close = difflib.get_close_matches(written, _vocabulary(), n=1, cutoff=0.5) or difflib.get_close_matches(
+        written.lower(), [t.lower() for t in _vocabulary()], n=1, cutoff=0.5)
+    if not close:
+        return replace(result, message=f"{result.message}; memkg defines no term close to it")
+    term = next(t for t in _vocabulary() if t.lower() == close[0].lower())
+    return replace(result, message=f"{result.message}; the closest term memkg defines is mem:{term}")
+
+
+@cache
+def _vocabulary() -> tuple[str, ...]:
+    """The local names of every term the ontology defines."""
+    return tuple(sorted({q.subject.value[len(MEM):] for q in ontology_quads()
+                         if isinstance(q.subject, NamedNode) and q.subject.value.startswith(MEM)}))

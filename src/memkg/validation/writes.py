@@ -237,7 +237,9 @@ class WriteValidator:
         if not context:
             scratch.extend(_ontology_quads())
             return scratch, None, graphs or [DefaultGraph()]
-        scratch.extend(_ontology_context(subjects, nodes))
+        # The predicates' types too: the closed vocabulary (invariant 13) asks whether each is defined.
+        predicates = list(dict.fromkeys(q.predicate for q in (*batch, *context)))
+        scratch.extend(_ontology_context(subjects, [*nodes, *predicates]))
         focus: list[Term] = list({q.subject: None for q in batch if not isinstance(q.subject, Triple)})
         focus += [n for n in touched if n not in focus]
         return scratch, focus, graphs or [DefaultGraph()]

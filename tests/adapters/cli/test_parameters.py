@@ -34,7 +34,7 @@ from pyoxigraph import NamedNode, QueryResultsFormat
 
 from memkg import MemoryStore, provenance, revision
 from memkg.adapters.cli import build_parser, main
-from memkg.adapters.cli.arguments import parse_term
+from memkg.core.names import read_term
 from memkg.core.terms import parse_datetime
 from memkg.history import timeline
 from memkg.provenance.evidence import assess, packet, verify
@@ -126,7 +126,7 @@ def _claim_fields(a: argparse.Namespace) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for name in ("subject", "predicate", "object", "asserted_by"):
         if getattr(a, name) is not None:
-            fields[name] = parse_term(getattr(a, name))
+            fields[name] = read_term(getattr(a, name))
     if a.confidence is not None:
         fields["confidence"] = Decimal(str(a.confidence))
     for name in ("valid_from", "valid_until"):

@@ -107,9 +107,13 @@ def test_an_unknown_iri_is_answered_with_the_nearest_known_ones(loaded) -> None:
     assert code == 1 and "nearest known" not in err  # nothing near: no guess
 
 
-def test_a_prefix_renamed_on_load_names_the_other_tenant_s_iri_instead_of_answering(loaded) -> None:
-    # Both example files declare ex:; acme's became ex2:, so ex:cMigration is lia's namespace.
+def test_a_prefix_renamed_on_load_makes_the_old_name_ambiguous_and_the_full_iri_is_looked_up(loaded) -> None:
+    # Both example files declare ex:; acme's became ex2:, so ex:cMigration could mean either file's.
     code, out, err = loaded("support", "ex:cMigration", "--tenant", ACME)
+    assert code == 2 and out == ""
+    assert "'ex:cMigration' names no IRI: it could mean <" + LIA_NS + "cMigration> (ex:cMigration) or <" in err, err
+    assert ACME_NS + "cMigration" in err, err
+    code, out, err = loaded("support", LIA_NS + "cMigration", "--tenant", ACME)
     assert code == 1 and "stands" not in out
     assert f"{LIA_NS}cMigration is in no graph of the scope (tenant {ACME}" in err
     assert f"nearest known: {ACME_NS}cMigration" in err, err

@@ -453,7 +453,7 @@ def test_a_refused_write_says_the_same_whether_other_tenants_have_the_iri(server
     """Lia links to an IRI; Bob types it, or does not: Lia's answer must not differ."""
     def lia_links(iri: str) -> tuple[int, str]:
         body = (f"@prefix mem: <https://w3id.org/memkg#> .\n"
-                f"<{LIA}#probe-{iri[-3:]}> a mem:Person ; mem:knows <{iri}> ; mem:displayName \"p\" .")
+                f"<{LIA}#probe-{iri[-3:]}> a mem:Person ; <http://xmlns.com/foaf/0.1/knows> <{iri}> ; mem:displayName \"p\" .")
         r = server.request("POST", f"/store?graph={LIA}", body, {"Content-Type": "text/turtle",
                                                                   **bearer("lia-write-token")})
         return r.status, r.text.replace(iri, "IRI").replace(iri[-3:], "N")
@@ -491,7 +491,7 @@ def test_tenant_blind_judgement_at_the_library() -> None:
         if bob_types_it:
             store.write(quads("<https://example.org/people/x> a <https://w3id.org/memkg#Person> .", bob))
         link = quads("@prefix mem: <https://w3id.org/memkg#> . <https://example.org/lia/p> a mem:Person ; "
-                     "mem:knows <https://example.org/people/x> .", lia)
+                     "<http://xmlns.com/foaf/0.1/knows> <https://example.org/people/x> .", lia)
         try:
             store.write(link, visible=visible)
             return "written"

@@ -20,8 +20,9 @@ rule was broken, on which node, and what to do instead; nothing was written.
 
 from __future__ import annotations
 
-import re
 import uuid
+from collections.abc import Callable
+from functools import partial
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -30,9 +31,10 @@ from typing import Literal as KindName
 from pyoxigraph import DefaultGraph, NamedNode
 
 from ... import provenance
-from ...core.errors import MemkgError, NotFoundError, ValidationError
+from ...core.errors import MemkgError, NotFoundError, UnreadableName, ValidationError
 from ...core.json_terms import rows_json
 from ...core.model import Claim, Message, Predicate, Vertex, revision, term
+from ...core.names import read_iri
 from ...core.terms import ID_BASE, new_id
 from ...core.vocab import ONTOLOGY_GRAPH, RDF_REIFIES, mem
 from ...guard.access import Forbidden, Grant, Unauthorized, view_options
@@ -47,8 +49,6 @@ __all__ = ["ENTITY_KINDS", "MemoryTools", "ToolRefusal", "claim_for_event", "ref
 ENTITY_KINDS = {"Person": mem.Person, "Agent": mem.Agent, "Entity": mem.Entity, "Context": mem.Context}
 EntityKind = KindName["Person", "Agent", "Entity", "Context", "Predicate"]
 
-_ABSOLUTE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:\S+$")
-
 
 class ToolRefusal(MemkgError):
     """A call the memory refused, in words a model can act on; nothing was written."""
@@ -57,9 +57,10 @@ class ToolRefusal(MemkgError):
 # -- who and where -----------------------------------------------------------------------
 
 
-def tenant_for(grant: Grant, requested: str | None) -> NamedNode | None:
+def tenant_for(grant: Grant, requested: str | None, *, store: MemoryStore | None = None) -> NamedNode | None:
     """The one tenant graph a call acts on; None (unrestricted only) means the whole store
-    for reads and the shared default graph for writes.
+    for reads and the shared default graph for writes. ``requested`` is read as every IRI
+    argument is (``store``'s prefixes, else memkg's).
 
     A restricted caller acts on one of its own tenants, whatever the arguments say:
     the one it names, or its only one.
@@ -74,7 +75,7 @@ def tenant_for(grant: Grant, requested: str | None) -> NamedNode | None:
     memkg.adapters.agent_tools.tools.ToolRefusal: tenant urn:t:bob is not yours: this connection may use urn:t:lia
     """
     if requested is not None:
-        graph = _iri(requested, "tenant")
+        graph = _iri(requested, "tenant", store, grant.readable_graphs())
         if graph == ONTOLOGY_GRAPH:
             raise ToolRefusal(f"{requested} is memkg's shared vocabulary, not a tenant")
     else:
@@ -92,17 +93,15 @@ def tenant_for(grant: Grant, requested: str | None) -> NamedNode | None:
     return graph
 
 
-def _iri(value: str, what: str) -> NamedNode:
-    if not isinstance(value, str) or not _ABSOLUTE_IRI.match(value):
-        raise ToolRefusal(f"{what} {value!r} is not a full IRI: write one with a scheme, such as urn:memkg:person:lia")
+def _iri(value: str, what: str, store: MemoryStore | None = None,
+         graphs: list[NamedNode | DefaultGraph] | None = None) -> NamedNode:
+    """An IRI argument in any form memkg reads (:mod:`memkg.core.names`): ``prefix:name`` with
+    the store's prefixes, ``<iri>``, a bare ``https://…`` or ``urn:…``, ``‹iri›``; ``graphs``,
+    the caller's readable ones, are all that reading it looks at."""
     try:
-        return NamedNode(value)
-    except ValueError as err:
-        raise ToolRefusal(f"{what} {value!r} is not a valid IRI ({err})") from None
-
-
-def _iris(values: list[str] | None, what: str) -> list[str | NamedNode]:
-    return [_iri(v, what) for v in values or ()]
+        return store.read_iri(value, what=what, graphs=graphs) if store is not None else read_iri(value, what=what)
+    except UnreadableName as err:
+        raise ToolRefusal(str(err)) from None
 
 
 def _tenant_text(tenant: NamedNode | None) -> str | None:
@@ -130,6 +129,7 @@ _HINTS = {
     "TimeShape": "give times with a time zone, valid_from before valid_until",
     "AcyclicShape": "a claim cannot replace itself or one of its own successors",
     "UniqueEventIdShape": "reuse the message already stored under that event id",
+    "ClosedVocabularyShape": "use the mem: term the message names, or an IRI of your own namespace",
     "VersionChainShape": "correct the claim's current version (explain_claim's history names it), "
                          "or record a disagreement between two claims as a contradiction",
 }
@@ -169,10 +169,16 @@ class MemoryTools:
         self.store = store
         self.limits = limits
 
+    def _iri(self, grant: Grant, value: str, what: str) -> NamedNode:
+        return _iri(value, what, self.store, grant.readable_graphs())
+
+    def _iris(self, grant: Grant, values: list[str] | None, what: str) -> list[str | NamedNode]:  # Claim fields take either
+        return [self._iri(grant, v, what) for v in values or ()]
+
     def _writing(self, grant: Grant, tenant: str | None) -> NamedNode | None:
         if not grant.write:
             raise ToolRefusal("not allowed: this connection is read-only; it may recall and explain, not change the memory")
-        return tenant_for(grant, tenant)
+        return tenant_for(grant, tenant, store=self.store)
 
     # -- remembering -------------------------------------------------------------------
 
@@ -195,9 +201,9 @@ class MemoryTools:
         minted = new_id("message")
         message = Message(
             id=minted, content=content, event_id=event_id or None, event_time=event_time,
-            sender=_iri(sender, "sender") if sender is not None else None,
-            recipients=_iris(recipients, "recipient"),
-            episode=_iri(episode, "episode") if episode is not None else None,
+            sender=self._iri(grant, sender, "sender") if sender is not None else None,
+            recipients=self._iris(grant, recipients, "recipient"),
+            episode=self._iri(grant, episode, "episode") if episode is not None else None,
         )
         node = self.store.add(message, graph=graph)
         return {"message": node.value, "duplicate": node != minted, "eventId": event_id, "tenant": _tenant_text(graph)}
@@ -214,7 +220,7 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """Declare who or what a node is (Person, Agent, Entity, Context) or declare a predicate."""
         graph = self._writing(grant, tenant)
-        node = _iri(id, "id")
+        node = self._iri(grant, id, "id")
         if kind == "Predicate":
             item: Any = Predicate(id=node, label=name, functional=functional)
         elif kind in ENTITY_KINDS:
@@ -249,11 +255,11 @@ class MemoryTools:
         write lock, so concurrent retries store it once. The same key for another
         proposition is refused."""
         graph = self._writing(grant, tenant)
-        fields = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        fields = _claim_fields(partial(self._iri, grant), object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
         if "object" not in fields:
             raise ToolRefusal(_ONE_OBJECT)
-        claim = Claim(subject=_iri(subject, "subject"), predicate=_iri(predicate, "predicate"),
-                      supported_by=_iris(supported_by, "supported_by"), context=_iris(context, "context"), **fields)
+        claim = Claim(subject=self._iri(grant, subject, "subject"), predicate=self._iri(grant, predicate, "predicate"),
+                      supported_by=self._iris(grant, supported_by, "supported_by"), context=self._iris(grant, context, "context"), **fields)
         answer = {"eventId": event_id, "tenant": _tenant_text(graph)}
         if not event_id:
             return {"claim": self.store.add(claim, graph=graph).value, "duplicate": False, **answer}
@@ -287,8 +293,8 @@ class MemoryTools:
         one, the change is recorded as a correction made through the agent tools). Changing
         nothing writes nothing (``written`` false)."""
         graph = self._writing(grant, tenant)
-        old_node = _iri(claim, "claim")
-        changes = _claim_fields(object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
+        old_node = self._iri(grant, claim, "claim")
+        changes = _claim_fields(partial(self._iri, grant), object_iri, object_value, confidence, valid_from, valid_until, asserted_by)
         with self.store.lock():  # read the old version and write the new one in one step
             old, where = self.store.get_claim(old_node, graph=graph)
             recorded = self.store.supersede(old_node, revision(old, **changes), graph=where, interface="mcp")
@@ -308,7 +314,7 @@ class MemoryTools:
         """Withdraw a claim or source (kept for the record, no longer believed), or, with
         ``erase``, remove it and what was derived only from it (consent revoked; needs a reason)."""
         graph = self._writing(grant, tenant)
-        node = _iri(target, "target")
+        node = self._iri(grant, target, "target")
         if erase:
             if not reason:
                 raise ToolRefusal("an erasure needs a reason (why the content must go, e.g. 'consent revoked')")
@@ -329,7 +335,7 @@ class MemoryTools:
         tenant: str | None = None,
     ) -> dict[str, Any]:
         """Ask the memory in words: ranked hits and (``packet``) the evidence around them."""
-        graph = tenant_for(grant, tenant)
+        graph = tenant_for(grant, tenant, store=self.store)
         _stamp(valid_at, "valid_at")
         _stamp(known_at, "known_at")
 
@@ -339,8 +345,8 @@ class MemoryTools:
 
     def explain(self, grant: Grant, *, claim: str, tenant: str | None = None) -> dict[str, Any]:
         """A claim's versions, lineage and support, and whether it still stands and holds now."""
-        graph = tenant_for(grant, tenant)
-        node = _iri(claim, "claim")
+        graph = tenant_for(grant, tenant, store=self.store)
+        node = self._iri(grant, claim, "claim")
         with self.store.lock():  # one consistent reading: no write lands between its parts
             found, where = self.store.get_claim(node, graph=graph)
             scope = graph if graph is not None else (where if isinstance(where, NamedNode) else None)
@@ -378,10 +384,10 @@ class MemoryTools:
         """The ``current``, ``historical`` (valid at ``valid_at``) or ``audit`` (known at
         ``known_at``, valid at ``valid_at``) claims, about ``subject`` if given, of ``standing``
         (``supported``, ``fallen``, ``unrecorded``) if given."""
-        graph = tenant_for(grant, tenant)
+        graph = tenant_for(grant, tenant, store=self.store)
         params: dict[str, str] = {}
         if subject is not None:
-            params["subject"] = _iri(subject, "subject").value
+            params["subject"] = self._iri(grant, subject, "subject").value
         for name, value in (("valid_at", valid_at), ("known_at", known_at)):
             stamp = _stamp(value, name)
             if stamp is not None:
@@ -423,6 +429,7 @@ _ONE_OBJECT = "give the claim's object once: object_iri for a node, or object_va
 
 
 def _claim_fields(
+    read: Callable[[str, str], NamedNode],
     object_iri: str | None,
     object_value: str | float | bool | None,
     confidence: float | None,
@@ -435,7 +442,7 @@ def _claim_fields(
     if object_iri is not None and object_value is not None:
         raise ToolRefusal(_ONE_OBJECT)
     if object_iri is not None:
-        fields["object"] = _iri(object_iri, "object_iri")
+        fields["object"] = read(object_iri, "object_iri")
     elif object_value is not None:
         fields["object"] = _value(object_value)
     if confidence is not None:
@@ -445,7 +452,7 @@ def _claim_fields(
             _stamp(t, name)
             fields[name] = t
     if asserted_by is not None:
-        fields["asserted_by"] = _iri(asserted_by, "asserted_by")
+        fields["asserted_by"] = read(asserted_by, "asserted_by")
     return fields
 
 

@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import NamedNode, RdfFormat, parse
+from pyoxigraph import NamedNode
 
-from ...core.errors import MemkgError
-from ...core.prefixes import expand
 from ...core.terms import zoned_datetime
-from ...core.vocab import PREFIXES
 from ...guard.limits import DEFAULT
 from ...store import MemoryStore, views
 from .exit_codes import UsageError
@@ -37,21 +34,18 @@ def open_store(args: argparse.Namespace, *, write: bool) -> MemoryStore:
 
 
 def _checked_tenant(args: argparse.Namespace, store: MemoryStore, *, write: bool) -> MemoryStore:
-    """``--tenant`` as a full IRI (a prefixed name expanded with the store's prefixes); for a read,
-    a graph that is not in the store is an error naming those that are, never an empty answer."""
-    given = getattr(args, "tenant", None)
-    if not given:
-        return store
+    """``--tenant`` (``--graph``) as a full IRI, read as every IRI argument is (:meth:`MemoryStore.read_iri`);
+    for a read, a graph that is not in the store is an error naming those that are, never an empty answer."""
     try:
-        args.tenant = expand(given, store.prefixes)
-        if not write:
-            tenant = NamedNode(args.tenant)
-            if not store.raw.contains_named_graph(tenant):
-                views.require_graph(tenant, store.named_graphs())
-    except BaseException as err:
+        for option in ("tenant", "graph"):
+            given = getattr(args, option, None)
+            if given:
+                setattr(args, option, store.read_iri(given, what="--tenant").value)
+        tenant = getattr(args, "tenant", None)
+        if tenant and not write and not store.raw.contains_named_graph(NamedNode(tenant)):
+            views.require_graph(NamedNode(tenant), store.named_graphs())
+    except BaseException:
         store.close()
-        if isinstance(err, ValueError) and not isinstance(err, MemkgError):
-            raise UsageError(f"--tenant {given!r} is not an IRI: {err}") from None
         raise
     return store
 
@@ -63,17 +57,6 @@ def read_query_argument(text: str) -> str:
             raise UsageError(f"{path}: no such query file")
         return path.read_text(encoding="utf-8")
     return text
-
-
-def parse_term(text: str) -> Any:
-    """A term as written in Turtle: <iri>, a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:),
-    "a literal", "x"@en, "1"^^xsd:decimal, 42, true. Parsed by pyoxigraph, never pasted into queries."""
-    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
-    try:
-        (quad,) = list(parse(f'{head}<urn:memkg:s> <urn:memkg:p> {text} .', format=RdfFormat.TURTLE))
-    except (SyntaxError, ValueError):
-        raise UsageError(f"not an RDF term: {text!r} (write <iri>, prefix:name, \"text\", 42 or true)") from None
-    return quad.object
 
 
 def parse_time(text: str | None) -> Any:

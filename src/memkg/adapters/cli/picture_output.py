@@ -12,7 +12,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.prefixes import expand
 from ..pictures import picture, render
 from .arguments import open_store
 
@@ -26,7 +25,8 @@ def wants_picture(args: argparse.Namespace) -> bool:
 def draw(args: argparse.Namespace, kind: str, claims: str | Sequence[str], **options: Any) -> int:
     """Draw the picture of ``kind`` for ``claims`` as ``args.format``; exit code 0."""
     with open_store(args, write=False) as store:
-        named = expand(claims, store.prefixes) if isinstance(claims, str) else [expand(c, store.prefixes) for c in claims]
+        named = (store.read_iri(claims, what="claim").value if isinstance(claims, str)
+                 else [store.read_iri(c, what="claim").value for c in claims])
         text = render(picture(store, kind, named, tenant=args.tenant, **options), args.format)
     emit(args, kind, text)
     return 0

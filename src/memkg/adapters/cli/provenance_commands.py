@@ -14,7 +14,6 @@ from typing import Any
 
 from pyoxigraph import NamedNode
 
-from ...core.prefixes import expand
 from ...loading import extraction
 from ...provenance import (
     Erasure,
@@ -50,7 +49,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "lineage", args.claim)
     with open_store(args, write=False) as store:
-        lin = lineage(store, expand(args.claim, store.prefixes), tenant=args.tenant)
+        lin = lineage(store, store.read_iri(args.claim, what="claim"), tenant=args.tenant)
     if args.format == "json":
         _emit_json(lin.to_dict())
         return EXIT_OK
@@ -63,11 +62,11 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 def cmd_dependents(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
-        source = expand(args.source, store.prefixes)
+        source = store.read_iri(args.source, what="source")
         found = impact(store, source, tenant=args.tenant, with_downstream=args.all)
         erasures = erasure_plans(store, source, tenant=args.tenant)  # withdrawing takes nothing; erasing may
     if args.format == "json":
-        _emit_json({"source": source, **found.to_dict(), "erasure": [plan.to_dict() for plan in erasures]})
+        _emit_json({"source": source.value, **found.to_dict(), "erasure": [plan.to_dict() for plan in erasures]})
         return EXIT_OK
     for n in found.fallen:
         print(n.value)
@@ -86,7 +85,7 @@ def cmd_support(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "support", args.claim)
     with open_store(args, write=False) as store:
-        claim = expand(args.claim, store.prefixes)
+        claim = store.read_iri(args.claim, what="claim")
         s = support(store, claim, tenant=args.tenant)
         sets = minimal_support(store, claim, tenant=args.tenant) if args.minimal else None
     if args.format == "json":
@@ -105,7 +104,7 @@ def cmd_support(args: argparse.Namespace) -> int:
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        result = withdraw(store, expand(args.source, store.prefixes), reason=args.reason, graph=args.graph)
+        result = withdraw(store, store.read_iri(args.source, what="source"), reason=args.reason, graph=args.graph)
     print(result.retraction.value)
     for label, nodes in (("fallen", result.fallen), ("weakened", result.weakened),
                          ("downstream", result.impact.downstream)):
@@ -118,7 +117,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
     if not args.dry_run and not args.reason:
         raise UsageError("erase needs --reason (kept on the record); --dry-run shows what it would remove")
     with open_store(args, write=not args.dry_run) as store:
-        source = expand(args.source, store.prefixes)
+        source = store.read_iri(args.source, what="source")
         if args.dry_run:
             result: ErasurePlan | Erasure = erasure_plan(store, source, graph=args.graph)
         else:
@@ -149,7 +148,7 @@ def cmd_packet(args: argparse.Namespace) -> int:
         return draw(args, "packet", args.claims, max_vertices=args.max_vertices, max_hops=args.max_hops,
                     strict=args.strict)
     with open_store(args, write=False) as store:
-        p = packet(store, [expand(c, store.prefixes) for c in args.claims], tenant=args.tenant, max_vertices=args.max_vertices,
+        p = packet(store, [store.read_iri(c, what="claim") for c in args.claims], tenant=args.tenant, max_vertices=args.max_vertices,
                    max_hops=args.max_hops, strict=args.strict)
     sys.stdout.write(p.to_json() + "\n" if args.format == "json" else p.to_turtle())
     if not p.complete:
@@ -160,7 +159,7 @@ def cmd_packet(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
-        v = verify(store, args.end, tenant=args.tenant)
+        v = verify(store, store.read_iri(args.end, what="end"), tenant=args.tenant)
     print_rows(["depth", "stage", "kind", "verdict", "reason"],
                 [[str(st.depth), short(st.node), st.kind, st.verdict, st.reason] for st in v.stages])
     print(f"verdict: {v.verdict}")
@@ -171,7 +170,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_assess(args: argparse.Namespace) -> int:
     with open_store(args, write=False) as store:
-        a = assess(store, args.claim, tenant=args.tenant, default_reliability=args.default_reliability)
+        a = assess(store, store.read_iri(args.claim, what="claim"), tenant=args.tenant, default_reliability=args.default_reliability)
     def num(x: float | None) -> str:
         return "not recorded" if x is None else f"{x:g}"
     print(f"claim confidence (recorded):      {num(a.confidence)}")
@@ -191,8 +190,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
     extractor = {"sentences": extraction.SENTENCES, "constrained": extraction.CONSTRAINED,
                  "abstaining": extraction.ABSTAINING}[args.extractor]
     with open_store(args, write=True) as store:
-        result = extraction.extract(store, args.source, extractor=extractor, graph=args.graph,
-                                    **({"predicate": args.predicate} if args.predicate else {}))
+        result = extraction.extract(store, store.read_iri(args.source, what="source"), extractor=extractor, graph=args.graph,
+                                    **({"predicate": store.read_iri(args.predicate, what="--predicate")} if args.predicate else {}))
     print(result.extraction.value)
     for claim, span in zip(result.claims, result.spans):
         flags = f" [{', '.join(sorted(span.flags))}]" if span.flags else ""

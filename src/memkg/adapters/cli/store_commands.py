@@ -48,8 +48,10 @@ def cmd_load(args: argparse.Namespace) -> int:
     where = f" into graph <{args.graph}>" if args.graph else ""
     print(
         f"loaded {report.parsed:,} quads from {len(report.files)} file(s){where}: "
-        f"{report.added:,} new (index included), store {args.store}"
+        f"{report.added:,} new (index included), store {args.store}", flush=True
     )
+    for renamed in report.renamed_prefixes:  # never silent: the files' names read otherwise here
+        print(f"memkg: note: {renamed}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -10,7 +10,6 @@ import argparse
 import sys
 
 from ...core.model import revision
-from ...core.prefixes import expand
 from ...history import timeline
 from ...history.timeline import MAX_QUESTIONS
 from ...loading.ingest import IngestError, ingest_file, timezone_named
@@ -21,7 +20,6 @@ from .arguments import (
     graph_option,
     limits_from,
     open_store,
-    parse_term,
     parse_time,
     read_query_argument,
     tenant_option,
@@ -33,20 +31,20 @@ from .registry import AddCommand
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
-    given = {
-        "id": args.id,
-        "subject": parse_term(args.subject) if args.subject else None,
-        "predicate": parse_term(args.predicate) if args.predicate else None,
-        "object": parse_term(args.object) if args.object else None,
-        "confidence": float(args.confidence) if args.confidence is not None else None,
-        "valid_from": parse_time(args.valid_from) if args.valid_from else None,
-        "valid_until": parse_time(args.valid_until) if args.valid_until else None,
-        "asserted_by": parse_term(args.asserted_by) if args.asserted_by else None,
-    }
     with open_store(args, write=True) as store:
-        old, graph = store.get_claim(expand(args.claim, store.prefixes), graph=args.graph)
+        given = {
+            "id": store.read_iri(args.id, what="--id") if args.id else None,
+            "subject": store.read_iri(args.subject, what="--subject") if args.subject else None,
+            "predicate": store.read_iri(args.predicate, what="--predicate") if args.predicate else None,
+            "object": store.read_term(args.object, what="--object") if args.object else None,
+            "confidence": float(args.confidence) if args.confidence is not None else None,
+            "valid_from": parse_time(args.valid_from) if args.valid_from else None,
+            "valid_until": parse_time(args.valid_until) if args.valid_until else None,
+            "asserted_by": store.read_iri(args.asserted_by, what="--asserted-by") if args.asserted_by else None,
+        }
+        old, graph = store.get_claim(store.read_iri(args.claim, what="claim"), graph=args.graph)
         recorded = store.supersede(old.node(), revision(old, **{k: v for k, v in given.items() if v is not None}),
-                                   graph=graph, by=expand(args.by, store.prefixes) if args.by else None,
+                                   graph=graph, by=store.read_iri(args.by, what="--by") if args.by else None,
                                    interface="cli")
     print(recorded)
     return EXIT_OK
@@ -54,7 +52,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 def cmd_retract(args: argparse.Namespace) -> int:
     with open_store(args, write=True) as store:
-        targets = [expand(target, store.prefixes) for target in args.targets]
+        targets = [store.read_iri(target, what="target") for target in args.targets]
         node = store.retract(*targets, reason=args.reason, graph=args.graph)
     print(node.value)
     return EXIT_OK
@@ -128,7 +126,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if wants_picture(args):
         return draw(args, "history", args.claim)
     with open_store(args, write=False) as store:
-        versions = timeline.history(store, expand(args.claim, store.prefixes), tenant=args.tenant)
+        versions = timeline.history(store, store.read_iri(args.claim, what="claim"), tenant=args.tenant)
         prefixes = store.prefixes
 
     def short(term: object) -> str:

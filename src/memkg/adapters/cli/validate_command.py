@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pyoxigraph import NamedNode
 
-from ...core.prefixes import expand
-from ...core.vocab import PREFIXES, SH
+from ...core.errors import UnreadableName
+from ...core.names import read_iri
 from ...store import FORMAT_NAMES
 from ...validation import ValidationOptions, validate_files, validate_store
 from ...validation.inference import INFERENCE_KINDS
@@ -32,12 +32,11 @@ def _listed(values: Sequence[str]) -> list[str]:
 
 
 def _iri(text: str, option: str) -> NamedNode:
-    """``<iri>``, a bare IRI or a prefixed name (mem:, prov:, rdf:, rdfs:, xsd:, owl:, sh:)."""
-    iri = text[1:-1] if text.startswith("<") and text.endswith(">") else expand(text, {**PREFIXES, "sh": SH})
+    """An IRI in any form memkg reads (:mod:`memkg.core.names`), with memkg's own prefixes (sh: among them)."""
     try:
-        return NamedNode(iri)
-    except ValueError:
-        raise UsageError(f"{option} {text!r} is not an IRI") from None
+        return read_iri(text, what=option)
+    except UnreadableName as err:
+        raise UsageError(str(err)) from None
 
 
 def options_from(args: argparse.Namespace) -> ValidationOptions:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.parser import BytesParser
+from functools import partial
 from importlib import resources
 from typing import Any
 
@@ -186,7 +187,8 @@ class Endpoint:
     def view(
         self, grant: Grant, name: str, params: dict[str, str], *, accept: str | None = None, format: str | None = None
     ) -> Response:
-        bound = views.bind(views.get_view(name), params, prefixes=self.store.prefixes)
+        bound = views.bind(views.get_view(name), params, prefixes=self.store.prefixes,
+                            exists=partial(self.store.mentions, graphs=grant.readable_graphs()))
         dataset = rights.view_dataset(grant, bound.tenant)
         if bound.tenant is not None and not self.store.raw.contains_named_graph(bound.tenant):
             views.require_graph(bound.tenant, rights.seen(grant, self.store.named_graphs()))
@@ -198,7 +200,8 @@ class Endpoint:
         (its long header comment replaced by one line saying which view it is), for the query page's
         textarea. Bound here, as :meth:`view` binds it; Forbidden for a tenant beyond the grant."""
         view = views.get_view(name)
-        bound = views.bind(view, params, prefixes=self.store.prefixes)
+        bound = views.bind(view, params, prefixes=self.store.prefixes,
+                            exists=partial(self.store.mentions, graphs=grant.readable_graphs()))
         rights.view_dataset(grant, bound.tenant)
         given = ", ".join(f"{k}={v}" for k, v in params.items())
         body = bound.text.splitlines(keepends=True)
@@ -215,12 +218,14 @@ class Endpoint:
             rights.view_dataset(grant, graph if isinstance(graph, NamedNode) else None)  # Forbidden beyond the grant
         return self._read(GraphJob(graph, accept, format, head), grant)
 
-    def recall(self, grant: Grant, question: str, *, tenant: NamedNode | None = None, k: int = 10,
+    def recall(self, grant: Grant, question: str, *, tenant: str | NamedNode | None = None, k: int = 10,
                valid_at: datetime | None = None, known_at: datetime | None = None, packet: bool = False) -> Response:
         """``GET /recall``: :func:`memkg.recall.answer` over the grant's tenants (and the shared
         default graph), in a worker like a query (killed past ``--timeout``), on the current
-        snapshot and the recall index it links to."""
-        tenants = rights.recall_tenants(grant, tenant)
+        snapshot and the recall index it links to. ``tenant`` may be written in any form an IRI
+        argument takes (:meth:`memkg.store.MemoryStore.read_iri`)."""
+        graph = None if tenant is None else self.store.read_iri(tenant, what="tenant", graphs=grant.readable_graphs())
+        tenants = rights.recall_tenants(grant, graph)
         self.settings.limits.check_size("max_query", len(question.encode("utf-8", "surrogatepass")), "the question")
         # Built here once, from the store, if it is not there yet: derived data, memkg's own work.
         self.store.follower(RECALL_INDEX, create=True)

@@ -6,7 +6,8 @@
 | ``GET /pictures/KIND?claim=IRI[&claim=…][&tenant=IRI][&format=svg|dot|json]`` | one picture |
 
 KIND is ``history``, ``lineage``, ``support`` or ``packet`` (which takes several
-``claim``). IRIs may be prefixed names with the store's prefixes. A token limited to
+``claim``). IRIs may be written in any form an IRI argument takes (``prefix:name`` with
+the store's prefixes, ``<iri>``, a bare ``https://…``, ``‹iri›``). A token limited to
 tenants must name one of them (or have exactly one); a picture reads that tenant's
 graph and the shared ones only, as a view does.
 """
@@ -16,9 +17,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from pyoxigraph import NamedNode
-
-from ...core.prefixes import expand
 from ...guard.access import Grant
 from ...store import MemoryStore, views
 from .. import pictures
@@ -35,18 +33,14 @@ def answer(store: MemoryStore, grant: Grant, kind: str, params: Mapping[str, Seq
         return "application/json", json.dumps(body).encode()
     if kind not in pictures.KINDS:
         raise LookupError(f"no picture at /pictures/{kind}; there are {', '.join(pictures.KINDS)}")
-    claims = [expand(c, prefixes) for c in params.get("claim", []) if c.strip()]
+    claims = [store.read_iri(c, what="claim", graphs=grant.readable_graphs()).value
+              for c in params.get("claim", []) if c.strip()]
     if not claims or (kind != "packet" and len(claims) != 1):
         raise BadRequest(f"/pictures/{kind} needs {'one or more' if kind == 'packet' else 'exactly one'} claim=IRI")
     fmt = _one(params, "format") or "svg"
     if fmt not in pictures.FORMATS:
         raise BadRequest(f"format={fmt!r}: pictures come as {', '.join(pictures.FORMATS)}")
-    tenant = _tenant(store, grant, _one(params, "tenant"), prefixes)
-    for claim in claims:
-        try:
-            NamedNode(claim)
-        except ValueError as err:
-            raise BadRequest(f"claim={claim!r} is not an IRI: {err}") from None
+    tenant = _tenant(store, grant, _one(params, "tenant"))
     drawing = pictures.picture(store, kind, claims if kind == "packet" else claims[0], tenant=tenant,
                                prefixes=prefixes)
     return pictures.CONTENT_TYPES[fmt], pictures.render(drawing, fmt).encode("utf-8")
@@ -59,16 +53,11 @@ def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:
     return values[0].strip() if values else None
 
 
-def _tenant(store: MemoryStore, grant: Grant, given: str | None, prefixes: Mapping[str, str]) -> str | None:
+def _tenant(store: MemoryStore, grant: Grant, given: str | None) -> str | None:
     """The tenant the picture reads: the one given (checked against the grant and the store), the
     grant's only tenant, or (an open server) every graph."""
-    tenant = None
-    if given is not None:
-        try:
-            tenant = NamedNode(expand(given, prefixes))
-        except ValueError as err:
-            raise BadRequest(f"tenant={given!r} is not an IRI: {err}") from None
-    tenant = rights.picture_tenant(grant, tenant)
+    named = None if given is None else store.read_iri(given, what="tenant", graphs=grant.readable_graphs())
+    tenant = rights.picture_tenant(grant, named)
     if given is not None and tenant is not None and not store.raw.contains_named_graph(tenant):
         views.require_graph(tenant, rights.seen(grant, store.named_graphs()))
     return None if tenant is None else tenant.value
