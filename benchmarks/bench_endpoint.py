@@ -15,9 +15,12 @@ not writes. Everything runs on scratch checkpoints of that store, never on it.
    switch to a new snapshot (``Store.read_only`` plus a first query).
 2. **Throughput**: ``memkg serve`` and ``oxigraph serve`` (the baseline, if the
    ``oxigraph`` program is on PATH) on copies of the same store, each asked the same
-   bound ``history`` view (a random claim per request) by N client processes over
-   keep-alive connections for ``--seconds``; rounds alternate between the two
-   servers so the machine's load falls on both alike. Requests/s and p50/p95 latency.
+   requests by N client processes over keep-alive connections for ``--seconds``; rounds
+   alternate between the two servers so the machine's load falls on both alike.
+   Requests/s, p50/p95 latency, and the CPU the server's process tree spent per request
+   (which the machine's load changes far less than the rates). ``--workload``: ``history`` (the bound ``history``
+   view of a random claim) or ``select`` (a plain SELECT of a random claim's confidence
+   and source, the same text to both servers).
 """
 
 from __future__ import annotations
@@ -137,12 +140,14 @@ def wait_for(port: int, path: str, timeout: float = 120) -> None:
     raise RuntimeError(f"no server on port {port}")
 
 
-def client(port: int, paths: list[str], seconds: float, start: float, out: multiprocessing.Queue) -> None:
+def client(port: int, paths: list[str], seconds: float, ready: multiprocessing.Queue, go: multiprocessing.Event,
+           out: multiprocessing.Queue) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.connect()
     rng = random.Random(os.getpid())
     latencies, errors = [], 0
-    while time.time() < start:
-        time.sleep(0.001)
+    ready.put(True)
+    go.wait()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         t0 = time.perf_counter()
@@ -154,14 +159,40 @@ def client(port: int, paths: list[str], seconds: float, start: float, out: multi
     out.put((latencies, errors))
 
 
-def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) that process ``pid`` and its live descendants have used:
+    a server's cost per request, which the machine's load changes far less than its rate."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        times[child] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grew = {pid}, True
+    while grew:
+        more = {c for c, parent in parents.items() if parent in tree} - tree
+        grew = bool(more)
+        tree |= more
+    return sum(times.get(p, 0.0) for p in tree)
+
+
+def load(port: int, paths: list[str], clients: int, seconds: float, server_pid: int | None = None) -> dict:
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    start = time.time() + 1.0  # every client connected and waiting before the clock starts
-    procs = [ctx.Process(target=client, args=(port, paths, seconds, start, out)) for _ in range(clients)]
+    out, ready, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=client, args=(port, paths, seconds, ready, go, out)) for _ in range(clients)]
     for p in procs:
         p.start()
+    for _ in procs:  # every client started and connected before the clock starts
+        ready.get()
+    cpu = tree_cpu(server_pid) if server_pid else 0.0
+    go.set()
     results = [out.get() for _ in procs]
+    cpu = tree_cpu(server_pid) - cpu if server_pid else 0.0
     for p in procs:
         p.join()
     latencies = [x for lat, _ in results for x in lat]
@@ -169,6 +200,34 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict:
         "requests_per_s": round(len(latencies) / seconds, 1),
         "latency_ms": summary(latencies),
         "errors": sum(e for _, e in results),
+        "server_cpu_us_per_request": round(cpu * 1e6 / max(1, len(latencies)), 1),
+    }
+
+
+WORKLOADS = ("history", "select")
+
+#: The plain SELECT: one claim's confidence and source, in whichever graph it is.
+SELECT = """PREFIX mem: <https://w3id.org/memkg#>
+SELECT ?confidence ?source WHERE { GRAPH ?g { <%s> mem:confidence ?confidence ; mem:assertedBy ?source } }"""
+
+
+def workload_paths(source: Path, workload: str, count: int = 200) -> dict[str, list[str]]:
+    """The request paths of ``workload`` for each server, on ``count`` claims picked at random
+    (the same claims, so both servers do the same work)."""
+    sample_store = Store.read_only(str(source))
+    claims = [r["c"].value for r in sample_store.query(
+        "SELECT ?c WHERE { GRAPH ?g { ?c a <https://w3id.org/memkg#Claim> } } LIMIT 20000")]
+    del sample_store
+    picked = random.Random(0).sample(claims, min(count, len(claims)))
+    if workload == "select":
+        texts = [SELECT % c for c in picked]
+        return {"memkg": ["/sparql?" + urlencode({"query": t}) for t in texts],
+                "oxigraph": ["/query?" + urlencode({"query": t}) for t in texts]}
+    history = views.get_view("history")
+    return {
+        "memkg": ["/views/history?" + urlencode({"claim": c}) for c in picked],
+        "oxigraph": ["/query?" + urlencode({"query": views.bind(history, {"claim": c}).text, "union-default-graph": ""})
+                     for c in picked],
     }
 
 
@@ -181,31 +240,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per client count")
     parser.add_argument("--checkpoints", type=int, default=30)
     parser.add_argument("--workers", type=int, default=0, help="memkg serve --workers (0: its default)")
+    parser.add_argument("--workload", choices=WORKLOADS, default="history")
+    parser.add_argument("--serve-args", default="", help="more options for memkg serve, space-separated")
+    parser.add_argument("--no-checkpoints", action="store_true", help="skip the checkpoint rounds")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
 
     source = args.store or cached_store(args.claims)
-    results: dict = {"store": str(source), "claims": None if args.store else args.claims, "cpus": os.cpu_count(), "load_before": os.getloadavg()}
+    results: dict = {"store": str(source), "claims": None if args.store else args.claims, "workload": args.workload,
+                     "cpus": os.cpu_count(), "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="memkg-bench-endpoint-") as tmp:
         scratch = Path(tmp) / "ckpt" / "store"
         scratch.parent.mkdir()
-        checkpoint(source, scratch)
-        results["checkpoints"] = bench_checkpoints(scratch, args.checkpoints)
-        print(json.dumps(results["checkpoints"]), file=sys.stderr)
+        if not args.no_checkpoints:
+            checkpoint(source, scratch)
+            results["checkpoints"] = bench_checkpoints(scratch, args.checkpoints)
+            print(json.dumps(results["checkpoints"]), file=sys.stderr)
 
-        # A sample of claims, and the history view bound to each, as both servers get it.
-        sample_store = Store.read_only(str(source))
-        claims = [r["c"].value for r in sample_store.query(
-            "SELECT ?c WHERE { GRAPH ?g { ?c a <https://w3id.org/memkg#Claim> } } LIMIT 20000")]
-        del sample_store
-        rng = random.Random(0)
-        picked = rng.sample(claims, min(200, len(claims)))
-        memkg_paths = ["/views/history?" + urlencode({"claim": c}) for c in picked]
-        history = views.get_view("history")
-        oxigraph_paths = [
-            "/query?" + urlencode({"query": views.bind(history, {"claim": c}).text, "union-default-graph": ""})
-            for c in picked
-        ]
+        paths = workload_paths(source, args.workload)
+        memkg_paths, oxigraph_paths = paths["memkg"], paths["oxigraph"]
 
         servers = {}
         memkg_store = Path(tmp) / "memkg" / "store"
@@ -215,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [sys.executable, "-m", "memkg", "--store", str(memkg_store), "serve", "--port", str(port)]
         if args.workers:
             cmd += ["--workers", str(args.workers)]
+        cmd += args.serve_args.split()
         servers["memkg"] = (subprocess.Popen(cmd, stderr=subprocess.DEVNULL), port, memkg_paths)
         if shutil.which("oxigraph"):
             ox_store = Path(tmp) / "oxigraph"
@@ -232,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict = {name: {} for name in servers}
             for n in (int(x) for x in args.clients.split(",")):
                 for _ in range(args.rounds):
-                    for name, (_, port, paths) in servers.items():
-                        run = load(port, paths, n, args.seconds)
+                    for name, (proc, port, paths) in servers.items():
+                        run = load(port, paths, n, args.seconds, proc.pid)
                         runs[name].setdefault(str(n), []).append(run)
                         print(f"{name:9} {n} clients: {run}", file=sys.stderr)
             results["throughput"] = {
@@ -242,12 +296,22 @@ def main(argv: list[str] | None = None) -> int:
                         "requests_per_s": statistics.median(r["requests_per_s"] for r in rs),
                         "p50_ms": statistics.median(r["latency_ms"]["p50"] for r in rs),
                         "p95_ms": statistics.median(r["latency_ms"]["p95"] for r in rs),
+                        "server_cpu_us_per_request": statistics.median(r["server_cpu_us_per_request"] for r in rs),
                         "errors": sum(r["errors"] for r in rs),
                     }
                     for n, rs in per_n.items()
                 }
                 for name, per_n in runs.items()
             }
+            if "oxigraph" in runs:
+                ours, theirs = results["throughput"]["memkg"], results["throughput"]["oxigraph"]
+                results["memkg_vs_oxigraph"] = {
+                    n: {"requests_per_s": round(ours[n]["requests_per_s"] / theirs[n]["requests_per_s"], 2),
+                        "p95": round(ours[n]["p95_ms"] / theirs[n]["p95_ms"], 2),
+                        "server_cpu_per_request": round(ours[n]["server_cpu_us_per_request"]
+                                                        / max(1.0, theirs[n]["server_cpu_us_per_request"]), 2)}
+                    for n in ours
+                }
         finally:
             for proc, _, _ in servers.values():
                 proc.terminate()

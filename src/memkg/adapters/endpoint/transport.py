@@ -10,9 +10,13 @@ its failure. CORS, keep-alive and the shutdown's refusals are its own. Another t
 
 from __future__ import annotations
 
+import io
 import socket
 import sys
 import threading
+import time
+from email.utils import formatdate
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +25,10 @@ from . import handler
 from .app import Endpoint
 from .failures import BadRequest, PayloadTooLarge, ServerBusy, to_http
 from .handler import Head, Response
+
+#: What the standard library's header reader allows (http.client): a line's bytes, and lines.
+MAX_HEADER_LINE = 65536
+MAX_HEADERS = 100
 
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
@@ -73,6 +81,7 @@ class Connection(BaseHTTPRequestHandler):
     """One client connection: its requests one after the other (keep-alive)."""
 
     server: Server
+    raw_requestline: bytes  #: read by the standard library's handle_one_request
     protocol_version = "HTTP/1.1"
     server_version = "memkg"
     timeout = 120  # seconds an idle keep-alive connection stays open
@@ -82,6 +91,29 @@ class Connection(BaseHTTPRequestHandler):
         # Headers and body leave in two writes; without this, Nagle's algorithm holds the
         # second until the client's delayed ACK: 40 ms per request on keep-alive connections.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def parse_request(self) -> bool:
+        """An HTTP/1.1 or 1.0 request line and its headers, read here into a plain mapping: the
+        standard library's reader (``email.parser``) costs more than a small query does. Any
+        other request line goes to the standard library, which reads it and answers its errors."""
+        words = self.raw_requestline.split()
+        if len(words) != 3 or words[2] not in (b"HTTP/1.1", b"HTTP/1.0"):
+            return super().parse_request()
+        self.command, self.path, self.request_version = (w.decode("iso-8859-1") for w in words)
+        self.requestline = self.raw_requestline.decode("iso-8859-1").rstrip("\r\n")
+        if self.path.startswith("//"):  # as the standard library reads it: a path, not a network location
+            self.path = "/" + self.path.lstrip("/")
+        try:
+            self.headers = Headers.read(self.rfile)  # type: ignore[assignment]  # .get is all anyone calls
+        except HeadersTooLarge as err:
+            self.close_connection = True
+            self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, str(err))
+            return False
+        connection = (self.headers.get("Connection") or "").lower()
+        self.close_connection = connection == "close" or (self.request_version == "HTTP/1.0" and connection != "keep-alive")
+        if (self.headers.get("Expect") or "").lower() == "100-continue" and self.request_version == "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
 
     def do_GET(self) -> None:
         self._handle("GET")
@@ -184,18 +216,30 @@ class Connection(BaseHTTPRequestHandler):
         self._send(Response(http.status, content_type, body, http.headers), head=head.method == "HEAD")
 
     def _send(self, response: Response, *, head: bool = False) -> None:
-        self.send_response(response.status)
+        """The response in one write of its head and one of its body (no header buffer, no
+        date formatted per response: they cost more than a small query's answer)."""
+        if self.server.log_requests:
+            self.log_request(response.status)
+        if self.request_version == "HTTP/0.9":  # no status line, no headers
+            if response.body and not head:
+                self.wfile.write(response.body)
+            return
+        lines = [
+            f"{self.protocol_version} {response.status} {self.responses.get(response.status, ('',))[0]}",
+            f"Server: {self.version_string()}",
+            f"Date: {_http_date()}",
+        ]
         if response.content_type:
-            self.send_header("Content-Type", response.content_type)
+            lines.append(f"Content-Type: {response.content_type}")
         if response.body or not head:  # a HEAD answer computed without its body has no length to tell
-            self.send_header("Content-Length", str(len(response.body)))
-        for name, value in {**CORS_HEADERS, **response.headers}.items():
-            self.send_header(name, value)
+            lines.append(f"Content-Length: {len(response.body)}")
+        lines += [f"{name}: {value}" for name, value in {**CORS_HEADERS, **response.headers}.items()]
         if self.close_connection:
-            self.send_header("Connection", "close")
+            lines.append("Connection: close")
         elif self.request_version == "HTTP/1.0":  # an HTTP/1.0 client asked for keep-alive: confirm it
-            self.send_header("Connection", "keep-alive")
-        self.end_headers()
+            lines.append("Connection: keep-alive")
+        lines.append("\r\n")
+        self.wfile.write("\r\n".join(lines).encode("latin-1"))
         if response.body and not head:
             self.wfile.write(response.body)
 
@@ -205,3 +249,49 @@ class Connection(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"memkg serve: {self.address_string()} {format % args}\n")
+
+
+class HeadersTooLarge(ValueError):
+    """A header line or the count of header lines past the standard library's limits."""
+
+
+class Headers:
+    """A request's headers, by lower-case name (the first of a repeated one, as ``email`` reads them)."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        self._fields = fields
+
+    @classmethod
+    def read(cls, stream: io.BufferedIOBase) -> Headers:
+        fields: dict[str, str] = {}
+        last: str | None = None
+        for _ in range(MAX_HEADERS + 1):
+            line = stream.readline(MAX_HEADER_LINE + 1)
+            if len(line) > MAX_HEADER_LINE:
+                raise HeadersTooLarge("Line too long")
+            if line in (b"\r\n", b"\n", b""):
+                return cls(fields)
+            text = line.decode("iso-8859-1")
+            if text[0] in " \t" and last is not None:  # an obsolete folded line continues the last header
+                fields[last] = f"{fields[last]} {text.strip()}"
+                continue
+            name, colon, value = text.partition(":")
+            if colon:
+                last = name.strip().lower()
+                fields.setdefault(last, value.strip())
+        raise HeadersTooLarge("Too many headers")
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self._fields.get(name.lower(), default)
+
+
+_date: tuple[int, str] = (0, "")
+
+
+def _http_date() -> str:
+    """The Date header's value, formatted once a second."""
+    global _date
+    now = int(time.time())
+    if _date[0] != now:
+        _date = (now, formatdate(now, usegmt=True))
+    return _date[1]

@@ -12,8 +12,8 @@ as the HTTP answer it is (:func:`.failures.to_http`), decided here.
 A worker serving tokens is *sandboxed* (:mod:`memkg.guard.sandbox`): before its first
 job it forbids itself every socket but Unix ones, so no SPARQL it runs (SERVICE,
 LOAD, however spelled) reaches the network. It also plans updates
-(:class:`~.jobs.UpdateJob`): the server applies the plan, never the text. Jobs run
-on a thread with a large stack: Oxigraph's parsers recurse, so a request's thread
+(:class:`~.jobs.UpdateJob`): the server applies the plan, never the text. Jobs are read
+and run on a thread with a large stack: Oxigraph's parsers recurse, so a request's thread
 gets the stack its count of opening brackets could need whatever the reading of
 its text (:func:`memkg.guard.limits.sparql_stack`), not what a scan of it says.
 
@@ -29,7 +29,8 @@ import queue
 import select
 import signal
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -118,93 +119,128 @@ def main(conn: Connection, sandboxed: bool = False) -> None:
 
 
 def _serve(conn: Connection) -> None:
-    """The worker's loop: a job in, a reply out, until the pipe closes or a None arrives."""
+    """The worker's loop, on a thread with a large stack: a job in, a reply out, until the pipe
+    closes or a None arrives. The main thread only watches for jobs that run long."""
     snapshots = _Snapshots()
-    runners = _Runners()
+    watch = _Watch()
     jobs.send(conn, READY)
-    while True:
-        try:
-            message = jobs.receive(conn)
-        except (EOFError, OSError):
-            return
-        if message is None:
-            return
-        snapshot, job = message
-        jobs.send(conn, runners.run(snapshot, job, snapshots))
+    _Loop(conn, snapshots, watch).start()
+    watch.run()
 
 
-class _Runner:
-    """One thread with a large stack that runs jobs handed to it, one at a time.
+class _Watch:
+    """The worker's main thread: puts the loop's thread at the lowest CPU priority (nice 19)
+    once its job has run :data:`LONG_JOB` seconds, and starts the loop's successor at the
+    normal priority when that job ends (an unprivileged process cannot undo a nice, and a
+    thread inherits its creator's). Polled: telling a watcher about every job would cost a
+    thread switch per query, which is what a loop that runs its own jobs saves."""
 
-    Starting a thread with a stack of hundreds of MiB (a mapping, a guard page, the
-    thread's start handshake) for every job cost more than a small query does; a runner
-    is started once and kept while its jobs stay short and fit its stack."""
-
-    def __init__(self, stack: int) -> None:
-        self.stack = stack
-        self._jobs: queue.SimpleQueue[tuple[str, Job, _Snapshots] | None] = queue.SimpleQueue()
-        self._replies: queue.SimpleQueue[Reply] = queue.SimpleQueue()
-        threading.stack_size(stack)  # this thread alone starts threads: set for the next one only
-        try:
-            self.thread = threading.Thread(target=self._loop, name="memkg-job", daemon=True)
-            self.thread.start()
-        finally:
-            threading.stack_size(0)
-
-    def _loop(self) -> None:
-        while (item := self._jobs.get()) is not None:
-            self._replies.put(run(*item))
-
-    def run(self, snapshot: str, job: Job, snapshots: _Snapshots) -> tuple[Reply, bool]:
-        """The job's reply, and whether the job ran long (its thread was put at nice 19)."""
-        self._jobs.put((snapshot, job, snapshots))
-        try:
-            return self._replies.get(timeout=LONG_JOB), False
-        except queue.Empty:
-            pass
-        native = self.thread.native_id
-        if native is not None and hasattr(os, "setpriority"):
-            try:
-                os.setpriority(os.PRIO_PROCESS, native, 19)
-            except OSError:
-                pass  # a politeness, not a guarantee
-        return self._replies.get(), True
-
-    def stop(self) -> None:
-        self._jobs.put(None)
-
-
-class _Runners:
-    """The worker's kept runner (:data:`KEPT_STACK`), and one-off runners for the rest.
-
-    A job whose text needs more stack than the kept runner has gets a runner of its
-    own, which ends with the job (its stack's touched pages go with it). A job that ran
-    long leaves its runner at nice 19, which an unprivileged process cannot undo: that
-    runner ends too, and the next job gets a new one at the normal priority."""
+    POLL = 0.1  #: seconds between looks
 
     def __init__(self) -> None:
-        self._kept: _Runner | None = None
+        self._lock = threading.Lock()
+        self._thread: int | None = None  #: the native id of the thread running a job
+        self._since = 0.0
+        self._niced = False
+        self._successor: Callable[[], None] | None = None
+        self._stopped = False
+        self._wake = threading.Event()
 
-    def run(self, snapshot: str, job: Job, snapshots: _Snapshots) -> Reply:
+    def started(self) -> None:
+        with self._lock:
+            self._thread, self._since = threading.get_native_id(), time.monotonic()
+
+    def finished(self) -> bool:
+        """The job ended; whether its thread was niced meanwhile."""
+        with self._lock:
+            self._thread = None
+            niced, self._niced = self._niced, False
+            return niced
+
+    def hand_over(self, start: Callable[[], None]) -> None:
+        """Have ``start`` called from this (normal priority) thread: the niced loop ends."""
+        with self._lock:
+            self._successor = start
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._wake.set()
+
+    def run(self) -> None:
+        while True:
+            self._wake.wait(self.POLL)
+            self._wake.clear()
+            if self._stopped:
+                return
+            with self._lock:
+                successor, self._successor = self._successor, None
+                running = self._thread
+                if running is not None and not self._niced and time.monotonic() - self._since >= LONG_JOB:
+                    self._niced = True
+                    try:
+                        os.setpriority(os.PRIO_PROCESS, running, 19)
+                    except (OSError, AttributeError):
+                        pass  # a politeness, not a guarantee
+            if successor is not None:
+                successor()
+
+
+class _Loop:
+    """The thread that reads jobs from the pipe and runs them itself, with a stack a SPARQL
+    text of up to 4,096 opening brackets fits (:data:`KEPT_STACK`); a job that needs more
+    runs on a thread of its own, sized for it, whose stack's touched pages go with it."""
+
+    def __init__(self, conn: Connection, snapshots: _Snapshots, watch: _Watch) -> None:
+        self.conn, self.snapshots, self.watch = conn, snapshots, watch
+
+    def start(self) -> None:
+        _start_thread(self.run, KEPT_STACK)
+
+    def run(self) -> None:
+        while True:
+            try:
+                message = jobs.receive(self.conn)
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            reply, niced = self._run(*message)
+            try:
+                jobs.send(self.conn, reply)
+            except OSError:
+                break
+            if niced:  # the loop goes on on a new thread at the normal priority
+                self.watch.hand_over(self.start)
+                return
+        self.watch.stop()
+
+    def _run(self, snapshot: str, job: Job) -> tuple[Reply, bool]:
+        """The job's reply, and whether this thread was niced while it ran."""
         text = job.query if isinstance(job, QueryJob) else job.update if isinstance(job, UpdateJob) else ""
         stack = sparql_stack(text) if text else JOB_STACK
         if stack > SPARQL_STACK_CAP:  # the server refuses such requests first (Limits.check_query)
             return to_http(LimitExceeded(
                 "the request has more opening brackets than a worker's stack is sized for "
-                "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS))
-        if stack > KEPT_STACK:
-            runner = _Runner(stack)
-            try:
-                return runner.run(snapshot, job, snapshots)[0]
-            finally:
-                runner.stop()
-        if self._kept is None:
-            self._kept = _Runner(KEPT_STACK)
-        reply, long = self._kept.run(snapshot, job, snapshots)
-        if long:
-            self._kept.stop()
-            self._kept = None
-        return reply
+                "(memkg.guard.limits.MAX_SPARQL_BRACKETS)", limit="max_query", value=MAX_SPARQL_BRACKETS)), False
+        if stack <= KEPT_STACK:
+            return self._watched(snapshot, job)
+        replies: queue.SimpleQueue[Reply] = queue.SimpleQueue()
+        _start_thread(lambda: replies.put(self._watched(snapshot, job)[0]), stack)  # it ends with the job
+        return replies.get(), False
+
+    def _watched(self, snapshot: str, job: Job) -> tuple[Reply, bool]:
+        self.watch.started()
+        reply = run(snapshot, job, self.snapshots)  # run() answers every failure with its reply
+        return reply, self.watch.finished()
+
+
+def _start_thread(target: Callable[[], None], stack: int) -> None:
+    threading.stack_size(stack)  # one thread starts threads at a time: the loop's, or the main one first
+    try:
+        threading.Thread(target=target, name="memkg-job", daemon=True).start()
+    finally:
+        threading.stack_size(0)
 
 
 def _exit_with_server(fd: int) -> None:
