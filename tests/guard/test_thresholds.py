@@ -155,6 +155,15 @@ def _bisect_complete(limit: int, size: int) -> bool:
     return bisect(store, "ASK { ?s ?p ?o }", max_questions=limit).complete
 
 
+def _headers_read(lines: Callable[[int], bytes]) -> Callable[[int], bool]:
+    """Whether the endpoint's transport reads a request head of ``lines(size)`` (431 if not)."""
+    def accepted(size: int) -> bool:
+        from memkg.adapters.endpoint.transport import Headers, HeadersTooLarge
+
+        return not _refused(lambda: Headers.read(io.BytesIO(lines(size) + b"\r\n")), HeadersTooLarge)
+    return accepted
+
+
 #: limit -> accepted(limit, size): whether an input of ``size`` passes a limit set to ``limit``.
 PROBES: dict[str, Callable[[int, int], bool]] = {
     "memkg.guard.limits.Limits.max_depth": _guard("max_depth", lambda lim, n: lim.check_rdf(_nested(n))),
@@ -169,11 +178,18 @@ PROBES: dict[str, Callable[[int, int], bool]] = {
     "memkg.validation.shapes.MAX_IMPORT_BYTES": _constant("memkg.validation.shapes", "MAX_IMPORT_BYTES", _import_fetched),
     "memkg.validation.shapes.MAX_IMPORTS": _constant("memkg.validation.shapes", "MAX_IMPORTS", _imports_read),
     "memkg.history.timeline.MAX_QUESTIONS": _bisect_complete,
+    # a header line's bytes, its CRLF included; a head's count of header lines
+    "memkg.adapters.endpoint.transport.MAX_HEADER_LINE": _constant(
+        "memkg.adapters.endpoint.transport", "MAX_HEADER_LINE",
+        _headers_read(lambda n: b"X-Long: " + b"a" * (n - 10) + b"\r\n")),
+    "memkg.adapters.endpoint.transport.MAX_HEADERS": _constant(
+        "memkg.adapters.endpoint.transport", "MAX_HEADERS",
+        _headers_read(lambda n: b"".join(b"X-Many-%d: 1\r\n" % i for i in range(n)))),
 }
 
 
 #: The value a limit is probed at where :data:`N` is too small for a valid input.
-SIZES = {"memkg.validation.shapes.MAX_IMPORT_BYTES": 64}
+SIZES = {"memkg.validation.shapes.MAX_IMPORT_BYTES": 64, "memkg.adapters.endpoint.transport.MAX_HEADER_LINE": 64}
 
 #: What is collected as a limit but bounds no input, or is probed elsewhere; and why.
 NOT_PROBED = {

@@ -79,7 +79,7 @@ class Shapes:
     Build it with :meth:`from_quads` or :meth:`from_file`; run it with :meth:`validate`.
     """
 
-    def __init__(self, graph: ShapesGraph, *, advanced: bool = True) -> None:
+    def __init__(self, graph: ShapesGraph, *, advanced: bool = True, always_applied: Collection[Term] = ()) -> None:
         self._graph = graph
         loader = Loader(graph, component_definitions(graph))
         for node in loader.candidates():
@@ -91,7 +91,7 @@ class Shapes:
         #: What is read but left unapplied without ``advanced`` (pySHACL's ``-a``), one line each.
         self._ignored: list[str] = []
         if not advanced:
-            self._leave_advanced_aside()
+            self._leave_advanced_aside(frozenset(always_applied))
         self._targeted: list[Shape] = [s for s in self._shapes.values() if s.targets and not s.deactivated]
         self._compiler = Compiler(self._shapes)
         self._incomplete_compiler: Compiler | None = None
@@ -110,7 +110,7 @@ class Shapes:
     @classmethod
     def from_quads(
         cls, quads: Iterable[Quad | Triple], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
-        strict_prefixes: bool = False, advanced: bool = True,
+        strict_prefixes: bool = False, advanced: bool = True, always_applied: Collection[Term] = (),
     ) -> "Shapes":
         """Shapes from the quads (or triples) of a shapes graph; graph names are ignored.
 
@@ -120,7 +120,8 @@ class Shapes:
         prefix; ``strict_prefixes`` refuses it instead, as SHACL §5.2.1 says. ``advanced=False``
         reads SHACL-AF functions and custom targets (``sh:target``) but leaves them unapplied, as
         pySHACL does without ``-a``: a function call is unbound, a custom target selects nothing,
-        and :attr:`warnings` says so once for each.
+        and :attr:`warnings` says so once for each. The shapes and functions in ``always_applied``
+        (memkg's own invariants, which a user's ``advanced`` does not choose) keep theirs.
 
         Raises :class:`ShapeError` naming the malformed shape and the rule it breaks.
 
@@ -137,7 +138,8 @@ class Shapes:
         ...
         memkg.shacl.errors.ShapeError: shape <http://e/S>: the SPARQL of _:... uses the undeclared prefix 'ex'; ...
         """
-        return cls(ShapesGraph(quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes), advanced=advanced)
+        return cls(ShapesGraph(quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes), advanced=advanced,
+                   always_applied=always_applied)
 
     @classmethod
     def from_file(cls, path: str | FilePath, *, base_iri: str | None = None, strict_prefixes: bool = False) -> "Shapes":
@@ -158,14 +160,19 @@ class Shapes:
         return cls.from_quads(quads, file_prefixes={p: [ns] for p, ns in prefixes.items()},
                               strict_prefixes=strict_prefixes)
 
-    def _leave_advanced_aside(self) -> None:
+    def _leave_advanced_aside(self, kept: frozenset[Term]) -> None:
         """As pySHACL without ``advanced``: SHACL-AF functions answer nothing (a call is unbound)
-        and custom targets select nothing; each is said, once. Rules are the caller's to run."""
+        and custom targets select nothing; each is said, once. Rules are the caller's to run. The
+        shapes and functions ``kept`` are left as they are."""
         for iri, function in self._functions.items():
+            if iri in kept:
+                continue
             self._functions[iri] = function.ignored()
             self._ignored.append(f"function {show(iri, form='exact')} ignored: SHACL-AF functions run with --advanced "
                                  "(its calls are unbound)")
         for shape in self._shapes.values():
+            if shape.node in kept:
+                continue
             custom = [t for t in shape.targets if isinstance(t, SparqlTarget)]
             for target in custom:
                 self._ignored.append(f"target {show(target.node, form='exact')} of shape {show(shape.node, form='exact')} "

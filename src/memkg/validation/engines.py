@@ -63,10 +63,10 @@ class NativeEngine:
         return self._shapes.apply_rules(store, default_graph=list(graphs), into=into, max_rounds=max_rounds)
 
     def __init__(self, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, Collection[str]] | None = None,
-                 strict_prefixes: bool = False, advanced: bool = True) -> None:
+                 strict_prefixes: bool = False, advanced: bool = True, always_applied: Collection[Term] = ()) -> None:
         self._quads = list(shapes)
         self._shapes = Shapes.from_quads(self._quads, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes,
-                                         advanced=advanced)
+                                         advanced=advanced, always_applied=always_applied)
         self._names = ShapeNames(self._quads)
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from pathlib import Path
@@ -172,11 +172,14 @@ class ValidationEngine(Protocol):
 
 
 def make_engine(name: str, shapes: Sequence[Quad], *, file_prefixes: Mapping[str, set[str]] | None = None,
-                strict_prefixes: bool = False, advanced: bool = True) -> ValidationEngine:
+                strict_prefixes: bool = False, advanced: bool = True,
+                always_applied: Collection[Term] = ()) -> ValidationEngine:
     """The engine ``name`` over ``shapes``; ``file_prefixes``, ``strict_prefixes``: see :class:`ShapesDocuments`;
-    ``advanced=False``: SHACL-AF functions and custom targets read but left unapplied, as pySHACL without ``-a``."""
+    ``advanced=False``: SHACL-AF functions and custom targets read but left unapplied, as pySHACL without ``-a``,
+    except those of the shapes and functions ``always_applied`` (memkg's own)."""
     if name == "native":
-        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes, advanced=advanced)
+        return NativeEngine(shapes, file_prefixes=file_prefixes, strict_prefixes=strict_prefixes, advanced=advanced,
+                            always_applied=always_applied)
     if name == "pyshacl":
         # pySHACL and rdflib take most of a second to import; only the reference engine needs them.
         from .pyshacl_engine import PyshaclEngine

@@ -202,13 +202,15 @@ def _validate_raw(
             said.extend(Quad(q.subject, q.predicate, q.object) for q in user_shapes)
             meta.results = place(meta.results, [Path(p) for p in extra_shapes], store=said)
             return meta
-    shapes = [*(builtin_shapes() if builtin else ()), *user_shapes]
+    own = list(builtin_shapes()) if builtin else []
+    shapes = [*own, *user_shapes]
     named = {q.subject for q in shapes}
     for chosen in options.shapes:
         if chosen not in named:
             raise ValueError(f"--shape {chosen}: the shapes graph has no such shape")
+    # memkg's invariants use SHACL-AF targets; --advanced chooses for the user's shapes only
     eng = make_engine(engine, shapes, file_prefixes=documents.prefixes, strict_prefixes=options.strict_prefixes,
-                      advanced=options.advanced)
+                      advanced=options.advanced, always_applied={q.subject for q in own})
     tenants = tenant_graphs(raw) if memkg_graphs else _plain_graphs(raw)
     mixed: list[GraphName] = []
     if options.ontology:

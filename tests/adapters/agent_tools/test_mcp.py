@@ -246,7 +246,7 @@ def test_malformed_arguments_are_tool_errors_and_the_server_keeps_serving(memory
             assert "valid string" in error(await call("remember_message", {"content": 5}))
             assert "at most" in error(await call("remember_message", {"content": "x" * (ToolLimits().max_content + 1)}))
             assert "timezone" in error(await call("remember_message", {"content": "x", "event_time": "2026-01-01T00:00:00"}))
-            assert "not a full IRI" in error(await call("explain_claim", {"claim": "lia"}))
+            assert "claim 'lia' names no IRI" in error(await call("explain_claim", {"claim": "lia"}))
             assert "object" in error(await call("remember_claim", {
                 "subject": seeded["lia"]["person"], "predicate": seeded["lia"]["prefers"]}))
             assert "less than or equal to 1" in error(await call("remember_claim", {

@@ -77,13 +77,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\x1b[K")
     for warning in report.warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    if report.extent is not None:  # the whole store: what was judged, and how long it took
-        sys.stderr.write(f"memkg: {report.summary()}\n")
     text = render(report, args.format)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+        sys.stdout.flush()
+    if report.extent is not None:  # the whole store: what was judged, and how long it took, last
+        sys.stderr.write(f"memkg: {report.summary()}\n")
     return EXIT_OK if report.conforms else EXIT_INVALID
 
 
