@@ -189,9 +189,10 @@ class WriteValidator:
         # copies): the write need not describe it.
         touched += [q.object for q in batch if q.predicate == mem.supersedes and isinstance(q.object, NamedNode)
                     and q.graph_name != ONTOLOGY_GRAPH and q.object not in touched]
-        # Invariant 9 for every node judged, not only the event ids the write names: a node that
-        # the write types, or that a removal touched, meets the other holders of its event id too.
-        judged_nodes = dict.fromkeys([*(q.subject for q in batch if q.predicate == rdf.type), *touched])
+        # Invariant 9 for every node judged, not only the event ids the write names: a node the
+        # write describes (a focus node, typed by the write or not), or that a removal touched,
+        # meets the other holders of its event id too.
+        judged_nodes = dict.fromkeys([*(q.subject for q in batch), *touched])
         judged = [n for n in judged_nodes if isinstance(n, NamedNode)]
         if in_process:
             judged_ids = [q for n in judged for q in main.quads_for_pattern(n, mem.eventId, None, None)
